@@ -1,0 +1,60 @@
+# Engram: `make run` starts the app, `make test` runs the whole suite. Both install first.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+APT_PACKAGES := libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0 \
+	libxcb-render-util0 libxcb-image0 libxcb-randr0 libxcb-xinerama0 libegl1 libgl1 \
+	libfontconfig1 libdbus-1-3 xvfb xauth
+
+.PHONY: install system-deps run test bench bench-quick demo screenshots package clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@$(MAKE) --no-print-directory system-deps
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/python -m app.cli model install
+	touch $(STAMP)
+
+# Qt's xcb platform and Xvfb come from Debian; installed only when missing and when we may.
+system-deps:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		echo "installing system packages:$$missing"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null) \
+		|| echo "warning: could not install$$missing (the GUI may need them; tests run offscreen)"; \
+	elif command -v apt-get >/dev/null 2>&1; then \
+		echo "note: missing system packages:$$missing (run: sudo apt-get install$$missing)"; \
+	fi
+
+run: $(STAMP)
+	@if [ -z "$$DISPLAY$$WAYLAND_DISPLAY" ] && [ -z "$$QT_QPA_PLATFORM" ]; then \
+		echo "No display found: starting under Xvfb (set DISPLAY to use your desktop)."; \
+		xvfb-run -a $(BIN)/python -m app.main --demo-if-empty; \
+	else $(BIN)/python -m app.main --demo-if-empty; fi
+
+test: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider
+
+bench: $(STAMP)
+	$(BIN)/python -m bench all
+
+bench-quick: $(STAMP)
+	$(BIN)/python -m bench all --quick
+
+demo: $(STAMP)
+	$(BIN)/python -m app.cli demo
+
+screenshots: $(STAMP)
+	xvfb-run -a -s "-screen 0 1400x900x24" $(BIN)/python -m ui.screenshots screenshots
+
+package: $(STAMP)
+	$(BIN)/pip install --quiet pyinstaller
+	$(BIN)/pyinstaller --noconfirm packaging/engram.spec
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info

@@ -1,0 +1,105 @@
+"""The ``engram`` command line: what agents' hooks and scripts call.
+
+Commands live in ``app/commands/*.py``; each module has ``register(subparsers)`` and its
+handlers take ``(args, ctx)``. Errors are one line on stderr and a non-zero exit.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import logging
+import os
+import sqlite3
+
+import peewee
+import sys
+from dataclasses import dataclass, field
+
+from app import __version__
+
+COMMAND_MODULES = [
+    "app.commands.core",
+    "app.commands.lifecycle",
+    "app.commands.forget",
+    "app.commands.integration",
+]
+
+
+@dataclass
+class Context:
+    """Opens the store lazily, so `engram --help` and errors stay fast."""
+
+    data_dir: str | None
+    _engram: object = field(default=None, repr=False)
+
+    def engram(self, semantic: bool = True):
+        if self._engram is None:
+            from app.settings import store_config
+            from services.engram import Engram
+
+            self._engram = Engram.open(store_config(self.data_dir, semantic=semantic))
+        return self._engram
+
+    def close(self) -> None:
+        if self._engram is not None:
+            self._engram.close()
+
+
+def emit_json(obj) -> None:
+    json.dump(obj, sys.stdout, ensure_ascii=False, indent=2, default=str)
+    sys.stdout.write("\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="engram", description="See, search, correct and erase "
+                                "what your AI agents remember.")
+    p.add_argument("--data-dir", help="store directory (default: $ENGRAM_HOME or the user data dir)")
+    p.add_argument("--version", action="version", version=f"engram {__version__}")
+    p.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            mod = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:
+                continue
+            raise
+        mod.register(sub)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    ctx = Context(args.data_dir)
+    from services.errors import EngramError
+    from services.importers.base import ImportFormatError
+
+    try:
+        rc = args.func(args, ctx)
+        return int(rc or 0)
+    except (EngramError, ImportFormatError) as exc:
+        print(f"engram: {exc}", file=sys.stderr)
+        return 1
+    except (sqlite3.Error, peewee.PeeweeException) as exc:
+        print(f"engram: database error: {exc}", file=sys.stderr)
+        return 1
+    except (OSError, UnicodeError, ValueError) as exc:
+        print(f"engram: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("engram: interrupted", file=sys.stderr)
+        return 130
+    finally:
+        ctx.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,144 @@
+"""Peewee models. Times are naive UTC datetimes; JSON columns hold lists/dicts as text."""
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+import peewee as pw
+
+from models.db import database_proxy
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None, microsecond=0)
+
+
+class JSONField(pw.TextField):
+    def db_value(self, value):
+        return None if value is None else json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+    def python_value(self, value):
+        return None if value is None else json.loads(value)
+
+
+class BaseModel(pw.Model):
+    class Meta:
+        database = database_proxy
+        legacy_table_names = False
+
+
+class SchemaVersion(BaseModel):
+    version = pw.IntegerField()
+    applied_at = pw.DateTimeField(default=utcnow)
+
+
+class Agent(BaseModel):
+    slug = pw.CharField(unique=True)
+    name = pw.CharField()
+    kind = pw.CharField(default="generic")  # claude-code, cursor, codex, hermes, lynn, generic
+    workspace = pw.TextField(null=True)
+    settings = JSONField(default=dict)  # per-agent knobs (pii policy, caps, budgets)
+    created_at = pw.DateTimeField(default=utcnow)
+
+
+FACT_STATUSES = ("active", "archived", "superseded", "pending", "forgotten")
+MEMORY_TYPES = ("semantic", "episodic", "procedural", "temporal")
+
+
+class Fact(BaseModel):
+    agent = pw.ForeignKeyField(Agent, backref="facts", on_delete="CASCADE", index=True)
+    content = pw.TextField()
+    content_hash = pw.CharField(index=True)  # sha256 of normalized content: exact dedup
+    category = pw.CharField(default="fact", index=True)
+    memory_type = pw.CharField(default="semantic", index=True)
+    importance = pw.FloatField(default=0.5)
+    confidence = pw.FloatField(default=0.8)
+    pinned = pw.BooleanField(default=False, index=True)
+    status = pw.CharField(default="active", index=True)
+    source = pw.CharField(default="manual")  # manual, cli, import, session, sync
+    source_ref = pw.TextField(null=True)  # file path, session id, …
+    subject = pw.CharField(null=True, index=True)  # entity/attribute key used for supersession
+    tags = JSONField(default=list)
+    event_date = pw.DateField(null=True)  # the day the memory is about (entry date, turn date)
+    created_at = pw.DateTimeField(default=utcnow, index=True)
+    updated_at = pw.DateTimeField(default=utcnow)
+    last_accessed = pw.DateTimeField(null=True)
+    access_count = pw.IntegerField(default=0)
+    expires_at = pw.DateTimeField(null=True)
+    superseded_by = pw.ForeignKeyField(
+        "self", null=True, backref="supersedes", on_delete="SET NULL"
+    )
+    metadata = JSONField(default=dict)
+
+    class Meta:
+        indexes = ((("agent", "status", "created_at"), False), (("agent", "content_hash"), False))
+
+
+class Session(BaseModel):
+    agent = pw.ForeignKeyField(Agent, backref="sessions", on_delete="CASCADE", index=True)
+    external_id = pw.CharField()
+    source_path = pw.TextField(null=True)
+    started_at = pw.DateTimeField(null=True)
+    ended_at = pw.DateTimeField(null=True)
+    turn_count = pw.IntegerField(default=0)
+    processed_at = pw.DateTimeField(null=True)
+    log = pw.TextField(null=True)  # condensed transcript kept for summaries; pruned by GC
+
+    class Meta:
+        indexes = ((("agent", "external_id"), True),)
+
+
+class Episode(BaseModel):
+    agent = pw.ForeignKeyField(Agent, backref="episodes", on_delete="CASCADE", index=True)
+    day = pw.DateField(index=True)
+    time = pw.CharField(null=True)  # "2:30 PM" as agents write it
+    summary = pw.TextField()
+    tags = JSONField(default=list)
+    session = pw.ForeignKeyField(Session, null=True, backref="episodes", on_delete="SET NULL")
+    source_file = pw.TextField(null=True)
+    content_hash = pw.CharField(index=True)
+    created_at = pw.DateTimeField(default=utcnow)
+
+
+class CompiledLayer(BaseModel):
+    agent = pw.ForeignKeyField(Agent, backref="layers", on_delete="CASCADE", index=True)
+    layer = pw.CharField()  # today, week, longterm, memory
+    markdown = pw.TextField()
+    token_count = pw.IntegerField(default=0)
+    budget = pw.IntegerField(default=0)
+    provenance = JSONField(default=list)  # [[line_no, [fact ids]], …]
+    compiled_at = pw.DateTimeField(default=utcnow, index=True)
+    path = pw.TextField(null=True)
+
+
+class AuditEvent(BaseModel):
+    agent = pw.ForeignKeyField(Agent, backref="events", on_delete="CASCADE", index=True)
+    fact_id = pw.IntegerField(null=True, index=True)  # no FK: history outlives a delete
+    action = pw.CharField()  # create, edit, pin, unpin, delete, restore, supersede, gc.*, redact
+    before = JSONField(null=True)
+    after = JSONField(null=True)
+    actor = pw.CharField(default="user")
+    reason = pw.TextField(null=True)
+    created_at = pw.DateTimeField(default=utcnow, index=True)
+
+
+class ForgetRule(BaseModel):
+    agent = pw.ForeignKeyField(Agent, null=True, backref="forget_rules", on_delete="CASCADE")
+    label = pw.CharField()
+    hashes = JSONField(default=list)  # keyed hashes of normalized n-grams, never the text
+    ngram = pw.IntegerField(default=1)
+    created_at = pw.DateTimeField(default=utcnow)
+
+
+class ForgetReceipt(BaseModel):
+    agent_slug = pw.CharField(null=True)
+    scope = JSONField(default=dict)
+    counts = JSONField(default=dict)
+    hashes = JSONField(default=list)
+    created_at = pw.DateTimeField(default=utcnow)
+
+
+ALL_MODELS = [
+    SchemaVersion, Agent, Fact, Session, Episode, CompiledLayer, AuditEvent, ForgetRule,
+    ForgetReceipt,
+]

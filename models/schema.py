@@ -1,0 +1,95 @@
+"""Schema versions and migrations.
+
+Each migration runs inside one transaction together with the version bump, so a crash leaves
+either the old or the new schema. Before migrating an existing store with user data, a dated
+copy of the file is taken (Vorta's habit).
+"""
+from __future__ import annotations
+
+import shutil
+from datetime import datetime
+from pathlib import Path
+
+import peewee as pw
+
+from models.entities import ALL_MODELS, SchemaVersion
+
+FTS_SQL = [
+    # External-content FTS5: the text lives once, in fact/episode; triggers keep the index
+    # exact so a deleted or edited row never lingers as a phantom hit.
+    """CREATE VIRTUAL TABLE IF NOT EXISTS fact_fts USING fts5(
+        content, subject, tags, content='fact', content_rowid='id',
+        tokenize='porter unicode61 remove_diacritics 2')""",
+    """CREATE TRIGGER IF NOT EXISTS fact_ai AFTER INSERT ON fact BEGIN
+        INSERT INTO fact_fts(rowid, content, subject, tags)
+        VALUES (new.id, new.content, coalesce(new.subject, ''), coalesce(new.tags, ''));
+    END""",
+    """CREATE TRIGGER IF NOT EXISTS fact_ad AFTER DELETE ON fact BEGIN
+        INSERT INTO fact_fts(fact_fts, rowid, content, subject, tags)
+        VALUES ('delete', old.id, old.content, coalesce(old.subject, ''), coalesce(old.tags, ''));
+    END""",
+    """CREATE TRIGGER IF NOT EXISTS fact_au AFTER UPDATE OF content, subject, tags ON fact BEGIN
+        INSERT INTO fact_fts(fact_fts, rowid, content, subject, tags)
+        VALUES ('delete', old.id, old.content, coalesce(old.subject, ''), coalesce(old.tags, ''));
+        INSERT INTO fact_fts(rowid, content, subject, tags)
+        VALUES (new.id, new.content, coalesce(new.subject, ''), coalesce(new.tags, ''));
+    END""",
+    """CREATE VIRTUAL TABLE IF NOT EXISTS episode_fts USING fts5(
+        summary, tags, content='episode', content_rowid='id',
+        tokenize='porter unicode61 remove_diacritics 2')""",
+    """CREATE TRIGGER IF NOT EXISTS episode_ai AFTER INSERT ON episode BEGIN
+        INSERT INTO episode_fts(rowid, summary, tags) VALUES (new.id, new.summary, new.tags);
+    END""",
+    """CREATE TRIGGER IF NOT EXISTS episode_ad AFTER DELETE ON episode BEGIN
+        INSERT INTO episode_fts(episode_fts, rowid, summary, tags)
+        VALUES ('delete', old.id, old.summary, old.tags);
+    END""",
+    """CREATE TRIGGER IF NOT EXISTS episode_au AFTER UPDATE OF summary, tags ON episode BEGIN
+        INSERT INTO episode_fts(episode_fts, rowid, summary, tags)
+        VALUES ('delete', old.id, old.summary, old.tags);
+        INSERT INTO episode_fts(rowid, summary, tags) VALUES (new.id, new.summary, new.tags);
+    END""",
+]
+
+
+def _v1(db: pw.Database) -> None:
+    db.create_tables(ALL_MODELS, safe=True)
+    for stmt in FTS_SQL:
+        db.execute_sql(stmt)
+
+
+# Append new migrations here; never edit a released one.
+MIGRATIONS = [(1, _v1)]
+CURRENT_VERSION = MIGRATIONS[-1][0]
+
+
+def current_version(db: pw.Database) -> int:
+    if not db.table_exists("schema_version"):
+        return 0
+    row = SchemaVersion.select(pw.fn.MAX(SchemaVersion.version)).scalar()
+    return row or 0
+
+
+def backup_before_migration(db: pw.Database, version: int) -> Path | None:
+    path = Path(db.database) if isinstance(db, pw.SqliteDatabase) else None
+    if path is None or version == 0 or not path.exists():
+        return None
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    dest = path.with_name(f"{path.stem}.v{version}.{stamp}.bak")
+    db.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    shutil.copy2(path, dest)
+    return dest
+
+
+def migrate(db: pw.Database) -> int:
+    version = current_version(db)
+    pending = [(v, fn) for v, fn in MIGRATIONS if v > version]
+    if not pending:
+        return version
+    backup_before_migration(db, version)
+    for v, fn in pending:
+        with db.atomic():
+            fn(db)
+            SchemaVersion.create(version=v)
+        version = v
+    return version

@@ -1,0 +1,1 @@
+"""Business logic. Plain Python: no Qt widgets, usable from the CLI, the GUI and benchmarks."""

@@ -1,0 +1,274 @@
+"""The façade every caller starts from: ``Engram.open(config)`` then ``engram.agent(slug)``.
+
+``Engram`` owns the database, the vector index and the embedder; ``AgentMemory`` is a handle
+scoped to one agent through which all fact, episode, ingest and search calls go.
+"""
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from pathlib import Path
+from typing import Callable, Sequence
+
+from models import Agent, Fact, connect_database
+from services.config import StoreConfig
+from services.episodes import EpisodeStore
+from services.errors import InvalidInput, ModelUnavailable, NotFound
+from services.events import EventBus
+from services.facts import FactFilters, FactStore
+from services.ingest import Ingestor, NewFact
+from services.search import SearchWeights, Searcher
+from services.views import AgentInfo, FactView, RememberResult, SearchHit
+
+log = logging.getLogger(__name__)
+SLUG = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
+
+
+class Engram:
+    def __init__(self, config: StoreConfig, db, index, embedder, semantic_error: str | None):
+        self.config = config
+        self.db = db
+        self.index = index
+        self.embedder = embedder
+        self.semantic_error = semantic_error
+        self.bus = EventBus()
+        self._key: bytes | None = None
+        self._lock = threading.Lock()
+
+    # lifecycle ---------------------------------------------------------------------------
+    @classmethod
+    def open(cls, config: StoreConfig | str | Path) -> "Engram":
+        if not isinstance(config, StoreConfig):
+            config = StoreConfig(data_dir=Path(config))
+        config.data_dir.mkdir(parents=True, exist_ok=True)
+        db = connect_database(config.database_url)
+        embedder, index, error = None, None, None
+        if config.semantic:
+            try:
+                from services.embedder import load_embedder
+
+                embedder = load_embedder(config.model_dir)
+            except ModelUnavailable as exc:
+                error = str(exc)
+            except Exception as exc:  # a broken onnxruntime must not take the store down
+                error = f"embedding model failed to load: {exc}. Semantic search is off."
+        if embedder is not None:
+            from services.vector_index import VectorIndex
+
+            index = VectorIndex(config.vector_location, embedder)
+        return cls(config, db, index, embedder, error)
+
+    def close(self) -> None:
+        if not self.db.is_closed():
+            self.db.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @property
+    def semantic_enabled(self) -> bool:
+        return self.embedder is not None
+
+    def data_version(self) -> int:
+        """Changes when *another* connection commits (an agent's hook, the CLI): the GUI
+        polls this to notice writes it did not make."""
+        return self.db.execute_sql("PRAGMA data_version").fetchone()[0]
+
+    # agents ------------------------------------------------------------------------------
+    def agents(self) -> list[AgentInfo]:
+        from peewee import JOIN, fn
+
+        q = (Agent.select(Agent, fn.COUNT(Fact.id).alias("n"))
+             .join(Fact, JOIN.LEFT_OUTER, on=((Fact.agent == Agent.id) & (Fact.status == "active")))
+             .group_by(Agent.id).order_by(Agent.slug))
+        return [AgentInfo(a.id, a.slug, a.name, a.kind, a.workspace, a.n) for a in q]
+
+    def add_agent(self, slug: str, name: str | None = None, kind: str = "generic",
+                  workspace: str | Path | None = None, exist_ok: bool = False) -> AgentInfo:
+        if not SLUG.match(slug or ""):
+            raise InvalidInput(f"agent name {slug!r}: use lowercase letters, digits, '-', '_', '.'")
+        with self.db.atomic():
+            old = Agent.get_or_none(Agent.slug == slug)
+            if old is not None:
+                if not exist_ok:
+                    raise InvalidInput(f"agent {slug!r} exists already")
+                a = old
+            else:
+                a = Agent.create(slug=slug, name=name or slug, kind=kind,
+                                 workspace=str(workspace) if workspace else None)
+        self.bus.emit("agent.added", slug=slug)
+        return AgentInfo(a.id, a.slug, a.name, a.kind, a.workspace)
+
+    def update_agent(self, slug: str, name: str | None = None, kind: str | None = None,
+                     workspace: str | Path | None = None, settings: dict | None = None) -> AgentInfo:
+        a = self._agent_row(slug)
+        if name:
+            a.name = name
+        if kind:
+            a.kind = kind
+        if workspace is not None:
+            a.workspace = str(workspace) or None
+        if settings is not None:
+            a.settings = {**(a.settings or {}), **settings}
+        a.save()
+        self.bus.emit("agent.updated", slug=slug)
+        return AgentInfo(a.id, a.slug, a.name, a.kind, a.workspace)
+
+    def remove_agent(self, slug: str) -> None:
+        """Drop an agent, its rows (cascade) and its vectors. For a verified purge that also
+        covers files and free pages, use ``ForgetService``."""
+        a = self._agent_row(slug)
+        with self.db.atomic():
+            a.delete_instance()  # FK cascade: facts, episodes, sessions, layers, events
+        if self.index is not None:
+            self.index.drop(a.id)
+        self.bus.emit("agent.removed", slug=slug)
+
+    def _agent_row(self, slug: str) -> Agent:
+        a = Agent.get_or_none(Agent.slug == slug)
+        if a is None:
+            raise NotFound(f"no agent {slug!r} (see `engram agents`)")
+        return a
+
+    def agent(self, slug: str, create: bool = False, kind: str = "generic") -> "AgentMemory":
+        a = Agent.get_or_none(Agent.slug == slug)
+        if a is None:
+            if not create:
+                raise NotFound(f"no agent {slug!r} (see `engram agents`)")
+            self.add_agent(slug, kind=kind, exist_ok=True)
+            a = Agent.get(Agent.slug == slug)
+        return AgentMemory(self, a)
+
+    def locate_fact(self, fact_id: int) -> str:
+        """The slug of the agent that owns a fact (for id-only commands like ``show ID``)."""
+        row = Fact.select(Fact.agent).where(Fact.id == fact_id).first()
+        if row is None:
+            raise NotFound(f"no fact {fact_id}")
+        return Agent.get_by_id(row.agent_id).slug
+
+    def search_all(self, query: str, k: int = 10, **kw) -> list[tuple[str, SearchHit]]:
+        hits: list[tuple[str, SearchHit]] = []
+        for a in self.agents():
+            hits += [(a.slug, h) for h in self.agent(a.slug).search(query, k=k, **kw)]
+        hits.sort(key=lambda t: -t[1].score)
+        return hits[:k]
+
+    # forget rules ------------------------------------------------------------------------
+    def forget_key(self) -> bytes:
+        if self._key is None:
+            from services.forget_rules import store_key
+
+            self._key = store_key(self.config.data_dir)
+        return self._key
+
+    def blocking_rule(self, key: bytes, agent_id: int, text: str):
+        from services.forget_rules import matching_rule
+
+        return matching_rule(key, agent_id, text)
+
+    # consistency -------------------------------------------------------------------------
+    def verify(self, repair: bool = False):
+        from services.verify import verify_store
+
+        return verify_store(self, repair=repair)
+
+
+class AgentMemory:
+    """Everything about one agent. Methods never touch another agent's rows."""
+
+    def __init__(self, engram: Engram, agent: Agent):
+        self.engram = engram
+        self.db = engram.db
+        self.agent_id = agent.id
+        self.slug = agent.slug
+        self.info = AgentInfo(agent.id, agent.slug, agent.name, agent.kind, agent.workspace)
+        self.settings = agent.settings or {}
+        self.facts = FactStore(agent.id, engram.db, on_change=self._changed,
+                               on_delete=self._drop_vectors, on_content=self._reembed)
+        self.episodes = EpisodeStore(agent.id, engram.db, engram.bus)
+        self._ingest = Ingestor(self)
+        self._search = Searcher(self)
+
+    @property
+    def data_dir(self) -> Path:
+        return self.engram.config.agent_dir(self.slug)
+
+    # events / vectors -------------------------------------------------------------------
+    def _changed(self, kind: str, ids: list[int]) -> None:
+        self.engram.bus.emit(kind, agent_id=self.agent_id, ids=ids)
+
+    def _drop_vectors(self, ids: list[int]) -> None:
+        if self.engram.index is not None:
+            self.engram.index.delete(self.agent_id, ids)
+
+    def _reembed(self, facts: Sequence[FactView]) -> None:
+        if self.engram.index is not None and facts:
+            self.engram.index.upsert(self.agent_id, [f.id for f in facts],
+                                     [f.content for f in facts])
+
+    # writes ------------------------------------------------------------------------------
+    def remember(self, text: str, category: str = "fact", importance: float = 0.5,
+                 pinned: bool = False, source: str = "manual", **kw) -> RememberResult:
+        return self.remember_many([NewFact(content=text, category=category,
+                                           importance=importance, pinned=pinned,
+                                           source=source, **kw)])[0]
+
+    def remember_many(self, items: Sequence[NewFact], **kw) -> list[RememberResult]:
+        return self._ingest.remember_many(items, **kw)
+
+    def get(self, fact_id: int) -> FactView:
+        return self.facts.get(fact_id)
+
+    def list(self, filters: FactFilters | None = None, **kw) -> list[FactView]:
+        return self.facts.list(filters, **kw)
+
+    def edit(self, fact_id: int, **changes) -> FactView:
+        return self.facts.edit(fact_id, **changes)
+
+    def pin(self, fact_id: int) -> FactView:
+        return self.facts.pin(fact_id)
+
+    def unpin(self, fact_id: int) -> FactView:
+        return self.facts.unpin(fact_id)
+
+    def delete(self, fact_ids, **kw) -> list[int]:
+        return self.facts.delete(fact_ids, **kw)
+
+    # reads -------------------------------------------------------------------------------
+    def search(self, query: str, k: int = 10, filters: FactFilters | None = None,
+               mode: str = "hybrid", touch: bool = True,
+               weights: SearchWeights | None = None, **kw) -> list[SearchHit]:
+        if mode == "semantic" and not self.engram.semantic_enabled:
+            raise ModelUnavailable(self.engram.semantic_error or "semantic search is off")
+        return self._search.search(query, k=k, filters=filters, mode=mode, touch=touch,
+                                   weights=weights, **kw)
+
+    def rebuild_index(self, progress: Callable[[int, int], None] | None = None,
+                      cancelled: Callable[[], bool] | None = None, batch: int = 256) -> int:
+        """Recreate this agent's vectors from its rows (the rows are the truth)."""
+        index = self.engram.index
+        if index is None:
+            raise ModelUnavailable(self.engram.semantic_error or "semantic search is off")
+        index.drop(self.agent_id)
+        rows = list(Fact.select(Fact.id, Fact.content).where(Fact.agent == self.agent_id)
+                    .order_by(Fact.id).tuples())
+        done = 0
+        for s in range(0, len(rows), batch):
+            if cancelled and cancelled():
+                break
+            part = rows[s:s + batch]
+            index.upsert(self.agent_id, [r[0] for r in part], [r[1] for r in part])
+            done += len(part)
+            if progress:
+                progress(done, len(rows))
+        return done
+
+    def import_path(self, path: str | Path, fmt: str | None = None, progress=None,
+                    cancelled=None):
+        from services.importers.service import import_into
+
+        return import_into(self, Path(path), fmt=fmt, progress=progress, cancelled=cancelled)

@@ -1,0 +1,101 @@
+"""Episodes: dated session summaries (``episodes/YYYY-MM-DD.md`` entries), one agent at a time."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+from models import Episode
+from services.errors import NotFound
+from services.redaction import redact
+from services.text import content_hash
+
+
+@dataclass(frozen=True)
+class EpisodeView:
+    id: int
+    day: date
+    time: str | None
+    summary: str
+    tags: tuple[str, ...]
+    session_id: int | None
+    source_file: str | None
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "day": self.day.isoformat(), "time": self.time,
+                "summary": self.summary, "tags": list(self.tags),
+                "session_id": self.session_id, "source_file": self.source_file}
+
+
+def episode_view(e: Episode) -> EpisodeView:
+    return EpisodeView(e.id, e.day, e.time, e.summary, tuple(e.tags or ()), e.session_id,
+                       e.source_file)
+
+
+class EpisodeStore:
+    def __init__(self, agent_id: int, db, bus=None):
+        self.agent_id, self.db, self.bus = agent_id, db, bus
+
+    def _q(self):
+        return Episode.select().where(Episode.agent == self.agent_id)
+
+    def add(self, day: date, summary: str, time: str | None = None, tags=None,
+            session_id: int | None = None, source_file: str | None = None) -> tuple[int, bool]:
+        """(episode id, created). The same day+time+summary is stored once (idempotent)."""
+        summary = redact(summary.strip()).text
+        h = content_hash(f"{day.isoformat()} {time or ''} {summary}")
+        with self.db.atomic():
+            old = self._q().where(Episode.content_hash == h).first()
+            if old is not None:
+                return old.id, False
+            e = Episode.create(agent=self.agent_id, day=day, time=time, summary=summary,
+                               tags=list(tags or []), session=session_id,
+                               source_file=source_file, content_hash=h)
+        if self.bus:
+            self.bus.emit("episode.added", agent_id=self.agent_id, ids=[e.id])
+        return e.id, True
+
+    def get(self, episode_id: int) -> EpisodeView:
+        e = self._q().where(Episode.id == episode_id).first()
+        if e is None:
+            raise NotFound(f"no episode {episode_id} for this agent")
+        return episode_view(e)
+
+    def list(self, since: date | None = None, until: date | None = None,
+             limit: int | None = None) -> list[EpisodeView]:
+        q = self._q()
+        if since:
+            q = q.where(Episode.day >= since)
+        if until:
+            q = q.where(Episode.day <= until)
+        q = q.order_by(Episode.day.desc(), Episode.id.desc())
+        if limit:
+            q = q.limit(limit)
+        return [episode_view(e) for e in q]
+
+    def density(self) -> dict[date, int]:
+        """Episodes per day, for the timeline's density strip."""
+        from peewee import fn
+
+        q = (Episode.select(Episode.day, fn.COUNT(Episode.id))
+             .where(Episode.agent == self.agent_id).group_by(Episode.day).tuples())
+        return {d: n for d, n in q}
+
+    def delete(self, ids) -> int:
+        ids = list(ids)
+        n = Episode.delete().where((Episode.agent == self.agent_id) & Episode.id.in_(ids)).execute()
+        if n and self.bus:
+            self.bus.emit("episode.deleted", agent_id=self.agent_id, ids=ids)
+        return n
+
+    def search(self, query: str, limit: int = 20) -> list[EpisodeView]:
+        from services.text import fts_query
+
+        match = fts_query(query)
+        if not match:
+            return []
+        rows = self.db.execute_sql(
+            "SELECT e.id FROM episode_fts JOIN episode e ON e.id = episode_fts.rowid "
+            "WHERE episode_fts MATCH ? AND e.agent_id = ? ORDER BY bm25(episode_fts) LIMIT ?",
+            (match, self.agent_id, limit)).fetchall()
+        by_id = {e.id: e for e in self._q().where(Episode.id.in_([r[0] for r in rows]))}
+        return [episode_view(by_id[r[0]]) for r in rows if r[0] in by_id]

@@ -1,0 +1,38 @@
+"""A tiny message bus: services report what changed; the GUI (or anyone) listens.
+
+Services never import widgets (qutebrowser's ``message`` habit): the UI bridges these
+callbacks into Qt signals on the GUI thread.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Callable
+
+log = logging.getLogger(__name__)
+Listener = Callable[[str, dict], None]
+
+
+class EventBus:
+    def __init__(self) -> None:
+        self._listeners: list[Listener] = []
+        self._lock = threading.Lock()
+
+    def subscribe(self, fn: Listener) -> Callable[[], None]:
+        with self._lock:
+            self._listeners.append(fn)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if fn in self._listeners:
+                    self._listeners.remove(fn)
+        return unsubscribe
+
+    def emit(self, kind: str, **data) -> None:
+        with self._lock:
+            listeners = list(self._listeners)
+        for fn in listeners:
+            try:
+                fn(kind, data)
+            except Exception:  # a broken listener must not break a write
+                log.exception("event listener failed for %s", kind)

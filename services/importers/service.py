@@ -1,0 +1,76 @@
+"""Detect a source's format, parse it, and store it through the ingest pipeline."""
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+from services.importers.base import ImportFormatError, ParsedSource
+from services.ingest import NewFact
+from services.views import ImportReport
+
+# Order matters: the most specific detector first. Each module has detect(path) and parse(path).
+FORMATS = {
+    "lynn": "services.importers.lynn",
+    "memory-setup": "services.importers.memory_setup",
+    "hermes": "services.importers.hermes",
+    "jsonl": "services.importers.engram_jsonl",
+}
+
+
+def _module(fmt: str):
+    if fmt not in FORMATS:
+        raise ImportFormatError(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
+    return importlib.import_module(FORMATS[fmt])
+
+
+def detect_format(path: Path) -> str:
+    if not path.exists():
+        raise ImportFormatError(f"{path}: no such file or directory")
+    for fmt in FORMATS:
+        try:
+            mod = _module(fmt)
+        except ImportError:
+            continue
+        if mod.detect(path):
+            return fmt
+    raise ImportFormatError(
+        f"{path}: not a format Engram can import (a Memory Setup workspace, a Hermes "
+        "MEMORY.md/USER.md, a Lynn memory dir, or an Engram JSONL export)")
+
+
+def parse_source(path: Path, fmt: str | None = None) -> ParsedSource:
+    fmt = fmt or detect_format(path)
+    return _module(fmt).parse(path)
+
+
+def import_into(memory, path: Path, fmt: str | None = None, progress=None,
+                cancelled=None) -> ImportReport:
+    parsed = parse_source(path, fmt)
+    report = ImportReport(source=str(path), format=parsed.format,
+                          skipped=list(parsed.problems))
+    items = [NewFact(content=f.content, category=f.category, importance=f.importance,
+                     pinned=f.pinned, source="import", source_ref=f.source_ref,
+                     subject=f.subject, tags=list(f.tags), memory_type=f.memory_type,
+                     event_date=f.event_date, created_at=f.created_at,
+                     confidence=f.confidence, status=f.status, metadata=f.metadata)
+             for f in parsed.facts]
+    # Re-importing the same file must change nothing: duplicates are not bumped.
+    results = memory.remember_many(items, progress=progress, cancelled=cancelled,
+                                   actor="import", bump=False)
+    for r in results:
+        if r.status == "added":
+            report.added += 1
+            report.superseded += len(r.superseded)
+        elif r.status in ("duplicate", "near-duplicate"):
+            report.duplicates += 1
+        elif r.status == "blocked":
+            report.blocked += 1
+        report.redacted += r.redactions
+    for e in parsed.episodes:
+        _, created = memory.episodes.add(e.day, e.summary, time=e.time, tags=e.tags,
+                                         source_file=e.source_ref)
+        if created:
+            report.episodes_added += 1
+        else:
+            report.episodes_duplicates += 1
+    return report

@@ -1,0 +1,213 @@
+"""The ingest pipeline every write path shares (manual, CLI, importers, sessions, sync):
+
+secret redaction → forget rules → exact dedup (normalised hash) → near-duplicate (cosine) →
+supersession (same subject key) → row + FTS (one transaction) → vectors.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Callable, Sequence
+
+import numpy as np
+
+from models import Fact
+from models.entities import MEMORY_TYPES, utcnow
+from services.errors import InvalidInput
+from services.facts import snapshot
+from services.redaction import redact
+from services.subjects import infer_subject
+from services.text import content_hash
+from services.views import RememberResult
+
+NEAR_DUPLICATE = 0.95  # cosine at or above which two memories say the same thing
+CATEGORY_TYPES = {"task": "procedural", "rule": "procedural", "tmp": "temporal",
+                  "episode": "episodic"}
+
+
+@dataclass
+class NewFact:
+    content: str
+    category: str = "fact"
+    importance: float = 0.5
+    pinned: bool = False
+    source: str = "manual"
+    source_ref: str | None = None
+    subject: str | None = None
+    tags: list[str] = field(default_factory=list)
+    memory_type: str | None = None
+    event_date: date | None = None
+    created_at: datetime | None = None
+    confidence: float = 0.8
+    status: str = "active"
+    metadata: dict = field(default_factory=dict)
+
+
+def memory_type_for(category: str) -> str:
+    return CATEGORY_TYPES.get(category.split(":")[0], "semantic")
+
+
+def validate(item: NewFact) -> None:
+    if not 0.0 <= float(item.importance) <= 1.0:
+        raise InvalidInput("importance must be between 0 and 1")
+    if item.memory_type and item.memory_type not in MEMORY_TYPES:
+        raise InvalidInput(f"memory type must be one of {', '.join(MEMORY_TYPES)}")
+
+
+class Ingestor:
+    def __init__(self, memory):
+        self.m = memory  # AgentMemory
+
+    def remember_many(self, items: Sequence[NewFact], near_duplicate: float | None = NEAR_DUPLICATE,
+                      progress: Callable[[int, int], None] | None = None,
+                      cancelled: Callable[[], bool] | None = None,
+                      actor: str = "user", bump: bool = True) -> list[RememberResult]:
+        m = self.m
+        results: list[RememberResult | None] = [None] * len(items)
+        prepared: list[tuple[int, NewFact, str, str]] = []  # (index, item, text, hash)
+        key = m.engram.forget_key()
+        for i, item in enumerate(items):
+            validate(item)
+            red = redact((item.content or "").strip())
+            text = red.text.strip()
+            if not text:
+                results[i] = RememberResult("empty", None, reason="empty text")
+                continue
+            rule = m.engram.blocking_rule(key, m.agent_id, text)
+            if rule is not None:
+                results[i] = RememberResult("blocked", None, reason=f"forget rule: {rule.label}",
+                                            redactions=red.count)
+                continue
+            results[i] = RememberResult("added", None, redactions=red.count)
+            prepared.append((i, item, text, content_hash(text)))
+
+        # exact duplicates against the store and within the batch
+        hashes = list({h for _, _, _, h in prepared})
+        existing: dict[str, int] = {}
+        for s in range(0, len(hashes), 500):
+            for fid, h in (Fact.select(Fact.id, Fact.content_hash)
+                           .where((Fact.agent == m.agent_id) & Fact.content_hash.in_(hashes[s:s + 500])
+                                  & (Fact.status != "forgotten")).tuples()):
+                existing.setdefault(h, fid)
+        fresh: list[tuple[int, NewFact, str, str]] = []
+        seen_batch: dict[str, int] = {}
+        dup_of: dict[int, int] = {}  # index → fact id or -(batch index)-1
+        for entry in prepared:
+            i, item, text, h = entry
+            if h in existing:
+                results[i].status, results[i].fact_id = "duplicate", existing[h]
+                dup_of[i] = existing[h]
+            elif h in seen_batch:
+                results[i].status = "duplicate"
+                dup_of[i] = -seen_batch[h] - 1
+            else:
+                seen_batch[h] = i
+                fresh.append(entry)
+
+        vectors = None
+        if fresh and m.engram.embedder is not None:
+            vectors = m.engram.embedder.embed([t for _, _, t, _ in fresh])
+        if vectors is not None and near_duplicate is not None:
+            fresh, vectors = self._near_duplicates(fresh, vectors, near_duplicate, results, dup_of)
+
+        added_ids: list[int] = []
+        added_texts: list[str] = []
+        added_vecs: list[np.ndarray] = []
+        total = len(fresh)
+        chunk = 500
+        for s in range(0, total, chunk):
+            if cancelled and cancelled():
+                for i, *_ in fresh[s:]:
+                    results[i].status, results[i].reason = "cancelled", "cancelled"
+                break
+            part = fresh[s:s + chunk]
+            with m.db.atomic():
+                for j, (i, item, text, h) in enumerate(part):
+                    fid, superseded = self._insert(item, text, h, actor)
+                    results[i].fact_id = fid
+                    results[i].superseded = superseded
+                    added_ids.append(fid)
+                    added_texts.append(text)
+                    if vectors is not None:
+                        added_vecs.append(vectors[s + j])
+            if progress:
+                progress(min(s + chunk, total), total)
+
+        # batch-internal duplicates point at the fact their twin became
+        for i, ref in dup_of.items():
+            if ref < 0:
+                results[i].fact_id = results[-ref - 1].fact_id
+        if bump:
+            self._bump([r.fact_id for r in results if r and r.status in ("duplicate", "near-duplicate")
+                        and r.fact_id])
+        if added_ids and vectors is not None:
+            m.engram.index.upsert(m.agent_id, added_ids, added_texts, np.stack(added_vecs))
+        if added_ids:
+            m.engram.bus.emit("fact.added", agent_id=m.agent_id, ids=added_ids)
+        return results  # type: ignore[return-value]
+
+    def _near_duplicates(self, fresh, vectors, threshold, results, dup_of):
+        m = self.m
+        keep_idx: list[int] = []
+        index = m.engram.index
+        has_any = index is not None and index.count(m.agent_id) > 0
+        for j, (i, item, text, h) in enumerate(fresh):
+            v = vectors[j]
+            hit = None
+            if has_any:
+                got = index.query(m.agent_id, v, k=1)
+                if got and got[0][1] >= threshold:
+                    hit = got[0][0]
+            if hit is None and keep_idx:
+                sims = vectors[keep_idx] @ v
+                best = int(np.argmax(sims))
+                if sims[best] >= threshold:
+                    twin = fresh[keep_idx[best]][0]
+                    results[i].status = "near-duplicate"
+                    dup_of[i] = -twin - 1
+                    continue
+            if hit is not None:
+                results[i].status, results[i].fact_id = "near-duplicate", hit
+                dup_of[i] = hit
+                continue
+            keep_idx.append(j)
+        return [fresh[j] for j in keep_idx], vectors[keep_idx] if keep_idx else vectors[:0]
+
+    def _insert(self, item: NewFact, text: str, h: str, actor: str) -> tuple[int, list[int]]:
+        m = self.m
+        subject = item.subject or infer_subject(text)
+        now = utcnow()
+        row = Fact.create(
+            agent=m.agent_id, content=text, content_hash=h, category=item.category or "fact",
+            memory_type=item.memory_type or memory_type_for(item.category or "fact"),
+            importance=float(item.importance), confidence=float(item.confidence),
+            pinned=bool(item.pinned), status=item.status, source=item.source,
+            source_ref=item.source_ref, subject=subject, tags=list(item.tags or []),
+            event_date=item.event_date, created_at=item.created_at or now, updated_at=now,
+            metadata=item.metadata or {},
+        )
+        m.facts.audit("create", row.id, None, snapshot(row), actor=actor)
+        superseded: list[int] = []
+        if subject and item.status == "active":
+            olds = list(Fact.select().where(
+                (Fact.agent == m.agent_id) & (Fact.subject == subject)
+                & (Fact.status == "active") & (Fact.id != row.id)
+                & (Fact.created_at <= row.created_at)))
+            for old in olds:
+                before = snapshot(old)
+                old.status, old.superseded_by, old.updated_at = "superseded", row.id, now
+                old.save()
+                m.facts.audit("supersede", old.id, before, snapshot(old), actor="engram",
+                              reason=f"superseded by fact {row.id} (subject {subject})")
+                superseded.append(old.id)
+        return row.id, superseded
+
+    def _bump(self, ids: list[int]) -> None:
+        """A repeated memory is a signal: refresh it instead of storing it twice."""
+        if not ids:
+            return
+        with self.m.db.atomic():
+            for fid in set(ids):
+                (Fact.update(updated_at=utcnow(),
+                             importance=Fact.importance + (1.0 - Fact.importance) * 0.1)
+                 .where((Fact.agent == self.m.agent_id) & (Fact.id == fid)).execute())
