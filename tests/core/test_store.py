@@ -1,0 +1,154 @@
+"""The fact store: agent isolation, dedup, supersession, redaction, edits and history."""
+from __future__ import annotations
+
+import pytest
+
+from services.errors import InvalidInput, NotFound
+from services.facts import FactFilters
+from services.ingest import NewFact
+
+
+def test_agents_cannot_see_or_change_each_others_facts(engram):
+    a = engram.agent("alpha", create=True)
+    b = engram.agent("beta", create=True)
+    fa = a.remember("Alpha deploys with Kubernetes on GKE").fact_id
+    fb = b.remember("Beta deploys with Nomad on bare metal").fact_id
+
+    assert [f.id for f in a.list()] == [fa]
+    assert [f.id for f in b.list()] == [fb]
+    for call in (lambda: b.get(fa), lambda: b.edit(fa, content="hijacked"),
+                 lambda: b.pin(fa), lambda: b.delete(fa)):
+        with pytest.raises(NotFound):
+            call()
+    assert a.get(fa).content == "Alpha deploys with Kubernetes on GKE"
+    # search in one agent never returns the other's facts, even on a perfect match
+    assert b.search("Kubernetes GKE", k=5) == [] or all(
+        h.fact.agent_id == b.agent_id for h in b.search("Kubernetes GKE", k=5))
+    assert all(h.fact.agent_id == a.agent_id for h in a.search("Nomad bare metal", k=5))
+    assert b.facts.rows([fa]) == {}
+    assert b.facts.history(fa) == []
+
+
+def test_same_text_in_two_agents_is_two_facts(engram):
+    a = engram.agent("alpha", create=True)
+    b = engram.agent("beta", create=True)
+    ra = a.remember("Prefers dark mode in every editor")
+    rb = b.remember("Prefers dark mode in every editor")
+    assert ra.status == rb.status == "added"
+    assert ra.fact_id != rb.fact_id
+
+
+def test_exact_duplicate_bumps_existing_fact(agent):
+    first = agent.remember("The user prefers pnpm over npm", importance=0.5)
+    again = agent.remember("the user prefers PNPM over npm!!")
+    assert again.status == "duplicate"
+    assert again.fact_id == first.fact_id
+    assert agent.facts.count() == 1
+    assert agent.get(first.fact_id).importance > 0.5
+
+
+def test_near_duplicate_by_meaning_is_not_stored_twice(agent):
+    first = agent.remember("The user's favourite editor is Neovim")
+    again = agent.remember("The user's favorite editor is Neovim.")
+    assert again.status in ("duplicate", "near-duplicate")
+    assert again.fact_id == first.fact_id
+    assert agent.facts.count() == 1
+
+
+def test_newer_fact_about_same_subject_supersedes_older(agent):
+    old = agent.remember("The user lives in Berlin", category="fact").fact_id
+    new = agent.remember("The user moved to Lisbon last spring", category="fact")
+    assert new.superseded == [old]
+    old_view = agent.get(old)
+    assert old_view.status == "superseded"
+    assert old_view.superseded_by == new.fact_id
+    # kept, linked and visible in the new fact's history
+    actions = [h["action"] for h in agent.facts.history(new.fact_id)]
+    assert "supersede" in actions
+    active = agent.list(FactFilters(status="active"))
+    assert [f.id for f in active] == [new.fact_id]
+
+
+def test_explicit_subject_supersedes(agent):
+    a = agent.remember("Deploy target: Heroku", subject="deploy-target").fact_id
+    b = agent.remember("Deploy target: Fly.io", subject="deploy-target")
+    assert b.superseded == [a]
+
+
+@pytest.mark.parametrize("text,secret", [
+    ("My OpenAI key is sk-proj-Ab3dEf6hIj9kLmN0pQr5StUvWxYz1234", "sk-proj-Ab3dEf6hIj9kLmN0pQr5StUvWxYz1234"),
+    ("use postgres://app:S3cretPass@db.internal:5432/prod for staging", "S3cretPass"),
+    ("the admin password=correct-horse-battery", "correct-horse-battery"),
+    ("curl -H 'Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.abcdefghijklmnop'", "eyJhbGciOiJIUzI1NiJ9.abcdefghijklmnop"),
+    ("GitHub token ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789", "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"),
+    ("AWS AKIAIOSFODNN7EXAMPLE in ~/.aws", "AKIAIOSFODNN7EXAMPLE"),
+    ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----", "b3BlbnNzaC1rZXktdjEAAAAA"),
+])
+def test_secrets_are_redacted_before_storage(agent, engram, text, secret):
+    r = agent.remember(text)
+    assert r.redactions >= 1
+    stored = agent.get(r.fact_id).content
+    assert secret not in stored and "[REDACTED" in stored
+    # not in the vector index's document copy nor in the audit snapshot either
+    assert secret not in engram.index.documents(agent.agent_id, [r.fact_id])[r.fact_id]
+    assert all(secret not in str(h) for h in agent.facts.history(r.fact_id))
+
+
+def test_edit_pin_delete_are_audited_and_delete_can_be_undone(agent, engram):
+    fid = agent.remember("Uses fish shell", category="env").fact_id
+    agent.edit(fid, content="Uses zsh with oh-my-zsh")
+    agent.pin(fid)
+    agent.unpin(fid)
+    assert [h["action"] for h in agent.facts.history(fid)] == ["create", "edit", "pin", "unpin"]
+    # editing re-embeds: the vector's document follows the row
+    assert engram.index.documents(agent.agent_id, [fid])[fid] == "Uses zsh with oh-my-zsh"
+
+    agent.delete(fid)
+    with pytest.raises(NotFound):
+        agent.get(fid)
+    assert engram.index.documents(agent.agent_id, [fid]) == {}
+    assert agent.search("zsh", k=3) == []
+    snap = agent.facts.history(fid)[-1]["before"]
+    restored = agent.facts.restore(snap)
+    assert restored.id == fid and restored.content == "Uses zsh with oh-my-zsh"
+    assert [h.fact.id for h in agent.search("zsh shell", k=3)] == [fid]
+
+
+def test_invalid_input_is_refused_with_clear_message(agent, engram):
+    with pytest.raises(InvalidInput, match="importance"):
+        agent.remember("x", importance=3)
+    assert agent.remember("   ").status == "empty"
+    with pytest.raises(InvalidInput, match="agent name"):
+        engram.add_agent("Bad Name!")
+    fid = agent.remember("something real").fact_id
+    with pytest.raises(InvalidInput, match="empty"):
+        agent.edit(fid, content="  ")
+    assert agent.get(fid).content == "something real"
+
+
+def test_filters_and_lazy_ids(agent):
+    agent.remember_many([
+        NewFact("Never force-push shared branches", category="rule", pinned=True),
+        NewFact("Working on the billing service", category="proj:billing"),
+        NewFact("Working on the search service", category="proj:search"),
+        NewFact("Clean the tmp folder", category="tmp"),
+    ], near_duplicate=None)
+    assert agent.facts.count(FactFilters(category="proj:")) == 2
+    assert agent.facts.count(FactFilters(category="proj:billing")) == 1
+    assert [f.content for f in agent.list(FactFilters(pinned=True))] == [
+        "Never force-push shared branches"]
+    assert agent.facts.count(FactFilters(memory_type="temporal")) == 1
+    ids = agent.facts.ids(order="content")
+    page = agent.facts.rows(ids[:2])
+    assert [page[i].content for i in ids[:2]] == ["Clean the tmp folder",
+                                                 "Never force-push shared branches"]
+
+
+def test_batch_ingest_reports_each_item(agent):
+    res = agent.remember_many([
+        NewFact("Likes espresso"), NewFact("likes espresso"), NewFact(""),
+        NewFact("Runs Arch Linux on the laptop", category="env"),
+    ])
+    assert [r.status for r in res] == ["added", "duplicate", "empty", "added"]
+    assert res[1].fact_id == res[0].fact_id
+    assert agent.facts.count() == 2
