@@ -1,0 +1,128 @@
+"""Hybrid search: each signal finds what the other misses, and the fusion keeps both."""
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+
+import pytest
+
+from services.errors import ModelUnavailable
+from services.facts import FactFilters
+from services.ingest import NewFact
+
+CORPUS = [
+    ("The user adopted a golden retriever puppy named Biscuit", "fact"),
+    ("Production database is PostgreSQL 16 on a dedicated host", "env"),
+    ("Error code ERR_4471 means the billing webhook signature failed", "fact"),
+    ("Prefers short answers without bullet lists", "pref"),
+    ("The team ships releases every second Tuesday", "proj:release"),
+    ("Runs the test suite with pytest -x before each commit", "rule"),
+    ("Allergic to peanuts and shellfish", "fact"),
+    ("Error code ERR_4417 means the login session expired", "fact"),
+    ("Error code ERR_7441 means the upload was too large", "fact"),
+    ("Uses a 34 inch ultrawide monitor at home", "env"),
+]
+
+
+@pytest.fixture
+def corpus(agent):
+    res = agent.remember_many([NewFact(c, category=cat) for c, cat in CORPUS],
+                              near_duplicate=None)
+    return {c: r.fact_id for (c, _), r in zip(CORPUS, res)}
+
+
+def ids(hits):
+    return [h.fact.id for h in hits]
+
+
+def test_paraphrase_found_by_hybrid_but_missed_by_keyword(agent, corpus):
+    query = "what kind of pet dog do they own"
+    target = corpus[CORPUS[0][0]]
+    assert target not in ids(agent.search(query, k=3, mode="keyword", touch=False))
+    assert ids(agent.search(query, k=1, mode="semantic", touch=False)) == [target]
+    assert ids(agent.search(query, k=1, mode="hybrid")) == [target]
+
+
+def test_exact_token_found_by_hybrid_but_missed_by_vectors(agent, corpus):
+    query = "ERR_4471"
+    target = corpus[CORPUS[2][0]]
+    assert ids(agent.search(query, k=1, mode="keyword", touch=False)) == [target]
+    # the near-identical codes look alike to the embedding model
+    assert ids(agent.search(query, k=1, mode="semantic", touch=False)) != [target]
+    assert ids(agent.search(query, k=1, mode="hybrid")) == [target]
+
+
+def test_hits_carry_each_signal_contribution(agent, corpus):
+    hit = agent.search("golden retriever puppy", k=1)[0]
+    assert set(hit.signals) >= {"keyword", "semantic", "recency", "importance"}
+    assert hit.signals["keyword"] > 0 and hit.signals["semantic"] > 0
+    assert hit.score == pytest.approx(sum(hit.signals.values()))
+    assert hit.raw["keyword_rank"] == 1 and hit.raw["semantic_rank"] == 1
+
+
+def test_exact_phrase_query(agent):
+    agent.remember_many([NewFact("deploy the blue green cluster"),
+                         NewFact("green tea and a blue notebook")], near_duplicate=None)
+    hits = agent.search('"blue green"', k=5, mode="keyword")
+    assert [h.fact.content for h in hits] == ["deploy the blue green cluster"]
+
+
+def test_fts_syntax_in_user_queries_is_harmless(agent, corpus):
+    for q in ['"unbalanced', "AND OR NOT", "col:umn*", "(((", "NEAR(a b)", "-"]:
+        agent.search(q, k=3)  # must not raise
+
+
+def test_filters_apply_to_both_signals(agent, corpus):
+    hits = agent.search("database host monitor", k=10, filters=FactFilters(category="env"))
+    assert hits and all(h.fact.category == "env" for h in hits)
+    pinned = agent.search("database", k=10, filters=FactFilters(pinned=True))
+    assert pinned == []
+
+
+def test_superseded_and_deleted_facts_do_not_come_back(agent):
+    old = agent.remember("The user lives in Berlin").fact_id
+    new = agent.remember("The user moved to Lisbon").fact_id
+    assert old not in ids(agent.search("where does the user live", k=5))
+    assert new in ids(agent.search("where does the user live", k=5))
+    agent.delete(new)
+    assert new not in ids(agent.search("Lisbon", k=5))
+    hist = agent.search("Berlin", k=5, filters=FactFilters(status="superseded"))
+    assert ids(hist) == [old]
+
+
+def test_retrieval_updates_access_stats(agent, corpus):
+    target = corpus[CORPUS[6][0]]
+    assert agent.get(target).access_count == 0
+    agent.search("peanut allergy", k=1)
+    agent.search("shellfish", k=1)
+    f = agent.get(target)
+    assert f.access_count == 2 and f.last_accessed is not None
+    agent.search("shellfish", k=1, touch=False)
+    assert agent.get(target).access_count == 2
+
+
+def test_date_range_filter(agent):
+    now = datetime(2026, 11, 30)
+    agent.remember_many([
+        NewFact("Standup notes from October", created_at=now - timedelta(days=50)),
+        NewFact("Standup notes from November", created_at=now - timedelta(days=5)),
+    ], near_duplicate=None)
+    hits = agent.search("standup notes", k=5, filters=FactFilters(since=date(2026, 11, 1)))
+    assert [h.fact.content for h in hits] == ["Standup notes from November"]
+
+
+def test_keyword_only_store_without_model(keyword_engram):
+    assert not keyword_engram.semantic_enabled
+    mem = keyword_engram.agent("solo", create=True)
+    fid = mem.remember("Staging runs on Hetzner").fact_id
+    assert [h.fact.id for h in mem.search("Hetzner", k=3)] == [fid]
+    with pytest.raises(ModelUnavailable):
+        mem.search("Hetzner", mode="semantic")
+
+
+def test_search_all_agents(engram):
+    a = engram.agent("a", create=True)
+    b = engram.agent("b", create=True)
+    a.remember("Kafka cluster has 3 brokers")
+    b.remember("Kafka topics are compacted")
+    got = engram.search_all("Kafka", k=5)
+    assert {slug for slug, _ in got} == {"a", "b"}
