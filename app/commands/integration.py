@@ -1,0 +1,204 @@
+"""Agent integration commands: hooks, hook-run, context, sync, archive, demo."""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from app.cli import emit_json
+
+TARGETS = ("claude-code", "cursor", "generic")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("hooks", help="install or remove an agent integration (shows the plan first)")
+    hsub = p.add_subparsers(dest="hooks_cmd", required=True)
+    for name, helptext in (("install", "write the integration (needs --yes; without it only "
+                                       "the plan is printed)"),
+                           ("uninstall", "remove it, restoring the files Engram edited")):
+        h = hsub.add_parser(name, help=helptext)
+        h.add_argument("target", choices=TARGETS)
+        h.add_argument("--agent", help="agent slug (default: the target's name)")
+        h.add_argument("--home", help="home directory to install into (default: ~)")
+        h.add_argument("--project", help="project directory (CLAUDE.md / .cursor/rules)")
+        h.add_argument("--yes", action="store_true", help="apply the plan")
+        h.add_argument("--dry-run", action="store_true", help="print the plan only (default)")
+        h.set_defaults(func=cmd_hooks, action=name)
+    h = hsub.add_parser("status", help="what Engram installed where")
+    h.add_argument("--json", action="store_true")
+    h.set_defaults(func=cmd_hooks_status)
+
+    p = sub.add_parser("hook-run", help="entry point an agent's hook calls (reads the hook's "
+                                        "JSON on stdin)")
+    p.add_argument("target", choices=("claude-code", "generic"))
+    p.add_argument("--agent", required=True)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_hook_run)
+
+    p = sub.add_parser("context", help="the memory block to put in an agent's prompt")
+    p.add_argument("query")
+    p.add_argument("--agent", required=True)
+    p.add_argument("--budget", type=int, default=1500, help="tokens (default 1500)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_context)
+
+    p = sub.add_parser("sync", help="two-way sync with the agent's Memory Setup workspace")
+    p.add_argument("--agent", required=True)
+    p.add_argument("--direction", choices=("both", "pull", "push"), default="both")
+    p.add_argument("--prefer", choices=("engram", "file"),
+                   help="resolve conflicts in favour of one side")
+    p.add_argument("--dry-run", action="store_true")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_sync)
+
+    p = sub.add_parser("archive", help="a whole agent as JSON lines, and back")
+    asub = p.add_subparsers(dest="archive_cmd", required=True)
+    a = asub.add_parser("export")
+    a.add_argument("--agent", required=True)
+    a.add_argument("out")
+    a.add_argument("--vectors", action="store_true", help="include embedding vectors")
+    a.set_defaults(func=cmd_archive_export)
+    a = asub.add_parser("import")
+    a.add_argument("path")
+    a.add_argument("--agent", help="import under this name (default: the archived one)")
+    a.add_argument("--json", action="store_true")
+    a.set_defaults(func=cmd_archive_import)
+
+    p = sub.add_parser("demo", help="seed a clearly-marked demo store")
+    p.set_defaults(func=cmd_demo)
+
+
+def _data_dir_arg(ctx):
+    return Path(ctx.data_dir).expanduser().resolve() if ctx.data_dir else None
+
+
+def cmd_hooks(args, ctx):
+    from services import hooks
+
+    eng = ctx.engram(semantic=False)
+    slug = args.agent or args.target.replace("-code", "")
+    home = Path(args.home).expanduser().resolve() if args.home else None
+    project = Path(args.project).expanduser().resolve() if args.project else None
+    if args.action == "install":
+        mem = eng.agent(slug, create=True, kind=args.target)
+        plan = hooks.plan_install(mem, args.target, home=home, project=project,
+                                  data_dir=_data_dir_arg(ctx))
+    else:
+        plan = hooks.plan_uninstall(slug, args.target, eng.config.data_dir, home=home,
+                                    project=project)
+    sys.stdout.write(plan.preview())
+    for n in plan.notes:
+        print(f"note: {n}")
+    if not plan.pending:
+        return 0
+    if not args.yes or args.dry_run:
+        print(f"(plan only: run again with --yes to {args.action})")
+        return 0
+    touched = hooks.apply(plan, eng.config.data_dir)
+    for c in plan.pending:
+        print(f"{'wrote' if c.after is not None else 'removed'} {c.path}")
+    for b in touched:
+        print(f"{'backup' if args.action == 'install' else 'removed backup'} {b}")
+
+
+def cmd_hooks_status(args, ctx):
+    from services import hooks
+
+    got = hooks.installed(ctx.engram(semantic=False).config.data_dir)
+    if args.json:
+        emit_json(got)
+        return
+    if not got:
+        print("no integrations installed")
+    for path, rec in sorted(got.items()):
+        print(f"{rec['target']}\t{rec['agent']}\t{path}")
+
+
+def cmd_hook_run(args, ctx):
+    """Fast path: no model load; vectors are added later by the app or `verify --repair`."""
+    from services import hooks
+
+    t0 = time.perf_counter()
+    hook = hooks.read_hook_input(sys.stdin)
+    mem = ctx.engram(semantic=False).agent(args.agent, create=True, kind=args.target)
+    rep = hooks.run_hook(mem, hook)
+    ms = (time.perf_counter() - t0) * 1000
+    data = {k: getattr(rep, k, None) for k in ("session_id", "already_processed", "turns",
+                                                "episodes_added", "facts_added")}
+    data["ms"] = round(ms, 1)
+    if args.json:
+        emit_json(data)
+    else:
+        state = "already ingested" if data["already_processed"] else \
+            f"{data['facts_added']} facts, {data['episodes_added']} episodes"
+        print(f"engram: session {data['session_id']}: {state} ({ms:.0f} ms)", file=sys.stderr)
+
+
+def cmd_context(args, ctx):
+    from services.context import build_context
+
+    eng = ctx.engram()
+    mem = eng.agent(args.agent)
+    text = build_context(mem, args.query, budget=args.budget)
+    if args.json:
+        from services.context import token_counter
+
+        emit_json({"agent": mem.slug, "budget": args.budget,
+                   "tokens": token_counter(mem)(text), "context": text})
+    else:
+        sys.stdout.write(text)
+
+
+def cmd_sync(args, ctx):
+    from services.sync import sync_workspace
+
+    mem = ctx.engram().agent(args.agent)
+    rep = sync_workspace(mem, direction=args.direction, prefer=args.prefer,
+                         dry_run=args.dry_run)
+    if args.json:
+        emit_json(rep.to_json())
+    else:
+        for c in rep.changes:
+            print(c)
+        for c in rep.conflicts:
+            print(f"CONFLICT {c.file} fact {c.fact_id}: {c.reason}\n"
+                  f"  file:   {c.file_text if c.file_text is not None else '(removed)'}\n"
+                  f"  engram: {c.engram_text if c.engram_text is not None else '(removed)'}")
+        print(f"pulled {rep.pulled}, pushed {rep.pushed}, conflicts {len(rep.conflicts)}"
+              + (" (dry run: nothing written)" if args.dry_run else ""))
+        if rep.conflicts:
+            print("resolve by editing either side to match, or sync with --prefer engram|file")
+    return 4 if rep.conflicts else 0
+
+
+def cmd_archive_export(args, ctx):
+    from services.agent_archive import export_archive
+
+    eng = ctx.engram(semantic=bool(args.vectors))
+    counts = export_archive(eng.agent(args.agent), Path(args.out).expanduser(),
+                            vectors=args.vectors)
+    print(f"{args.out}: " + ", ".join(f"{n} {k}" for k, n in counts.items()))
+
+
+def cmd_archive_import(args, ctx):
+    from services.agent_archive import import_archive
+
+    rep = import_archive(ctx.engram(), Path(args.path).expanduser(), slug=args.agent)
+    if args.json:
+        emit_json(rep.to_json())
+        return
+    print(f"imported agent {rep.agent}: " + ", ".join(f"{n} {k}" for k, n in rep.counts.items())
+          + f"; ids {'renumbered' if rep.ids_remapped else 'kept'}; vectors {rep.vectors}"
+          + (f"; {rep.blocked} blocked by forget rules" if rep.blocked else ""))
+
+
+def cmd_demo(args, ctx):
+    try:
+        from services.demo import seed_demo
+    except ImportError:
+        print("engram: the demo is not available in this build", file=sys.stderr)
+        return 1
+    eng = ctx.engram()
+    seed_demo(eng)
+    for a in eng.agents():
+        print(f"{a.slug}\t{a.fact_count} facts")
