@@ -1,0 +1,362 @@
+"""Turning ``§``-delimited entries into facts, in two dialects.
+
+*Strict* (Memory Setup): every entry starts with ``[YYYY-MM-DD][category]``; an entry without
+it, with an impossible date, or with no text is malformed: reported with its line and skipped.
+
+*Lenient* (Hermes-native): entries carry no prefix, or home-grown near-miss tags such as
+``[ENV · 永久]`` / ``[FIXED · 2026-05-25]``, ``Topic: text`` prefixes and ``Context > X: …``
+breadcrumbs. Every entry with content is imported: its date is the tag's (or an inline
+``**YYYY-MM-DD:**``), else the file's; its category is inferred from the tag words, the topic
+and the content. Headers, banners and entries that hold only ``---`` are structure, not facts.
+
+Decisions (documented for users in the report):
+- An unknown category in a strict entry (``[2026-04-12][idea] …``) keeps the entry as ``fact``
+  and records the original in ``metadata['original_category']`` and in its tags; it is not a
+  problem, because problems mean "skipped" and nothing was skipped.
+- Profile lines (``- **Name:** Allen``) become one fact each, ``pref`` when the label or value is
+  about taste or style, else ``fact``; their subject is ``user:<label>`` so a changed value
+  supersedes the old one.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from services.importers.base import ImportedFact, ImportProblem
+from services.importers.common import (
+    STRICT_PREFIX, Block, day_start, has_bad_bytes, infer_category, is_decoration, parse_date,
+    profile_fact_category, profile_line, slug, split_blocks, split_lines, trim_block,
+)
+
+BASE_CATEGORIES = {"fact", "pref", "env", "task", "tmp", "rule", "meta"}
+ALIASES = {
+    "facts": "fact", "preference": "pref", "preferences": "pref", "prefs": "pref",
+    "environment": "env", "todo": "task", "tasks": "task", "temp": "tmp", "temporary": "tmp",
+    "rules": "rule", "project": "proj", "relation": "rel", "relationship": "rel",
+    "person": "rel", "people": "rel",
+}
+
+
+@dataclass
+class FileContext:
+    rel: str                    # how problems and source refs name the file
+    fallback: datetime          # the file's date, for entries that carry none
+    user_file: bool = False     # USER.md: entries are about the user
+    status: str = "active"      # "pending" for overflow queues
+    extra_tags: tuple[str, ...] = ()
+
+
+def normalize_category(raw: str) -> tuple[str, str | None]:
+    """(engram category, original spelling when it was not one Engram knows)."""
+    s = raw.strip()
+    head, sep, tail = s.partition(":")
+    key = ALIASES.get(head.strip().lower(), head.strip().lower())
+    if key in ("proj", "rel"):
+        name = tail.strip() if sep else ""
+        return f"{key}:{name or 'general'}", None
+    if key in BASE_CATEGORIES and not tail.strip():
+        return key, None
+    return "fact", s
+
+
+def _problem_for_text(ctx: FileContext, line: int, text: str) -> ImportProblem | None:
+    if has_bad_bytes(text):
+        return ImportProblem(ctx.rel, line, "invalid UTF-8 bytes in the entry")
+    return None
+
+
+def _clean(lines: list[str]) -> str:
+    return "\n".join(ln.rstrip() for ln in lines).strip()
+
+
+def strict_entry(line: int, lines: list[str], ctx: FileContext) -> ImportedFact | ImportProblem:
+    """``lines[0]`` starts with the ``[date][cat]`` prefix."""
+    text = "\n".join(lines)
+    bad = _problem_for_text(ctx, line, text)
+    if bad:
+        return bad
+    m = STRICT_PREFIX.match(lines[0])
+    raw_date, raw_cat = m.group(1), m.group(2)
+    d = parse_date(raw_date)
+    if d is None:
+        return ImportProblem(ctx.rel, line, f"invalid date {raw_date!r} in the entry prefix")
+    content = _clean([lines[0][m.end():], *lines[1:]])
+    if not content or all(is_decoration(ln) for ln in split_lines(content)):
+        return ImportProblem(ctx.rel, line, "entry has a date and category but no content")
+    category, original = normalize_category(raw_cat)
+    tags = list(ctx.extra_tags)
+    meta = {}
+    if original:
+        meta["original_category"] = original
+        tags.append(slug(original))
+    return ImportedFact(content=content, category=category, event_date=d,
+                        created_at=day_start(d), tags=tags, source_ref=f"{ctx.rel}:{line}",
+                        status=ctx.status, metadata=meta)
+
+
+def profile_facts(start: int, lines: list[str], ctx: FileContext) -> list[ImportedFact] | None:
+    """One fact per ``**Label:** value`` line, or None when the lines are not a profile."""
+    rows = []
+    for off, ln in enumerate(lines):
+        if not ln.strip() or is_decoration(ln):
+            continue
+        p = profile_line(ln)
+        if p is None:
+            return None
+        rows.append((start + off, p))
+    facts = []
+    for no, (label, value) in rows:
+        if not value or is_decoration(value):
+            continue
+        d = ctx.fallback.date()
+        facts.append(ImportedFact(
+            content=f"{label}: {value}", category=profile_fact_category(label, value),
+            event_date=d, created_at=ctx.fallback,
+            subject=f"user:{slug(label)}" if ctx.user_file else None,
+            tags=[*ctx.extra_tags, "profile"], source_ref=f"{ctx.rel}:{no}", status=ctx.status))
+    return facts
+
+
+def parse_strict(text: str, ctx: FileContext) -> tuple[list[ImportedFact], list[ImportProblem]]:
+    facts: list[ImportedFact] = []
+    problems: list[ImportProblem] = []
+
+    def take(result):
+        (problems if isinstance(result, ImportProblem) else facts).append(result)
+
+    for block in split_blocks(text):
+        off, lines = trim_block(block)
+        if not lines:
+            continue
+        starts = [i for i, ln in enumerate(lines) if STRICT_PREFIX.match(ln)]
+        lead = lines[:starts[0]] if starts else lines
+        if any(ln.strip() for ln in lead):
+            lead_line = block.line_of(off)
+            prof = profile_facts(lead_line, lead, ctx) if ctx.user_file else None
+            if prof is not None:
+                facts.extend(prof)
+            elif not block.first:
+                bad = _problem_for_text(ctx, lead_line, "\n".join(lead))
+                problems.append(bad or ImportProblem(
+                    ctx.rel, lead_line, "entry has no [YYYY-MM-DD][category] prefix"))
+            # text before the first § that is not a profile is the file's preamble
+        for k, i in enumerate(starts):
+            j = starts[k + 1] if k + 1 < len(starts) else len(lines)
+            take(strict_entry(block.line_of(off + i), lines[i:j], ctx))
+    return facts, problems
+
+
+def is_strict(text: str) -> bool:
+    """Memory Setup wins when most entries carry the ``[YYYY-MM-DD][cat]`` prefix."""
+    prefixed = unprefixed = 0
+    blocks = split_blocks(text)
+    delimited = len(blocks) > 1
+    for b in blocks:
+        _, lines = trim_block(b)
+        if not lines:
+            continue
+        n = sum(1 for ln in lines if STRICT_PREFIX.match(ln))
+        if n:
+            prefixed += n
+        elif not (b.first and delimited):
+            unprefixed += 1
+    return prefixed > 0 and prefixed >= unprefixed
+
+
+# --- lenient (Hermes) ---------------------------------------------------------------------
+_TAG = re.compile(r"^\s*\[([^\[\]\n]{1,60})\](?![(\[:])\s*")
+_TAG_SPLIT = re.compile(r"\s*[·|,;/•]\s*|\s+-\s+")
+_INLINE_DATE = re.compile(r"\*\*(\d{4}-\d{1,2}-\d{1,2})[:：]?\*\*")
+_TOPIC = re.compile(r"^([^\n:：]{2,48}?)\s*[:：]\s+(\S.*)$", re.S)
+_CRUMB = re.compile(r"^\s*([^\n:：>]{1,40})\s*>\s*")
+
+TAG_WORDS = {
+    "env": {"env", "environment", "config", "configuration", "setup", "infra", "tools", "tool",
+            "system", "环境", "配置", "工具"},
+    "user": {"user", "profile", "用户", "个人"},
+    "pref": {"pref", "prefs", "preference", "preferences", "style", "偏好", "习惯"},
+    "rule": {"rule", "rules", "security", "policy", "lesson", "lessons", "pitfall", "gotcha",
+             "warning", "规则", "教训", "安全", "禁止"},
+    "task": {"task", "tasks", "todo", "wip", "任务", "待办"},
+    "tmp": {"tmp", "temp", "temporary", "临时"},
+    "fact": {"fact", "facts", "event", "events", "log", "history", "note", "notes", "info",
+             "事实", "事件", "记录"},
+    "meta": {"meta"},
+    "proj": {"proj", "project", "项目"},
+}
+# Status words say how long an entry lives or what happened to it, not what it is about.
+NEUTRAL = {"fixed", "done", "resolved", "updated", "update", "new", "important", "active",
+           "permanent", "perm", "forever", "永久", "长期", "重要", "已修复", "完成"}
+PERMANENT = {"permanent", "perm", "forever", "永久", "长期"}
+TOPIC_HINTS = [
+    (re.compile(r"\babout\b|\buser\b|\bprofile\b|关于|用户", re.I), "user"),
+    (re.compile(r"\bcommunication\b|\bstyle\b|\bthinks?\b|\bpreferences?\b", re.I), "pref"),
+    (re.compile(r"\benv(ironment)?\b|\bsetup\b|\btools?\b|\bconfig", re.I), "env"),
+    (re.compile(r"\blessons?\b|\brules?\b|\bpitfalls?\b|\bgotchas?\b", re.I), "rule"),
+    (re.compile(r"\btodo\b|\btasks?\b|in progress", re.I), "task"),
+]
+_IDENTITY = re.compile(r"\b(name|called|pronouns?|time ?zone|located|lives|email|birthday|age|"
+                       r"role|job|works)\b|用户名|名字|姓名|时区|生日|邮箱|职业", re.I)
+
+
+def _read_tags(text: str):
+    """Strip leading near-miss tags: returns (rest, words, date, permanent, raw tags)."""
+    words: list[str] = []
+    raw: list[str] = []
+    when: date | None = None
+    permanent = False
+    for _ in range(3):
+        m = _TAG.match(text)
+        if not m or m.group(1).strip().lower() in ("", "x", " "):
+            break
+        raw.append(m.group(1).strip())
+        for part in _TAG_SPLIT.split(m.group(1).strip()):
+            p = part.strip()
+            if not p:
+                continue
+            d = parse_date(p)
+            if d is not None:
+                when = when or d
+            elif re.fullmatch(r"\d{4}-\d{1,2}-\d{1,2}", p):
+                continue  # an impossible tag date: fall back to the file's date
+            elif p.lower() in PERMANENT:
+                permanent = True
+            else:
+                words.append(p)
+        text = text[m.end():]
+    return text, words, when, permanent, raw
+
+
+def _category_from_words(words: list[str]) -> tuple[str | None, list[str]]:
+    """(category or 'user' or None, topics that are not category words)."""
+    cat = None
+    topics = []
+    for w in words:
+        lw = w.lower()
+        hit = next((c for c, ws in TAG_WORDS.items() if lw in ws), None)
+        if hit and cat is None:
+            cat = hit
+        elif not hit and lw not in NEUTRAL:
+            topics.append(w)
+    if cat == "proj" or (cat is None and topics):
+        return f"proj:{slug(topics[0]) if topics else 'general'}", topics
+    return cat, topics
+
+
+def _user_category(text: str) -> str:
+    cat = infer_category(text, default="pref")
+    if cat == "pref" and _IDENTITY.search(text) and not re.search(
+            r"prefer|like|want|偏好|喜欢", text, re.I):
+        return "fact"
+    return cat
+
+
+def lenient_entry(line: int, lines: list[str], ctx: FileContext):
+    """ImportedFact, list of facts (a profile block), ImportProblem, or None (not a fact)."""
+    text = "\n".join(lines)
+    bad = _problem_for_text(ctx, line, text)
+    if bad:
+        return bad
+    if STRICT_PREFIX.match(lines[0]):
+        return strict_entry(line, lines, ctx)
+    prof = profile_facts(line, lines, ctx)
+    if prof is not None:
+        return prof or None
+    body, words, when, permanent, raw_tags = _read_tags(_clean(lines))
+    body = body.strip()
+    if not body or all(is_decoration(ln) for ln in split_lines(body)):
+        return None
+    tags = list(ctx.extra_tags)
+    category, topics = _category_from_words(words)
+    tags += [slug(w) for w in words]
+    if permanent:
+        tags.append("permanent")
+
+    # "Context > How Allen Thinks: …" and "Topic: text" say what the entry is about.
+    first = split_lines(body)[0]
+    crumbs = []
+    rest = first
+    while (m := _CRUMB.match(rest)) and len(crumbs) < 4:
+        crumbs.append(m.group(1).strip())
+        rest = rest[m.end():]
+    topic = None
+    tm = _TOPIC.match(rest)
+    if tm and not re.search(r"[.!?。！？`]|//", tm.group(1)) and len(tm.group(1).split()) <= 6:
+        topic = tm.group(1).strip()
+        value = (tm.group(2) + "\n" + "\n".join(split_lines(body)[1:])).strip()
+        if not value or all(is_decoration(ln) for ln in split_lines(value)):
+            return None  # "Context > Communication Style: ---"
+    # A bracket tag already classifies the entry; topics then only add noise to the tags.
+    for t in [*crumbs, *([topic] if topic and not raw_tags else [])]:
+        tags.append(slug(t))
+        if category is None:
+            category = next((c for pat, c in TOPIC_HINTS if pat.search(t)), None)
+
+    if when is None:
+        m = _INLINE_DATE.search(first)
+        when = parse_date(m.group(1)) if m else None
+    if category is None and ctx.user_file:
+        category = "user"
+    if category == "user":
+        category = _user_category(body)
+        tags.append("user")
+    elif category is None:
+        category = infer_category(body)
+    meta = {"tag": " ".join(f"[{t}]" for t in raw_tags)} if raw_tags else {}
+    created = day_start(when) if when else ctx.fallback
+    return ImportedFact(
+        content=body, category=category, importance=0.7 if permanent else 0.5,
+        event_date=when or ctx.fallback.date(), created_at=created,
+        tags=list(dict.fromkeys(t for t in tags if t)), source_ref=f"{ctx.rel}:{line}",
+        status=ctx.status, metadata=meta)
+
+
+def _loose_items(block: Block, off: int, lines: list[str]):
+    """A file without any § (hand-written notes): paragraphs and bullet items are entries."""
+    items: list[tuple[int, list[str]]] = []
+    cur: list[str] = []
+    cur_start = 0
+    bullet = re.compile(r"^\s{0,3}(?:[-*+•]|\d+[.)])\s+")
+    for i, ln in enumerate(lines):
+        if not ln.strip() or is_decoration(ln):
+            if cur:
+                items.append((cur_start, cur))
+            cur = []
+            continue
+        if bullet.match(ln) and profile_line(ln) is None:
+            if cur:
+                items.append((cur_start, cur))
+            cur, cur_start = [bullet.sub("", ln, count=1)], i
+        else:
+            if not cur:
+                cur_start = i
+            cur.append(ln)
+    if cur:
+        items.append((cur_start, cur))
+    return [(block.line_of(off + s), ls) for s, ls in items]
+
+
+def parse_lenient(text: str, ctx: FileContext) -> tuple[list[ImportedFact], list[ImportProblem]]:
+    facts: list[ImportedFact] = []
+    problems: list[ImportProblem] = []
+    blocks = split_blocks(text)
+    if len(blocks) == 1:
+        b = blocks[0]
+        off, lines = trim_block(b, preamble=True)
+        items = _loose_items(b, off, lines)
+    else:
+        items = []
+        for b in blocks:
+            off, lines = trim_block(b)
+            if lines:
+                items.append((b.line_of(off), lines))
+    for line, lines in items:
+        r = lenient_entry(line, lines, ctx)
+        if isinstance(r, ImportProblem):
+            problems.append(r)
+        elif isinstance(r, list):
+            facts.extend(r)
+        elif r is not None:
+            facts.append(r)
+    return facts, problems
