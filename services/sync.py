@@ -89,7 +89,45 @@ class EntryFile:
 
     def entries(self) -> list[tuple[int, str]]:
         """(block index, entry text) for every block that is an entry."""
-        return [(i, b.strip()) for i, b in enumerate(self.blocks) if i > 0 and ENTRY.match(b.strip())]
+        return [(i, b.strip()) for i, b in enumerate(self.blocks) if i > 0 and _is_entry(b)]
+
+    def first_lines(self) -> dict[int, int]:
+        """Block index → 1-based line number of its first non-blank line."""
+        out, line = {}, 0  # the virtual leading "\n" makes block 0 start on line 1
+        for i, block in enumerate(self.blocks):
+            if i > 0:
+                line += self.seps[i - 1].count("\n")
+            lead = block[:len(block) - len(block.lstrip())]
+            out[i] = line + lead.count("\n") + (1 if i == 0 and not lead else 0)
+            line += block.count("\n")
+        return out
+
+    def parsed(self) -> dict[int, object]:
+        """Block index → the Memory Setup importer's reading of that entry (its category
+        aliases and date checks, so a synced entry becomes the same fact an import makes).
+        Blocks the importer splits into several facts are left to ``parse_entry``."""
+        if self.raw is None:
+            return {}
+        try:
+            from services.importers.service import parse_source
+
+            facts = parse_source(self.path, "memory-setup").facts
+        except Exception:  # importer missing or refusing the file: the plain reading stays
+            return {}
+        by_line: dict[int, list] = {}
+        for f in facts:
+            try:
+                by_line.setdefault(int(str(f.source_ref).rsplit(":", 1)[1]), []).append(f)
+            except (IndexError, ValueError):
+                continue
+        starts = self.first_lines()
+        ends = {i: starts.get(i + 1, 10 ** 9) for i in starts}
+        out = {}
+        for i, start in starts.items():
+            inside = [f for ln, fs in by_line.items() if start <= ln < ends[i] for f in fs]
+            if i > 0 and len(inside) == 1 and start in by_line:
+                out[i] = inside[0]
+        return out
 
     def replace(self, i: int, entry: str) -> None:
         b = self.blocks[i]
@@ -119,11 +157,30 @@ class EntryFile:
         self.blocks, self.seps = blocks, seps
 
 
-def parse_entry(text: str) -> tuple[date, str, str]:
+def _is_entry(block: str | None) -> bool:
+    m = ENTRY.match((block or "").strip())
+    if m is None or not m.group(3).strip():
+        return False
+    try:
+        date.fromisoformat(m.group(1))
+    except ValueError:
+        return False  # an impossible date: not an entry we can sync, kept as it is
+    return True
+
+
+def parse_entry(text: str, imported=None) -> tuple[date, str, str, dict]:
+    """(day, category, content, extra NewFact fields) of one entry."""
+    if imported is not None and imported.event_date is not None:
+        return (imported.event_date, imported.category, imported.content,
+                {"tags": list(imported.tags), "metadata": dict(imported.metadata)})
     m = ENTRY.match(text.strip())
     if m is None:
         raise InvalidInput(f"not a Memory Setup entry: {text[:60]!r}")
-    return date.fromisoformat(m.group(1)), m.group(2).strip(), m.group(3).strip()
+    try:
+        day = date.fromisoformat(m.group(1))
+    except ValueError:
+        raise InvalidInput(f"impossible date in entry {text[:60]!r}") from None
+    return day, m.group(2).strip(), m.group(3).strip(), {}
 
 
 def _h(text: str | None) -> str | None:
@@ -202,6 +259,7 @@ def sync_workspace(memory, direction: str = "both", prefer: str | None = None,
 def _sync_file(memory, name, ef: EntryFile, links, linked_anywhere, report, pull, push,
                prefer, dry_run) -> list[dict]:
     entries = ef.entries()
+    parsed = ef.parsed() if pull else {}
     cur = [_h(t) for _, t in entries]
     old = [l["file"] for l in links]
     facts = memory.facts.rows([l["fact"] for l in links])
@@ -241,7 +299,7 @@ def _sync_file(memory, name, ef: EntryFile, links, linked_anywhere, report, pull
             continue
         take_file = file_moved and (not fact_moved or prefer == "file" or e_text == f_text)
         if take_file and pull:
-            new = _pull_change(memory, f, e_text, report, name, dry_run)
+            new = _pull_change(memory, f, e_text, parsed.get(block), report, name, dry_run)
             if new is not None:
                 kept.append((pos, {"fact": link["fact"], "file": _h(e_text), "fact_h": _h(new)}))
             continue
@@ -265,12 +323,12 @@ def _sync_file(memory, name, ef: EntryFile, links, linked_anywhere, report, pull
 
     fresh = [entries[j] for link, j in pairs if link is None and j is not None]
     if fresh and pull:
-        kept += _pull_new(memory, name, ef, fresh, linked_anywhere, report, dry_run)
+        kept += _pull_new(memory, name, ef, fresh, parsed, linked_anywhere, report, dry_run)
     # links in file order: the next sync's diff of hash sequences relies on it
     return [link for _, link in sorted(kept, key=lambda t: t[0])]
 
 
-def _pull_change(memory, f, e_text, report, name, dry_run) -> str | None:
+def _pull_change(memory, f, e_text, imported, report, name, dry_run) -> str | None:
     """Copy a file-side change into the fact; returns the fact's new rendering."""
     if f is None:
         return None
@@ -280,7 +338,7 @@ def _pull_change(memory, f, e_text, report, name, dry_run) -> str | None:
         report.pulled += 1
         report.changes.append(f"{name}: entry removed → archived fact {f.id}")
         return None
-    day, cat, content = parse_entry(e_text)
+    day, cat, content, _ = parse_entry(e_text, imported)
     changes = {}
     if content != f.content:
         changes["content"] = content
@@ -299,15 +357,15 @@ def _pull_change(memory, f, e_text, report, name, dry_run) -> str | None:
     return memory_md_entry(new)
 
 
-def _pull_new(memory, name, ef, entries, linked_anywhere, report,
+def _pull_new(memory, name, ef, entries, parsed, linked_anywhere, report,
               dry_run) -> list[tuple[int, dict]]:
     items, texts = [], []
-    for _, t in entries:
-        day, cat, content = parse_entry(t)
+    for block, t in entries:
+        day, cat, content, extra = parse_entry(t, parsed.get(block))
         items.append(NewFact(content=content, category=cat, event_date=day,
                              created_at=datetime(day.year, day.month, day.day),
-                             source="sync", source_ref=f"{ef.path}",
-                             metadata={"workspace_file": name}))
+                             source="sync", source_ref=f"{ef.path}", tags=extra.get("tags", []),
+                             metadata={**extra.get("metadata", {}), "workspace_file": name}))
         texts.append(t)
     if dry_run:
         report.pulled += len(items)
