@@ -35,4 +35,7 @@ def export_agent(memory, out: Path, fmt: str = "json") -> Path:
         atomic_write(out, render_memory_md(active))
     else:
         raise ValueError(f"unknown export format {fmt!r}")
+    from services.export_log import record_export  # a forget must reach this copy too
+
+    record_export(memory.engram.config.data_dir, memory.slug, out, fmt)
     return out

@@ -5,7 +5,7 @@ supersession (same subject key) → row + FTS (one transaction) → vectors.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from typing import Callable, Sequence
 
@@ -15,6 +15,7 @@ from models import Fact
 from models.entities import MEMORY_TYPES, utcnow
 from services.errors import InvalidInput
 from services.facts import snapshot
+from services.pii import apply_pii
 from services.redaction import redact
 from services.subjects import infer_subject
 from services.text import content_hash
@@ -66,10 +67,19 @@ class Ingestor:
         results: list[RememberResult | None] = [None] * len(items)
         prepared: list[tuple[int, NewFact, str, str]] = []  # (index, item, text, hash)
         key = m.engram.forget_key()
+        notes: dict[int, dict] = {}  # index → redaction counts for the audit log (no content)
         for i, item in enumerate(items):
             validate(item)
             red = redact((item.content or "").strip())
             text = red.text.strip()
+            pii = apply_pii(text, m.settings.get("pii"))  # per-agent policy (services/pii.py)
+            if pii.found:
+                text = pii.text.strip()
+                if pii.pending and item.status == "active":
+                    item = replace(item, status="pending")
+            if red.count or pii.found:
+                notes[i] = {"secrets": red.count, "kinds": sorted(set(red.kinds)),
+                            "pii": pii.found, "pii_redacted": pii.redacted}
             if not text:
                 results[i] = RememberResult("empty", None, reason="empty text")
                 continue
@@ -124,6 +134,10 @@ class Ingestor:
             with m.db.atomic():
                 for j, (i, item, text, h) in enumerate(part):
                     fid, superseded = self._insert(item, text, h, actor)
+                    if i in notes:
+                        m.facts.audit("redact", fid, None, notes[i], actor="engram",
+                                      reason=f"{notes[i]['secrets']} secret(s), "
+                                             f"{notes[i]['pii_redacted']} personal detail(s) redacted")
                     results[i].fact_id = fid
                     results[i].superseded = superseded
                     added_ids.append(fid)

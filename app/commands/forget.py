@@ -1,0 +1,210 @@
+"""Forget commands: ``engram forget``, ``engram rules``, ``engram receipts``, ``engram pii``."""
+from __future__ import annotations
+
+import sys
+from datetime import date, datetime
+
+from app.cli import emit_json
+
+
+def _date(s: str) -> datetime:
+    try:
+        return datetime.fromisoformat(s) if "T" in s or " " in s else \
+            datetime.combine(date.fromisoformat(s), datetime.min.time())
+    except ValueError:
+        raise ValueError(f"--before {s!r}: use YYYY-MM-DD (or YYYY-MM-DDTHH:MM)") from None
+
+
+def register(sub) -> None:
+    p = sub.add_parser("forget", help="erase memories everywhere (preview first; --yes to do it)",
+                       description="Without --yes this only shows what would be removed from "
+                       "each place. With --yes it removes it, adds a forget rule and prints "
+                       "the receipt.")
+    p.add_argument("--agent")
+    p.add_argument("--all-agents", action="store_true",
+                   help="every agent: with --matching TEXT, or alone to forget everything")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--fact", type=int, action="append", metavar="ID", help="one fact (repeatable)")
+    g.add_argument("--matching", metavar="TEXT", help="every fact about TEXT (keyword + semantic)")
+    g.add_argument("--before", type=_date, metavar="DATE", help="everything created before DATE")
+    g.add_argument("--all", action="store_true", help="all of the agent's memory")
+    g.add_argument("--verify", metavar="TEXT", action="append",
+                   help="scan every store and file for TEXT; exit 1 while any remains")
+    p.add_argument("--keyword-only", action="store_true", help="--matching: no semantic matches")
+    p.add_argument("--threshold", type=float, default=None,
+                   help="--matching: cosine for semantic matches (default 0.8)")
+    p.add_argument("--exclude", type=int, action="append", default=[], metavar="ID",
+                   help="leave this candidate out (after reviewing the preview)")
+    p.add_argument("--label", help="the forget rule's label (default: the date)")
+    p.add_argument("--no-rule", action="store_true", help="do not block this content in future")
+    p.add_argument("--rule", action="store_true", help="add a forget rule for date/agent scopes too")
+    p.add_argument("--dry-run", action="store_true", help="preview only, even with --yes")
+    p.add_argument("--yes", action="store_true", help="do it")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_forget)
+
+    p = sub.add_parser("rules", help="forget rules: content that is never stored again")
+    rs = p.add_subparsers(dest="rules_cmd", required=True)
+    r = rs.add_parser("list")
+    r.add_argument("--json", action="store_true")
+    r.set_defaults(func=cmd_rules_list)
+    r = rs.add_parser("remove")
+    r.add_argument("id", type=int)
+    r.set_defaults(func=cmd_rules_remove)
+
+    p = sub.add_parser("receipts", help="what each forget removed (counts and hashes, no content)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_receipts)
+
+    p = sub.add_parser("pii", help="show or set an agent's personal-data policy")
+    p.add_argument("--agent", required=True)
+    p.add_argument("policy", nargs="?", choices=["allow", "ask", "deny"])
+    p.add_argument("--kind", choices=["email", "phone", "address"],
+                   help="set the policy for one kind only")
+    p.set_defaults(func=cmd_pii)
+
+
+def _scope(args):
+    from services.forget import SEMANTIC_THRESHOLD, ForgetScope
+
+    rule = False if args.no_rule else (True if args.rule else None)
+    return ForgetScope(agent=args.agent, fact_ids=tuple(args.fact or ()), matching=args.matching,
+                       before=args.before, all=args.all, all_agents=args.all_agents,
+                       semantic=not args.keyword_only,
+                       threshold=args.threshold if args.threshold is not None else SEMANTIC_THRESHOLD,
+                       exclude_ids=tuple(args.exclude), rule=rule, label=args.label)
+
+
+def _print_preview(pv) -> None:
+    c = pv.counts()
+    print("This forget would remove:")
+    for ap in pv.agents:
+        ac = ap.counts()
+        print(f"  agent {ap.slug}: {ac['facts']} fact(s), {ac['history_events']} history "
+              f"event(s), {ac['fts_entries']} FTS entr(ies), {ac['vectors']} vector(s), "
+              f"{ac['episodes']} episode(s), {ac['session_logs']} session log(s), "
+              f"{ac['compiled_layers']} compiled layer(s) + {ac['layer_files']} layer file(s), "
+              f"{ac['workspace_entries']} workspace entr(ies) in {ac['workspace_files']} "
+              f"file(s), {ac['exports']} export(s)")
+        for f in ap.facts[:200]:
+            why = f["why"] + (f" {f['score']:.2f}" if f.get("score") is not None else "")
+            print(f"    #{f['id']} [{why}] {f['content'][:100]}")
+        if len(ap.facts) > 200:
+            print(f"    … and {len(ap.facts) - 200} more")
+        for e in ap.episodes[:20]:
+            print(f"    episode {e['id']} {e['day']}: {e['summary'][:80]}")
+        for ed in ap.workspace + ap.exports + ap.layer_files:
+            what = "delete file" if ed.new_data is None and not ed.problem else \
+                f"{len(ed.removed)} {ed.kind}"
+            print(f"    {ed.path}: {ed.problem or what}")
+    for b in pv.backups:
+        print(f"  store backup holding it (deleted): {b}")
+    for n in pv.notes:
+        print(f"  note: {n}")
+    if pv.empty:
+        print("  nothing matches.")
+    else:
+        print(f"Total: {sum(v for v in c.values())} item(s). Run again with --yes to forget.")
+
+
+def cmd_forget(args, ctx):
+    from services.errors import InvalidInput
+    from services.forget import ForgetService
+
+    eng = ctx.engram()
+    svc = ForgetService(eng)
+    if args.verify:
+        if args.yes or args.all_agents:
+            raise InvalidInput("--verify only checks; it takes TEXT and optionally --agent")
+        rep = svc.verify(args.verify, agent=args.agent)
+        if args.json:
+            emit_json(rep.to_json())
+        else:
+            for place, detail in rep.remaining:
+                print(f"remains: {place}: {detail}")
+            for place, detail in rep.shared:
+                print(f"held by other agents (not this one's): {place}: {detail}")
+            print(f"scanned {rep.files_scanned} file(s), {rep.bytes_scanned} bytes: "
+                  + ("nothing remains" if rep.ok else f"{len(rep.remaining)} place(s) remain"))
+        return 0 if rep.ok else 1
+    scope = _scope(args)
+    pv = svc.preview(scope)
+    if not args.yes or args.dry_run:
+        if args.json:
+            emit_json(pv.to_json())
+        else:
+            _print_preview(pv)
+        return 0
+    if pv.empty:
+        print("engram: nothing to forget", file=sys.stderr)
+        return 0
+    receipt = svc.execute(scope, preview=pv)
+    if args.json:
+        emit_json(receipt)
+    else:
+        _print_receipt(receipt)
+    return 0 if receipt["counts"].get("remaining_after_verify", 0) == 0 else 1
+
+
+def _print_receipt(r: dict) -> None:
+    c = r["counts"]
+    print(f"receipt {r['id']} at {r['created_at']} ({r['scope'].get('kind')}"
+          f"{', agent ' + r['agent'] if r.get('agent') else ''}):")
+    print("  " + ", ".join(f"{k} {v}" for k, v in sorted(c.items())))
+    for n in r.get("notes", []):
+        print(f"  note: {n}")
+
+
+def cmd_rules_list(args, ctx):
+    from services.forget import ForgetService
+
+    rules = ForgetService(ctx.engram(semantic=False)).rules()
+    if args.json:
+        emit_json([r.to_json() for r in rules])
+        return
+    if not rules:
+        print("no forget rules")
+    for r in rules:
+        print(f"{r.id:>4}  {r.created_at}  {r.agent or 'all agents':<12} {r.terms} term(s)  {r.label}")
+
+
+def cmd_rules_remove(args, ctx):
+    from services.forget import ForgetService
+
+    ForgetService(ctx.engram(semantic=False)).remove_rule(args.id)
+    print(f"removed rule {args.id}")
+
+
+def cmd_receipts(args, ctx):
+    from services.forget import ForgetService
+
+    recs = ForgetService(ctx.engram(semantic=False)).receipts()
+    if args.json:
+        emit_json(recs)
+        return
+    if not recs:
+        print("no forget receipts")
+    for r in recs:
+        _print_receipt(r)
+
+
+def cmd_pii(args, ctx):
+    from services.pii import KINDS, validate_policy
+
+    eng = ctx.engram(semantic=False)
+    mem = eng.agent(args.agent)
+    cur = mem.settings.get("pii") or "allow"
+    if args.policy is None:
+        if isinstance(cur, str):
+            print(", ".join(f"{k}: {cur}" for k in KINDS))
+        else:
+            print(", ".join(f"{k}: {cur.get(k, cur.get('default', 'allow'))}" for k in KINDS))
+        return 0
+    if args.kind:
+        base = dict(cur) if isinstance(cur, dict) else {"default": cur}
+        base[args.kind] = args.policy
+        new = validate_policy(base)
+    else:
+        new = validate_policy(args.policy)
+    eng.update_agent(args.agent, settings={"pii": new})
+    print(f"{args.agent}: pii {new}")

@@ -1,0 +1,814 @@
+"""The right to be forgotten: preview, purge everywhere, prove it, never store it again.
+
+``ForgetService(engram).preview(scope)`` lists, per place, what a forget removes: fact rows and
+their audit history (snapshots hold the text), FTS entries, Chroma vectors, episodes and
+session logs that mention it, compiled layers, entries in the agent's workspace files,
+exports Engram wrote and store backups holding it. ``execute`` removes all of it, rebuilds the
+agent's Chroma collection without the vectors (hnswlib only *marks* deletions, the float32
+bytes stay in ``data_level0.bin``), deletes orphan segment directories, merges FTS segments,
+checkpoints and VACUUMs both SQLite files, adds a keyed-hash forget rule and writes a receipt
+without content. ``verify`` reads the raw bytes of every file for the forgotten strings.
+
+Order of work (crash safety): files and vectors first, the SQL transaction last. A crash
+before the transaction leaves the rows (the truth) and a re-run of the same forget finishes
+the job; a crash after it leaves only free pages, which the next forget or ``VACUUM`` clears.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import shutil
+import sqlite3
+import time
+from dataclasses import asdict, dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+from typing import Callable
+
+from models import Agent, AuditEvent, CompiledLayer, Episode, Fact, ForgetReceipt, Session
+from models.entities import FACT_STATUSES
+from services import forget_rules
+from services.backup import backup_store, db_path, scrub_file, store_backups
+from services.errors import InvalidInput, NotFound
+from services.facts import FactFilters
+from services.forget_files import FileEdit, Terms, apply_edit, plan_file, workspace_files
+from services.raw_scan import byte_pattern, iter_files, scan_file, vector_hits
+from services.text import fts_query, normalize, words
+
+log = logging.getLogger(__name__)
+SEMANTIC_THRESHOLD = 0.8  # cosine at which a fact is "about" the query without naming it
+SEMANTIC_K = 50
+
+
+@dataclass
+class ForgetScope:
+    agent: str | None = None
+    fact_ids: tuple[int, ...] = ()
+    matching: str | None = None
+    before: date | datetime | None = None
+    all: bool = False
+    all_agents: bool = False
+    semantic: bool = True  # matching: also facts that say the same thing in other words
+    threshold: float = SEMANTIC_THRESHOLD
+    exclude_ids: tuple[int, ...] = ()  # candidates the user unticked after review
+    rule: bool | None = None  # add a forget rule (default: for fact and matching scopes)
+    label: str | None = None  # the rule's label, in the user's words
+
+    @property
+    def kind(self) -> str:
+        if self.fact_ids:
+            return "fact"
+        if self.matching:
+            return "matching"
+        if self.before:
+            return "before"
+        if self.all:
+            return "agent"
+        return "everything" if self.all_agents else "none"
+
+    def check(self) -> None:
+        chosen = sum(bool(x) for x in (self.fact_ids, self.matching, self.before, self.all))
+        if self.all_agents and (self.fact_ids or self.before or self.all):
+            raise InvalidInput("--all-agents goes with --matching TEXT, or alone for everything")
+        if not self.all_agents and chosen != 1:
+            raise InvalidInput("choose one scope: a fact id, --matching TEXT, --before DATE or --all")
+        if self.all_agents and self.agent:
+            raise InvalidInput("--all-agents and --agent exclude each other")
+        if not self.all_agents and not self.agent and not self.fact_ids:
+            raise InvalidInput("say which agent (--agent NAME) or use --all-agents")
+        if self.matching is not None and not words(self.matching):
+            raise InvalidInput("--matching needs at least one word")
+
+    @property
+    def wants_rule(self) -> bool:
+        return self.rule if self.rule is not None else self.kind in ("fact", "matching")
+
+    def to_receipt(self, key: bytes) -> dict:
+        """The scope as a receipt may keep it: the matching text only as a keyed hash."""
+        d = {"kind": self.kind, "agent": self.agent, "all_agents": self.all_agents}
+        if self.fact_ids:
+            d["fact_ids"] = sorted(self.fact_ids)
+        if self.before:
+            d["before"] = self.before.isoformat()
+        if self.matching:
+            d["matching_hash"] = keyed(key, self.matching)
+            d["semantic"] = self.semantic
+        return d
+
+
+def keyed(key: bytes, text: str) -> str:
+    return hmac.new(key, normalize(text).encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+@dataclass
+class AgentPreview:
+    slug: str
+    agent_id: int
+    facts: list[dict] = field(default_factory=list)  # id, content, status, why, score
+    history: list[int] = field(default_factory=list)  # audit event ids
+    fts: int = 0
+    vectors: list[int] = field(default_factory=list)
+    episodes: list[dict] = field(default_factory=list)
+    sessions: list[dict] = field(default_factory=list)
+    layers: list[dict] = field(default_factory=list)
+    layer_files: list[FileEdit] = field(default_factory=list)
+    workspace: list[FileEdit] = field(default_factory=list)
+    exports: list[FileEdit] = field(default_factory=list)
+    terms: list[str] = field(default_factory=list, repr=False)  # what must be gone (content!)
+
+    def counts(self) -> dict:
+        return {"facts": len(self.facts), "history_events": len(self.history),
+                "fts_entries": self.fts, "vectors": len(self.vectors),
+                "episodes": len(self.episodes), "session_logs": len(self.sessions),
+                "compiled_layers": len(self.layers),
+                "layer_files": len(self.layer_files),
+                "workspace_entries": sum(len(e.removed) for e in self.workspace),
+                "workspace_files": len(self.workspace),
+                "exports": len(self.exports)}
+
+    def to_json(self) -> dict:
+        return {"agent": self.slug, "counts": self.counts(), "facts": self.facts,
+                "history_events": self.history, "vectors": self.vectors,
+                "episodes": self.episodes, "sessions": self.sessions, "layers": self.layers,
+                "layer_files": [e.to_json() for e in self.layer_files],
+                "workspace": [e.to_json() for e in self.workspace],
+                "exports": [e.to_json() for e in self.exports]}
+
+
+@dataclass
+class ForgetPreview:
+    scope: ForgetScope
+    agents: list[AgentPreview] = field(default_factory=list)
+    backups: list[str] = field(default_factory=list)  # store copies holding forgotten text
+    notes: list[str] = field(default_factory=list)
+
+    def counts(self) -> dict:
+        total: dict[str, int] = {}
+        for a in self.agents:
+            for k, v in a.counts().items():
+                total[k] = total.get(k, 0) + v
+        total["backups"] = len(self.backups)
+        return total
+
+    @property
+    def empty(self) -> bool:
+        return not any(v for v in self.counts().values())
+
+    def to_json(self) -> dict:
+        s = asdict(self.scope)
+        if isinstance(self.scope.before, (date, datetime)):
+            s["before"] = self.scope.before.isoformat()
+        return {"scope": s, "counts": self.counts(), "agents": [a.to_json() for a in self.agents],
+                "backups": self.backups, "notes": self.notes}
+
+
+@dataclass
+class VerifyForgetReport:
+    remaining: list[tuple[str, str]] = field(default_factory=list)  # (place, detail)
+    shared: list[tuple[str, str]] = field(default_factory=list)  # raw hits other agents explain
+    files_scanned: int = 0
+    bytes_scanned: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.remaining
+
+    def to_json(self) -> dict:
+        return {"ok": self.ok, "remaining": [list(r) for r in self.remaining],
+                "shared": [list(r) for r in self.shared], "files_scanned": self.files_scanned,
+                "bytes_scanned": self.bytes_scanned}
+
+
+def _as_dt(v) -> datetime:
+    if isinstance(v, datetime):
+        return v
+    return datetime(v.year, v.month, v.day)
+
+
+class ForgetService:
+    def __init__(self, engram):
+        self.e = engram
+        self._backup: Path | None = None
+
+    # scope → agents and facts -------------------------------------------------------------
+    def _agents(self, scope: ForgetScope) -> list[Agent]:
+        if scope.all_agents:
+            return list(Agent.select().order_by(Agent.slug))
+        if scope.agent:
+            a = Agent.get_or_none(Agent.slug == scope.agent)
+            if a is None:
+                raise NotFound(f"no agent {scope.agent!r} (see `engram agents`)")
+            return [a]
+        ids = {r.agent_id for r in Fact.select(Fact.agent).where(Fact.id.in_(list(scope.fact_ids)))}
+        if not ids:
+            raise NotFound(f"no fact {', '.join(map(str, scope.fact_ids))}")
+        return list(Agent.select().where(Agent.id.in_(list(ids))).order_by(Agent.slug))
+
+    def _facts(self, a: Agent, scope: ForgetScope) -> list[dict]:
+        q = Fact.select(Fact.id, Fact.content, Fact.status).where(Fact.agent == a.id)
+        why: dict[int, tuple[str, float | None]] = {}
+        kind = scope.kind
+        if kind == "fact":
+            rows = list(q.where(Fact.id.in_(list(scope.fact_ids))))
+            if scope.agent and len(rows) < len(set(scope.fact_ids)):
+                missing = set(scope.fact_ids) - {r.id for r in rows}
+                raise NotFound(f"no fact {', '.join(map(str, sorted(missing)))} for agent {a.slug!r}")
+            why = {r.id: ("id", None) for r in rows}
+        elif kind == "before":
+            rows = list(q.where(Fact.created_at < _as_dt(scope.before)))
+            why = {r.id: ("date", None) for r in rows}
+        elif kind in ("agent", "everything"):
+            rows = list(q)
+            why = {r.id: ("all", None) for r in rows}
+        else:  # matching
+            needle = normalize(scope.matching)
+            phrase = fts_query('"' + " ".join(words(scope.matching)) + '"')
+            if phrase:
+                for (fid,) in self.e.db.execute_sql(
+                        "SELECT f.id FROM fact_fts JOIN fact f ON f.id = fact_fts.rowid "
+                        "WHERE fact_fts MATCH ? AND f.agent_id = ?", (phrase, a.id)).fetchall():
+                    why.setdefault(fid, ("keyword", None))
+            # normalised substring: punctuation and case do not hide a mention
+            for fid, content in Fact.select(Fact.id, Fact.content).where(Fact.agent == a.id).tuples():
+                if fid not in why and needle and needle in normalize(content):
+                    why[fid] = ("keyword", None)
+            if scope.semantic and self.e.semantic_enabled:
+                from services.engram import AgentMemory
+
+                mem = AgentMemory(self.e, a)
+                hits = mem.search(scope.matching, k=SEMANTIC_K, mode="semantic", touch=False,
+                                  filters=FactFilters(status=list(FACT_STATUSES)))
+                for h in hits:
+                    cos = float(h.raw.get("cosine", 0.0))
+                    if cos >= scope.threshold and h.fact.id not in why:
+                        why[h.fact.id] = ("semantic", round(cos, 4))
+            rows = list(q.where(Fact.id.in_(list(why)))) if why else []
+        excl = set(scope.exclude_ids)
+        return [{"id": r.id, "content": r.content, "status": r.status, "why": why[r.id][0],
+                 "score": why[r.id][1]} for r in sorted(rows, key=lambda r: r.id)
+                if r.id not in excl]
+
+    # preview ------------------------------------------------------------------------------
+    def preview(self, scope: ForgetScope) -> ForgetPreview:
+        scope.check()
+        pv = ForgetPreview(scope)
+        whole = scope.kind in ("agent", "everything")
+        for a in self._agents(scope):
+            ap = AgentPreview(a.slug, a.id)
+            ap.facts = self._facts(a, scope)
+            ids = [f["id"] for f in ap.facts]
+            terms = [f["content"] for f in ap.facts]
+            if scope.matching:
+                terms.append(scope.matching)
+            # episodes
+            eq = Episode.select().where(Episode.agent == a.id)
+            t = Terms(terms)
+            if whole:
+                eps = list(eq)
+            elif scope.kind == "before":
+                eps = list(eq.where(Episode.day < _as_dt(scope.before).date()))
+            else:
+                eps = [e for e in eq if t.mentions(e.summary) or t.mentions(" ".join(e.tags or ()))]
+            ap.episodes = [{"id": e.id, "day": e.day.isoformat(), "summary": e.summary} for e in eps]
+            terms += [e.summary for e in eps]
+            t = Terms(terms)
+            ap.terms = terms
+            ap.fts = len(ids) + len(eps)
+            # audit history: the fact's own events, plus any event whose snapshot mentions it
+            id_set = set(ids)
+            hist = []
+            for ev in AuditEvent.select(AuditEvent.id, AuditEvent.fact_id, AuditEvent.before,
+                                        AuditEvent.after, AuditEvent.reason).where(
+                                            AuditEvent.agent == a.id):
+                if whole or ev.fact_id in id_set or (t and (
+                        t.mentions(_js(ev.before)) or t.mentions(_js(ev.after))
+                        or t.mentions(ev.reason))):
+                    hist.append(ev.id)
+            ap.history = hist
+            # sessions: whole logs for agent/date scopes, mentioning lines otherwise
+            sq = Session.select().where((Session.agent == a.id) & Session.log.is_null(False))
+            for s in sq:
+                if whole or (scope.kind == "before" and (s.started_at or s.processed_at)
+                             and (s.started_at or s.processed_at) < _as_dt(scope.before)) \
+                        or t.mentions(s.log):
+                    ap.sessions.append({"id": s.id, "external_id": s.external_id,
+                                        "whole_log": whole or scope.kind == "before"})
+            # compiled layers
+            for L in CompiledLayer.select().where(CompiledLayer.agent == a.id):
+                if whole or t.mentions(L.markdown):
+                    ap.layers.append({"id": L.id, "layer": L.layer, "path": L.path,
+                                      "compiled_at": L.compiled_at.isoformat()})
+            adir = self.e.config.agent_dir(a.slug)
+            layer_paths = {Path(L.path) for L in CompiledLayer.select(CompiledLayer.path).where(
+                (CompiledLayer.agent == a.id) & CompiledLayer.path.is_null(False))}
+            files = set(iter_files(adir)) | {p for p in layer_paths if p.is_file()}
+            for p in sorted(files):
+                ed = plan_file(p, t, whole=whole)
+                if ed:
+                    ap.layer_files.append(ed)
+            # vectors
+            if self.e.index is not None and ids:
+                present = self.e.index.all_ids(a.id)
+                ap.vectors = [i for i in ids if i in present]
+            elif ids:
+                ap.vectors = list(ids)  # unknown without the index: the collection is dropped
+            # workspace files
+            for p in workspace_files(a.workspace):
+                ed = plan_file(p, t)
+                if ed:
+                    ap.workspace.append(ed)
+            # exports
+            from services.export_log import exports
+
+            for ex in exports(self.e.config.data_dir, a.slug):
+                p = Path(ex["path"])
+                if p.is_file():
+                    ed = plan_file(p, t, whole=whole)
+                    if ed:
+                        ap.exports.append(ed)
+            pv.agents.append(ap)
+        all_terms = [x for ap in pv.agents for x in ap.terms]
+        if all_terms or scope.kind == "everything":
+            for b in store_backups(self.e):
+                if scope.kind == "everything" or backup_holds(b, all_terms):
+                    pv.backups.append(str(b))
+        if not self.e.semantic_enabled and scope.matching and scope.semantic:
+            pv.notes.append("semantic matching is off (" + (self.e.semantic_error or "no model")
+                            + "): only facts that contain the words are listed")
+        return pv
+
+    # execute ------------------------------------------------------------------------------
+    def execute(self, scope: ForgetScope, progress: Callable[[int, int, str], None] | None = None,
+                cancelled: Callable[[], bool] | None = None,
+                preview: ForgetPreview | None = None) -> dict:
+        t0 = time.perf_counter()
+        pv = preview or self.preview(scope)
+        steps = ["backup", "files", "vectors", "rows", "layers", "compact", "backups", "verify"]
+        done = 0
+
+        def step(msg):
+            nonlocal done
+            if cancelled and cancelled() and done < 2:  # nothing changed before "files"
+                raise InvalidInput("forget cancelled; nothing was removed")
+            if progress:
+                progress(done, len(steps), msg)
+            done += 1
+
+        notes = list(pv.notes)
+        key = self.e.forget_key()
+        step("backup")
+        if scope.kind == "everything":
+            self._backup = backup_store(self.e, "before-forget-everything")
+        step("files")
+        files_done = 0
+        exported_gone: set[str] = set()
+        for ap in pv.agents:
+            for ed in ap.workspace + ap.exports + ap.layer_files:
+                if ed.problem:
+                    notes.append(f"{ed.path}: {ed.problem}")
+                elif apply_edit(ed):
+                    files_done += 1
+                    if ed.new_data is None and ed in ap.exports:
+                        exported_gone.add(str(ed.path))
+            if scope.kind in ("agent", "everything"):
+                adir = self.e.config.agent_dir(ap.slug)
+                if adir.is_dir():
+                    shutil.rmtree(adir, ignore_errors=True)
+        if exported_gone:
+            from services.export_log import forget_exports
+
+            forget_exports(self.e.config.data_dir, exported_gone)
+        step("vectors")
+        for ap in pv.agents:
+            if ap.vectors or scope.kind in ("agent", "everything"):
+                notes += self._purge_vectors(ap.agent_id, {f["id"] for f in ap.facts},
+                                             drop=scope.kind in ("agent", "everything"))
+        step("rows")
+        receipt = self._delete_rows(scope, pv, key)
+        step("layers")
+        for ap in pv.agents:
+            if ap.layers and scope.kind not in ("agent", "everything"):
+                notes.append(self._recompile(ap.slug))
+        step("compact")
+        notes += self.compact()
+        step("backups")
+        for b in pv.backups:
+            scrub_file(Path(b))
+        if self._backup is not None:
+            scrub_file(self._backup)
+            self._backup = None
+        step("verify")
+        remaining = checked = 0
+        groups = ([(None, [x for ap in pv.agents for x in ap.terms])] if scope.all_agents
+                  else [(ap.slug, ap.terms) for ap in pv.agents])
+        for slug, terms in groups:
+            sample = verify_sample(terms, [scope.matching] if scope.matching else [])
+            if sample:
+                rep = self.verify(sample, agent=slug)
+                checked += len(sample)
+                remaining += len(rep.remaining)
+                notes += [f"still present: {p} ({d})" for p, d in rep.remaining[:20]]
+        counts = dict(receipt.counts)
+        counts["files_rewritten"] = files_done
+        counts["remaining_after_verify"] = remaining
+        counts["strings_verified"] = checked
+        counts["seconds"] = round(time.perf_counter() - t0, 3)
+        ForgetReceipt.update(counts=counts).where(ForgetReceipt.id == receipt.id).execute()
+        if progress:
+            progress(len(steps), len(steps), "done")
+        for ap in pv.agents:
+            self.e.bus.emit("fact.deleted", agent_id=ap.agent_id, ids=[f["id"] for f in ap.facts])
+        self.e.bus.emit("forget.done", receipt=receipt.id)
+        out = self._receipt_json(ForgetReceipt.get_by_id(receipt.id))
+        out["notes"] = [n for n in notes if n]
+        return out
+
+    def _delete_rows(self, scope: ForgetScope, pv: ForgetPreview, key: bytes) -> ForgetReceipt:
+        db = self.e.db
+        counts: dict[str, int] = {}
+        hashes: set[str] = set()
+        whole = scope.kind in ("agent", "everything")
+        label = scope.label or f"forgotten {datetime.now():%Y-%m-%d %H:%M}"
+
+        def rule_terms(ap):
+            return ([scope.matching] if scope.matching else []) + [f["content"] for f in ap.facts]
+
+        with db.atomic():
+            if scope.wants_rule and scope.all_agents:
+                terms = [x for ap in pv.agents for x in rule_terms(ap)] or \
+                    ([scope.matching] if scope.matching else [])
+                if terms:
+                    forget_rules.add_rule(key, None, label, terms)
+                    counts["rules"] = 1
+            for ap in pv.agents:
+                c = ap.counts()
+                for k, v in c.items():
+                    counts[k] = counts.get(k, 0) + v
+                ids = [f["id"] for f in ap.facts]
+                hashes.update(keyed(key, x) for x in ap.terms)
+                for s in range(0, len(ids), 500):
+                    part = ids[s:s + 500]
+                    Fact.update(superseded_by=None).where(Fact.superseded_by.in_(part)).execute()
+                    Fact.delete().where((Fact.agent == ap.agent_id) & Fact.id.in_(part)).execute()
+                for s in range(0, len(ap.history), 500):
+                    AuditEvent.delete().where(AuditEvent.id.in_(ap.history[s:s + 500])).execute()
+                eids = [e["id"] for e in ap.episodes]
+                for s in range(0, len(eids), 500):
+                    Episode.delete().where(Episode.id.in_(eids[s:s + 500])).execute()
+                t = Terms(ap.terms)
+                for sinfo in ap.sessions:
+                    srow = Session.get_or_none(Session.id == sinfo["id"])
+                    if srow is None:
+                        continue
+                    if sinfo["whole_log"]:
+                        srow.log = None
+                    else:
+                        kept = [ln for ln in (srow.log or "").splitlines(keepends=True)
+                                if not t.mentions(ln)]
+                        srow.log = "".join(kept) or None
+                    srow.save()
+                lids = [L["id"] for L in ap.layers]
+                if lids:
+                    CompiledLayer.delete().where(CompiledLayer.id.in_(lids)).execute()
+                if scope.wants_rule and ap.terms and not scope.all_agents:
+                    forget_rules.add_rule(key, ap.agent_id, label, rule_terms(ap))
+                    counts["rules"] = counts.get("rules", 0) + 1
+                if whole:
+                    # nothing of the agent's memory stays, but its row and settings do
+                    Session.delete().where(Session.agent == ap.agent_id).execute()
+                AuditEvent.create(agent=ap.agent_id, fact_id=None, action="forget",
+                                  before=None, after={"scope": scope.kind, "counts": ap.counts()},
+                                  actor="user", reason="forget (receipt kept)")
+            counts["backups"] = len(pv.backups)
+            slug = scope.agent or (pv.agents[0].slug if len(pv.agents) == 1 else None)
+            rec = ForgetReceipt.create(agent_slug=None if scope.all_agents else slug,
+                                       scope=scope.to_receipt(key), counts=counts,
+                                       hashes=sorted(hashes))
+        return rec
+
+    def _purge_vectors(self, agent_id: int, drop_ids: set[int], drop: bool = False) -> list[str]:
+        """Rebuild the agent's collection without ``drop_ids``: deleting ids in Chroma only
+        marks them in HNSW, so the vectors would stay in the segment files."""
+        idx = self.e.index
+        notes: list[str] = []
+        if idx is None:
+            self._drop_collection_raw(agent_id)
+            notes.append("vector index dropped for this agent (model not loaded); run "
+                         "`engram verify --repair` once the model is available to re-embed")
+            return notes
+        if drop:
+            idx.drop(agent_id)
+            return notes
+        col = idx.collection(agent_id)
+        keep_ids, keep_vecs = [], []
+        offset, page = 0, 5000
+        while True:
+            got = col.get(include=["embeddings"], limit=page, offset=offset)
+            for i, v in zip(got["ids"], got["embeddings"]):
+                if int(i) not in drop_ids:
+                    keep_ids.append(int(i))
+                    keep_vecs.append(v)
+            if len(got["ids"]) < page:
+                break
+            offset += page
+        rows = dict(Fact.select(Fact.id, Fact.content).where(
+            (Fact.agent == agent_id) & Fact.id.not_in(list(drop_ids) or [-1])).tuples())
+        import numpy as np
+
+        pairs = [(i, v) for i, v in zip(keep_ids, keep_vecs) if i in rows]
+        idx.drop(agent_id)
+        if pairs:
+            ids = [p[0] for p in pairs]
+            idx.upsert(agent_id, ids, [rows[i] for i in ids],
+                       np.asarray([p[1] for p in pairs], dtype=np.float32))
+        missing = [i for i in rows if i not in set(keep_ids)]
+        if missing:  # rows that had no vector yet: embed them now so the index is whole
+            idx.upsert(agent_id, missing, [rows[i] for i in missing])
+        return notes
+
+    def _drop_collection_raw(self, agent_id: int) -> None:
+        path = Path(self.e.config.vector_location)
+        if not path.is_dir():
+            return
+        from services.vector_index import VectorIndex
+
+        VectorIndex(path, None).drop(agent_id)
+
+    def _recompile(self, slug: str) -> str:
+        try:
+            from services.compile import CompileService
+        except ImportError:
+            return ("compiled layers holding it were deleted; recompiling is not available "
+                    "yet (services.compile missing)")
+        try:
+            CompileService(self.e.agent(slug)).compile()
+            return f"{slug}: compiled layers rebuilt without it"
+        except Exception as exc:  # the stale layers are gone already; say what failed
+            return f"{slug}: compiled layers were deleted but recompiling failed: {exc}"
+
+    # compaction: no free page, WAL frame or FTS segment keeps the text -------------------
+    def compact(self) -> list[str]:
+        notes: list[str] = []
+        db = self.e.db
+        if db.execute_sql("PRAGMA secure_delete").fetchone()[0] != 1:
+            db.execute_sql("PRAGMA secure_delete = 1")
+            notes.append("secure_delete was off on this connection; turned on")
+        for table in ("fact_fts", "episode_fts"):
+            db.execute_sql(f"INSERT INTO {table}({table}) VALUES('optimize')")
+        if not self._checkpoint():
+            notes.append("another process holds the database open; its WAL could not be "
+                         "truncated yet (run `engram forget --verify` after it closes)")
+        db.execute_sql("VACUUM")
+        self._checkpoint()
+        notes += self._compact_chroma()
+        return notes
+
+    def _checkpoint(self, tries: int = 20) -> bool:
+        for i in range(tries):
+            busy, _log, _done = self.e.db.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            if not busy:
+                return True
+            time.sleep(0.05 * (i + 1))
+        return False
+
+    def _compact_chroma(self) -> list[str]:
+        loc = Path(self.e.config.vector_location)
+        f = loc / "chroma.sqlite3"
+        if not f.is_file():
+            return []
+        notes = []
+        con = sqlite3.connect(str(f), timeout=30)
+        try:
+            live = {r[0] for r in con.execute("SELECT id FROM segments")}
+            try:
+                con.execute("INSERT INTO embedding_fulltext_search(embedding_fulltext_search) "
+                            "VALUES('optimize')")
+                con.commit()
+            except sqlite3.Error:
+                pass
+            con.execute("PRAGMA secure_delete = 1")
+            con.execute("VACUUM")
+            try:
+                con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.Error:
+                pass
+        except sqlite3.Error as exc:
+            notes.append(f"chroma.sqlite3 could not be compacted: {exc}")
+            live = None
+        finally:
+            con.close()
+        if live is not None:
+            # a dropped collection's HNSW directory stays on disk: remove it
+            for d in loc.iterdir():
+                if d.is_dir() and d.name not in live and (d / "header.bin").exists():
+                    for p in d.iterdir():
+                        scrub_file(p)
+                    shutil.rmtree(d, ignore_errors=True)
+        return notes
+
+    # verify -------------------------------------------------------------------------------
+    def verify(self, texts, agent: str | None = None, vectors: bool = True) -> VerifyForgetReport:
+        texts = [t for t in dict.fromkeys(texts) if t and t.strip()]
+        rep = VerifyForgetReport()
+        if not texts:
+            return rep
+        t = Terms(texts)
+        agents = list(Agent.select().order_by(Agent.slug))
+        target = [a for a in agents if agent is None or a.slug == agent]
+        if agent is not None and not target:
+            raise NotFound(f"no agent {agent!r}")
+        others = [a for a in agents if a not in target]
+        for a in target:
+            rep.remaining += [(f"{a.slug}/{p}", d) for p, d in self._logical(a, t)]
+        other_holds = any(True for a in others for _ in self._logical(a, t))
+        # raw bytes
+        data_dir = Path(self.e.config.data_dir)
+        chroma = Path(self.e.config.vector_location)
+        seg_owner = self._segment_owners(chroma)
+        other_slugs = {a.slug for a in others}
+        other_ids = {a.id for a in others}
+        roots: list[Path] = [data_dir]
+        for a in target:
+            roots += workspace_files(a.workspace)
+        from services.export_log import exports
+
+        for ex in exports(data_dir):
+            if agent is None or ex.get("agent") == agent:
+                roots.append(Path(ex["path"]))
+        dbp = db_path(self.e)
+        if dbp is not None:
+            roots += [dbp, Path(str(dbp) + "-wal")]
+        pats = {x: byte_pattern(x) for x in texts}
+        seen: set[Path] = set()
+        for root in roots:
+            for f in iter_files(root):
+                rp = f.resolve()
+                if rp in seen:
+                    continue
+                seen.add(rp)
+                if agent is not None and self._belongs_to_other(rp, data_dir, chroma, seg_owner,
+                                                                other_slugs, other_ids):
+                    continue
+                rep.files_scanned += 1
+                try:
+                    rep.bytes_scanned += f.stat().st_size
+                except OSError:
+                    pass
+                hits = scan_file(f, pats)
+                n = sum(hits.values())
+                if not n:
+                    continue
+                detail = f"{n} raw occurrence(s) in {f}"
+                shared = agent is not None and other_holds and self._is_shared_file(
+                    rp, data_dir, chroma, dbp)
+                (rep.shared if shared else rep.remaining).append(("raw", detail))
+        if vectors and self.e.embedder is not None and chroma.is_dir():
+            vecs = self.e.embedder.embed(texts)
+            for v in vecs:
+                for seg, i, cos in vector_hits(chroma, v):
+                    owner = seg_owner.get(seg.name)
+                    if agent is not None and owner in other_ids:
+                        continue
+                    rep.remaining.append(("vector", f"HNSW element {i} in {seg} (cosine {cos:.4f})"))
+        return rep
+
+    def _logical(self, a: Agent, t: Terms):
+        for fid, content, subject in Fact.select(Fact.id, Fact.content, Fact.subject).where(
+                Fact.agent == a.id).tuples():
+            if t.mentions(content):
+                yield f"fact {fid}", "fact row"
+        for ev in AuditEvent.select().where(AuditEvent.agent == a.id):
+            if t.mentions(_js(ev.before)) or t.mentions(_js(ev.after)) or t.mentions(ev.reason):
+                yield f"history {ev.id}", f"audit event ({ev.action}) of fact {ev.fact_id}"
+        for e in Episode.select().where(Episode.agent == a.id):
+            if t.mentions(e.summary):
+                yield f"episode {e.id}", f"episode of {e.day}"
+        for s in Session.select().where(Session.agent == a.id):
+            if t.mentions(s.log):
+                yield f"session {s.id}", "session log"
+        for L in CompiledLayer.select().where(CompiledLayer.agent == a.id):
+            if t.mentions(L.markdown):
+                yield f"layer {L.id}", f"compiled layer {L.layer}"
+
+    @staticmethod
+    def _segment_owners(chroma: Path) -> dict[str, int]:
+        """HNSW segment directory name → agent id (collections are named agent-<id>)."""
+        f = chroma / "chroma.sqlite3"
+        if not f.is_file():
+            return {}
+        try:
+            con = sqlite3.connect(f"file:{f}?mode=ro", uri=True, timeout=10)
+            try:
+                rows = con.execute("SELECT s.id, c.name FROM segments s JOIN collections c "
+                                   "ON c.id = s.collection").fetchall()
+            finally:
+                con.close()
+        except sqlite3.Error:
+            return {}
+        out = {}
+        for sid, name in rows:
+            if name.startswith("agent-") and name[6:].isdigit():
+                out[sid] = int(name[6:])
+        return out
+
+    @staticmethod
+    def _belongs_to_other(rp: Path, data_dir: Path, chroma: Path, seg_owner, other_slugs,
+                          other_ids) -> bool:
+        try:
+            rel = rp.relative_to(data_dir.resolve())
+        except ValueError:
+            rel = None
+        if rel is not None and len(rel.parts) >= 2 and rel.parts[0] == "agents" \
+                and rel.parts[1] in other_slugs:
+            return True
+        try:
+            crel = rp.relative_to(chroma.resolve())
+        except ValueError:
+            return False
+        return len(crel.parts) >= 2 and seg_owner.get(crel.parts[0]) in other_ids
+
+    @staticmethod
+    def _is_shared_file(rp: Path, data_dir: Path, chroma: Path, dbp: Path | None) -> bool:
+        shared = {chroma.resolve() / "chroma.sqlite3"}
+        if dbp is not None:
+            shared |= {dbp.resolve(), Path(str(dbp.resolve()) + "-wal")}
+        if rp in shared:
+            return True
+        try:
+            return rp.relative_to(data_dir.resolve()).parts[0] == "backups"
+        except (ValueError, IndexError):
+            return False
+
+    # rules and receipts -------------------------------------------------------------------
+    def rules(self) -> list[forget_rules.RuleView]:
+        return forget_rules.list_rules()
+
+    def remove_rule(self, rule_id: int) -> None:
+        if not forget_rules.remove_rule(rule_id):
+            raise NotFound(f"no forget rule {rule_id} (see `engram rules list`)")
+
+    def receipts(self) -> list[dict]:
+        return [self._receipt_json(r) for r in
+                ForgetReceipt.select().order_by(ForgetReceipt.id.desc())]
+
+    @staticmethod
+    def _receipt_json(r: ForgetReceipt) -> dict:
+        return {"id": r.id, "created_at": r.created_at.isoformat(), "agent": r.agent_slug,
+                "scope": r.scope, "counts": r.counts, "hashes": r.hashes}
+
+
+def _js(v) -> str | None:
+    """The strings inside a JSON snapshot, one per line (json.dumps would escape newlines
+    and quotes and hide a multi-line mention)."""
+    if v is None:
+        return None
+    out: list[str] = []
+
+    def walk(x):
+        if isinstance(x, str):
+            out.append(x)
+        elif isinstance(x, dict):
+            for y in x.values():
+                walk(y)
+        elif isinstance(x, (list, tuple)):
+            for y in x:
+                walk(y)
+
+    walk(v)
+    return "\n".join(out)
+
+
+VERIFY_SAMPLE = 200
+
+
+def verify_sample(terms: list[str], extra: list[str] = ()) -> list[str]:
+    """The strings a forget re-checks right away: all of them up to VERIFY_SAMPLE, else an
+    even spread (``engram forget --verify`` checks any string in full)."""
+    uniq = list(dict.fromkeys(t for t in terms if t and t.strip()))
+    if len(uniq) > VERIFY_SAMPLE:
+        step = len(uniq) / VERIFY_SAMPLE
+        uniq = [uniq[int(i * step)] for i in range(VERIFY_SAMPLE)]
+    return list(dict.fromkeys(list(extra) + uniq))
+
+
+def backup_holds(path: Path, terms: list[str]) -> bool:
+    """Does a store copy hold any forgotten text? Asked of its fact table by content hash
+    (exact for facts), then by raw bytes for a sample of the strings."""
+    from services.text import content_hash
+
+    hashes = list({content_hash(t) for t in terms if t})
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+        try:
+            for s in range(0, len(hashes), 500):
+                part = hashes[s:s + 500]
+                q = "SELECT 1 FROM fact WHERE content_hash IN (%s) LIMIT 1" % ",".join("?" * len(part))
+                if con.execute(q, part).fetchone():
+                    return True
+        finally:
+            con.close()
+    except sqlite3.Error:
+        pass
+    sample = verify_sample(terms)[:50]
+    return any(scan_file(path, {x: byte_pattern(x) for x in sample}).values())
