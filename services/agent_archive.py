@@ -110,6 +110,12 @@ def export_archive(memory, out: Path, vectors: bool = False) -> dict:
         counts["vector"] = len(vecs)
     text = "".join(json.dumps(l, ensure_ascii=False, sort_keys=True) + "\n" for l in lines)
     atomic_write(out, text)
+    try:  # a forget must reach this copy too
+        from services.export_log import record_export
+    except ImportError:
+        pass
+    else:
+        record_export(memory.engram.config.data_dir, memory.slug, out, "archive")
     return counts
 
 

@@ -344,6 +344,7 @@ def apply(plan: Plan, data_dir: Path, now: datetime | None = None) -> list[Path]
     manifest = _load_manifest(data_dir)
     stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
     touched: list[Path] = []
+    made_dirs: set[str] = set()
     for ch in plan.pending:
         key = str(ch.path)
         rec = manifest.get(key)
@@ -383,12 +384,13 @@ def apply(plan: Plan, data_dir: Path, now: datetime | None = None) -> list[Path]
                     for b in rec["backups"]:
                         Path(b).unlink(missing_ok=True)
                         touched.append(Path(b))
-                for d in rec.get("made_dirs", []):  # innermost first
-                    try:
-                        Path(d).rmdir()
-                    except OSError:  # not empty: something else lives there now
-                        break
+                made_dirs.update(rec.get("made_dirs", []))
                 del manifest[key]
+    for d in sorted(made_dirs, key=lambda p: -len(Path(p).parts)):  # innermost first
+        try:
+            Path(d).rmdir()
+        except OSError:  # not empty: something else lives there now
+            pass
     if plan.action == "uninstall":
         # files the plan found untouched (already clean) still leave the manifest
         for ch in plan.changes:
