@@ -29,9 +29,11 @@ NO_DECAY = ("rule", "meta", "rel")
 
 @dataclass
 class LifecycleConfig:
-    # decay, applied once per elapsed day: imp * (1 - relative)^d - absolute * d (+ access bonus)
+    # decay, applied once per elapsed day: imp * (1 - relative)^d - absolute * d (+ access bonus).
+    # The seeds use 1 %/day absolute or 5 %/day relative; both at once archive a 0.6
+    # preference in three weeks, long before its 60-day TTL, so only the absolute one is on.
     decay_absolute: float = 0.01
-    decay_relative: float = 0.05
+    decay_relative: float = 0.0
     access_bonus: float = 0.05  # added per retrieval since the last decay (capped at 4 hits)
     min_importance: float = 0.05  # below this a fact is archived
     ttl_days: dict = field(default_factory=lambda: dict(DEFAULT_TTLS))

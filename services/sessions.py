@@ -80,13 +80,13 @@ def keywords(texts: list[str], n: int = 4) -> list[str]:
 
 def summarize(chunk: list[Exchange], facts: list[ExtractedFact]) -> tuple[str, list[str]]:
     """Extractive and deterministic: the user's asks, what was decided, how it ended."""
-    asks = [a for a in (_first_sentence(x.user, 160) for x in chunk) if a]
+    asks = [a.rstrip(".!;: ") for a in (_first_sentence(x.user, 160) for x in chunk) if a]
     parts = []
     if asks:
         parts.append(f"User asked: {asks[0]}")
         if len(asks) > 1:
             parts.append(f"Then: {'; '.join(asks[1:3])}" + (" …" if len(asks) > 3 else ""))
-    decided = [f.content for f in facts if f.kind in ("decision", "rule")]
+    decided = [f.content.rstrip(".!;: ") for f in facts if f.kind in ("decision", "rule")]
     if decided:
         parts.append("Decided: " + "; ".join(decided[:3]))
     last = next((x.assistant for x in reversed(chunk) if x.assistant), "")

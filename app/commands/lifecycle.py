@@ -1,0 +1,88 @@
+"""Lifecycle commands: ingest-session, compile, gc."""
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from app.cli import emit_json
+from services.errors import InvalidInput
+
+
+def _day(s: str) -> datetime:
+    try:
+        d = date.fromisoformat(s)
+    except ValueError:
+        raise InvalidInput(f"--now {s!r}: expected a date like 2026-05-01") from None
+    return datetime(d.year, d.month, d.day, 12, 0, 0)
+
+
+def register(sub) -> None:
+    p = sub.add_parser("ingest-session", help="read an agent session transcript: episodes "
+                       "every N turns and facts the user stated (once per session id)")
+    p.add_argument("--agent", required=True)
+    p.add_argument("file")
+    p.add_argument("--session-id", help="default: the id in the transcript, else the file name")
+    p.add_argument("--format", dest="fmt", choices=("claude-code", "jsonl"))
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_ingest_session)
+
+    p = sub.add_parser("compile", help="compile today/week/longterm/memory.md within budgets")
+    p.add_argument("--agent", required=True)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_compile)
+
+    p = sub.add_parser("gc", help="decay, expire, consolidate, drain and prune memories")
+    p.add_argument("--agent", required=True)
+    p.add_argument("--now", type=_day, help="simulate another day (YYYY-MM-DD)")
+    p.add_argument("--dry-run", action="store_true", help="show what would change")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_gc)
+
+
+def cmd_ingest_session(args, ctx) -> int:
+    from services.sessions import ingest_session
+
+    memory = ctx.engram().agent(args.agent, create=True)
+    r = ingest_session(memory, args.file, session_id=args.session_id, fmt=args.fmt)
+    if args.json:
+        emit_json(r.to_json())
+        return 0
+    if r.already_processed:
+        print(f"session {r.session_id} was already processed; nothing added")
+        return 0
+    print(f"session {r.session_id}: {r.turns} turns, {r.episodes_added} episodes added, "
+          f"{r.facts_added} facts added" + (f" ({r.facts_pending} pending)" if r.facts_pending else ""))
+    for w in r.warnings:
+        print(f"note: {w}")
+    return 0
+
+
+def cmd_compile(args, ctx) -> int:
+    from services.compile import CompileService
+
+    memory = ctx.engram().agent(args.agent)
+    result = CompileService(memory).compile()
+    if args.json:
+        emit_json(result.to_json())
+        return 0
+    print(result.layers["memory"].path)
+    for w in result.warnings:
+        print(f"note: {w}")
+    return 0
+
+
+def cmd_gc(args, ctx) -> int:
+    from services.gc import run_gc
+
+    memory = ctx.engram(semantic=False).agent(args.agent)
+    r = run_gc(memory, now=args.now, dry_run=args.dry_run)
+    if args.json:
+        emit_json(r.to_json())
+        return 0
+    head = "would change (dry run)" if r.dry_run else "done"
+    print(f"gc {head}: {r.decayed} decayed, {r.expired} expired, {r.archived} archived, "
+          f"{r.evicted} evicted, {r.promoted} promoted, {r.drained} drained, "
+          f"{r.episodes_pruned} episodes and {r.sessions_pruned} session logs pruned")
+    for a in r.actions:
+        if a.kind != "decay":
+            print(f"  {a.kind} {a.target} {a.fact_id if a.fact_id is not None else ''}: {a.reason}")
+    return 0
