@@ -150,16 +150,14 @@ def parse_strict(text: str, ctx: FileContext) -> tuple[list[ImportedFact], list[
 def is_strict(text: str) -> bool:
     """Memory Setup wins when most entries carry the ``[YYYY-MM-DD][cat]`` prefix."""
     prefixed = unprefixed = 0
-    blocks = split_blocks(text)
-    delimited = len(blocks) > 1
-    for b in blocks:
-        _, lines = trim_block(b)
+    for b in split_blocks(text):
+        _, lines = trim_block(b)  # a header before the first § trims away entirely
         if not lines:
             continue
         n = sum(1 for ln in lines if STRICT_PREFIX.match(ln))
         if n:
             prefixed += n
-        elif not (b.first and delimited):
+        else:
             unprefixed += 1
     return prefixed > 0 and prefixed >= unprefixed
 
@@ -196,10 +194,6 @@ TOPIC_HINTS = [
     (re.compile(r"\blessons?\b|\brules?\b|\bpitfalls?\b|\bgotchas?\b", re.I), "rule"),
     (re.compile(r"\btodo\b|\btasks?\b|in progress", re.I), "task"),
 ]
-_IDENTITY = re.compile(r"\b(name|called|pronouns?|time ?zone|located|lives|email|birthday|age|"
-                       r"role|job|works)\b|用户名|名字|姓名|时区|生日|邮箱|职业", re.I)
-
-
 def _read_tags(text: str):
     """Strip leading near-miss tags: returns (rest, words, date, permanent, raw tags)."""
     words: list[str] = []
@@ -245,11 +239,8 @@ def _category_from_words(words: list[str]) -> tuple[str | None, list[str]]:
 
 
 def _user_category(text: str) -> str:
-    cat = infer_category(text, default="pref")
-    if cat == "pref" and _IDENTITY.search(text) and not re.search(
-            r"prefer|like|want|偏好|喜欢", text, re.I):
-        return "fact"
-    return cat
+    """About the user: a preference when it says so, a rule when it instructs, else a fact."""
+    return infer_category(text, default="fact")
 
 
 def lenient_entry(line: int, lines: list[str], ctx: FileContext):

@@ -112,7 +112,10 @@ def parse(path: Path) -> ParsedSource:
 
 # --- facts.db -----------------------------------------------------------------------------
 def _connect(db: Path) -> sqlite3.Connection:
-    uri = f"{db.resolve().as_uri()}?mode=ro"
+    # Read-only always. With no -wal beside it (Lynn closed cleanly) the file is read as
+    # immutable, so not even -shm/-wal side files appear in the user's folder.
+    live = Path(str(db) + "-wal").exists()
+    uri = f"{db.resolve().as_uri()}?mode=ro{'' if live else '&immutable=1'}"
     con = sqlite3.connect(uri, uri=True)
     con.execute("PRAGMA query_only = ON")
     return con

@@ -1,0 +1,215 @@
+"""Importing a Memory Setup workspace into the real store (SQLite + Chroma + MiniLM)."""
+from __future__ import annotations
+
+from datetime import date, datetime
+from pathlib import Path
+
+from services.importers.service import detect_format, parse_source
+
+FILE_DAY = date(2026, 5, 20)  # the fixtures' modification time (see conftest.MTIME)
+
+
+def test_workspace_lands_with_dates_categories_and_statuses(agent, memory_setup_dir, stored):
+    rep = agent.import_path(memory_setup_dir)
+    assert rep.format == "memory-setup"
+    # 11 valid MEMORY.md entries, 4 profile lines + 1 entry in USER.md, 2 pending lines
+    assert rep.added == 18 and rep.duplicates == 0
+    assert rep.episodes_added == 4
+    facts = stored(agent)
+
+    pnpm = facts["Prefers pnpm over npm for JavaScript projects"]
+    assert (pnpm.category, pnpm.event_date, pnpm.created_at) == (
+        "pref", date(2026, 4, 12), datetime(2026, 4, 12))
+    assert pnpm.source == "import" and pnpm.source_ref == "memories/MEMORY.md:10"
+    # the older preference about the same thing is kept, marked superseded by the newer one
+    yarn = facts["Prefers yarn over npm for JavaScript projects"]
+    assert yarn.status == "superseded" and yarn.superseded_by == pnpm.id
+    assert rep.superseded == 1
+
+    assert facts["Never push to main without a pull request and a green CI run"].category == "rule"
+    proj = facts["alpha-api is a FastAPI service backed by Postgres 16;\nmigrations live in "
+                 "alembic/versions and run with `make migrate`."]
+    assert proj.category == "proj:~/code/alpha-api" and proj.event_date == date(2026, 4, 15)
+    assert facts["Maria Lopez reviews every database migration before it ships"].category == \
+        "rel:maria"
+    assert facts["Staging is down for maintenance until Sunday evening"].memory_type == "temporal"
+    assert facts["Finish the OAuth callback handler before the Friday demo"].memory_type == \
+        "procedural"
+    meta = facts["Episode tags (canonical): devops, ci, auth, testing, planning"]
+    assert meta.category == "meta"
+
+    # unknown category: kept as a fact, the original spelling stays visible
+    idea = facts["Maybe cache the embeddings of unchanged files between runs"]
+    assert idea.category == "fact" and "idea" in idea.tags
+    assert idea.metadata["original_category"] == "idea"
+
+    # USER.md bullet profile: one fact per line, about the user, dated by the file
+    name = facts["Name: Dana Whitfield"]
+    assert name.category == "fact" and "user" in name.tags
+    assert name.event_date == FILE_DAY
+    assert facts["Communication style: Short answers, bullet points, no filler"].category == "pref"
+    assert facts["Wants code review comments grouped by severity"].event_date == date(2026, 4, 12)
+
+    # overflow queue: pending, not active
+    rotate = facts["Rotate the alpha-api signing keys after the audit"]
+    assert (rotate.status, rotate.category, rotate.event_date) == (
+        "pending", "proj:alpha-api", date(2026, 6, 1))
+    assert facts["Prefers meetings after 10am Berlin time"].status == "pending"
+
+
+def test_episodes_accept_every_spelling_of_heading_summary_and_tags(agent, memory_setup_dir):
+    agent.import_path(memory_setup_dir)
+    eps = sorted(agent.episodes.list(), key=lambda e: e.id)
+    got = [(e.day, e.time, list(e.tags), e.source_file) for e in eps]
+    assert got == [
+        (date(2026, 4, 12), "2:30 PM", ["devops", "ci", "testing"], "episodes/2026-04-12.md:3"),
+        (date(2026, 4, 12), "5:10 PM", ["testing", "auth"], "episodes/2026-04-12.md:11"),
+        (date(2026, 4, 13), "9:15 AM", ["auth", "planning"], "episodes/2026-04-13.md:1"),
+        (date(2026, 4, 13), "11:40 AM", ["database"], "episodes/2026-04-13.md:7"),
+    ]
+    assert eps[0].summary.startswith("Set up the CI pipeline for alpha-api.")
+
+
+def test_malformed_entries_are_reported_with_file_and_line_and_skipped(agent, memory_setup_dir,
+                                                                       stored):
+    rep = agent.import_path(memory_setup_dir)
+    problems = {(p.file, p.line): p.reason for p in rep.skipped}
+    assert set(problems) == {
+        ("memories/MEMORY.md", 25),        # [2026-13-45]
+        ("memories/MEMORY.md", 27),        # date and category, no content
+        ("memories/MEMORY.md", 29),        # prefix lost in a hand edit
+        ("episodes/.pending.md", 3),       # SOUL is not a target
+        ("episodes/2026-04-13.md", 13),    # unreadable time
+        ("episodes/2026-04-13.md", 18),    # no summary
+    }
+    assert "2026-13-45" in problems[("memories/MEMORY.md", 25)]
+    assert "no content" in problems[("memories/MEMORY.md", 27)]
+    assert "prefix" in problems[("memories/MEMORY.md", 29)]
+    assert "time" in problems[("episodes/2026-04-13.md", 13)]
+    facts = stored(agent)
+    assert not any("quarterly report" in c for c in facts)
+    assert not any("lost its date" in c for c in facts)
+    assert not any("Be kind" in c for c in facts)
+
+
+def test_reimport_adds_nothing(agent, memory_setup_dir):
+    first = agent.import_path(memory_setup_dir)
+    before = agent.facts.count()
+    again = agent.import_path(memory_setup_dir)
+    assert (again.added, again.episodes_added, again.superseded) == (0, 0, 0)
+    assert again.duplicates == first.added + first.duplicates
+    assert again.episodes_duplicates == first.episodes_added
+    assert agent.facts.count() == before
+    assert len(agent.episodes.list()) == first.episodes_added
+
+
+def test_facts_stored_before_the_import_are_kept(agent, memory_setup_dir, stored):
+    mine = agent.remember("Uses a standing desk in the afternoons", category="fact").fact_id
+    pinned = agent.remember("Deploys happen on Tuesdays only", category="rule", pinned=True)
+    agent.import_path(memory_setup_dir)
+    facts = stored(agent)
+    assert facts["Uses a standing desk in the afternoons"].id == mine
+    assert facts["Uses a standing desk in the afternoons"].status == "active"
+    kept = facts["Deploys happen on Tuesdays only"]
+    assert kept.pinned and kept.status == "active" and kept.id == pinned.fact_id
+
+
+def test_secrets_in_entries_are_redacted_before_storage(agent, memory_setup_dir, stored):
+    rep = agent.import_path(memory_setup_dir)
+    assert rep.redacted >= 1
+    facts = stored(agent)
+    token = [c for c in facts if c.startswith("Staging deploy token")]
+    assert len(token) == 1 and "[REDACTED" in token[0]
+    assert not any("ghp_Zq8x4N2mLr7Tb9Kc3Vw1Yp6Hs0Df5Ga2Je4Q" in c for c in facts)
+    hits = agent.search("Staging deploy token", mode="keyword")
+    assert hits and all("ghp_" not in h.fact.content for h in hits)
+
+
+def test_invalid_utf8_entry_is_reported_and_its_neighbours_import(agent, tmp_path, stored):
+    ws = tmp_path / "ws"
+    (ws / "memories").mkdir(parents=True)
+    (ws / "memories" / "MEMORY.md").write_bytes(
+        b"# MEMORY.md\n\xc2\xa7\n"
+        b"[2026-04-01][fact] The build server is called hopper\n\xc2\xa7\n"
+        b"[2026-04-02][fact] Caf\xe9 latte order is broken\n\xc2\xa7\n"
+        b"[2026-04-03][env] Uses fish shell on the build server\n")
+    rep = agent.import_path(ws)
+    assert rep.format == "memory-setup" and rep.added == 2
+    assert [(p.file, p.line) for p in rep.skipped] == [("memories/MEMORY.md", 5)]
+    assert "UTF-8" in rep.skipped[0].reason
+    assert set(stored(agent)) == {"The build server is called hopper",
+                                  "Uses fish shell on the build server"}
+
+
+def test_binary_garbage_named_memory_md_is_a_clear_problem(agent, tmp_path, stored):
+    ws = tmp_path / "ws"
+    (ws / "memories").mkdir(parents=True)
+    (ws / "episodes").mkdir()
+    (ws / "memories" / "MEMORY.md").write_bytes(bytes(range(256)) * 40)
+    (ws / "memories" / "USER.md").write_text(
+        "§\n[2026-04-01][pref] Likes short commit messages\n", encoding="utf-8")
+    rep = agent.import_path(ws)
+    assert rep.added == 1 and set(stored(agent)) == {"Likes short commit messages"}
+    assert [(p.file, p.line) for p in rep.skipped] == [("memories/MEMORY.md", None)]
+    assert "not a text file" in rep.skipped[0].reason
+
+
+def test_points_at_memories_dir_single_file_and_hermes_home(memory_setup_dir, tmp_path):
+    mem = memory_setup_dir / "memories"
+    assert detect_format(mem) == "memory-setup"
+    only_mem = parse_source(mem)
+    assert only_mem.episodes == []  # pointed at memories/: that folder only
+    assert {f.source_ref.split(":")[0] for f in only_mem.facts} == {
+        "memories/MEMORY.md", "memories/USER.md"}
+    assert detect_format(mem / "MEMORY.md") == "memory-setup"
+    assert len(parse_source(mem / "MEMORY.md").facts) == 11
+
+    # ~/.hermes laid out by memory-setup: memories/ only, no episodes/
+    home = tmp_path / ".hermes"
+    (home / "memories").mkdir(parents=True)
+    (home / "memories" / "MEMORY.md").write_bytes((mem / "MEMORY.md").read_bytes())
+    (home / "memories" / "MEMORY.md.lock").write_text("")
+    assert detect_format(home) == "memory-setup"
+    assert len(parse_source(home).facts) == 11
+
+
+def test_prefixed_entries_win_detection_over_hermes(tmp_path):
+    prefixed = tmp_path / "a" / "memories"
+    prefixed.mkdir(parents=True)
+    (prefixed / "MEMORY.md").write_text(
+        "# MEMORY.md\n§\n[2026-04-01][fact] One\n§\n[2026-04-02][rule] Two\n§\nloose note\n",
+        encoding="utf-8")
+    assert detect_format(prefixed.parent) == "memory-setup"
+    native = tmp_path / "b" / "memories"
+    native.mkdir(parents=True)
+    (native / "MEMORY.md").write_text("Topic: one\n§\nTopic: two\n§\n[2026-04-01][fact] x\n",
+                                      encoding="utf-8")
+    assert detect_format(native.parent) == "hermes"
+
+
+def test_hermes_native_memory_md_inside_a_workspace_is_read_leniently(agent, tmp_path, stored):
+    ws = tmp_path / "ws"
+    (ws / "memories").mkdir(parents=True)
+    (ws / "episodes").mkdir()
+    (ws / "episodes" / "2026-04-20.md").write_text(
+        "## Episode — 10:00 AM\n**Summary:** Tidied the memory files.\n", encoding="utf-8")
+    (ws / "memories" / "MEMORY.md").write_text(
+        "*Curated notes.*\n§\nEditor: uses Helix with the default keymap\n", encoding="utf-8")
+    rep = agent.import_path(ws)
+    assert rep.format == "memory-setup" and rep.skipped == [] and rep.episodes_added == 1
+    assert set(stored(agent)) == {"Editor: uses Helix with the default keymap"}
+
+
+def test_pending_queue_in_memories_dir_older_spec(agent, tmp_path, stored):
+    ws = tmp_path / "ws"
+    (ws / "memories").mkdir(parents=True)
+    (ws / "memories" / ".pending.md").write_text(
+        "MEMORY\t[2026-05-02][task] Renew the TLS certificate for the wiki\n"
+        "user\t[2026-05-02][pref] Likes reviews before lunch\n", encoding="utf-8")
+    rep = agent.import_path(ws)
+    assert rep.format == "memory-setup" and rep.added == 2
+    facts = stored(agent)
+    assert {(f.status, f.category) for f in facts.values()} == {("pending", "task"),
+                                                                ("pending", "pref")}
+    assert all(f.source_ref.startswith("memories/.pending.md:") for f in facts.values())
+
