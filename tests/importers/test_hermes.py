@@ -1,0 +1,134 @@
+"""Importing Hermes-native MEMORY.md/USER.md (no ``[date][cat]`` prefix) into the real store."""
+from __future__ import annotations
+
+import os
+from datetime import date, datetime, timezone
+
+from services.importers.service import detect_format, parse_source
+
+FILE_DAY = date(2026, 5, 20)  # the fixtures' modification time (conftest.MTIME)
+
+
+def test_near_miss_tags_give_category_and_date(agent, hermes_dir, stored):
+    rep = agent.import_path(hermes_dir / "home")
+    assert rep.format == "hermes"
+    assert rep.skipped == []
+    facts = stored(agent)
+
+    def get(prefix):
+        hits = [f for c, f in facts.items() if c.startswith(prefix)]
+        assert len(hits) == 1, (prefix, list(facts))
+        return hits[0]
+
+    wd = get("工作目录")  # [ENV · 永久]: no date in the tag → the file's date
+    assert (wd.category, wd.event_date) == ("env", FILE_DAY)
+    assert "permanent" in wd.tags and not wd.content.startswith("[")
+    assert wd.metadata["tag"] == "[ENV · 永久]"
+    provider = get("主力模型供应商")  # [ENV · 2026-04-29]
+    assert (provider.category, provider.event_date, provider.created_at) == (
+        "env", date(2026, 4, 29), datetime(2026, 4, 29))
+    fixed = get("skills/ 子模块问题已修复")  # [FIXED · 2026-05-25]: a status word, not a category
+    assert (fixed.category, fixed.event_date) == ("fact", date(2026, 5, 25))
+    release = get("每次发布前必须跑完整回归测试")  # [PERMANENT · 2026-05-26] + "必须"
+    assert (release.category, release.event_date) == ("rule", date(2026, 5, 26))
+    assert get("提交前用 git log -S").category == "rule"  # [SECURITY · …]
+    assert get("多智能体方案第二阶段").category == "proj:multi-agent"
+    assert get("四个仓库加四个技能").category == "proj:ctf"
+    name = get("用户名")
+    assert name.category == "fact" and "user" in name.tags
+    assert get("沟通偏好").category == "pref"
+    plain = get("没有任何标签的一条记忆")
+    assert plain.event_date == FILE_DAY and plain.created_at == datetime(2026, 5, 20, 12, 0)
+
+
+def test_header_banner_and_separator_entries_are_not_facts(agent, hermes_dir, stored):
+    rep = agent.import_path(hermes_dir / "home")
+    facts = stored(agent)
+    # MEMORY.md: 10 entries with content; USER.md: 3 profile lines + 3 entries
+    # ("Context > Communication Style: ---" has no content)
+    assert rep.added == 16 and len(facts) == 16
+    assert not any("MEMORY —" in c or "═" in c or c.strip("-") == "" for c in facts)
+    assert not any(c.endswith("---") for c in facts)
+
+
+def test_user_md_profile_and_breadcrumbs(agent, hermes_dir, stored):
+    agent.import_path(hermes_dir / "home")
+    facts = stored(agent)
+    assert facts["Name: Allen"].category == "fact"
+    assert facts["Timezone: Asia/Shanghai (GMT+8)"].subject == "user:timezone"
+    thinks = facts["Context > How Allen Thinks: **First principles** — wants the root idea "
+                   "before the details"]
+    assert thinks.category == "pref" and "how-allen-thinks" in thinks.tags
+    assert facts["Context > Communication Style: Prefers depth over brevity"].category == "pref"
+    assert facts["Allen prefers topic-based plans over chronological ones."].category == "pref"
+    assert all("user" in f.tags for c, f in facts.items()
+               if f.source_ref.startswith("memories/USER.md"))
+
+
+def test_italic_preamble_topics_inline_dates_and_mtime(agent, hermes_dir, stored):
+    f = hermes_dir / "plain" / "MEMORY.md"
+    ts = datetime(2026, 3, 25, 9, 30, tzinfo=timezone.utc).timestamp()
+    os.utime(f, (ts, ts))
+    assert detect_format(f) == "hermes"
+    rep = agent.import_path(f)  # a single file, no trailing newline
+    facts = stored(agent)
+    assert rep.added == 5 and not any("Curated learnings" in c for c in facts)
+    about = facts["About Allen: Software engineer working on a trading assistant"]
+    assert (about.category, about.event_date, about.source_ref) == ("fact", date(2026, 3, 25),
+                                                                    "MEMORY.md:3")
+    assert "about-allen" in about.tags
+    key = next(v for c, v in facts.items() if c.startswith("Key Events:"))
+    assert key.event_date == date(2026, 3, 18)  # the inline **2026-03-18:** date
+    migration = next(v for c, v in facts.items() if c.startswith("Telegram Migration"))
+    assert migration.category == "task" and "\nStill needs" in migration.content
+    # secrets in Hermes entries are redacted too
+    bot = next(v for c, v in facts.items() if c.startswith("Bot setup:"))
+    assert "hunter2" not in bot.content and "[REDACTED" in bot.content
+    assert rep.redacted == 1
+
+
+def test_reimport_adds_nothing(agent, hermes_dir):
+    first = agent.import_path(hermes_dir / "home")
+    again = agent.import_path(hermes_dir / "home")
+    assert first.added > 0 and again.added == 0
+    assert again.duplicates == first.added + first.duplicates
+    assert agent.facts.count() == first.added
+
+
+def test_binary_garbage_named_memory_md(agent, tmp_path, stored):
+    d = tmp_path / "h"
+    d.mkdir()
+    (d / "MEMORY.md").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 20)
+    (d / "USER.md").write_text("**Name:** Lee\n§\nLee prefers tea over coffee\n",
+                               encoding="utf-8")
+    rep = agent.import_path(d)
+    assert rep.format == "hermes" and rep.added == 2
+    assert [(p.file, p.line) for p in rep.skipped] == [("MEMORY.md", None)]
+    assert "binary" in rep.skipped[0].reason
+    # pointed at the broken file itself: still a clear report, not a crash
+    rep = agent.import_path(d / "MEMORY.md")
+    assert rep.added == 0 and "not a text file" in rep.skipped[0].reason
+    assert set(stored(agent)) == {"Name: Lee", "Lee prefers tea over coffee"}
+
+
+def test_invalid_utf8_entry_is_skipped_with_its_line(agent, tmp_path, stored):
+    f = tmp_path / "MEMORY.md"
+    f.write_bytes(b"Project: the wiki runs on BookStack\n\xc2\xa7\n"
+                  b"Caf\xe9 notes: garbled\n\xc2\xa7\nTools: uses ripgrep for code search\n")
+    rep = agent.import_path(f)
+    assert [(p.file, p.line) for p in rep.skipped] == [("MEMORY.md", 3)]
+    assert set(stored(agent)) == {"Project: the wiki runs on BookStack",
+                                  "Tools: uses ripgrep for code search"}
+
+
+def test_notes_without_any_delimiter_split_into_items(tmp_path):
+    f = tmp_path / "USER.md"
+    f.write_text("# User\n\n- **Name:** Kim\n- **Editor:** Zed\n\nKim likes terse replies.\n\n"
+                 "- Works from Lisbon\n- Never schedule calls on Fridays\n", encoding="utf-8")
+    parsed = parse_source(f)
+    assert parsed.format == "hermes"
+    got = [(x.content, x.category, x.source_ref) for x in parsed.facts]
+    assert got == [("Name: Kim", "fact", "USER.md:3"), ("Editor: Zed", "fact", "USER.md:4"),
+                   ("Kim likes terse replies.", "pref", "USER.md:6"),
+                   ("Works from Lisbon", "fact", "USER.md:8"),
+                   ("Never schedule calls on Fridays", "rule", "USER.md:9")]
