@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
+import time
 
 
 def parse_args(argv):
@@ -14,10 +16,39 @@ def parse_args(argv):
     p.add_argument("--version", action="store_true")
     p.add_argument("--self-test", action="store_true",
                    help="open a store, run a search, exit 0 (packaging smoke test)")
+    p.add_argument("--exit-after-first-paint", action="store_true",
+                   help="print {first_paint_ms, rss_mb, facts} as JSON once the fact "
+                        "browser's first page has painted, then exit (benchmarks)")
+    p.add_argument("--dark", action="store_true", help="use the dark palette")
+    p.add_argument("--light", action="store_true", help="use the light palette")
+    p.add_argument("--no-tray", action="store_true", help="do not show a tray icon")
     return p.parse_known_args(argv[1:])[0]
 
 
+def rss_mb() -> float:
+    """Resident memory now (Linux /proc; elsewhere the peak from getrusage)."""
+    try:
+        with open("/proc/self/statm") as f:
+            pages = int(f.read().split()[1])
+        return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError):
+        import resource
+
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak / (2**20 if sys.platform == "darwin" else 1024)
+
+
+def self_test(engram) -> int:
+    agents = engram.agents()
+    mem = engram.agent(agents[0].slug) if agents else engram.agent("self-test", create=True)
+    hits = mem.search("test", k=3, touch=False)
+    print(json.dumps({"ok": True, "agents": len(agents), "hits": len(hits),
+                      "semantic": engram.semantic_enabled}))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    t0 = time.perf_counter()
     argv = list(sys.argv if argv is None else argv)
     args = parse_args(argv)
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
@@ -34,16 +65,41 @@ def main(argv: list[str] | None = None) -> int:
         from services.demo import seed_demo
 
         seed_demo(engram)
-    from PySide6.QtWidgets import QApplication, QListWidget
+    if args.self_test:
+        try:
+            return self_test(engram)
+        finally:
+            engram.close()
 
-    app = QApplication(argv)
-    w = QListWidget()
-    w.setWindowTitle("Engram")
-    for a in engram.agents():
-        w.addItem(f"{a.slug} — {a.fact_count} facts")
-    w.resize(600, 400)
-    w.show()
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from ui.main_window import MainWindow
+    from ui.theme import apply_theme, icon
+
+    app = QApplication.instance() or QApplication(argv)
+    app.setApplicationName("Engram")
+    app.setApplicationDisplayName("Engram")
+    app.setDesktopFileName("engram")
+    app.setWindowIcon(icon())
+    apply_theme(app, True if args.dark else False if args.light else None)
+    win = MainWindow(engram, use_tray=not (args.no_tray or args.exit_after_first_paint))
+
+    if args.exit_after_first_paint:
+        def report():
+            tab = win.current_agent_tab()
+            print(json.dumps({"first_paint_ms": round((time.perf_counter() - t0) * 1000, 1),
+                              "rss_mb": round(rss_mb(), 1),
+                              "facts": tab.model.total_count() if tab else 0}), flush=True)
+            QTimer.singleShot(0, win.quit)
+
+        if win.current_agent_tab() is None:
+            QTimer.singleShot(0, report)
+        else:
+            win.first_page_painted.connect(report)
+    win.show()
     rc = app.exec()
+    win.shutdown()
     engram.close()
     return rc
 

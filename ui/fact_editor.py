@@ -1,0 +1,201 @@
+"""Edit one fact (content, category, importance, tags, pin) and read its history.
+
+The editor never writes: Save emits ``edit_requested(fact_id, before, after)`` and the tab
+turns it into an undoable command.
+"""
+from __future__ import annotations
+
+import json
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox,
+                               QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton,
+                               QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+
+from services.views import FactView
+from ui.filter_bar import CATEGORIES
+from ui.undo import FIELDS, values_of
+
+ACTION_TEXT = {"create": "created", "edit": "edited", "pin": "pinned", "unpin": "unpinned",
+               "delete": "deleted", "restore": "restored", "supersede": "superseded",
+               "redact": "redacted"}
+
+
+def _describe(ev: dict) -> str:
+    before, after = ev.get("before") or {}, ev.get("after") or {}
+    if ev["action"] in ("edit", "pin", "unpin") and before and after:
+        changed = [k for k in after if k not in ("updated_at",) and before.get(k) != after.get(k)]
+        parts = []
+        for k in changed[:4]:
+            b, a = before.get(k), after.get(k)
+            if k == "content":
+                parts.append(f"content: “{_short(b)}” → “{_short(a)}”")
+            else:
+                parts.append(f"{k}: {json.dumps(b)} → {json.dumps(a)}")
+        return "; ".join(parts) or "no visible change"
+    if ev["action"] == "supersede" or ev["fact_id"] != ev.get("_current"):
+        text = (before or after).get("content")
+        return f"#{ev['fact_id']}: “{_short(text)}”" if text else f"#{ev['fact_id']}"
+    text = (after or before).get("content")
+    return f"“{_short(text)}”" if text else ""
+
+
+def _short(s, n: int = 60) -> str:
+    s = (s or "").replace("\n", " ")
+    return s if len(s) <= n else s[:n - 1] + "…"
+
+
+class FactEditor(QWidget):
+    edit_requested = Signal(int, dict, dict)  # fact id, before, after
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.fact: FactView | None = None
+        self.title = QLabel("No fact selected")
+        self.title.setWordWrap(True)
+        self.title.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.content = QPlainTextEdit()
+        self.content.setTabChangesFocus(True)
+        self.content.setAccessibleName("Fact content")
+        self.content.setMinimumHeight(70)
+        self.category = QComboBox(editable=True)
+        self.category.addItems([c for c in CATEGORIES if not c.endswith(":")])
+        self.importance = QDoubleSpinBox(minimum=0.0, maximum=1.0, singleStep=0.05, decimals=2)
+        self.tags = QLineEdit()
+        self.tags.setPlaceholderText("comma, separated")
+        self.pinned = QCheckBox("Pinned (kept first, never decays)")
+        self.save_btn = QPushButton("&Save")
+        self.save_btn.setToolTip("Save changes (Ctrl+S); undo with Ctrl+Z")
+        self.revert_btn = QPushButton("Re&vert")
+        self.meta = QLabel("")
+        self.meta.setWordWrap(True)
+        self.meta.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.history = QTreeWidget()
+        self.history.setHeaderLabels(["When (UTC)", "Action", "By", "Details"])
+        self.history.setRootIsDecorated(False)
+        self.history.setUniformRowHeights(True)
+        self.history.setAlternatingRowColors(True)
+        self.history.setColumnWidth(0, 140)
+        self.history.setColumnWidth(1, 80)
+        self.history.setColumnWidth(2, 60)
+
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)
+        form.addRow("&Content", self.content)
+        form.addRow("C&ategory", self.category)
+        form.addRow("&Importance", self.importance)
+        form.addRow("&Tags", self.tags)
+        form.addRow("", self.pinned)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.revert_btn)
+        buttons.addWidget(self.save_btn)
+        hist_box = QGroupBox("History")
+        hl = QVBoxLayout(hist_box)
+        hl.addWidget(self.history)
+
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.title)
+        lay.addLayout(form)
+        lay.addLayout(buttons)
+        lay.addWidget(self.meta)
+        lay.addWidget(hist_box, 1)
+
+        self.save_btn.clicked.connect(self.save)
+        self.revert_btn.clicked.connect(self.revert)
+        QShortcut(QKeySequence.Save, self, activated=self.save,
+                  context=Qt.WidgetWithChildrenShortcut)
+        for sig in (self.content.textChanged, self.category.currentTextChanged,
+                    self.importance.valueChanged, self.tags.textChanged, self.pinned.toggled):
+            sig.connect(self._update_buttons)
+        self.set_fact(None)
+
+    def set_fact(self, fact: FactView | None, history: list[dict] | None = None) -> None:
+        same = fact is not None and self.fact is not None and fact.id == self.fact.id
+        dirty = same and self.is_dirty()
+        self.fact = fact
+        enabled = fact is not None
+        for w in (self.content, self.category, self.importance, self.tags, self.pinned):
+            w.setEnabled(enabled)
+        if fact is None:
+            self.title.setText("No fact selected — pick one in the list to edit it.")
+            self.meta.setText("")
+            self.history.clear()
+            for w in (self.content, self.tags):
+                w.blockSignals(True)
+                w.clear()
+                w.blockSignals(False)
+            self._update_buttons()
+            return
+        self.title.setText(f"<b>Fact #{fact.id}</b> · {fact.memory_type} · {fact.status}")
+        if not dirty:  # a refresh must not throw away what the user is typing
+            self._load(fact)
+        acc = fact.last_accessed.strftime("%Y-%m-%d %H:%M") if fact.last_accessed else "never"
+        sup = f" · superseded by #{fact.superseded_by}" if fact.superseded_by else ""
+        self.meta.setText(
+            f"Source: {fact.source}{' (' + fact.source_ref + ')' if fact.source_ref else ''}"
+            f" · created {fact.created_at:%Y-%m-%d %H:%M} · updated {fact.updated_at:%Y-%m-%d %H:%M}"
+            f" · accessed {fact.access_count}× (last {acc}){sup}")
+        self._set_history(history or [])
+        self._update_buttons()
+
+    def _load(self, f: FactView) -> None:
+        widgets = (self.content, self.category, self.importance, self.tags, self.pinned)
+        for w in widgets:
+            w.blockSignals(True)
+        self.content.setPlainText(f.content)
+        self.category.setCurrentText(f.category)
+        self.importance.setValue(f.importance)
+        self.tags.setText(", ".join(f.tags))
+        self.pinned.setChecked(f.pinned)
+        for w in widgets:
+            w.blockSignals(False)
+
+    def _set_history(self, events: list[dict]) -> None:
+        self.history.clear()
+        for ev in reversed(events):  # newest first
+            ev = dict(ev, _current=self.fact.id if self.fact else None)
+            when = ev["created_at"].replace("T", " ")[:16]
+            item = QTreeWidgetItem([when, ACTION_TEXT.get(ev["action"], ev["action"]),
+                                    ev.get("actor") or "", _describe(ev)])
+            item.setToolTip(3, json.dumps({"before": ev.get("before"), "after": ev.get("after")},
+                                          indent=1, ensure_ascii=False)[:2000])
+            self.history.addTopLevelItem(item)
+
+    def values(self) -> dict:
+        tags = [t.strip() for t in self.tags.text().split(",") if t.strip()]
+        return {"content": self.content.toPlainText().strip(),
+                "category": self.category.currentText().strip() or "fact",
+                "importance": round(self.importance.value(), 2), "tags": tags,
+                "pinned": self.pinned.isChecked()}
+
+    def is_dirty(self) -> bool:
+        if self.fact is None:
+            return False
+        old = values_of(self.fact)
+        old["importance"] = round(old["importance"], 2)
+        return self.values() != old
+
+    @Slot()
+    def _update_buttons(self, *_):
+        dirty = self.is_dirty()
+        self.save_btn.setEnabled(dirty)
+        self.revert_btn.setEnabled(dirty)
+
+    @Slot()
+    def revert(self) -> None:
+        if self.fact is not None:
+            self._load(self.fact)
+            self._update_buttons()
+
+    @Slot()
+    def save(self) -> None:
+        if self.fact is None or not self.is_dirty():
+            return
+        new = self.values()
+        old = values_of(self.fact)
+        changed = [k for k in FIELDS if new[k] != (round(old[k], 2) if k == "importance" else old[k])]
+        before = {k: old[k] for k in changed}
+        after = {k: new[k] for k in changed}
+        self.edit_requested.emit(self.fact.id, before, after)

@@ -1,0 +1,221 @@
+"""The fact browser's table model: it holds fact *ids* and fetches rows a page at a time.
+
+Anki's browser habit: ``canFetchMore``/``fetchMore`` grow the id list as the view scrolls,
+and row data (``memory.facts.rows(ids)``) is loaded for the page around a visible row and
+kept in a bounded cache, so a million-fact agent opens with one page of ids and one page of
+rows. Sorting re-queries the ids in the new order.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtGui import QFont
+
+from services.facts import FactFilters
+from services.views import FactView
+
+PAGE = 200
+CACHE_ROWS = 4000
+COLUMNS = [  # (header, sort key, tooltip)
+    ("Content", "content", "What the agent remembers"),
+    ("Category", "category", "fact, pref, env, proj:<x>, rel:<x>, task, tmp, rule, meta"),
+    ("Type", "memory_type", "semantic, episodic, procedural or temporal"),
+    ("Importance", "importance", "0–1; pinned facts never decay"),
+    ("Pinned", "pinned", "Pinned facts are kept first and never decay"),
+    ("Created", "created_at", "When the fact was stored (UTC)"),
+    ("Last accessed", "last_accessed", "When an agent last retrieved it"),
+    ("Status", "status", "active, pending, archived, superseded"),
+]
+ID_ROLE = Qt.UserRole + 1
+
+
+def _when(dt) -> str:
+    return dt.strftime("%Y-%m-%d %H:%M") if dt else "—"
+
+
+class FactTableModel(QAbstractTableModel):
+    def __init__(self, memory, parent=None):
+        super().__init__(parent)
+        self.memory = memory
+        self._filters = FactFilters()
+        self._order = "-created_at"
+        self._sort = (5, Qt.DescendingOrder)
+        self._ids: list[int] = []
+        self._row_of: dict[int, int] = {}
+        self._exhausted = False
+        self._cache: OrderedDict[int, FactView] = OrderedDict()
+        self._bold = QFont()
+        self._bold.setBold(True)
+        self._load_first_page()
+
+    # queries -----------------------------------------------------------------------------
+    def _fetch_ids(self, offset: int, limit: int) -> list[int]:
+        return self.memory.facts.ids(self._filters, order=self._order, limit=limit,
+                                     offset=offset)
+
+    def _load_first_page(self, at_least: int = PAGE) -> None:
+        n = max(PAGE, at_least)
+        ids = self._fetch_ids(0, n)
+        self._ids = ids
+        self._row_of = {fid: r for r, fid in enumerate(ids)}
+        self._exhausted = len(ids) < n
+        self._cache.clear()
+        self._load_rows(ids[:PAGE])
+
+    def _load_rows(self, ids) -> None:
+        missing = [i for i in ids if i not in self._cache]
+        if missing:
+            self._cache.update(self.memory.facts.rows(missing))
+        while len(self._cache) > CACHE_ROWS:
+            self._cache.popitem(last=False)
+
+    def fact_at(self, row: int) -> FactView | None:
+        if not 0 <= row < len(self._ids):
+            return None
+        fid = self._ids[row]
+        view = self._cache.get(fid)
+        if view is None:
+            start = max(0, row - PAGE // 2)
+            self._load_rows(self._ids[start:start + PAGE])
+            view = self._cache.get(fid)  # None: deleted under us (another process)
+        else:
+            self._cache.move_to_end(fid)
+        return view
+
+    def id_at(self, row: int) -> int | None:
+        return self._ids[row] if 0 <= row < len(self._ids) else None
+
+    def row_of(self, fact_id: int) -> int | None:
+        return self._row_of.get(fact_id)
+
+    def loaded_count(self) -> int:
+        return len(self._ids)
+
+    def total_count(self) -> int:
+        return self.memory.facts.count(self._filters)
+
+    @property
+    def filters(self) -> FactFilters:
+        return self._filters
+
+    def set_filters(self, filters: FactFilters) -> None:
+        self.beginResetModel()
+        self._filters = filters
+        self._load_first_page()
+        self.endResetModel()
+
+    def refresh(self) -> None:
+        """Re-read what is loaded (the store changed); callers restore the selection by id."""
+        self.beginResetModel()
+        self._load_first_page(at_least=len(self._ids))
+        self.endResetModel()
+
+    def refresh_rows(self, ids) -> None:
+        """Re-read some rows in place (an edit); a row that vanished reads as a blank."""
+        ids = [i for i in ids if i in self._row_of]
+        for i in ids:
+            self._cache.pop(i, None)
+        if not ids:
+            return
+        self._load_rows(ids)
+        rows = sorted(self._row_of[i] for i in ids)
+        self.dataChanged.emit(self.index(rows[0], 0), self.index(rows[-1], len(COLUMNS) - 1))
+
+    # Qt model API ------------------------------------------------------------------------
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._ids)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def canFetchMore(self, parent=QModelIndex()) -> bool:
+        return not parent.isValid() and not self._exhausted
+
+    def fetchMore(self, parent=QModelIndex()) -> None:
+        if parent.isValid() or self._exhausted:
+            return
+        more = [i for i in self._fetch_ids(len(self._ids), PAGE) if i not in self._row_of]
+        if len(more) < PAGE:
+            self._exhausted = True
+        if not more:
+            return
+        first = len(self._ids)
+        self.beginInsertRows(QModelIndex(), first, first + len(more) - 1)
+        self._ids.extend(more)
+        for r, fid in enumerate(more, start=first):
+            self._row_of[fid] = r
+        self.endInsertRows()
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):
+        if orientation != Qt.Horizontal or not 0 <= section < len(COLUMNS):
+            return None
+        if role == Qt.DisplayRole:
+            return COLUMNS[section][0]
+        if role == Qt.ToolTipRole:
+            return COLUMNS[section][2]
+        return None
+
+    def flags(self, index):
+        if not index.isValid():
+            return Qt.NoItemFlags
+        return Qt.ItemIsEnabled | Qt.ItemIsSelectable
+
+    def data(self, index, role=Qt.DisplayRole):
+        if not index.isValid() or index.row() >= len(self._ids):
+            return None
+        if role == ID_ROLE:
+            return self._ids[index.row()]
+        if role not in (Qt.DisplayRole, Qt.ToolTipRole, Qt.TextAlignmentRole, Qt.FontRole,
+                        Qt.AccessibleTextRole):
+            return None
+        f = self.fact_at(index.row())
+        col = index.column()
+        if f is None:
+            return "(deleted)" if role == Qt.DisplayRole and col == 0 else None
+        if role == Qt.TextAlignmentRole:
+            if col in (3, 4):
+                return int(Qt.AlignCenter)
+            return None
+        if role == Qt.FontRole:
+            return self._bold if f.pinned and col == 0 else None
+        if role == Qt.ToolTipRole:
+            if col == 0:
+                tags = f" · tags: {', '.join(f.tags)}" if f.tags else ""
+                return f"#{f.id} · {f.source}{tags}\n\n{f.content}"
+            return None
+        if col == 0:
+            text = f.content.replace("\n", " ")
+            return text if len(text) <= 240 else text[:239] + "…"
+        if col == 1:
+            return f.category
+        if col == 2:
+            return f.memory_type
+        if col == 3:
+            return f"{f.importance:.2f}"
+        if col == 4:
+            return "★ pinned" if f.pinned else ""
+        if col == 5:
+            return _when(f.created_at)
+        if col == 6:
+            return _when(f.last_accessed)
+        if col == 7:
+            return f.status
+        return None
+
+    def sort(self, column: int, order=Qt.AscendingOrder) -> None:
+        if not 0 <= column < len(COLUMNS):
+            return
+        key = COLUMNS[column][1]
+        order_key = ("-" if order == Qt.DescendingOrder else "") + key
+        if order_key == self._order:
+            return
+        # a re-sort is a new query, not a permutation of what is loaded
+        self.beginResetModel()
+        self._order = order_key
+        self._sort = (column, order)
+        self._load_first_page()
+        self.endResetModel()
+
+    def sort_state(self):
+        return self._sort

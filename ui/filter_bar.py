@@ -1,0 +1,111 @@
+"""The fact browser's filter bar: category, type, status, pinned and a created-date range."""
+from __future__ import annotations
+
+from datetime import date
+
+from PySide6.QtCore import QDate, Signal, Slot
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDateEdit, QHBoxLayout, QLabel,
+                               QToolButton, QWidget)
+
+from models.entities import FACT_STATUSES, MEMORY_TYPES
+from services.facts import FactFilters
+
+CATEGORIES = ["fact", "pref", "env", "proj:", "rel:", "task", "tmp", "rule", "meta"]
+ANY = "Any"
+
+
+class FilterBar(QWidget):
+    changed = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+
+        self.category = QComboBox(editable=True)
+        self.category.addItems([ANY] + CATEGORIES)
+        self.category.setToolTip("Category; 'proj:' matches every project, 'proj:web' one")
+        self.category.setMinimumContentsLength(8)
+        self.type = QComboBox()
+        self.type.addItems([ANY] + list(MEMORY_TYPES))
+        self.status = QComboBox()
+        self.status.addItems(["active", ANY] + [s for s in FACT_STATUSES if s != "active"])
+        self.pinned = QComboBox()
+        self.pinned.addItems([ANY, "Pinned", "Not pinned"])
+        self.use_dates = QCheckBox("Created")
+        self.since = QDateEdit(calendarPopup=True)
+        self.until = QDateEdit(calendarPopup=True)
+        today = QDate.currentDate()
+        self.since.setDate(today.addMonths(-1))
+        self.until.setDate(today)
+        for d in (self.since, self.until):
+            d.setDisplayFormat("yyyy-MM-dd")
+            d.setEnabled(False)
+        self.clear_btn = QToolButton(text="Clear")
+        self.clear_btn.setToolTip("Clear all filters")
+
+        for label, w in (("&Category", self.category), ("T&ype", self.type),
+                         ("Stat&us", self.status), ("Pinned", self.pinned)):
+            lab = QLabel(label)
+            lab.setBuddy(w)
+            lay.addWidget(lab)
+            lay.addWidget(w)
+        lay.addSpacing(8)
+        lay.addWidget(self.use_dates)
+        lay.addWidget(self.since)
+        lay.addWidget(QLabel("–"))
+        lay.addWidget(self.until)
+        lay.addStretch(1)
+        lay.addWidget(self.clear_btn)
+
+        self.category.currentTextChanged.connect(self._emit)
+        self.type.currentIndexChanged.connect(self._emit)
+        self.status.currentIndexChanged.connect(self._emit)
+        self.pinned.currentIndexChanged.connect(self._emit)
+        self.use_dates.toggled.connect(self._dates_toggled)
+        self.since.dateChanged.connect(self._emit)
+        self.until.dateChanged.connect(self._emit)
+        self.clear_btn.clicked.connect(self.clear)
+
+    @Slot()
+    def _emit(self, *_):
+        self.changed.emit()
+
+    @Slot(bool)
+    def _dates_toggled(self, on: bool) -> None:
+        self.since.setEnabled(on)
+        self.until.setEnabled(on)
+        self.changed.emit()
+
+    @Slot()
+    def clear(self) -> None:
+        for combo, idx in ((self.category, 0), (self.type, 0), (self.status, 0),
+                           (self.pinned, 0)):
+            combo.blockSignals(True)
+            combo.setCurrentIndex(idx)
+            combo.blockSignals(False)
+        self.use_dates.blockSignals(True)
+        self.use_dates.setChecked(False)
+        self.use_dates.blockSignals(False)
+        self.since.setEnabled(False)
+        self.until.setEnabled(False)
+        self.changed.emit()
+
+    def filters(self) -> FactFilters:
+        cat = self.category.currentText().strip()
+        typ = self.type.currentText()
+        status = self.status.currentText()
+        pinned = {ANY: None, "Pinned": True, "Not pinned": False}[self.pinned.currentText()]
+        since = until = None
+        if self.use_dates.isChecked():
+            since = _py(self.since.date())
+            until = _py(self.until.date())
+        return FactFilters(
+            category=None if cat in ("", ANY) else cat,
+            memory_type=None if typ == ANY else typ,
+            status=None if status == ANY else status,
+            pinned=pinned, since=since, until=until)
+
+
+def _py(d: QDate) -> date:
+    return date(d.year(), d.month(), d.day())

@@ -1,0 +1,118 @@
+"""Forget: preview what a purge would remove in every place, then execute it in a worker."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFormLayout, QLabel,
+                               QLineEdit, QMessageBox, QPlainTextEdit, QVBoxLayout)
+
+try:
+    from services.forget import ForgetScope, ForgetService
+except ImportError:  # pragma: no cover - depends on the checkout
+    ForgetScope = ForgetService = None
+
+UNAVAILABLE = "Forgetting is not available in this build (services.forget is missing)."
+
+
+def forget_available() -> bool:
+    return ForgetService is not None
+
+
+def _describe_preview(p) -> str:
+    if hasattr(p, "to_json"):
+        p = p.to_json()
+    elif hasattr(p, "__dataclass_fields__"):
+        from dataclasses import asdict
+
+        p = asdict(p)
+    if not isinstance(p, dict):
+        return str(p)
+    lines = []
+    for place, v in p.items():
+        n = v if isinstance(v, int) else (len(v) if isinstance(v, (list, tuple, dict)) else v)
+        lines.append(f"{place}: {n}")
+    return "\n".join(lines)
+
+
+class ForgetDialog(QDialog):
+    """Scope: the selected facts, or everything matching a text. Preview first, always."""
+
+    forgotten = Signal(object)
+
+    def __init__(self, engram, runner, slug: str, fact_ids=(), parent=None):
+        super().__init__(parent)
+        self.setWindowTitle(f"Forget — {slug}")
+        self.engram, self.runner, self.slug = engram, runner, slug
+        self.fact_ids = list(fact_ids)
+        self.matching = QLineEdit()
+        self.matching.setPlaceholderText("text to forget everywhere (optional)")
+        self.use_selection = QCheckBox(f"The {len(self.fact_ids)} selected fact(s)")
+        self.use_selection.setChecked(bool(self.fact_ids))
+        self.use_selection.setEnabled(bool(self.fact_ids))
+        self.preview_text = QPlainTextEdit(readOnly=True)
+        self.preview_text.setPlaceholderText("Press Preview to see what would be removed.")
+        self.status = QLabel("")
+        self.status.setWordWrap(True)
+        form = QFormLayout()
+        form.addRow("Forget", self.use_selection)
+        form.addRow("Matching", self.matching)
+        self.buttons = QDialogButtonBox()
+        self.preview_btn = self.buttons.addButton("&Preview", QDialogButtonBox.ActionRole)
+        self.execute_btn = self.buttons.addButton("&Forget permanently",
+                                                  QDialogButtonBox.DestructiveRole)
+        self.buttons.addButton(QDialogButtonBox.Close)
+        self.execute_btn.setEnabled(False)
+        self.preview_btn.clicked.connect(self.preview)
+        self.execute_btn.clicked.connect(self.execute)
+        self.buttons.rejected.connect(self.reject)
+        lay = QVBoxLayout(self)
+        lay.addLayout(form)
+        lay.addWidget(self.preview_text, 1)
+        lay.addWidget(self.status)
+        lay.addWidget(self.buttons)
+        self.resize(560, 420)
+        if not forget_available():
+            self.preview_btn.setEnabled(False)
+            self.status.setText(UNAVAILABLE)
+        self.matching.textChanged.connect(lambda _t: self.execute_btn.setEnabled(False))
+
+    def scope(self):
+        ids = tuple(self.fact_ids) if self.use_selection.isChecked() else ()
+        matching = self.matching.text().strip() or None
+        if not ids and not matching:
+            return None
+        return ForgetScope(agent=self.slug, fact_ids=ids, matching=matching)
+
+    @Slot()
+    def preview(self) -> None:
+        scope = self.scope()
+        if scope is None:
+            self.status.setText("Choose the selected facts or type a text to forget.")
+            return
+        svc = ForgetService(self.engram)
+        self.status.setText("Looking in every place…")
+        self.runner.start("Forget preview", lambda p, c: svc.preview(scope), visible=False,
+                          success=self._previewed, failure=self.status.setText)
+
+    def _previewed(self, p) -> None:
+        self.preview_text.setPlainText(_describe_preview(p))
+        self.status.setText("This is what would be removed. Forgetting cannot be undone.")
+        self.execute_btn.setEnabled(True)
+
+    @Slot()
+    def execute(self) -> None:
+        scope = self.scope()
+        if scope is None:
+            return
+        if QMessageBox.question(self, "Forget permanently",
+                                "Remove this everywhere and block it from coming back? "
+                                "This cannot be undone.") != QMessageBox.Yes:
+            return
+        svc = ForgetService(self.engram)
+        self.execute_btn.setEnabled(False)
+        self.runner.start("Forgetting", lambda p, c: svc.execute(
+            scope, progress=p, cancelled=c), success=self._done, failure=self.status.setText)
+
+    def _done(self, receipt) -> None:
+        self.status.setText("Forgotten. A receipt (counts and hashes, no content) was kept.")
+        self.forgotten.emit(receipt)
+        self.accept()

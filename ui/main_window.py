@@ -1,0 +1,474 @@
+"""The main window: an "All agents" search tab, one tab per agent, menus with a shortcut for
+every main action, a job bar (progress + Cancel) and the store watcher."""
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtGui import QAction, QKeySequence, QUndoGroup
+from PySide6.QtWidgets import (QApplication, QFileDialog, QHBoxLayout, QInputDialog, QLabel,
+                               QMainWindow, QMenu, QMessageBox, QProgressBar, QPushButton,
+                               QTabWidget, QVBoxLayout, QWidget)
+
+from services.errors import EngramError
+from ui.agent_tab import AgentTab
+from ui.fact_editor import FactEditor
+from ui.forget_dialog import ForgetDialog
+from ui.search_panel import SearchPanel
+from ui.settings_dialog import SettingsDialog
+from ui.store_watcher import StoreWatcher
+from ui.theme import icon
+from ui.tray import TrayController
+from ui.workers import JobRunner
+
+log = logging.getLogger(__name__)
+
+
+class JobsBar(QWidget):
+    """Shows the running visible job with its progress and a Cancel button."""
+
+    def __init__(self, runner: JobRunner, parent=None):
+        super().__init__(parent)
+        self.runner = runner
+        self.label = QLabel("")
+        self.bar = QProgressBar()
+        self.bar.setMaximumWidth(220)
+        self.cancel_btn = QPushButton("Cancel")
+        self.cancel_btn.setToolTip("Cancel the running job (Esc)")
+        self.cancel_btn.clicked.connect(self.cancel)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.label)
+        lay.addWidget(self.bar)
+        lay.addWidget(self.cancel_btn)
+        self.current: int | None = None
+        runner.job_started.connect(self._started)
+        runner.job_progress.connect(self._progress)
+        runner.job_finished.connect(self._finished)
+        self.hide()
+
+    @Slot(int, str)
+    def _started(self, job_id: int, title: str) -> None:
+        job = next((j for j in self.runner.visible_jobs() if j.id == job_id), None)
+        if job is None:
+            return
+        self.current = job_id
+        self.label.setText(title)
+        self.bar.setRange(0, 0)
+        self.show()
+
+    @Slot(int, int, int, str)
+    def _progress(self, job_id: int, done: int, total: int, message: str) -> None:
+        if job_id != self.current:
+            return
+        if total > 0:
+            self.bar.setRange(0, total)
+            self.bar.setValue(done)
+        if message:
+            self.label.setText(message)
+
+    @Slot(int, str, str)
+    def _finished(self, job_id: int, outcome: str, message: str) -> None:
+        if job_id != self.current:
+            return
+        others = self.runner.visible_jobs()
+        if others:
+            self.current = others[-1].id
+            self.label.setText(others[-1].title)
+        else:
+            self.current = None
+            self.hide()
+
+    @Slot()
+    def cancel(self) -> None:
+        for j in self.runner.visible_jobs():
+            self.runner.cancel(j.id)
+
+
+class AllAgentsTab(QWidget):
+    """Search every agent at once; picking a hit opens it in its agent's tab."""
+
+    def __init__(self, engram, runner, parent=None):
+        super().__init__(parent)
+        self.search = SearchPanel(engram, runner, None, parent=self)
+        self.preview = FactEditor()
+        self.preview.setEnabled(False)
+        hint = QLabel("Search the memories of every agent. Press Enter on a result to open it "
+                      "in its agent's tab, where it can be edited.")
+        hint.setWordWrap(True)
+        lay = QVBoxLayout(self)
+        lay.addWidget(hint)
+        lay.addWidget(self.search, 1)
+
+
+class MainWindow(QMainWindow):
+    agents_changed = Signal()
+    first_page_painted = Signal()
+
+    def __init__(self, engram, use_tray: bool = True, parent=None):
+        super().__init__(parent)
+        self.engram = engram
+        self.setWindowTitle("Engram")
+        self.setWindowIcon(icon())
+        self._quitting = False
+        self.runner = JobRunner(db=engram.db, parent=self)
+        self.undo_group = QUndoGroup(self)
+        self.watcher = StoreWatcher(engram, parent=self)
+        self.watcher.changed.connect(self.on_store_changed)
+        self.tray = TrayController(engram, self.runner, parent=self)
+        self.tray.toggle_window.connect(self.toggle_visible)
+        self.tray.quit_requested.connect(self.quit)
+        self.tray.compiled.connect(self._on_compiled)
+        self.tray.gc_done.connect(self._on_gc)
+
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.all_tab = AllAgentsTab(engram, self.runner)
+        self.all_tab.search.hit_activated.connect(self.open_fact)
+        self.tabs.addTab(self.all_tab, "All agents")
+        self.agent_tabs: dict[str, AgentTab] = {}
+        self.setCentralWidget(self.tabs)
+
+        self.jobs = JobsBar(self.runner)
+        self.statusBar().addPermanentWidget(self.jobs)
+        self._build_menus()
+        self.tabs.currentChanged.connect(self._on_tab_changed)
+        self.sync_agents()
+        if self.tabs.count() > 1:
+            self.tabs.setCurrentIndex(1)
+        self.has_tray = self.tray.install_tray(icon()) if use_tray else False
+        if not self.has_tray:
+            self.statusBar().showMessage("No system tray here: the tray's actions are in the "
+                                         "Engram menu; closing the window quits.", 8000)
+        self.resize(1280, 800)
+        self.watcher.start()
+
+    # menus ----------------------------------------------------------------------------------
+    def _act(self, menu: QMenu, text: str, slot, shortcut=None, tip: str | None = None) -> QAction:
+        a = QAction(text, self)
+        if shortcut is not None:
+            a.setShortcut(QKeySequence(shortcut))
+        if tip:
+            a.setStatusTip(tip)
+        a.triggered.connect(slot)
+        menu.addAction(a)
+        return a
+
+    def _build_menus(self) -> None:
+        mb = self.menuBar()
+        f = mb.addMenu("&File")
+        self.act_add_agent = self._act(f, "&New agent…", self.add_agent, "Ctrl+N")
+        self.act_rename_agent = self._act(f, "&Rename agent…", self.rename_agent, "F2")
+        self.act_remove_agent = self._act(f, "Re&move agent…", self.remove_agent,
+                                          "Ctrl+Shift+Backspace")
+        f.addSeparator()
+        self.act_import = self._act(f, "&Import memory files…", self.import_files, "Ctrl+I")
+        self.act_reindex = self._act(f, "Re-&index vectors", self.reindex, "Ctrl+Shift+R")
+        f.addSeparator()
+        self.act_settings = self._act(f, "&Settings…", self.open_settings, "Ctrl+,")
+        f.addSeparator()
+        f.addAction(self.tray.act_quit)
+
+        e = mb.addMenu("&Edit")
+        self.act_undo = self.undo_group.createUndoAction(self, "&Undo")
+        self.act_undo.setShortcut(QKeySequence("Ctrl+Z"))
+        self.act_redo = self.undo_group.createRedoAction(self, "&Redo")
+        self.act_redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        e.addAction(self.act_undo)
+        e.addAction(self.act_redo)
+        e.addSeparator()
+        self.act_find = self._act(e, "&Find…", self.focus_search, QKeySequence.Find)
+        self.act_pin = self._act(e, "&Pin", lambda: self._on_tab("pin_selected"), "Ctrl+P")
+        self.act_unpin = self._act(e, "U&npin", lambda: self._on_tab("unpin_selected"),
+                                   "Ctrl+Shift+P")
+        self.act_recat = self._act(e, "Change &category…",
+                                   lambda: self._on_tab("recategorize_selected"), "Ctrl+K")
+        self.act_delete = self._act(e, "&Delete", lambda: self._on_tab("delete_selected"),
+                                    QKeySequence.Delete)
+        self.act_forget = self._act(e, "&Forget permanently…", self.forget, "Ctrl+Shift+Del")
+
+        v = mb.addMenu("&View")
+        for i, name in enumerate(["Facts", "Timeline", "Compiled", "Statistics"], start=1):
+            self._act(v, name, lambda _=False, n=name: self._show_view(n), f"Ctrl+{i}")
+        v.addSeparator()
+        self._act(v, "&All agents", lambda: self.tabs.setCurrentIndex(0), "Ctrl+0")
+        self._act(v, "Next agent", self._next_tab, "Ctrl+Tab")
+        self._act(v, "Previous agent", self._prev_tab, "Ctrl+Shift+Tab")
+        self._act(v, "&Refresh", self.on_store_changed, "F5")
+        self.act_cancel = self._act(v, "Cancel running job", self.jobs.cancel, "Esc")
+        self.act_cancel.setShortcutContext(Qt.WindowShortcut)
+
+        self.engram_menu = mb.addMenu("E&ngram")
+        self.engram_menu.aboutToShow.connect(self._rebuild_engram_menu)
+        self.tray.populate(self.engram_menu)
+        # the controller's shortcuts must work without opening the menu
+        for a in (self.tray.act_compile_all, self.tray.act_gc, self.tray.act_quit):
+            self.addAction(a)
+
+        h = mb.addMenu("&Help")
+        self._act(h, "&Keyboard shortcuts", self.show_shortcuts, "F1")
+        self._act(h, "&About Engram", self.about)
+
+    @Slot()
+    def _rebuild_engram_menu(self) -> None:
+        self.tray.populate(self.engram_menu)
+
+    def _on_tab(self, method: str) -> None:
+        tab = self.current_agent_tab()
+        if tab is None:
+            self.statusBar().showMessage("Open an agent's tab first.", 4000)
+            return
+        getattr(tab, method)()
+
+    def _show_view(self, name: str) -> None:
+        tab = self.current_agent_tab()
+        if tab is not None:
+            tab.show_view(name)
+
+    def _next_tab(self) -> None:
+        self.tabs.setCurrentIndex((self.tabs.currentIndex() + 1) % self.tabs.count())
+
+    def _prev_tab(self) -> None:
+        self.tabs.setCurrentIndex((self.tabs.currentIndex() - 1) % self.tabs.count())
+
+    # agents -----------------------------------------------------------------------------------
+    def current_agent_tab(self) -> AgentTab | None:
+        w = self.tabs.currentWidget()
+        return w if isinstance(w, AgentTab) else None
+
+    def sync_agents(self) -> None:
+        """Add tabs for new agents, drop tabs of removed ones, update names and counts."""
+        infos = {a.slug: a for a in self.engram.agents()}
+        for slug in list(self.agent_tabs):
+            if slug not in infos:
+                tab = self.agent_tabs.pop(slug)
+                self.undo_group.removeStack(tab.undo_stack)
+                tab.close_down()
+                self.tabs.removeTab(self.tabs.indexOf(tab))
+                tab.deleteLater()
+        for slug, info in infos.items():
+            tab = self.agent_tabs.get(slug)
+            if tab is None:
+                tab = AgentTab(self.engram, self.engram.agent(slug), self.runner)
+                tab.message.connect(self.show_message)
+                tab.compile_requested.connect(self.tray.compile)
+                tab.first_paint.connect(self._on_first_paint)
+                self.undo_group.addStack(tab.undo_stack)
+                self.agent_tabs[slug] = tab
+                self.tabs.addTab(tab, "")
+            label = info.name if info.name == slug else f"{info.name} ({slug})"
+            i = self.tabs.indexOf(tab)
+            self.tabs.setTabText(i, label)
+            self.tabs.setTabToolTip(i, f"{info.fact_count:,} active facts · kind {info.kind}")
+        self._on_tab_changed(self.tabs.currentIndex())
+        self.agents_changed.emit()
+
+    @Slot()
+    def _on_first_paint(self) -> None:
+        self.first_page_painted.emit()
+
+    @Slot(int)
+    def _on_tab_changed(self, _i: int) -> None:
+        tab = self.current_agent_tab()
+        self.undo_group.setActiveStack(tab.undo_stack if tab else None)
+        for a in (self.act_rename_agent, self.act_remove_agent, self.act_import,
+                  self.act_reindex, self.act_pin, self.act_unpin, self.act_recat,
+                  self.act_delete, self.act_forget):
+            a.setEnabled(tab is not None)
+
+    @Slot()
+    def add_agent(self, slug: str | None = None) -> AgentTab | None:
+        if not slug:
+            slug, ok = QInputDialog.getText(self, "New agent",
+                                            "Agent name (lowercase letters, digits, - _ .):")
+            if not ok or not slug.strip():
+                return None
+        try:
+            self.engram.add_agent(slug.strip())
+        except EngramError as exc:
+            QMessageBox.warning(self, "New agent", str(exc))
+            return None
+        self.sync_agents()
+        tab = self.agent_tabs.get(slug.strip())
+        if tab is not None:
+            self.tabs.setCurrentWidget(tab)
+        return tab
+
+    @Slot()
+    def rename_agent(self, name: str | None = None) -> None:
+        tab = self.current_agent_tab()
+        if tab is None:
+            return
+        if not name:
+            name, ok = QInputDialog.getText(self, "Rename agent", "Display name:",
+                                            text=tab.memory.info.name)
+            if not ok or not name.strip():
+                return
+        self.engram.update_agent(tab.memory.slug, name=name.strip())
+        self.sync_agents()
+
+    @Slot()
+    def remove_agent(self, confirm: bool = True) -> int:
+        tab = self.current_agent_tab()
+        if tab is None:
+            return 0
+        slug = tab.memory.slug
+        if confirm and QMessageBox.question(
+                self, "Remove agent", f"Remove {slug} and all its memories? This cannot be "
+                "undone. (To also wipe files and leave no trace, use Forget.)") != QMessageBox.Yes:
+            return 0
+        engram = self.engram
+        return self.runner.start(f"Removing {slug}", lambda p, c: engram.remove_agent(slug),
+                                 serial=True, success=lambda _r: self.sync_agents(),
+                                 failure=self.show_error)
+
+    # jobs ------------------------------------------------------------------------------------
+    @Slot()
+    def import_files(self, path: str | None = None) -> int:
+        tab = self.current_agent_tab()
+        if tab is None:
+            return 0
+        if not path:
+            path, _ = QFileDialog.getOpenFileName(self, f"Import into {tab.memory.slug}")
+            if not path:
+                return 0
+        memory = tab.memory
+        return self.runner.start(
+            f"Importing into {memory.slug}",
+            lambda p, c: memory.import_path(path, progress=lambda d, t: p(d, t, "Importing"),
+                                            cancelled=c),
+            serial=True, success=self._imported, failure=self.show_error)
+
+    def _imported(self, report) -> None:
+        self.show_message(f"Imported {getattr(report, 'added', 0)} fact(s), "
+                          f"{getattr(report, 'duplicates', 0)} duplicate(s) skipped")
+        self.on_store_changed()
+
+    @Slot()
+    def reindex(self) -> int:
+        tab = self.current_agent_tab()
+        if tab is None:
+            return 0
+        memory = tab.memory
+        return self.runner.start(
+            f"Re-indexing {memory.slug}",
+            lambda p, c: memory.rebuild_index(progress=lambda d, t: p(d, t, "Re-indexing"),
+                                              cancelled=c),
+            success=lambda n: self.show_message(f"Re-indexed {n} fact(s)"),
+            failure=self.show_error)
+
+    @Slot()
+    def forget(self) -> None:
+        tab = self.current_agent_tab()
+        if tab is None:
+            return
+        dlg = ForgetDialog(self.engram, self.runner, tab.memory.slug, tab.selected_ids(), self)
+        dlg.forgotten.connect(lambda _r: self.on_store_changed())
+        dlg.exec()
+
+    @Slot(str)
+    def _on_compiled(self, text: str) -> None:
+        self.show_message(f"Compile: {text}")
+        tab = self.current_agent_tab()
+        if tab is not None and tab.views.currentIndex() == 2:
+            tab.compiled.reload()
+
+    @Slot(str)
+    def _on_gc(self, text: str) -> None:
+        self.show_message(text)
+        self.on_store_changed()
+
+    # misc ------------------------------------------------------------------------------------
+    @Slot()
+    def focus_search(self) -> None:
+        tab = self.current_agent_tab()
+        if tab is not None:
+            tab.focus_search()
+        else:
+            self.all_tab.search.focus_query()
+
+    @Slot(str, int)
+    def open_fact(self, slug: str, fact_id: int) -> None:
+        tab = self.agent_tabs.get(slug)
+        if tab is None:
+            return
+        if self.sender() is self.all_tab.search:
+            # a click in All agents only previews; Enter/double-click opens it in its tab
+            if not self.all_tab.search.table.hasFocus():
+                return
+        self.tabs.setCurrentWidget(tab)
+        tab.show_fact(fact_id)
+
+    @Slot()
+    def on_store_changed(self) -> None:
+        known = set(self.agent_tabs)
+        now = {a.slug for a in self.engram.agents()}
+        if known != now:
+            self.sync_agents()
+        for tab in self.agent_tabs.values():
+            tab.refresh()
+
+    @Slot()
+    def open_settings(self) -> None:
+        SettingsDialog(self.engram, self).exec()
+
+    def show_message(self, text: str) -> None:
+        self.statusBar().showMessage(text, 8000)
+
+    def show_error(self, text: str) -> None:
+        self.show_message(text)
+        QMessageBox.warning(self, "Engram", text)
+
+    def show_shortcuts(self) -> None:
+        rows = []
+        for menu in self.menuBar().findChildren(QMenu):
+            for a in menu.actions():
+                if not a.shortcut().isEmpty():
+                    rows.append(f"<tr><td>{a.text().replace('&', '')}</td>"
+                                f"<td><b>{a.shortcut().toString(QKeySequence.NativeText)}</b></td></tr>")
+        QMessageBox.information(self, "Keyboard shortcuts",
+                                "<table>" + "".join(dict.fromkeys(rows)) + "</table>")
+
+    def about(self) -> None:
+        from app import __version__
+
+        model = "on" if self.engram.semantic_enabled else "off"
+        QMessageBox.about(self, "About Engram",
+                          f"<b>Engram {__version__}</b><br>See, search, correct and erase what "
+                          f"your AI agents remember.<br>Store: {self.engram.config.data_dir}"
+                          f"<br>Semantic search: {model}")
+
+    @Slot()
+    def toggle_visible(self) -> None:
+        if self.isVisible() and not self.isMinimized():
+            self.hide()
+        else:
+            self.showNormal()
+            self.raise_()
+            self.activateWindow()
+
+    @Slot()
+    def quit(self) -> None:
+        self._quitting = True
+        self.close()
+
+    def shutdown(self) -> None:
+        """Stop the timer, cancel and join every worker: nothing outlives the window."""
+        self.watcher.stop()
+        self.runner.cancel_all()
+        for tab in self.agent_tabs.values():
+            tab.close_down()
+        self.tray.remove_tray()
+
+    def closeEvent(self, ev):
+        if self.has_tray and not self._quitting:
+            self.hide()
+            self.show_message("Engram keeps running in the tray.")
+            ev.ignore()
+            return
+        self.shutdown()
+        ev.accept()
+        if self._quitting or not self.has_tray:
+            app = QApplication.instance()
+            if app is not None:
+                app.quit()

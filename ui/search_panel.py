@@ -1,0 +1,286 @@
+"""Search: a debounced query field that runs hybrid search in a worker, and a results table
+that shows each signal's share of the score so the user sees *why* a fact ranked."""
+from __future__ import annotations
+
+from PySide6.QtCore import (QAbstractTableModel, QModelIndex, QRectF, QSize, Qt, QTimer,
+                            Signal, Slot)
+from PySide6.QtGui import QColor, QKeySequence, QPainter, QShortcut
+from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QHBoxLayout, QHeaderView,
+                               QLabel, QLineEdit, QStyledItemDelegate, QTableView,
+                               QToolButton, QVBoxLayout, QWidget)
+
+SIGNALS = [("keyword", "#3b82f6"), ("semantic", "#a855f7"), ("recency", "#22c55e"),
+           ("importance", "#f59e0b"), ("access", "#94a3b8")]
+SHARES_ROLE = Qt.UserRole + 2
+ID_ROLE = Qt.UserRole + 1
+MODES = [("hybrid", "&Hybrid", "Keyword and semantic together (default)"),
+         ("keyword", "&Keyword", "Full-text (BM25) only"),
+         ("semantic", "&Semantic", "Meaning (embedding similarity) only")]
+DEBOUNCE_MS = 300
+
+
+def shares(signals: dict) -> dict[str, float]:
+    total = sum(max(0.0, v) for v in signals.values())
+    if total <= 0:
+        return {k: 0.0 for k, _ in SIGNALS}
+    return {k: max(0.0, signals.get(k, 0.0)) / total for k, _ in SIGNALS}
+
+
+def shares_text(signals: dict) -> str:
+    sh = shares(signals)
+    return " · ".join(f"{k} {sh[k] * 100:.0f}%" for k, _ in SIGNALS if sh[k] >= 0.005)
+
+
+class SearchResultsModel(QAbstractTableModel):
+    def __init__(self, show_agent: bool, parent=None):
+        super().__init__(parent)
+        self.show_agent = show_agent
+        self.hits: list[tuple[str | None, object]] = []  # (agent slug, SearchHit)
+        self.cols = (["Agent"] if show_agent else []) + ["Score", "Content", "Why it ranked",
+                                                          "Category"]
+
+    def set_hits(self, hits) -> None:
+        self.beginResetModel()
+        self.hits = list(hits)
+        self.endResetModel()
+
+    def rowCount(self, parent=QModelIndex()):
+        return 0 if parent.isValid() else len(self.hits)
+
+    def columnCount(self, parent=QModelIndex()):
+        return 0 if parent.isValid() else len(self.cols)
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):
+        if orientation == Qt.Horizontal and role == Qt.DisplayRole and 0 <= section < len(self.cols):
+            return self.cols[section]
+        return None
+
+    def flags(self, index):
+        return Qt.ItemIsEnabled | Qt.ItemIsSelectable if index.isValid() else Qt.NoItemFlags
+
+    def data(self, index, role=Qt.DisplayRole):
+        if not index.isValid() or index.row() >= len(self.hits):
+            return None
+        slug, hit = self.hits[index.row()]
+        name = self.cols[index.column()]
+        if role == ID_ROLE:
+            return hit.fact.id
+        if role == SHARES_ROLE and name == "Why it ranked":
+            return shares(hit.signals)
+        if role == Qt.DisplayRole:
+            return {"Agent": slug, "Score": f"{hit.score:.3f}",
+                    "Content": hit.fact.content.replace("\n", " "),
+                    "Why it ranked": shares_text(hit.signals),
+                    "Category": hit.fact.category}.get(name)
+        if role == Qt.ToolTipRole:
+            if name == "Why it ranked":
+                lines = [f"{k}: +{hit.signals.get(k, 0.0):.3f}" for k, _ in SIGNALS]
+                raw = hit.raw or {}
+                lines.append(f"bm25 {raw.get('bm25', 0)} · cosine {raw.get('cosine', 0)}")
+                return "\n".join(lines)
+            if name == "Content":
+                return hit.fact.content
+        return None
+
+
+class SharesDelegate(QStyledItemDelegate):
+    """Paints the signal shares as a stacked bar (the tooltip has the numbers)."""
+
+    def paint(self, painter: QPainter, option, index):
+        sh = index.data(SHARES_ROLE)
+        if not sh:
+            return super().paint(painter, option, index)
+        painter.save()
+        r = QRectF(option.rect).adjusted(4, option.rect.height() * 0.25, -4,
+                                         -option.rect.height() * 0.25)
+        x = r.left()
+        for key, color in SIGNALS:
+            w = r.width() * sh.get(key, 0.0)
+            if w > 0:
+                painter.fillRect(QRectF(x, r.top(), w, r.height()), QColor(color))
+                x += w
+        painter.restore()
+
+    def sizeHint(self, option, index):
+        return QSize(160, super().sizeHint(option, index).height())
+
+
+def legend() -> QWidget:
+    w = QWidget()
+    lay = QHBoxLayout(w)
+    lay.setContentsMargins(0, 0, 0, 0)
+    for key, color in SIGNALS:
+        sw = QLabel()
+        sw.setFixedSize(12, 12)
+        sw.setStyleSheet(f"background:{color}; border-radius:2px;")
+        lay.addWidget(sw)
+        lay.addWidget(QLabel(key))
+        lay.addSpacing(6)
+    lay.addStretch(1)
+    return w
+
+
+class SearchPanel(QWidget):
+    """``memory=None`` searches every agent (the "All agents" tab)."""
+
+    results_ready = Signal(int)  # number of hits, after they are shown
+    hit_activated = Signal(str, int)  # agent slug, fact id
+    query_changed = Signal(str)
+
+    def __init__(self, engram, runner, memory=None, filters=None, parent=None):
+        super().__init__(parent)
+        self.engram, self.runner, self.memory = engram, runner, memory
+        self._filters = filters  # callable -> FactFilters, or None
+        self._generation = 0
+        self.mode = "hybrid"
+        self.last_error: str | None = None
+
+        self.query = QLineEdit()
+        self.query.setClearButtonEnabled(True)
+        scope = "all agents" if memory is None else f"{memory.info.name}"
+        self.query.setPlaceholderText(f"Search {scope}… (Ctrl+F)")
+        self.query.setAccessibleName("Search query")
+        self.mode_group = QButtonGroup(self)
+        self.mode_group.setExclusive(True)
+        top = QHBoxLayout()
+        top.setContentsMargins(0, 0, 0, 0)
+        top.addWidget(self.query, 1)
+        self.mode_buttons = {}
+        for key, label, tip in MODES:
+            b = QToolButton(text=label.replace("&", ""), checkable=True)
+            b.setToolTip(tip)
+            b.setProperty("mode", key)
+            if key == "hybrid":
+                b.setChecked(True)
+            if key == "semantic" and not engram.semantic_enabled:
+                b.setEnabled(False)
+                b.setToolTip(engram.semantic_error or "semantic search is off")
+            self.mode_group.addButton(b)
+            self.mode_buttons[key] = b
+            top.addWidget(b)
+        self.status = QLabel("")
+        self.status.setMinimumWidth(120)
+        top.addWidget(self.status)
+
+        self.model = SearchResultsModel(show_agent=memory is None, parent=self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.table.verticalHeader().hide()
+        self.table.setWordWrap(False)
+        self.table.setItemDelegateForColumn(self.model.cols.index("Why it ranked"),
+                                            SharesDelegate(self.table))
+        self._size_columns()
+        self.table.activated.connect(self._on_activated)
+        self.table.selectionModel().currentRowChanged.connect(self._on_current)
+
+        # two parts a host may place apart: the query bar and the results
+        self.bar = QWidget()
+        self.bar.setLayout(top)
+        self.results = QWidget()
+        rl = QVBoxLayout(self.results)
+        rl.setContentsMargins(0, 0, 0, 0)
+        rl.addWidget(self.table, 1)
+        rl.addWidget(legend())
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.bar)
+        lay.addWidget(self.results, 1)
+
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(DEBOUNCE_MS)
+        self._debounce.timeout.connect(self.run_now)
+        self.query.textChanged.connect(self._on_text)
+        self.query.returnPressed.connect(self.run_now)
+        self.mode_group.buttonToggled.connect(self._on_mode)
+        QShortcut(QKeySequence("Down"), self.query, activated=self.table.setFocus)
+
+    def _size_columns(self) -> None:
+        h = self.table.horizontalHeader()
+        for i, name in enumerate(self.model.cols):
+            h.setSectionResizeMode(i, QHeaderView.Stretch if name == "Content"
+                                   else QHeaderView.ResizeToContents)
+        h.setSectionResizeMode(self.model.cols.index("Why it ranked"), QHeaderView.Interactive)
+        h.resizeSection(self.model.cols.index("Why it ranked"), 170)
+
+    # input --------------------------------------------------------------------------------
+    @Slot(str)
+    def _on_text(self, text: str) -> None:
+        self.query_changed.emit(text)
+        if text.strip():
+            self._debounce.start()
+        else:
+            self._debounce.stop()
+            self._generation += 1
+            self.model.set_hits([])
+            self.status.setText("")
+
+    @Slot()
+    def _on_mode(self, *_):
+        b = self.mode_group.checkedButton()
+        if b is not None:
+            self.mode = b.property("mode")
+            if self.query.text().strip():
+                self.run_now()
+
+    def set_mode(self, mode: str) -> None:
+        self.mode_buttons[mode].setChecked(True)
+
+    @Slot()
+    def run_now(self) -> None:
+        self._debounce.stop()
+        q = self.query.text().strip()
+        if not q:
+            return
+        self._generation += 1
+        gen, mode = self._generation, self.mode
+        filters = self._filters() if self._filters else None
+        memory, engram = self.memory, self.engram
+
+        def op(progress, cancelled):
+            if memory is None:
+                return engram.search_all(q, k=50, mode=mode, touch=False)
+            return [(memory.slug, h) for h in memory.search(q, k=50, filters=filters,
+                                                            mode=mode, touch=False)]
+
+        self.status.setText("Searching…")
+        self.runner.start(f"Search “{q}”", op, visible=False,
+                          success=lambda hits: self._show(gen, hits),
+                          failure=lambda msg: self._fail(gen, msg))
+
+    def _show(self, gen: int, hits) -> None:
+        if gen != self._generation:
+            return  # an older query finished after a newer one was typed
+        self.last_error = None
+        self.model.set_hits(hits)
+        self.status.setText(f"{len(hits)} result{'s' * (len(hits) != 1)}")
+        self.results_ready.emit(len(hits))
+
+    def _fail(self, gen: int, message: str) -> None:
+        if gen != self._generation:
+            return
+        self.last_error = message
+        self.model.set_hits([])
+        self.status.setText(message)
+        self.results_ready.emit(0)
+
+    def focus_query(self) -> None:
+        self.query.setFocus()
+        self.query.selectAll()
+
+    # output -------------------------------------------------------------------------------
+    @Slot(QModelIndex)
+    def _on_activated(self, index: QModelIndex) -> None:
+        self._emit_hit(index.row())
+
+    @Slot(QModelIndex, QModelIndex)
+    def _on_current(self, cur: QModelIndex, _prev) -> None:
+        if cur.isValid():
+            self._emit_hit(cur.row())
+
+    def _emit_hit(self, row: int) -> None:
+        if 0 <= row < len(self.model.hits):
+            slug, hit = self.model.hits[row]
+            self.hit_activated.emit(slug or "", hit.fact.id)

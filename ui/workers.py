@@ -1,0 +1,258 @@
+"""Background jobs: an operation runs in its own QThread; results come back as signals.
+
+Anki's ``op / success / failure`` shape: the operation is plain Python that gets
+``progress(done, total, message)`` and ``cancelled() -> bool`` callbacks; ``success`` and
+``failure`` run on the GUI thread because the runner receives the worker's signals in an
+``@Slot`` of a GUI-thread object (a lambda would run in the emitting thread).
+
+Writes go through one *serial* lane so edits, deletes and their undos reach SQLite in the
+order the user made them; reads (search, stats, previews) run in parallel.
+"""
+from __future__ import annotations
+
+import itertools
+import logging
+import threading
+import traceback
+import weakref
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+log = logging.getLogger(__name__)
+
+# Every worker ever started, weakly: the test suite fails a test that leaves one running.
+LIVE: "weakref.WeakSet[Worker]" = weakref.WeakSet()
+
+
+class Cancelled(Exception):
+    """Raised by ``progress`` when the user pressed Cancel; the runner reports it quietly."""
+
+
+class Worker(QThread):
+    progressed = Signal(int, int, int, str)  # job id, done, total, message
+    succeeded = Signal(int, object)
+    failed = Signal(int, str)
+    cancelled_sig = Signal(int)
+
+    def __init__(self, job_id: int, op: Callable, db=None):
+        super().__init__()
+        self.job_id = job_id
+        self._op = op
+        self._db = db
+        self._cancel = threading.Event()
+        LIVE.add(self)
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    def is_cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    def _progress(self, done, total=0, message: str = "") -> None:
+        if self._cancel.is_set():
+            raise Cancelled()
+        self.progressed.emit(self.job_id, int(done or 0), int(total or 0), str(message or ""))
+
+    def run(self) -> None:
+        try:
+            result = self._op(self._progress, self.is_cancelled)
+        except Cancelled:
+            self.cancelled_sig.emit(self.job_id)
+        except Exception as exc:  # shown to the user; EngramError messages are user-facing
+            from services.errors import EngramError
+
+            if not isinstance(exc, EngramError):
+                log.error("background job failed:\n%s", traceback.format_exc())
+            self.failed.emit(self.job_id, str(exc) or exc.__class__.__name__)
+        else:
+            if self._cancel.is_set():
+                self.cancelled_sig.emit(self.job_id)
+            else:
+                self.succeeded.emit(self.job_id, result)
+        finally:
+            # peewee keeps one connection per thread; this thread ends, so does its connection
+            if self._db is not None:
+                try:
+                    self._db.close()
+                except Exception:
+                    pass
+
+
+@dataclass
+class Job:
+    id: int
+    title: str
+    op: Callable
+    success: Callable[[Any], None] | None
+    failure: Callable[[str], None] | None
+    visible: bool
+    serial: bool
+    worker: Worker | None = None
+    done: int = 0
+    total: int = 0
+    message: str = ""
+    on_cancel: Callable[[], None] | None = field(default=None)
+
+
+class JobRunner(QObject):
+    """Starts jobs, keeps a reference to each running worker, cancels them all on close."""
+
+    job_started = Signal(int, str)
+    job_progress = Signal(int, int, int, str)
+    job_finished = Signal(int, str, str)  # id, outcome (ok|failed|cancelled), message
+    busy_changed = Signal(bool)
+
+    def __init__(self, db=None, parent: QObject | None = None):
+        super().__init__(parent)
+        self._db = db
+        self._ids = itertools.count(1)
+        self._jobs: dict[int, Job] = {}
+        self._serial: deque[Job] = deque()
+        self._serial_running: Job | None = None
+        self._threads: set[Worker] = set()  # referenced until Qt says the thread finished
+        self._closing = False
+
+    # public ------------------------------------------------------------------------------
+    def start(self, title: str, op: Callable, success=None, failure=None, *,
+              visible: bool = True, serial: bool = False, on_cancel=None) -> int:
+        """``op(progress, cancelled)`` runs off the GUI thread; returns the job id."""
+        if self._closing:
+            return 0
+        job = Job(next(self._ids), title, op, success, failure, visible, serial,
+                  on_cancel=on_cancel)
+        self._jobs[job.id] = job
+        if serial:
+            self._serial.append(job)
+            self._pump()
+        else:
+            self._launch(job)
+        return job.id
+
+    def cancel(self, job_id: int) -> None:
+        job = self._jobs.get(job_id)
+        if job is None:
+            return
+        if job.worker is None:  # still queued: drop it
+            if job in self._serial:
+                self._serial.remove(job)
+            self._finish(job, "cancelled", "")
+        else:
+            job.worker.cancel()
+
+    def cancel_all(self, wait_ms: int = 30000) -> None:
+        """Cancel everything and wait for the threads to end (called when the window closes)."""
+        self._closing = True
+        for job in list(self._serial):
+            self._serial.remove(job)
+            self._jobs.pop(job.id, None)
+        for job in list(self._jobs.values()):
+            if job.worker is not None:
+                job.worker.cancel()
+        for w in list(self._threads):
+            if not w.wait(wait_ms):
+                log.warning("a background job did not stop in time")
+        self._jobs.clear()
+        self._serial_running = None
+
+    def running(self) -> list[Job]:
+        return [j for j in self._jobs.values() if j.worker is not None]
+
+    def visible_jobs(self) -> list[Job]:
+        return [j for j in self._jobs.values() if j.visible]
+
+    def is_busy(self) -> bool:
+        return bool(self._jobs)
+
+    def wait_idle(self, timeout_ms: int = 30000) -> bool:
+        """For scripts (screenshots, self-test): process events until every job ended."""
+        from PySide6.QtCore import QCoreApplication, QDeadlineTimer, QEventLoop
+
+        deadline = QDeadlineTimer(timeout_ms)
+        while self._jobs and not deadline.hasExpired():
+            QCoreApplication.processEvents(QEventLoop.AllEvents, 50)
+            for j in self.running():
+                j.worker.wait(20)
+        return not self._jobs
+
+    # internals ---------------------------------------------------------------------------
+    def _pump(self) -> None:
+        if self._serial_running is None and self._serial:
+            job = self._serial.popleft()
+            self._serial_running = job
+            self._launch(job)
+
+    def _launch(self, job: Job) -> None:
+        w = Worker(job.id, job.op, self._db)
+        job.worker = w
+        self._threads.add(w)
+        w.progressed.connect(self._on_progress)
+        w.succeeded.connect(self._on_success)
+        w.failed.connect(self._on_failure)
+        w.cancelled_sig.connect(self._on_cancelled)
+        w.finished.connect(self._on_thread_finished)
+        if len(self._jobs) == 1:
+            self.busy_changed.emit(True)
+        self.job_started.emit(job.id, job.title)
+        w.start()
+
+    @Slot(int, int, int, str)
+    def _on_progress(self, job_id: int, done: int, total: int, message: str) -> None:
+        job = self._jobs.get(job_id)
+        if job is not None:
+            job.done, job.total, job.message = done, total, message
+            self.job_progress.emit(job_id, done, total, message)
+
+    @Slot(int, object)
+    def _on_success(self, job_id: int, result) -> None:
+        job = self._jobs.get(job_id)
+        if job is None:
+            return
+        try:
+            if job.success is not None:
+                job.success(result)
+        finally:
+            self._finish(job, "ok", "")
+
+    @Slot(int, str)
+    def _on_failure(self, job_id: int, message: str) -> None:
+        job = self._jobs.get(job_id)
+        if job is None:
+            return
+        try:
+            if job.failure is not None:
+                job.failure(message)
+        finally:
+            self._finish(job, "failed", message)
+
+    @Slot(int)
+    def _on_cancelled(self, job_id: int) -> None:
+        job = self._jobs.get(job_id)
+        if job is None:
+            return
+        try:
+            if job.on_cancel is not None:
+                job.on_cancel()
+        finally:
+            self._finish(job, "cancelled", "")
+
+    @Slot()
+    def _on_thread_finished(self) -> None:
+        w = self.sender()
+        if isinstance(w, Worker):
+            self._threads.discard(w)
+            w.deleteLater()
+
+    def _finish(self, job: Job, outcome: str, message: str) -> None:
+        self._jobs.pop(job.id, None)
+        if job is self._serial_running:
+            self._serial_running = None
+        # the thread may still be returning from run(); wait so nothing outlives its object
+        if job.worker is not None:
+            job.worker.wait(5000)
+        self.job_finished.emit(job.id, outcome, message)
+        if not self._jobs:
+            self.busy_changed.emit(False)
+        self._pump()
