@@ -27,7 +27,7 @@ import re
 import shutil
 import sqlite3
 import tempfile
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from services.importers.base import ImportedEpisode, ImportedFact, ImportProblem, ParsedSource
@@ -323,11 +323,31 @@ def _parse_summary_json(f: Path, root: Path, out: ParsedSource) -> None:
         return  # a session with nothing summarised yet
     created = parse_iso(data.get("created_at")) or parse_iso(data.get("updated_at")) \
         or _name_date(f) or file_time(f)
-    day = created.date()
+    day, time = _local_day_and_time(created, data["summary"])
     session = str(data.get("session_id") or f.stem)
     # line numbers inside a JSON string are not file lines: refer to the file as a whole
-    _summary_items(rel, data["summary"], day, created, clock(created.hour, created.minute),
-                   session, False, out)
+    _summary_items(rel, data["summary"], day, created, time, session, False, out)
+
+
+_STAMP = re.compile(r"^\s*(?:[-*•]\s*)?\[?(\d{1,2}):(\d{2})\]?", re.M)
+
+
+def _local_day_and_time(created_utc: datetime, summary: str):
+    """Lynn stamps files in UTC but writes the timeline in the user's local HH:MM. The first
+    stamp gives the session's local start time, and its distance from the UTC time (rounded
+    to a quarter hour) the local day, so a late-evening session lands on the right date."""
+    _, timeline, _ = _sections(summary)
+    m = _STAMP.search(timeline or "")
+    if not m or int(m.group(1)) > 23 or int(m.group(2)) > 59:
+        return created_utc.date(), clock(created_utc.hour, created_utc.minute)
+    h, mi = int(m.group(1)), int(m.group(2))
+    diff = (h * 60 + mi) - (created_utc.hour * 60 + created_utc.minute)
+    while diff > 14 * 60:
+        diff -= 1440
+    while diff < -12 * 60:
+        diff += 1440
+    local = created_utc + timedelta(minutes=round(diff / 15) * 15)
+    return local.date(), clock(h, mi)
 
 
 def _name_date(f: Path) -> datetime | None:

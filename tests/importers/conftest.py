@@ -177,3 +177,9 @@ def by_content(memory) -> dict[str, object]:
 @pytest.fixture
 def stored():
     return by_content
+
+
+@pytest.fixture
+def make_lynn_db():
+    """build_lynn_db(path, version): a facts.db with Lynn's v1 or v6 schema and rows."""
+    return build_lynn_db
