@@ -183,6 +183,15 @@ def parse_entry(text: str, imported=None) -> tuple[date, str, str, dict]:
     return day, m.group(2).strip(), m.group(3).strip(), {}
 
 
+SIMILAR = 0.5  # difflib ratio from which a changed entry counts as an edit of the old one
+
+
+def _similarity(entry: str, fact) -> float:
+    m = ENTRY.match(entry)
+    body = m.group(3) if m else entry
+    return difflib.SequenceMatcher(a=body, b=fact.content, autojunk=False).ratio()
+
+
 def _h(text: str | None) -> str | None:
     return None if text is None else hashlib.sha256(text.strip().encode("utf-8")).hexdigest()[:32]
 
@@ -266,12 +275,26 @@ def _sync_file(memory, name, ef: EntryFile, links, linked_anywhere, report, pull
     pairs: list[tuple[dict | None, int | None]] = []  # (link, entry index)
     sm = difflib.SequenceMatcher(a=old, b=cur, autojunk=False)
     for op, i1, i2, j1, j2 in sm.get_opcodes():
-        li, ej = list(range(i1, i2)), list(range(j1, j2))
-        n = min(len(li), len(ej)) if op in ("replace", "equal") else 0
-        for a, b in zip(li[:n], ej[:n]):
-            pairs.append((links[a], b))
-        pairs += [(links[a], None) for a in li[n:]]
-        pairs += [(None, b) for b in ej[n:]]
+        if op == "equal":
+            pairs += [(links[a], b) for a, b in zip(range(i1, i2), range(j1, j2))]
+            continue
+        # An entry that sits where a linked one was is its edit only if it still resembles
+        # it (the fact's text is the old entry's, hashes being all the state keeps); else the
+        # agent removed one entry and wrote another.
+        free = list(range(j1, j2))
+        for a in range(i1, i2):
+            f = facts.get(links[a]["fact"])
+            best, score = None, SIMILAR
+            for b in free:
+                r = _similarity(entries[b][1], f) if f is not None else 0.0
+                if r >= score:
+                    best, score = b, r
+            if best is None:
+                pairs.append((links[a], None))
+            else:
+                free.remove(best)
+                pairs.append((links[a], best))
+        pairs += [(None, b) for b in free]
 
     kept: list[tuple[int, dict]] = []  # (block index for ordering, link)
     end = 10 ** 9

@@ -1,0 +1,161 @@
+"""Two-way sync with a Memory Setup workspace (real store, real files): entries flow both
+ways, the file's layout survives byte for byte, and a conflicting edit is reported, never
+silently overwritten. The store is keyword-only here: sync does not need the model."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from services.sync import sync_workspace
+
+HEADER = ("# MEMORY.md\n\n> Durable facts and context. Loaded every session.\n"
+          "> Entry format: [YYYY-MM-DD][category] content\n")
+ENTRIES = [
+    "[2026-04-12][pref] Prefers pnpm over npm",
+    "Scratch note the agent wrote without a prefix\nspanning two lines",  # unknown: kept
+    "[2026-04-13][proj:alpha] Alpha API runs on port 8080",
+    "[2026-04-14][rule] Never push to main without a PR",
+]
+
+
+@pytest.fixture
+def ws(tmp_path, keyword_engram):
+    root = tmp_path / "workspace"
+    (root / "memories").mkdir(parents=True)
+    (root / "memories" / "MEMORY.md").write_text(HEADER + "\n§\n" + "\n§\n".join(ENTRIES) + "\n")
+    keyword_engram.add_agent("hermes", kind="hermes", workspace=root)
+    return root / "memories" / "MEMORY.md"
+
+
+@pytest.fixture
+def mem(keyword_engram, ws):
+    return keyword_engram.agent("hermes")
+
+
+def by_content(mem, text):
+    [f] = [f for f in mem.list() if f.content == text]
+    return f
+
+
+def test_first_sync_pulls_entries_and_leaves_the_file_alone(mem, ws):
+    before = ws.read_bytes()
+    rep = sync_workspace(mem)
+    assert rep.pulled == 3 and rep.pushed == 0 and rep.conflicts == []
+    assert ws.read_bytes() == before
+    f = by_content(mem, "Alpha API runs on port 8080")
+    assert f.category == "proj:alpha" and f.event_date.isoformat() == "2026-04-13"
+    again = sync_workspace(mem)
+    assert (again.pulled, again.pushed, again.conflicts) == (0, 0, [])
+    assert ws.read_bytes() == before
+    state = json.loads((mem.data_dir / "sync-state.json").read_text())
+    assert "pnpm" not in json.dumps(state), "the sync state holds hashes, not memory text"
+
+
+def test_engram_edits_are_written_back_in_place(mem, ws):
+    sync_workspace(mem)
+    f = by_content(mem, "Alpha API runs on port 8080")
+    mem.edit(f.id, content="Alpha API runs on port 9090")
+    mem.remember("Deploys happen on Tuesdays", category="fact")
+    gone = by_content(mem, "Never push to main without a PR")
+    mem.delete(gone.id)
+
+    rep = sync_workspace(mem)
+    assert rep.pushed == 3 and rep.pulled == 0
+    text = ws.read_text()
+    new_entry = [e for e in text.split("\n§\n") if "Deploys happen on Tuesdays" in e][0]
+    expected = (HEADER + "\n§\n" + "\n§\n".join([
+        ENTRIES[0], ENTRIES[1], "[2026-04-13][proj:alpha] Alpha API runs on port 9090",
+        new_entry.strip()]) + "\n")
+    assert text == expected  # header, unknown block, order and separators all kept
+    assert new_entry.strip().endswith("][fact] Deploys happen on Tuesdays")
+
+
+def test_agent_edits_to_the_file_are_picked_up(mem, ws):
+    sync_workspace(mem)
+    text = ws.read_text()
+    text = text.replace("Prefers pnpm over npm", "Prefers bun over npm")
+    text = text.replace("\n§\n[2026-04-14][rule] Never push to main without a PR", "")
+    text += "§\n[2026-05-01][env] CI runs on GitHub Actions\n"
+    ws.write_text(text)
+
+    rep = sync_workspace(mem)
+    assert rep.pulled == 3 and rep.conflicts == []
+    assert by_content(mem, "Prefers bun over npm").category == "pref"
+    assert by_content(mem, "Never push to main without a PR").status == "archived"
+    assert by_content(mem, "CI runs on GitHub Actions").event_date.isoformat() == "2026-05-01"
+    assert [f.content for f in mem.list() if "pnpm" in f.content] == []
+    assert ws.read_text() == text, "picking up the agent's edits writes nothing back"
+
+
+def test_conflicting_edit_is_reported_and_nothing_is_overwritten(mem, ws):
+    sync_workspace(mem)
+    f = by_content(mem, "Prefers pnpm over npm")
+    mem.edit(f.id, content="Prefers yarn over npm")
+    ws.write_text(ws.read_text().replace("Prefers pnpm over npm", "Prefers bun over npm"))
+    file_before = ws.read_bytes()
+
+    rep = sync_workspace(mem)
+    assert len(rep.conflicts) == 1
+    c = rep.conflicts[0]
+    assert c.fact_id == f.id
+    assert c.file_text == "[2026-04-12][pref] Prefers bun over npm"
+    assert c.engram_text == "[2026-04-12][pref] Prefers yarn over npm"
+    assert ws.read_bytes() == file_before
+    assert mem.get(f.id).content == "Prefers yarn over npm"
+    # still a conflict next time: it does not resolve itself by whoever syncs last
+    assert len(sync_workspace(mem).conflicts) == 1
+    assert mem.get(f.id).content == "Prefers yarn over npm" and ws.read_bytes() == file_before
+
+    rep = sync_workspace(mem, prefer="file")
+    assert rep.conflicts == [] and mem.get(f.id).content == "Prefers bun over npm"
+    assert sync_workspace(mem).conflicts == []
+
+
+def test_prefer_engram_writes_the_fact_over_the_entry(mem, ws):
+    sync_workspace(mem)
+    f = by_content(mem, "Alpha API runs on port 8080")
+    mem.edit(f.id, content="Alpha API runs on port 7000")
+    ws.write_text(ws.read_text().replace("port 8080", "port 6000"))
+    assert len(sync_workspace(mem).conflicts) == 1
+    sync_workspace(mem, prefer="engram")
+    assert "[2026-04-13][proj:alpha] Alpha API runs on port 7000" in ws.read_text()
+    assert "6000" not in ws.read_text()
+
+
+def test_an_agent_writing_to_a_fresh_workspace_gets_engrams_facts(keyword_engram, tmp_path):
+    root = tmp_path / "new-ws"
+    keyword_engram.add_agent("fresh", workspace=root)
+    mem = keyword_engram.agent("fresh")
+    mem.remember("Prefers tabs over spaces in Go code", category="pref")
+    rep = sync_workspace(mem)
+    text = (root / "memories" / "MEMORY.md").read_text()
+    assert rep.pushed == 1
+    assert text.startswith("# MEMORY.md\n")
+    assert text.rstrip().endswith("[pref] Prefers tabs over spaces in Go code")
+    assert not (root / "memories" / "USER.md").exists()
+
+
+def test_missing_file_with_synced_entries_archives_nothing(mem, ws):
+    sync_workspace(mem)
+    ws.rename(ws.with_suffix(".moved"))
+    rep = sync_workspace(mem)
+    assert rep.pulled == rep.pushed == 0
+    assert all(f.status == "active" for f in mem.list())
+
+
+def test_cli_sync_exit_code_flags_conflicts(tmp_path, ws, keyword_engram, capsys):
+    from app.cli import main as cli
+
+    data = str(keyword_engram.config.data_dir)
+    keyword_engram.close()
+    assert cli(["--data-dir", data, "sync", "--agent", "hermes"]) == 0
+    out = capsys.readouterr().out
+    assert "pulled 3, pushed 0, conflicts 0" in out
+
+
+def test_entries_are_read_like_the_importer_reads_them(mem, ws):
+    """Category spellings the Memory Setup importer normalises mean the same after a sync."""
+    ws.write_text(ws.read_text() + "§\n[2026-04-15][preferences] Likes short answers\n")
+    sync_workspace(mem)
+    assert by_content(mem, "Likes short answers").category == "pref"
