@@ -13,6 +13,9 @@ ids and every reference to them is rewritten: ``superseded_by``, audit ``fact_id
 ids inside audit snapshots, episodes' sessions, layers' provenance. Audit events that refer
 to facts deleted before the export keep their old number (there is no fact to map it to).
 
+Vectors (``--vectors``) come back to within float32 rounding: Chroma re-normalises cosine
+vectors on insert, so a re-export can differ in the last bit; every other line is identical.
+
 Rows are written as they are, not through the ingest pipeline (an archive is a copy, not new
 memories), except that forget rules still apply: a fact a rule blocks is not imported.
 """
