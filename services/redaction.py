@@ -25,6 +25,18 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
     ("bearer-token", re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9_\-\.=:+/]{16,}")),
     ("connection-string-password", re.compile(
         r"(?i)\b([a-z][a-z0-9+.\-]*://[^\s:/@]+:)([^\s@/]{1,})(@)")),
+    ("sendgrid-key", re.compile(r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}")),
+    ("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
+    ("twilio-key", re.compile(r"\bSK[0-9a-fA-F]{32}\b")),
+    ("telegram-bot-token", re.compile(r"\b\d{8,10}:AA[A-Za-z0-9_\-]{33}\b")),
+    ("basic-auth", re.compile(r"(?i)\b(authorization:\s*basic)\s+[A-Za-z0-9+/=]{12,}")),
+    ("azure-account-key", re.compile(r"(?i)\b(AccountKey=)([A-Za-z0-9+/=]{20,})")),
+    # AWS_SECRET_ACCESS_KEY=…, DB_PASSWORD: …, github_token = "…": an identifier naming a
+    # secret, then a value that looks like one (letters and digits, or long)
+    ("env-secret", re.compile(
+        r"(?i)\b([A-Za-z0-9_]*(?:secret|token|passw(?:or)?d|api_?key|access_key|private_key)"
+        r"[A-Za-z0-9_]*\s*[=:]\s*)(\"[^\"]{8,}\"|'[^']{8,}'|"
+        r"(?=[^\s,;]*[0-9])(?=[^\s,;]*[A-Za-z])[^\s,;]{8,}|[^\s,;]{16,})")),
     ("password", re.compile(
         r"(?i)\b((?:password|passwd|pwd|pass|secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|token|client[_-]?secret)"
         r"\s*[=:]\s*)(\"[^\"]+\"|'[^']+'|[^\s,;]+)")),
@@ -48,11 +60,11 @@ def redact(text: str) -> Redaction:
                 return m.group(0)
             total += 1
             kinds.append(kind)
-            if kind in ("password",):
+            if kind in ("password", "env-secret", "azure-account-key"):
                 return m.group(1) + f"[REDACTED:{kind}]"
             if kind == "connection-string-password":
                 return m.group(1) + f"[REDACTED:{kind}]" + m.group(3)
-            if kind == "bearer-token":
+            if kind in ("bearer-token", "basic-auth"):
                 return m.group(1) + f" [REDACTED:{kind}]"
             return f"[REDACTED:{kind}]"
         text = pat.sub(repl, text)

@@ -1,0 +1,42 @@
+"""Fixtures for the forget tests: a real store (SQLite + Chroma + the real model) built once
+per session with enough facts that Chroma has flushed its HNSW segment to disk, then copied
+for each test so every test purges its own store."""
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))  # importlib mode: make forget_data importable
+
+from forget_data import _build  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def template(tmp_path_factory):
+    root = tmp_path_factory.mktemp("forget-template")
+    _build(root)
+    return root
+
+
+@pytest.fixture
+def store(template, tmp_path):
+    """A fresh copy of the template store, opened, with paths rewritten to the copy."""
+    from models import CompiledLayer
+    from services.config import StoreConfig
+    from services.engram import Engram
+
+    root = tmp_path / "t"
+    shutil.copytree(template, root)
+    e = Engram.open(StoreConfig(data_dir=root / "store"))
+    e.update_agent("alice", workspace=str(root / "ws_alice"))
+    old, new = str(template), str(root)
+    for L in CompiledLayer.select():
+        if L.path and L.path.startswith(old):
+            L.path = new + L.path[len(old):]
+            L.save()
+    e.root = root
+    yield e
+    e.close()
