@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import logging
+from collections import deque
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Callable
@@ -29,6 +30,7 @@ from services.tokens import count_tokens, count_tokens_many
 log = logging.getLogger(__name__)
 LAYERS = ("today", "week", "longterm", "memory")
 CANDIDATES = 4000  # rows read per layer: budgets hold a few hundred lines at most
+SECTION_CANDIDATES = 400  # per memory.md section
 _MISSES = 200  # consecutive lines that do not fit before a layer stops looking
 
 
@@ -207,35 +209,38 @@ class CompileService:
                         self.config.budget("longterm"), "_No long-term memories yet._")
 
     def _memory(self, today: date) -> tuple[str, list, int]:
-        rows = _rows(self.memory)
-        projects = sorted({r.category.split(":", 1)[1] or "general" for r in rows
-                           if r.category.startswith("proj:")})
-        sections = ["About the User"] + [f"Project: {p}" for p in projects] + ["Rules",
-                                                                              "Recent Context"]
-
-        def section(r: _Row) -> str:
-            base = r.category.split(":")[0]
-            if base == "proj":
-                return f"Project: {r.category.split(':', 1)[1] or 'general'}"
-            if base in ("rule", "meta"):
-                return "Rules"
-            if base in ("task", "tmp", "episode"):
-                return "Recent Context"
-            return "About the User"
-
-        scored: list[tuple[tuple, _Cand]] = []
-        for r in rows:
-            boost = 0.15 if r.category.startswith("rule") else 0.0
-            show_cat = section(r) == "Recent Context"
-            scored.append(((0 if r.pinned else 1, -(r.importance + boost), -r.id),
-                           _Cand(section(r), _fact_line(r, cat=show_cat), [r.id], r.pinned)))
-        for i, c in enumerate(self._episode_cands("Recent Context", today - timedelta(days=6),
-                                                  today, with_day=True)[:12]):
-            scored.append(((1, -(0.65 - 0.01 * i), 0), c))
-        scored.sort(key=lambda t: t[0])
-        return assemble([f"# Memory — {self.memory.info.name}"], sections,
-                        [c for _, c in scored], self.config.budget("memory"),
-                        "_Nothing remembered yet._")
+        m = self.memory
+        cats = [c for (c,) in Fact.select(Fact.category).distinct().where(
+            (Fact.agent == m.agent_id) & (Fact.status == "active")).tuples()]
+        projects = sorted({c.split(":", 1)[1] for c in cats if c.startswith("proj:")})
+        near = ("rule", "meta", "task", "tmp", "episode")
+        # one query per section (each best-first), so a huge section cannot hide a small one
+        where = {"About the User": ~Fact.category.startswith("proj:") & Fact.category.not_in(near)}
+        for p in projects:
+            where[f"Project: {p or 'general'}"] = Fact.category == f"proj:{p}"
+        where["Rules"] = Fact.category.in_(["rule", "meta"])
+        where["Recent Context"] = Fact.category.in_(["task", "tmp", "episode"])
+        sections = list(where)
+        queues: dict[str, deque] = {}
+        pinned: list[_Cand] = []
+        for sec, cond in where.items():
+            cat = sec == "Recent Context"
+            cands = [_Cand(sec, _fact_line(r, cat=cat), [r.id], r.pinned)
+                     for r in _rows(m, cond, limit=SECTION_CANDIDATES)]
+            pinned += [c for c in cands if c.pinned]
+            queues[sec] = deque(c for c in cands if not c.pinned)
+        recent = self._episode_cands("Recent Context", today - timedelta(days=6), today,
+                                     with_day=True)[:12]
+        queues["Recent Context"] = deque(recent + list(queues["Recent Context"]))
+        # Pinned facts first; then the sections take turns, so a long list of rules or
+        # tasks cannot crowd the user's profile or a project out of the budget.
+        order = list(pinned)
+        while any(queues.values()):
+            for sec in sections:
+                if queues[sec]:
+                    order.append(queues[sec].popleft())
+        return assemble([f"# Memory — {m.info.name}"], sections, order,
+                        self.config.budget("memory"), "_Nothing remembered yet._")
 
     # the run ---------------------------------------------------------------------------------
     def compile(self, now=None, progress: Callable[[int, int, str], None] | None = None,
