@@ -1,6 +1,7 @@
 """Forget commands: ``engram forget``, ``engram rules``, ``engram receipts``, ``engram pii``."""
 from __future__ import annotations
 
+import argparse
 import sys
 from datetime import date, datetime
 
@@ -12,7 +13,7 @@ def _date(s: str) -> datetime:
         return datetime.fromisoformat(s) if "T" in s or " " in s else \
             datetime.combine(date.fromisoformat(s), datetime.min.time())
     except ValueError:
-        raise ValueError(f"--before {s!r}: use YYYY-MM-DD (or YYYY-MM-DDTHH:MM)") from None
+        raise argparse.ArgumentTypeError(f"{s!r}: use YYYY-MM-DD (or YYYY-MM-DDTHH:MM)") from None
 
 
 def register(sub) -> None:
