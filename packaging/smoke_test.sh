@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Smoke test of the packaged app (after `make package`): the frozen binary must print its
-# version, pass --self-test offscreen (store + model + hybrid search + keyring + Qt), and
-# serve the CLI that agents' hooks call. Usage: packaging/smoke_test.sh [dist/engram]
+# Smoke test of the packaged app (after `make package`), offscreen: the frozen binary must
+# print its version, pass --self-test (store + model + search + keyring + Qt), serve the CLI
+# that agents' hooks call, and paint the desktop app's first page.
+# Usage: packaging/smoke_test.sh [dist/engram]
 set -euo pipefail
 bundle=${1:-dist/engram}
 bin="$bundle/engram"
@@ -24,6 +25,11 @@ echo "self-test: $out"
 hits=$("$bin" recall --agent smoke "which package manager")
 echo "cli recall: $hits" | head -1
 [[ "$hits" == *pnpm* ]] || { echo "smoke: CLI recall did not find the fact" >&2; exit 1; }
+
+# the desktop app itself: main window, fact browser, first page painted (offscreen)
+out=$("$bin" --data-dir "$ENGRAM_HOME" --exit-after-first-paint --no-tray)
+echo "gui: $out"
+[[ "$out" == *first_paint_ms* ]] || { echo "smoke: the GUI did not paint" >&2; exit 1; }
 
 end=$(date +%s.%N)
 size=$(du -sh "$bundle" | cut -f1)
