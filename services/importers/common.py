@@ -46,6 +46,11 @@ def read_text(path: Path, rel: str) -> tuple[str | None, list[ImportProblem]]:
         raw = path.read_bytes()
     except OSError as exc:
         return None, [ImportProblem(rel, None, f"cannot read the file: {exc.strerror or exc}")]
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):  # Windows editors' UTF-16
+        try:
+            return raw.decode("utf-16"), []
+        except UnicodeDecodeError:
+            pass
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     text = raw.decode("utf-8", errors="surrogateescape")
@@ -66,6 +71,11 @@ def looks_binary(raw: bytes, text: str) -> bool:
 
 def has_bad_bytes(text: str) -> bool:
     return bool(_BAD_BYTES.search(text))
+
+
+def clean(text: str) -> str:
+    """Undecodable bytes as U+FFFD, for side fields (tags, paths) that are kept, not judged."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def split_lines(text: str) -> list[str]:

@@ -133,12 +133,14 @@ def parse_strict(text: str, ctx: FileContext) -> tuple[list[ImportedFact], list[
         lead = lines[:starts[0]] if starts else lines
         if any(ln.strip() for ln in lead):
             lead_line = block.line_of(off)
-            prof = profile_facts(lead_line, lead, ctx) if ctx.user_file else None
+            bad = _problem_for_text(ctx, lead_line, "\n".join(lead))
+            prof = profile_facts(lead_line, lead, ctx) if ctx.user_file and not bad else None
             if prof is not None:
                 facts.extend(prof)
+            elif bad:
+                problems.append(bad)
             elif not block.first:
-                bad = _problem_for_text(ctx, lead_line, "\n".join(lead))
-                problems.append(bad or ImportProblem(
+                problems.append(ImportProblem(
                     ctx.rel, lead_line, "entry has no [YYYY-MM-DD][category] prefix"))
             # text before the first § that is not a profile is the file's preamble
         for k, i in enumerate(starts):
@@ -340,6 +342,13 @@ def parse_lenient(text: str, ctx: FileContext) -> tuple[list[ImportedFact], list
         items = []
         for b in blocks:
             off, lines = trim_block(b)
+            # Hermes never writes a header: a titled block before the first § was written by
+            # a person to describe the file, prose included.
+            # Profile lines under such a title still count.
+            if b.first and any(ln.strip() and is_decoration(ln) for ln in b.lines[:off]):
+                items += [(b.line_of(off + i), [ln]) for i, ln in enumerate(lines)
+                          if profile_line(ln)]
+                continue
             if lines:
                 items.append((b.line_of(off), lines))
     for line, lines in items:

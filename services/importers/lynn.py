@@ -32,8 +32,8 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from services.importers.base import ImportedEpisode, ImportedFact, ImportProblem, ParsedSource
 from services.importers.common import (
-    DATE_SHAPE, clock, day_start, file_time, infer_category, parse_date, parse_iso, read_text,
-    slug, split_lines,
+    DATE_SHAPE, clean, clock, day_start, file_time, has_bad_bytes, infer_category, parse_date, parse_iso,
+    read_text, slug, split_lines,
 )
 
 FORMAT = "lynn"
@@ -89,6 +89,8 @@ def parse(path: Path) -> ParsedSource:
     db_ok = False
     if (d / "facts.db").is_file():
         db_ok = _parse_facts_db(d / "facts.db", out)
+    if _legacy_pending(d):
+        _parse_legacy_db(d / "memories.db", out)
     s = d / "summaries"
     if s.is_dir():
         for f in sorted(s.iterdir()):
@@ -104,7 +106,7 @@ def parse(path: Path) -> ParsedSource:
         out.problems.extend(problems)
         if text is None:
             continue
-        out.compiled[name] = text
+        out.compiled[name] = clean(text)
         if name == "facts" and not db_ok:
             _facts_md(f, text, out)
     return out
@@ -116,30 +118,34 @@ def _connect(db: Path) -> sqlite3.Connection:
     # immutable, so not even -shm/-wal side files appear in the user's folder.
     live = Path(str(db) + "-wal").exists()
     uri = f"{db.resolve().as_uri()}?mode=ro{'' if live else '&immutable=1'}"
-    con = sqlite3.connect(uri, uri=True)
+    con = sqlite3.connect(uri, uri=True, timeout=5)
+    # Keep undecodable bytes so one bad row is reported instead of failing the whole table.
+    con.text_factory = lambda b: b.decode("utf-8", errors="surrogateescape")
     con.execute("PRAGMA query_only = ON")
     return con
 
 
-def _read_rows(db: Path) -> tuple[list[str], list[tuple]]:
+def _read_rows(db: Path, table: str, needed: str) -> tuple[list[str], list[tuple]]:
     con = _connect(db)
     try:
-        cols = [r[1] for r in con.execute("PRAGMA table_info(facts)")]
+        cols = [r[1] for r in con.execute(f"PRAGMA table_info({table})")]
         if not cols:
-            raise LookupError("has no 'facts' table")
-        if "fact" not in cols:
-            raise LookupError("its 'facts' table has no 'fact' column")
-        rows = con.execute(f"SELECT {', '.join(c for c in cols)} FROM facts ORDER BY "
+            raise LookupError(f"has no '{table}' table")
+        if needed not in cols:
+            raise LookupError(f"its '{table}' table has no '{needed}' column")
+        rows = con.execute(f"SELECT {', '.join(cols)} FROM {table} ORDER BY "
                            f"{'id' if 'id' in cols else 'rowid'}").fetchall()
         return cols, rows
     finally:
         con.close()
 
 
-def _parse_facts_db(db: Path, out: ParsedSource) -> bool:
+def _rows(db: Path, table: str, needed: str, out: ParsedSource):
+    """(columns, rows) or None after reporting why the database could not be read."""
+    name = db.name
     try:
         try:
-            cols, rows = _read_rows(db)
+            return _read_rows(db, table, needed)
         except sqlite3.OperationalError as exc:
             if "unable to open" not in str(exc):
                 raise
@@ -148,23 +154,66 @@ def _parse_facts_db(db: Path, out: ParsedSource) -> bool:
                 for suffix in ("", "-wal"):
                     src = Path(str(db) + suffix)
                     if src.is_file():
-                        shutil.copy2(src, Path(tmp) / ("facts.db" + suffix))
-                cols, rows = _read_rows(Path(tmp) / "facts.db")
+                        shutil.copy2(src, Path(tmp) / (name + suffix))
+                return _read_rows(Path(tmp) / name, table, needed)
     except LookupError as exc:
-        out.problems.append(ImportProblem("facts.db", None, f"facts.db {exc}; its facts were "
-                                                            "not imported"))
-        return False
+        out.problems.append(ImportProblem(name, None, f"{name} {exc}; its facts were not "
+                                                      "imported"))
     except sqlite3.DatabaseError as exc:
         out.problems.append(ImportProblem(
-            "facts.db", None, f"facts.db is not a readable SQLite database ({exc}); its facts "
-            "were not imported, the rest of the folder was"))
+            name, None, f"{name} is not a readable SQLite database ({exc}); its facts were "
+            "not imported, the rest of the folder was"))
+    return None
+
+
+def _parse_facts_db(db: Path, out: ParsedSource) -> bool:
+    got = _rows(db, "facts", "fact", out)
+    if got is None:
         return False
+    cols, rows = got
     scale = _importance_scale(cols, rows)
     for row in rows:
         r = dict(zip(cols, row))
         item = _fact_from_row(r, scale)
         (out.problems if isinstance(item, ImportProblem) else out.facts).append(item)
     return True
+
+
+def _legacy_pending(d: Path) -> bool:
+    """memories.db (Lynn v1) is migrated into facts.db once; read it only if that never
+    happened (no ``.v2-migrated`` marker, or one that says the migration failed)."""
+    if not (d / "memories.db").is_file():
+        return False
+    marker = d / ".v2-migrated"
+    if not marker.is_file():
+        return True
+    try:
+        return marker.read_text(encoding="utf-8", errors="replace").startswith("failed")
+    except OSError:
+        return True
+
+
+def _parse_legacy_db(db: Path, out: ParsedSource) -> None:
+    got = _rows(db, "memories", "content", out)
+    if got is None:
+        return
+    cols, rows = got
+    for n, row in enumerate(rows, 1):
+        r = dict(zip(cols, row))
+        text = str(r.get("content") or "").strip()
+        if not text:
+            out.problems.append(ImportProblem(db.name, None, f"row {n}: empty memory"))
+            continue
+        if has_bad_bytes(text):
+            out.problems.append(ImportProblem(db.name, None, f"row {n}: not UTF-8 text"))
+            continue
+        tags = _tags(r.get("tags"))
+        day = parse_date(str(r.get("date") or "")[:10])
+        created = parse_iso(r.get("created_at")) or (day_start(day) if day else None)
+        out.facts.append(ImportedFact(
+            content=text, category=map_category(None, text, tags), tags=tags,
+            event_date=day or (created.date() if created else None), created_at=created,
+            source_ref=f"{db.name}#{n}", metadata={"lynn_legacy": True}))
 
 
 def _importance_scale(cols, rows) -> float | None:
@@ -198,7 +247,7 @@ def _tags(raw) -> list[str]:
         val = [val]
     if not isinstance(val, list):
         return []
-    return list(dict.fromkeys(str(t).strip() for t in val if str(t).strip()))
+    return list(dict.fromkeys(clean(str(t)).strip() for t in val if str(t).strip()))
 
 
 def _project(path) -> str:
@@ -232,21 +281,21 @@ def _fact_from_row(r: dict, scale) -> ImportedFact | ImportProblem:
     where = f"row id {rid}" if rid is not None else "a row"
     text = r.get("fact")
     if isinstance(text, bytes):
-        try:
-            text = text.decode("utf-8")
-        except UnicodeDecodeError:
-            return ImportProblem("facts.db", None, f"{where}: fact is not UTF-8 text")
+        text = text.decode("utf-8", errors="surrogateescape")
     text = (str(text) if text is not None else "").strip()
+    if has_bad_bytes(text):
+        return ImportProblem("facts.db", None, f"{where}: fact is not UTF-8 text")
     if not text:
         return ImportProblem("facts.db", None, f"{where}: empty fact")
     tags = _tags(r.get("tags"))
     when = parse_iso(r.get("time"))
     created = parse_iso(r.get("created_at")) or when
     conf = r.get("confidence")
-    meta = {k: r[k] for k in ("session_id", "project_path", "source", "evidence", "hit_count",
-                              "harmful_count") if r.get(k) not in (None, "", 0)}
+    meta = {k: clean(r[k]) if isinstance(r[k], str) else r[k]
+            for k in ("session_id", "project_path", "source", "evidence", "hit_count",
+                      "harmful_count") if r.get(k) not in (None, "", 0)}
     if r.get("category"):
-        meta["lynn_category"] = r["category"]
+        meta["lynn_category"] = clean(str(r["category"]))
     if rid is not None:
         meta["lynn_id"] = rid
     return ImportedFact(
@@ -294,12 +343,19 @@ def _summary_items(rel: str, text: str, day, created: datetime, time: str | None
                    session: str | None, line_refs: bool, out: ParsedSource) -> None:
     facts, timeline, other = _sections(text)
     for off, item in facts:
+        if has_bad_bytes(item):
+            out.problems.append(ImportProblem(rel, off + 1 if line_refs else None,
+                                              "invalid UTF-8 bytes in a key fact"))
+            continue
         out.facts.append(ImportedFact(
             content=item, category=infer_category(item), event_date=day, created_at=created,
             tags=["lynn-summary"], source_ref=f"{rel}:{off + 1}" if line_refs else rel,
             metadata={"session_id": session} if session else {}))
     summary = timeline or other
-    if summary:
+    if summary and has_bad_bytes(summary):
+        out.problems.append(ImportProblem(rel, None, "invalid UTF-8 bytes in the session "
+                                                     "summary; its episode was not imported"))
+    elif summary:
         out.episodes.append(ImportedEpisode(day=day, summary=summary, time=time,
                                             source_ref=rel, session_ref=session))
 
@@ -324,7 +380,7 @@ def _parse_summary_json(f: Path, root: Path, out: ParsedSource) -> None:
     created = parse_iso(data.get("created_at")) or parse_iso(data.get("updated_at")) \
         or _name_date(f) or file_time(f)
     day, time = _local_day_and_time(created, data["summary"])
-    session = str(data.get("session_id") or f.stem)
+    session = clean(str(data.get("session_id") or f.stem))
     # line numbers inside a JSON string are not file lines: refer to the file as a whole
     _summary_items(rel, data["summary"], day, created, time, session, False, out)
 
@@ -372,6 +428,9 @@ def _facts_md(f: Path, text: str, out: ParsedSource) -> None:
     for no, ln in enumerate(split_lines(text), 1):
         item = _BULLET.sub("", ln, count=1).strip()
         if not item or _HEADING.match(ln) or item.lower() in _NONE:
+            continue
+        if has_bad_bytes(item):
+            out.problems.append(ImportProblem("facts.md", no, "invalid UTF-8 bytes"))
             continue
         out.facts.append(ImportedFact(content=item, category=infer_category(item),
                                       event_date=created.date(), created_at=created,

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from services.importers.base import ImportedEpisode, ImportProblem, ParsedSource
 from services.importers.common import (
-    file_time, has_bad_bytes, parse_clock, parse_date, read_text, split_lines,
+    file_time, has_bad_bytes, has_delimiter, parse_clock, parse_date, read_text, split_lines,
 )
 from services.importers.entries import (
     FileContext, is_strict, lenient_entry, parse_lenient, parse_strict,
@@ -34,7 +34,7 @@ _FIELD = r"^\s*[*_]{0,2}\s*NAME\s*[*_]{0,2}\s*[:：]\s*[*_]{0,2}\s*(.*)$"
 _SUMMARY = re.compile(_FIELD.replace("NAME", "summary"), re.I)
 _TAGS = re.compile(_FIELD.replace("NAME", "tags"), re.I)
 _RULE = re.compile(r"^\s*(?:-{3,}|\*{3,}|_{3,})\s*$")
-_PENDING_LINE = re.compile(r"^\s*([A-Za-z]+)\s*(?:\t+|:\s+|\s{2,})(.*)$")
+_PENDING_LINE = re.compile(r"^\s*([A-Za-z]+)(?:\s*\t\s*|\s*:\s+|\s{2,}|\s+(?=\[))(.*)$")
 _MAX_SNIFF = 2_000_000
 
 
@@ -44,6 +44,7 @@ class Layout:
     entry_files: list[Path] = field(default_factory=list)
     episode_files: list[Path] = field(default_factory=list)
     pending_files: list[Path] = field(default_factory=list)
+    topic_files: list[Path] = field(default_factory=list)  # memories/*.md (newer spec)
 
 
 def _find(folder: Path, name: str) -> Path | None:
@@ -96,6 +97,10 @@ def layout(path: Path) -> Layout:
             lay.entry_files.append(f)
     if (mem / PENDING).is_file():
         lay.pending_files.append(mem / PENDING)
+    if mem.name == "memories":
+        skip = {n.lower() for n in (*ENTRY_FILES, "INDEX.md", PENDING)}
+        lay.topic_files = sorted(p for p in mem.iterdir() if p.is_file()
+                                 and p.suffix.lower() == ".md" and p.name.lower() not in skip)
     if eps is not None:
         lay.episode_files = _episodes_in(eps)
         if (eps / PENDING).is_file():
@@ -138,6 +143,8 @@ def parse(path: Path) -> ParsedSource:
     out = ParsedSource(format=FORMAT, root=lay.root)
     for f in lay.entry_files:
         _parse_entries(f, lay.root, out)
+    for f in lay.topic_files:
+        _parse_entries(f, lay.root, out, topic=True)
     for f in lay.pending_files:
         _parse_pending(f, lay.root, out)
     for f in lay.episode_files:
@@ -145,11 +152,15 @@ def parse(path: Path) -> ParsedSource:
     return out
 
 
-def _parse_entries(f: Path, root: Path, out: ParsedSource) -> None:
+def _parse_entries(f: Path, root: Path, out: ParsedSource, topic: bool = False) -> None:
     rel = _rel(f, root)
     text, problems = read_text(f, rel)
     out.problems.extend(problems)
     if text is None:
+        return
+    if topic and not (has_delimiter(text) or is_strict(text)):
+        out.problems.append(ImportProblem(rel, None, "topic file holds no § entries; not "
+                                                     "imported"))
         return
     user = f.name.lower() == "user.md"
     ctx = FileContext(rel=rel, fallback=file_time(f), user_file=user,

@@ -132,3 +132,11 @@ def test_notes_without_any_delimiter_split_into_items(tmp_path):
                    ("Kim likes terse replies.", "pref", "USER.md:6"),
                    ("Works from Lisbon", "fact", "USER.md:8"),
                    ("Never schedule calls on Fridays", "rule", "USER.md:9")]
+
+
+def test_titled_header_prose_is_not_a_fact_but_profile_lines_are(tmp_path):
+    f = tmp_path / "USER.md"
+    f.write_text("# About the user\nThis file is edited by hand; entries are split by §.\n"
+                 "- **Name:** Ines\n§\nInes prefers morning meetings\n", encoding="utf-8")
+    got = [(x.content, x.source_ref) for x in parse_source(f).facts]
+    assert got == [("Name: Ines", "USER.md:3"), ("Ines prefers morning meetings", "USER.md:5")]

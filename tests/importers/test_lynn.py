@@ -171,3 +171,33 @@ def test_facts_db_without_a_facts_table(agent, tmp_path):
     assert rep.added == 1 and rep.episodes_added == 1
     assert [p.reason for p in rep.skipped] == [
         "facts.db has no 'facts' table; its facts were not imported"]
+
+
+def test_unmigrated_legacy_memories_db_and_a_row_with_bad_bytes(agent, tmp_path, stored,
+                                                                  make_lynn_db):
+    d = tmp_path / "memory"
+    d.mkdir()
+    make_lynn_db(d / "facts.db", 1)
+    con = sqlite3.connect(d / "facts.db")
+    con.execute("INSERT INTO facts (fact, tags, created_at) VALUES (CAST(? AS TEXT), '[]', "
+                "'2026-02-13T00:00:00Z')", (b"caf\xe9 order",))
+    con.commit()
+    con.close()
+    legacy = sqlite3.connect(d / "memories.db")
+    legacy.execute("CREATE TABLE memories (content TEXT, tags TEXT, date TEXT, created_at TEXT)")
+    legacy.execute("INSERT INTO memories VALUES ('The first Lynn install was on a ThinkPad', "
+                   "'[\"device\"]', '2025-12-01', '2025-12-01T08:00:00.000Z')")
+    legacy.commit()
+    legacy.close()
+    (d / ".v2-migrated").write_text("failed: disk full", encoding="utf-8")
+    rep = agent.import_path(d)
+    facts = stored(agent)
+    old = facts["The first Lynn install was on a ThinkPad"]
+    assert old.event_date == date(2025, 12, 1) and old.source_ref == "memories.db#1"
+    assert [(p.file, p.reason) for p in rep.skipped] == [
+        ("facts.db", "row id 4: fact is not UTF-8 text")]
+    assert rep.added == 4
+
+    # once the migration succeeded, memories.db holds copies: it is not read again
+    (d / ".v2-migrated").write_text("2026-01-01T00:00:00.000Z", encoding="utf-8")
+    assert not any(f.source_ref.startswith("memories.db") for f in parse_source(d).facts)

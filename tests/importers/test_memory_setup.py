@@ -213,3 +213,34 @@ def test_pending_queue_in_memories_dir_older_spec(agent, tmp_path, stored):
                                                                 ("pending", "pref")}
     assert all(f.source_ref.startswith("memories/.pending.md:") for f in facts.values())
 
+
+
+def test_topic_files_of_the_newer_spec(agent, memory_setup_dir, stored):
+    mem = memory_setup_dir / "memories"
+    (mem / "INDEX.md").write_text("# Index\n- alpha-api.md: the API project\n", encoding="utf-8")
+    (mem / "alpha-api.md").write_text(
+        "# alpha-api\n§\n[2026-04-30][proj:alpha-api] Rate limits are 100 requests per minute\n",
+        encoding="utf-8")
+    (mem / "scratch.md").write_text("Some loose notes without entries\n", encoding="utf-8")
+    rep = agent.import_path(memory_setup_dir)
+    limits = stored(agent)["Rate limits are 100 requests per minute"]
+    assert limits.category == "proj:alpha-api" and limits.source_ref == "memories/alpha-api.md:3"
+    assert ("memories/scratch.md", None) in {(p.file, p.line) for p in rep.skipped}
+    assert not any(p.file == "memories/INDEX.md" for p in rep.skipped)
+
+
+def test_pending_line_variants_and_utf16_user_md(agent, tmp_path, stored):
+    ws = tmp_path / "ws"
+    (ws / "memories").mkdir(parents=True)
+    (ws / "episodes").mkdir()
+    (ws / "episodes" / ".pending.md").write_text(
+        "# overflow\n\nMEMORY [2026-05-03][fact] The wiki moved to wiki.internal\n"
+        "User: [2026-05-03][pref] Likes dark dashboards\n", encoding="utf-8")
+    (ws / "memories" / "USER.md").write_bytes(
+        "§\n[2026-05-01][pref] Prefers Grafana to Kibana for dashboards\n".encode("utf-16"))
+    rep = agent.import_path(ws)
+    assert rep.skipped == [] and rep.added == 3
+    facts = stored(agent)
+    assert facts["The wiki moved to wiki.internal"].status == "pending"
+    assert facts["Likes dark dashboards"].tags == ("pending", "user")
+    assert facts["Prefers Grafana to Kibana for dashboards"].source_ref == "memories/USER.md:2"
