@@ -52,6 +52,13 @@ def run_self_test() -> int:
         import keyring
 
         out["keyring"] = type(keyring.get_keyring()).__module__
+        try:  # the path the app takes: never raises, explains a missing/locked keyring
+            from services.secrets_store import SecretsStore
+
+            ok, backend, _ = SecretsStore().status()
+            out["secrets"] = {"ok": ok, "backend": backend}
+        except ImportError:
+            pass
         from PySide6.QtCore import qVersion
         from PySide6.QtWidgets import QApplication, QLabel
 
