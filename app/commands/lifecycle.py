@@ -1,17 +1,17 @@
 """Lifecycle commands: ingest-session, compile, gc."""
 from __future__ import annotations
 
+import argparse
 from datetime import date, datetime
 
 from app.cli import emit_json
-from services.errors import InvalidInput
 
 
 def _day(s: str) -> datetime:
     try:
         d = date.fromisoformat(s)
     except ValueError:
-        raise InvalidInput(f"--now {s!r}: expected a date like 2026-05-01") from None
+        raise argparse.ArgumentTypeError(f"{s!r} is not a date like 2026-05-01") from None
     return datetime(d.year, d.month, d.day, 12, 0, 0)
 
 

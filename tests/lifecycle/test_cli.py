@@ -1,0 +1,55 @@
+"""The lifecycle CLI commands on a real store in a temp dir."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from app.cli import main
+
+
+def run(capsys, *argv) -> tuple[int, str, str]:
+    rc = main(list(argv))
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def test_ingest_compile_gc(tmp_path, capsys, transcript):
+    d = str(tmp_path / "store")
+    path = str(transcript(7))
+    rc, out, _ = run(capsys, "--data-dir", d, "ingest-session", "--agent", "claude", path)
+    assert rc == 0 and "7 turns, 2 episodes added, 4 facts added" in out
+    rc, out, _ = run(capsys, "--data-dir", d, "ingest-session", "--agent", "claude", path,
+                     "--session-id", "gen-1", "--json")
+    data = json.loads(out)
+    assert rc == 0 and data["already_processed"] and data["facts_added"] == 0
+
+    rc, out, _ = run(capsys, "--data-dir", d, "compile", "--agent", "claude")
+    assert rc == 0 and out.strip().endswith("agents/claude/memory.md")
+    assert "I prefer pnpm over npm" in open(out.strip(), encoding="utf-8").read()
+    rc, out, _ = run(capsys, "--data-dir", d, "compile", "--agent", "claude", "--json")
+    layers = json.loads(out)["layers"]
+    assert {k: v["budget"] for k, v in layers.items()} == {"today": 2000, "week": 1500,
+                                                          "longterm": 1000, "memory": 2500}
+    assert all(0 < v["tokens"] <= v["budget"] for v in layers.values())
+
+    rc, out, _ = run(capsys, "--data-dir", d, "gc", "--agent", "claude", "--now", "2026-06-01",
+                     "--dry-run", "--json")
+    rep = json.loads(out)
+    assert rc == 0 and rep["dry_run"] and rep["expired"] == 4
+    rc, out, _ = run(capsys, "--data-dir", d, "gc", "--agent", "claude", "--now", "2026-06-01")
+    assert rc == 0 and "4 expired" in out and "'task' facts live 14 days" in out
+    rc, out, _ = run(capsys, "--data-dir", d, "list", "--agent", "claude", "--status", "active")
+    assert "pnpm" not in out
+
+
+def test_cli_errors_are_one_line(tmp_path, capsys):
+    d = str(tmp_path / "store")
+    rc, _, err = run(capsys, "--data-dir", d, "ingest-session", "--agent", "a",
+                     str(tmp_path / "missing.jsonl"))
+    assert rc == 1 and "no such transcript" in err and err.count("\n") == 1
+    with pytest.raises(SystemExit) as exc:
+        main(["--data-dir", d, "gc", "--agent", "a", "--now", "tomorrow"])
+    assert exc.value.code == 2 and "not a date like 2026-05-01" in capsys.readouterr().err
+    rc, _, err = run(capsys, "--data-dir", d, "compile", "--agent", "nobody")
+    assert rc == 1 and "no agent 'nobody'" in err
