@@ -25,7 +25,9 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+import os
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
@@ -224,6 +226,31 @@ def _save_state(memory, state: dict) -> None:
     atomic_write(memory.data_dir / STATE_FILE, json.dumps(state, indent=1, sort_keys=True) + "\n")
 
 
+def watched_paths(memory) -> list[Path]:
+    """What the app's file watcher watches to sync when an agent writes (the folder too, so
+    a file created or replaced by rename is seen)."""
+    folder = memories_dir(memory)
+    return [folder] + [folder / name for name in FILES]
+
+
+@contextmanager
+def _sync_lock(memory):
+    """One sync per agent at a time (the app's watcher and `engram sync` may overlap)."""
+    memory.data_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl
+    except ImportError:  # Windows: no advisory locks; the file checks still guard writes
+        yield
+        return
+    fd = os.open(memory.data_dir / ".sync.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
 # the sync ----------------------------------------------------------------------------------
 def sync_workspace(memory, direction: str = "both", prefer: str | None = None,
                    dry_run: bool = False) -> SyncReport:
@@ -231,6 +258,11 @@ def sync_workspace(memory, direction: str = "both", prefer: str | None = None,
         raise InvalidInput("direction must be both, pull or push")
     if prefer not in (None, "engram", "file"):
         raise InvalidInput("prefer must be engram or file")
+    with _sync_lock(memory):
+        return _sync(memory, direction, prefer, dry_run)
+
+
+def _sync(memory, direction, prefer, dry_run) -> SyncReport:
     pull, push = direction in ("both", "pull"), direction in ("both", "push")
     folder = memories_dir(memory)
     state = _load_state(memory)
