@@ -206,26 +206,31 @@ def _transcript(path: Path, session: str) -> Path:
     return path
 
 
-def test_session_end_hook_ingests_a_session_once(tmp_path):
-    """What Claude Code does: run the installed command with the hook JSON on stdin, twice
-    (hooks can fire twice). The second run adds nothing."""
+def test_session_end_hook_ingests_a_session_once(tmp_path, capsys):
+    """What Claude Code does: run the command the install wrote into settings.json, in a
+    shell, with the hook JSON on stdin; twice (hooks can fire twice). The second run adds
+    nothing."""
     pytest.importorskip("services.sessions", reason="the lifecycle's session ingest is absent")
     data = tmp_path / "data"
+    home = tmp_path / "home"
+    home.mkdir()
+    run(capsys, "--data-dir", str(data), "hooks", "install", "claude-code", "--agent", "claude",
+        "--home", str(home), "--yes")
+    settings = json.loads((home / ".claude" / "settings.json").read_text())
+    command = settings["hooks"]["SessionEnd"][0]["hooks"][0]["command"] + " --json"
     sid = "0b5e4a7c-1111-4222-8333-944455556666"
     tr = _transcript(tmp_path / f"{sid}.jsonl", sid)
     hook_json = json.dumps({"session_id": sid, "transcript_path": str(tr),
                             "cwd": "/home/u/proj", "hook_event_name": "SessionEnd",
                             "reason": "exit"})
-    cmd = [sys.executable, "-m", "app.cli", "--data-dir", str(data), "hook-run",
-           "claude-code", "--agent", "claude", "--json"]
     env = {**os.environ, "ANONYMIZED_TELEMETRY": "False"}
-    first = subprocess.run(cmd, input=hook_json, capture_output=True, text=True, cwd=ROOT,
-                           env=env, timeout=60)
+    first = subprocess.run(["bash", "-c", command], input=hook_json, capture_output=True,
+                           text=True, cwd=tmp_path, env=env, timeout=60)
     assert first.returncode == 0, first.stderr
     r1 = json.loads(first.stdout)
     assert r1["already_processed"] is False and r1["turns"] == 2
-    second = subprocess.run(cmd, input=hook_json, capture_output=True, text=True, cwd=ROOT,
-                            env=env, timeout=60)
+    second = subprocess.run(["bash", "-c", command], input=hook_json, capture_output=True,
+                            text=True, cwd=tmp_path, env=env, timeout=60)
     r2 = json.loads(second.stdout)
     assert r2["already_processed"] is True and r2["facts_added"] == 0
 
@@ -241,6 +246,16 @@ def test_session_end_hook_ingests_a_session_once(tmp_path):
     assert any("pnpm" in f.content for f in facts)
     contents = [f.content for f in facts]
     assert len(contents) == len(set(contents)), "nothing stored twice"
+
+    # the hook deferred embedding; the app's repair pass (or `engram verify --repair`) adds it
+    with Engram.open(StoreConfig(data_dir=data)) as eng:
+        check = eng.verify()
+        [c] = [c for c in check.agents if c.slug == "claude"]
+        assert c.vectors == 0 and len(c.missing_vectors) == len(facts)
+        eng.verify(repair=True)
+        hits = eng.agent("claude").search("javascript package manager", mode="semantic",
+                                          touch=False)
+        assert hits and "pnpm" in hits[0].fact.content
 
 
 def test_hook_run_without_input_says_what_it_expects(tmp_path):
