@@ -57,10 +57,10 @@ class AgentTab(QWidget):
         h.setSectionResizeMode(0, QHeaderView.Stretch)
         h.setMinimumSectionSize(40)
         fm = self.fontMetrics()
-        widths = {1: "proj:engram", 2: "procedural", 3: "Importance", 4: "★ pinned",
+        widths = {1: "proj:engram", 2: "procedural", 3: "Importance", 4: "Pinned",
                   5: "2026-11-30 00:00", 6: "2026-11-30 00:00", 7: "superseded"}
         for col, sample in widths.items():
-            h.resizeSection(col, fm.horizontalAdvance(sample) + 28)
+            h.resizeSection(col, fm.horizontalAdvance(sample) + 16)
         self.table.viewport().installEventFilter(self)
 
         self.stack = QStackedWidget()
@@ -73,7 +73,7 @@ class AgentTab(QWidget):
         split.addWidget(self.editor)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
-        split.setSizes([760, 440])
+        split.setSizes([900, 380])
         split.setChildrenCollapsible(False)
         self.splitter = split
 

@@ -59,6 +59,7 @@ class FactEditor(QWidget):
         self.content.setTabChangesFocus(True)
         self.content.setAccessibleName("Fact content")
         self.content.setMinimumHeight(70)
+        self.content.setMaximumHeight(160)
         self.category = QComboBox(editable=True)
         self.category.addItems([c for c in CATEGORIES if not c.endswith(":")])
         self.importance = QDoubleSpinBox(minimum=0.0, maximum=1.0, singleStep=0.05, decimals=2)

@@ -44,6 +44,7 @@ class FactTableModel(QAbstractTableModel):
         self._ids: list[int] = []
         self._row_of: dict[int, int] = {}
         self._exhausted = False
+        self._fetching = False
         self._cache: OrderedDict[int, FactView] = OrderedDict()
         self._bold = QFont()
         self._bold.setBold(True)
@@ -54,7 +55,7 @@ class FactTableModel(QAbstractTableModel):
         return self.memory.facts.ids(self._filters, order=self._order, limit=limit,
                                      offset=offset)
 
-    def _load_first_page(self, at_least: int = PAGE) -> None:
+    def _load_first_page(self, at_least: int = 0) -> None:
         n = max(PAGE, at_least)
         ids = self._fetch_ids(0, n)
         self._ids = ids
@@ -130,22 +131,28 @@ class FactTableModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(COLUMNS)
 
     def canFetchMore(self, parent=QModelIndex()) -> bool:
-        return not parent.isValid() and not self._exhausted
+        return not parent.isValid() and not self._exhausted and not self._fetching
 
     def fetchMore(self, parent=QModelIndex()) -> None:
-        if parent.isValid() or self._exhausted:
+        # a view (or a model tester) may ask again from inside our own insert signals
+        if parent.isValid() or self._exhausted or self._fetching:
             return
-        more = [i for i in self._fetch_ids(len(self._ids), PAGE) if i not in self._row_of]
-        if len(more) < PAGE:
-            self._exhausted = True
-        if not more:
-            return
-        first = len(self._ids)
-        self.beginInsertRows(QModelIndex(), first, first + len(more) - 1)
-        self._ids.extend(more)
-        for r, fid in enumerate(more, start=first):
-            self._row_of[fid] = r
-        self.endInsertRows()
+        self._fetching = True
+        try:
+            more = [i for i in self._fetch_ids(len(self._ids), PAGE) if i not in self._row_of]
+            if len(more) < PAGE:
+                self._exhausted = True
+            if not more:
+                return
+            first = len(self._ids)
+            self._load_rows(more)
+            self.beginInsertRows(QModelIndex(), first, first + len(more) - 1)
+            self._ids.extend(more)
+            for r, fid in enumerate(more, start=first):
+                self._row_of[fid] = r
+            self.endInsertRows()
+        finally:
+            self._fetching = False
 
     def headerData(self, section, orientation, role=Qt.DisplayRole):
         if orientation != Qt.Horizontal or not 0 <= section < len(COLUMNS):
@@ -194,7 +201,7 @@ class FactTableModel(QAbstractTableModel):
         if col == 3:
             return f"{f.importance:.2f}"
         if col == 4:
-            return "★ pinned" if f.pinned else ""
+            return "★" if f.pinned else ""
         if col == 5:
             return _when(f.created_at)
         if col == 6:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFormLayout, QLabel,
+from PySide6.QtWidgets import (QDialog, QRadioButton, QDialogButtonBox, QFormLayout, QLabel,
                                QLineEdit, QMessageBox, QPlainTextEdit, QVBoxLayout)
 
 try:
@@ -18,19 +18,19 @@ def forget_available() -> bool:
 
 
 def _describe_preview(p) -> str:
-    if hasattr(p, "to_json"):
-        p = p.to_json()
-    elif hasattr(p, "__dataclass_fields__"):
-        from dataclasses import asdict
-
-        p = asdict(p)
-    if not isinstance(p, dict):
-        return str(p)
+    """Counts per place, then the facts it would remove (ForgetPreview.counts/agents)."""
     lines = []
-    for place, v in p.items():
-        n = v if isinstance(v, int) else (len(v) if isinstance(v, (list, tuple, dict)) else v)
-        lines.append(f"{place}: {n}")
-    return "\n".join(lines)
+    counts = p.counts() if hasattr(p, "counts") else {}
+    for place, n in counts.items():
+        lines.append(f"{place.replace('_', ' ')}: {n}")
+    for a in getattr(p, "agents", []):
+        for f in a.facts[:50]:
+            lines.append(f"  #{f.get('id')} {str(f.get('content', ''))[:100]}")
+    for note in getattr(p, "notes", []):
+        lines.append(f"note: {note}")
+    for b in getattr(p, "backups", []):
+        lines.append(f"backup still holding it: {b}")
+    return "\n".join(lines) or str(p)
 
 
 class ForgetDialog(QDialog):
@@ -45,8 +45,10 @@ class ForgetDialog(QDialog):
         self.fact_ids = list(fact_ids)
         self.matching = QLineEdit()
         self.matching.setPlaceholderText("text to forget everywhere (optional)")
-        self.use_selection = QCheckBox(f"The {len(self.fact_ids)} selected fact(s)")
+        self.use_selection = QRadioButton(f"The {len(self.fact_ids)} selected fact(s)")
+        self.use_matching = QRadioButton("Everything matching:")
         self.use_selection.setChecked(bool(self.fact_ids))
+        self.use_matching.setChecked(not self.fact_ids)
         self.use_selection.setEnabled(bool(self.fact_ids))
         self.preview_text = QPlainTextEdit(readOnly=True)
         self.preview_text.setPlaceholderText("Press Preview to see what would be removed.")
@@ -54,7 +56,7 @@ class ForgetDialog(QDialog):
         self.status.setWordWrap(True)
         form = QFormLayout()
         form.addRow("Forget", self.use_selection)
-        form.addRow("Matching", self.matching)
+        form.addRow(self.use_matching, self.matching)
         self.buttons = QDialogButtonBox()
         self.preview_btn = self.buttons.addButton("&Preview", QDialogButtonBox.ActionRole)
         self.execute_btn = self.buttons.addButton("&Forget permanently",
@@ -73,14 +75,22 @@ class ForgetDialog(QDialog):
         if not forget_available():
             self.preview_btn.setEnabled(False)
             self.status.setText(UNAVAILABLE)
-        self.matching.textChanged.connect(lambda _t: self.execute_btn.setEnabled(False))
+        self.matching.textChanged.connect(self._scope_changed)
+        self.use_selection.toggled.connect(self._scope_changed)
+
+    @Slot()
+    def _scope_changed(self, *_):
+        if self.matching.text().strip() and not self.use_matching.isChecked():
+            self.use_matching.setChecked(True)
+        self.execute_btn.setEnabled(False)
 
     def scope(self):
-        ids = tuple(self.fact_ids) if self.use_selection.isChecked() else ()
-        matching = self.matching.text().strip() or None
-        if not ids and not matching:
+        if self.use_selection.isChecked() and self.fact_ids:
+            return ForgetScope(agent=self.slug, fact_ids=tuple(self.fact_ids))
+        matching = self.matching.text().strip()
+        if not matching:
             return None
-        return ForgetScope(agent=self.slug, fact_ids=ids, matching=matching)
+        return ForgetScope(agent=self.slug, matching=matching)
 
     @Slot()
     def preview(self) -> None:

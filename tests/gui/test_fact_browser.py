@@ -1,0 +1,69 @@
+"""The fact browser over a real store: lazy paging, sorting, filters, model invariants."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from services.facts import FactFilters
+from ui import fact_model
+from ui.fact_model import FactTableModel
+
+
+def test_fact_model_passes_qtmodeltester(seeded, qtmodeltester, monkeypatch):
+    monkeypatch.setattr(fact_model, "PAGE", 10)  # several fetchMore rounds over 42 facts
+    model = FactTableModel(seeded)
+    assert model.rowCount() == 10
+    qtmodeltester.check(model, force_py=True)  # the tester pages with fetchMore itself
+    while model.canFetchMore():  # the tester stays connected and checks every insert
+        model.fetchMore()
+    assert model.rowCount() == 42
+    assert len(set(model._ids)) == 42, "no fact listed twice"
+
+
+def test_model_loads_pages_lazily_and_sort_requeries(seeded, monkeypatch):
+    monkeypatch.setattr(fact_model, "PAGE", 10)
+    model = FactTableModel(seeded)
+    assert model.rowCount() == 10 and model.canFetchMore()
+    # only the first page of rows was read from the store
+    assert len(model._cache) == 10
+    # newest first by default
+    assert model.fact_at(0).content.startswith("The deploy pipeline")
+    model.fetchMore()
+    assert model.rowCount() == 20
+    model.sort(3, Qt.DescendingOrder)  # importance
+    assert model.rowCount() == 10, "a re-sort starts over with one page"
+    top = model.fact_at(0).importance
+    assert top == max(f.importance for f in seeded.list())
+    model.sort(3, Qt.AscendingOrder)
+    assert model.fact_at(0).importance == min(f.importance for f in seeded.list())
+
+
+def test_browse_scroll_filter_and_count(window, seeded, qtbot):
+    window.sync_agents()
+    tab = window.agent_tabs["claude"]
+    window.tabs.setCurrentWidget(tab)
+    tab.refresh()
+    assert tab.model.rowCount() == 42
+    assert tab.count_label.text() == "42 facts"
+    # filter: pinned preferences only
+    tab.filter_bar.category.setCurrentText("pref")
+    assert {tab.model.fact_at(r).category for r in range(tab.model.rowCount())} == {"pref"}
+    tab.filter_bar.pinned.setCurrentText("Pinned")
+    rows = [tab.model.fact_at(r) for r in range(tab.model.rowCount())]
+    assert rows and all(f.pinned and f.category == "pref" for f in rows)
+    assert "match the filters" in tab.count_label.text()
+    # a prefix category matches every project
+    tab.filter_bar.clear()
+    tab.filter_bar.category.setCurrentText("proj:")
+    assert tab.model.rowCount() == seeded.facts.count(FactFilters(category="proj:"))
+    assert tab.model.rowCount() > 0
+    tab.filter_bar.clear()
+    assert tab.model.rowCount() == 42
+    # clicking a header sorts through the store
+    tab.table.horizontalHeader().setSortIndicator(3, Qt.DescendingOrder)
+    assert tab.model.fact_at(0).importance == max(f.importance for f in seeded.list())
+    # selecting a row shows it in the editor with its history
+    tab.table.selectRow(2)
+    fact = tab.model.fact_at(2)
+    assert tab.editor.fact.id == fact.id
+    assert tab.editor.content.toPlainText() == fact.content
+    assert tab.editor.history.topLevelItemCount() >= 1
