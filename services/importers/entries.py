@@ -107,8 +107,8 @@ def profile_facts(start: int, lines: list[str], ctx: FileContext) -> list[Import
         rows.append((start + off, p))
     facts = []
     for no, (label, value) in rows:
-        if not value or is_decoration(value):
-            continue
+        if not value or is_decoration(value) or _PLACEHOLDER.match(value):
+            continue  # "- Name: {{OPERATOR_NAME}}": a template nobody filled in
         d = ctx.fallback.date()
         facts.append(ImportedFact(
             content=f"{label}: {value}", category=profile_fact_category(label, value),
@@ -245,8 +245,9 @@ def _user_category(text: str) -> str:
     return infer_category(text, default="fact")
 
 
-def lenient_entry(line: int, lines: list[str], ctx: FileContext):
-    """ImportedFact, list of facts (a profile block), ImportProblem, or None (not a fact)."""
+def lenient_entry(line: int, lines: list[str], ctx: FileContext, section: str | None = None):
+    """ImportedFact, list of facts (a profile block), ImportProblem, or None (not a fact).
+    ``section`` is the markdown heading above the entry in a hand-written file."""
     text = "\n".join(lines)
     bad = _problem_for_text(ctx, line, text)
     if bad:
@@ -278,10 +279,14 @@ def lenient_entry(line: int, lines: list[str], ctx: FileContext):
     if tm and not re.search(r"[.!?。！？`]|//", tm.group(1)) and len(tm.group(1).split()) <= 6:
         topic = tm.group(1).strip()
         value = (tm.group(2) + "\n" + "\n".join(split_lines(body)[1:])).strip()
-        if not value or all(is_decoration(ln) for ln in split_lines(value)):
-            return None  # "Context > Communication Style: ---"
+        if not value or all(is_decoration(ln) for ln in split_lines(value)) or \
+                _PLACEHOLDER.match(value):
+            return None  # "Context > Communication Style: ---", "Name: [Your name]"
+    if _PLACEHOLDER.match(body):
+        return None
     # A bracket tag already classifies the entry; topics then only add noise to the tags.
-    for t in [*crumbs, *([topic] if topic and not raw_tags else [])]:
+    for t in [*crumbs, *([topic] if topic and not raw_tags else []),
+              *([section] if section else [])]:
         tags.append(slug(t))
         if category is None:
             category = next((c for pat, c in TOPIC_HINTS if pat.search(t)), None)
@@ -305,29 +310,49 @@ def lenient_entry(line: int, lines: list[str], ctx: FileContext):
         status=ctx.status, metadata=meta)
 
 
-def _loose_items(block: Block, off: int, lines: list[str]):
-    """A file without any § (hand-written notes): paragraphs and bullet items are entries."""
-    items: list[tuple[int, list[str]]] = []
-    cur: list[str] = []
-    cur_start = 0
-    bullet = re.compile(r"^\s{0,3}(?:[-*+•]|\d+[.)])\s+")
-    for i, ln in enumerate(lines):
-        if not ln.strip() or is_decoration(ln):
+_BULLET = re.compile(r"^\s{0,3}(?:[-*+•]|\d+[.)])\s+")
+_LABEL_LINE = re.compile(r"^\s*[^\s:：.!?。][^:：.!?。]{0,39}[:：]\s+\S")
+_HEADING_TEXT = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
+_PLACEHOLDER = re.compile(r"^\{\{[^{}]*\}\}$|^\[(?:your|insert|add|fill)\b[^\]]*\]$", re.I)
+_ITALIC_PARA = re.compile(r"^\*[^*].*[^*]\*$|^_[^_].*[^_]_$", re.S)
+
+
+def _loose_items(block: Block):
+    """A file without any § (a hand-written USER.md or notes): bullet items, ``Label: value``
+    lines and paragraphs are entries; the heading above them says what they are about."""
+    items: list[tuple[int, list[str], str | None]] = []
+    para: list[tuple[int, str]] = []
+    section, h1 = None, True
+
+    def flush():
+        text = "\n".join(ln for _, ln in para).strip()
+        if para and not _ITALIC_PARA.match(text):
+            cur: list[tuple[int, str]] = []
+            for i, ln in para:
+                # a new item starts at a bullet or a "Label: value" line; others continue one
+                new = _BULLET.match(ln) or (
+                    (profile_line(ln) or _LABEL_LINE.match(ln)) and not ln.startswith((" ", "\t")))
+                if new and cur:
+                    items.append((block.line_of(cur[0][0]), [x for _, x in cur], section))
+                    cur = []
+                cur.append((i, _BULLET.sub("", ln, count=1) if profile_line(ln) is None else ln))
             if cur:
-                items.append((cur_start, cur))
-            cur = []
+                items.append((block.line_of(cur[0][0]), [x for _, x in cur], section))
+        para.clear()
+
+    for i, ln in enumerate(block.lines):
+        hm = _HEADING_TEXT.match(ln)
+        if hm:
+            flush()
+            if len(ln.strip()) - len(ln.strip().lstrip("#")) >= 2:
+                section, h1 = hm.group(1) or None, False
             continue
-        if bullet.match(ln) and profile_line(ln) is None:
-            if cur:
-                items.append((cur_start, cur))
-            cur, cur_start = [bullet.sub("", ln, count=1)], i
-        else:
-            if not cur:
-                cur_start = i
-            cur.append(ln)
-    if cur:
-        items.append((cur_start, cur))
-    return [(block.line_of(off + s), ls) for s, ls in items]
+        if not ln.strip() or is_decoration(ln, preamble=h1 and not items and not para):
+            flush()
+            continue
+        para.append((i, ln))
+    flush()
+    return items
 
 
 def parse_lenient(text: str, ctx: FileContext) -> tuple[list[ImportedFact], list[ImportProblem]]:
@@ -335,9 +360,7 @@ def parse_lenient(text: str, ctx: FileContext) -> tuple[list[ImportedFact], list
     problems: list[ImportProblem] = []
     blocks = split_blocks(text)
     if len(blocks) == 1:
-        b = blocks[0]
-        off, lines = trim_block(b, preamble=True)
-        items = _loose_items(b, off, lines)
+        items = _loose_items(blocks[0])
     else:
         items = []
         for b in blocks:
@@ -346,13 +369,13 @@ def parse_lenient(text: str, ctx: FileContext) -> tuple[list[ImportedFact], list
             # a person to describe the file, prose included.
             # Profile lines under such a title still count.
             if b.first and any(ln.strip() and is_decoration(ln) for ln in b.lines[:off]):
-                items += [(b.line_of(off + i), [ln]) for i, ln in enumerate(lines)
+                items += [(b.line_of(off + i), [ln], None) for i, ln in enumerate(lines)
                           if profile_line(ln)]
                 continue
             if lines:
-                items.append((b.line_of(off), lines))
-    for line, lines in items:
-        r = lenient_entry(line, lines, ctx)
+                items.append((b.line_of(off), lines, None))
+    for line, lines, section in items:
+        r = lenient_entry(line, lines, ctx, section)
         if isinstance(r, ImportProblem):
             problems.append(r)
         elif isinstance(r, list):

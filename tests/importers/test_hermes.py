@@ -140,3 +140,23 @@ def test_titled_header_prose_is_not_a_fact_but_profile_lines_are(tmp_path):
                  "- **Name:** Ines\n§\nInes prefers morning meetings\n", encoding="utf-8")
     got = [(x.content, x.source_ref) for x in parse_source(f).facts]
     assert got == [("Name: Ines", "USER.md:3"), ("Ines prefers morning meetings", "USER.md:5")]
+
+
+def test_hand_written_user_md_without_delimiters(agent, hermes_dir, stored):
+    """Many ~/.hermes/memories/USER.md files are templates people filled in by hand: headings,
+    `Label: value` lines, bullets; unfilled placeholders and italic notes are not facts."""
+    rep = agent.import_path(hermes_dir / "handwritten")
+    assert rep.format == "hermes" and rep.skipped == []
+    facts = stored(agent)
+    assert set(facts) == {
+        "Title: Staff engineer", "Company stage: Series A",
+        "Prefers concise, direct Markdown. Prices in USD. Verified links.",
+        "Status updates distinguish code-complete, test-verified,\n  active process, and "
+        "blocker ETA.",
+        "Pronouns: she/her",
+        "Cost control: never use OpenRouter unless the user explicitly requests it."}
+    style = facts["Prefers concise, direct Markdown. Prices in USD. Verified links."]
+    assert style.category == "pref" and "style" in style.tags
+    assert style.source_ref == "USER.md:10"
+    assert facts["Cost control: never use OpenRouter unless the user explicitly requests it."
+                 ].category == "rule"
