@@ -58,8 +58,16 @@ def _v1(db: pw.Database) -> None:
         db.execute_sql(stmt)
 
 
+def _v2(db: pw.Database) -> None:
+    """Lifecycle: compile reads "best first" (pinned, importance, use, recency) and "about
+    these days"; without these two indexes every layer sorts all of an agent's facts."""
+    db.execute_sql("CREATE INDEX IF NOT EXISTS fact_rank ON fact(agent_id, status, pinned DESC, "
+                   "importance DESC, access_count DESC, created_at DESC, id DESC)")
+    db.execute_sql("CREATE INDEX IF NOT EXISTS fact_event_day ON fact(agent_id, event_date)")
+
+
 # Append new migrations here; never edit a released one.
-MIGRATIONS = [(1, _v1)]
+MIGRATIONS = [(1, _v1), (2, _v2)]
 CURRENT_VERSION = MIGRATIONS[-1][0]
 
 
