@@ -54,6 +54,10 @@ def import_into(memory, path: Path, fmt: str | None = None, progress=None,
                      event_date=f.event_date, created_at=f.created_at,
                      confidence=f.confidence, status=f.status, metadata=f.metadata)
              for f in parsed.facts]
+    # What the user already corrected or deleted in Engram stays corrected/deleted.
+    undone = _changed_by_user(memory, items)
+    report.duplicates += len(undone)
+    items = [it for i, it in enumerate(items) if i not in undone]
     # Re-importing the same file must change nothing: duplicates are not bumped.
     results = memory.remember_many(items, progress=progress, cancelled=cancelled,
                                    actor="import", bump=False)
@@ -74,3 +78,37 @@ def import_into(memory, path: Path, fmt: str | None = None, progress=None,
         else:
             report.episodes_duplicates += 1
     return report
+
+
+def _changed_by_user(memory, items: list[NewFact]) -> set[int]:
+    """Indexes of items whose text is what a stored fact said before the user edited it (the
+    fact still exists) or deleted it. Without this, re-importing the source would bring the
+    old wording back and supersede the user's correction."""
+    from models.entities import AuditEvent, Fact
+    from services.redaction import redact
+    from services.text import content_hash
+
+    edited: dict[str, int] = {}
+    deleted: set[str] = set()
+    rows = (AuditEvent.select(AuditEvent.action, AuditEvent.fact_id, AuditEvent.before)
+            .where((AuditEvent.agent == memory.agent_id)
+                   & AuditEvent.action.in_(("edit", "delete"))).tuples())
+    for action, fid, before in rows:
+        text = (before or {}).get("content")
+        if not text:
+            continue
+        if action == "delete":
+            deleted.add(content_hash(text))
+        else:
+            edited.setdefault(content_hash(text), fid)
+    if not edited and not deleted:
+        return set()
+    live = {fid for (fid,) in Fact.select(Fact.id).where(
+        (Fact.agent == memory.agent_id) & Fact.id.in_(list(edited.values()))
+        & (Fact.status != "forgotten")).tuples()}
+    out = set()
+    for i, it in enumerate(items):
+        h = content_hash(redact((it.content or "").strip()).text.strip())
+        if h in deleted or edited.get(h) in live:
+            out.add(i)
+    return out

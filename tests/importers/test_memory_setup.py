@@ -244,3 +244,22 @@ def test_pending_line_variants_and_utf16_user_md(agent, tmp_path, stored):
     assert facts["The wiki moved to wiki.internal"].status == "pending"
     assert facts["Likes dark dashboards"].tags == ("pending", "user")
     assert facts["Prefers Grafana to Kibana for dashboards"].source_ref == "memories/USER.md:2"
+
+
+def test_reimport_keeps_the_users_corrections_and_deletions(agent, memory_setup_dir, stored):
+    """A user fixes one imported fact and deletes another in Engram; importing the unchanged
+    source again must not bring the old wording back (or supersede the fix with it)."""
+    agent.import_path(memory_setup_dir)
+    facts = stored(agent)
+    pnpm = facts["Prefers pnpm over npm for JavaScript projects"]
+    agent.edit(pnpm.id, content="Prefers bun over npm for JavaScript projects")
+    agent.delete([facts["Staging is down for maintenance until Sunday evening"].id])
+    count = agent.facts.count()
+
+    rep = agent.import_path(memory_setup_dir)
+    assert rep.added == 0 and agent.facts.count() == count
+    after = stored(agent)
+    fixed = after["Prefers bun over npm for JavaScript projects"]
+    assert fixed.id == pnpm.id and fixed.status == "active"
+    assert "Prefers pnpm over npm for JavaScript projects" not in after
+    assert "Staging is down for maintenance until Sunday evening" not in after
