@@ -45,7 +45,8 @@ class ArchiveReport:
     agent: str
     counts: dict = field(default_factory=dict)
     ids_remapped: bool = False
-    vectors: int = 0
+    vectors: int = 0  # taken from the archive
+    embedded: int = 0  # embedded during the import (the archive had no vectors for them)
     blocked: int = 0
     embedded_later: int = 0  # facts without vectors (no model): `engram verify --repair`
 
@@ -250,3 +251,4 @@ def _restore_vectors(engram, agent_id, rows, fact_map, rep) -> None:
     if rest:  # archive without vectors: embed now
         texts = dict(Fact.select(Fact.id, Fact.content).where(Fact.id.in_(rest)).tuples())
         index.upsert(agent_id, rest, [texts[i] for i in rest])
+        rep.embedded = len(rest)

@@ -188,7 +188,10 @@ def cmd_archive_import(args, ctx):
         emit_json(rep.to_json())
         return
     print(f"imported agent {rep.agent}: " + ", ".join(f"{n} {k}" for k, n in rep.counts.items())
-          + f"; ids {'renumbered' if rep.ids_remapped else 'kept'}; vectors {rep.vectors}"
+          + f"; ids {'renumbered' if rep.ids_remapped else 'kept'}; vectors: {rep.vectors} "
+          f"from the archive, {rep.embedded} embedded"
+          + (f", {rep.embedded_later} left for `engram verify --repair`"
+             if rep.embedded_later else "")
           + (f"; {rep.blocked} blocked by forget rules" if rep.blocked else ""))
 
 
