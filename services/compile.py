@@ -29,8 +29,8 @@ from services.tokens import count_tokens, count_tokens_many
 
 log = logging.getLogger(__name__)
 LAYERS = ("today", "week", "longterm", "memory")
-CANDIDATES = 4000  # rows read per layer: budgets hold a few hundred lines at most
-SECTION_CANDIDATES = 400  # per memory.md section
+CANDIDATES = 1500  # rows read per layer: a budget holds ~100–200 lines
+SECTION_CANDIDATES = 300  # per memory.md section
 _MISSES = 200  # consecutive lines that do not fit before a layer stops looking
 
 
@@ -127,20 +127,23 @@ def assemble(title: list[str], sections: list[str], cands: list[_Cand], budget: 
     used = count_tokens("\n".join(title))
     heads = dict(zip(sections, count_tokens_many([f"## {s}" for s in sections])))
     chosen: dict[str, list[_Cand]] = {s: [] for s in sections}
-    misses = 0
-    for s in range(0, len(cands), 256):
-        part = cands[s:s + 256]
+    misses, smallest = 0, budget
+    for s in range(0, len(cands), 128):
+        part = cands[s:s + 128]
         for c, n in zip(part, count_tokens_many([c.text for c in part])):
             c.tokens = n
         for c in part:
             cost = c.tokens + (0 if chosen[c.section] else heads[c.section])
+            smallest = min(smallest, c.tokens)
             if used + cost > budget:
                 misses += 1
+                if misses >= _MISSES or budget - used < smallest:
+                    break
                 continue
             misses = 0
             used += cost
             chosen[c.section].append(c)
-        if misses >= _MISSES or used >= budget:
+        if misses >= _MISSES or budget - used < smallest:
             break
     lines = list(title)
     prov: list = []

@@ -126,7 +126,7 @@ def _load(memory) -> list[_F]:
          .order_by(Fact.id))
     return [_F(r.id, r.category or "fact", float(r.importance), bool(r.pinned), r.status,
                r.created_at, r.last_accessed, r.access_count or 0, r.expires_at,
-               dict(r.metadata or {})) for r in q]
+               dict(r.metadata) if isinstance(r.metadata, dict) else {}) for r in q]
 
 
 def _plan_decay(facts: list[_F], now: datetime, cfg: LifecycleConfig, report: GCReport):
