@@ -69,6 +69,17 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _hint(exc, ctx) -> str:
+    """Read-only, full or damaged store: say so (services/store_health.py)."""
+    try:
+        from app.settings import store_config
+        from services.store_health import explain
+
+        return explain(exc, store_config(ctx.data_dir, semantic=False).data_dir)
+    except Exception:  # a hint must never hide the error itself
+        return ""
+
+
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
     parser = build_parser()
@@ -89,10 +100,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"engram: {exc}", file=sys.stderr)
         return 1
     except (sqlite3.Error, peewee.PeeweeException) as exc:
-        print(f"engram: database error: {exc}", file=sys.stderr)
+        print(f"engram: database error: {exc}{_hint(exc, ctx)}", file=sys.stderr)
         return 1
     except (OSError, UnicodeError, ValueError) as exc:
-        print(f"engram: {exc}", file=sys.stderr)
+        print(f"engram: {exc}{_hint(exc, ctx)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("engram: interrupted", file=sys.stderr)

@@ -49,6 +49,10 @@ def memory_type_for(category: str) -> str:
 
 
 def validate(item: NewFact) -> None:
+    try:
+        (item.content or "").encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: undecodable bytes from argv or a file
+        raise InvalidInput("the text is not valid UTF-8; nothing was stored") from None
     if not 0.0 <= float(item.importance) <= 1.0:
         raise InvalidInput("importance must be between 0 and 1")
     if item.memory_type and item.memory_type not in MEMORY_TYPES:
