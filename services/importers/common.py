@@ -14,7 +14,8 @@ from services.importers.base import ImportProblem
 DELIMITER = "§"
 
 # "[2026-04-12][pref] …": the date part is matched by shape so a bad date can be reported.
-STRICT_PREFIX = re.compile(r"^\s*\[(\d{4}-\d{1,2}-\d{1,2})\]\s*\[([^\]\n]{1,80})\]\s*")
+STRICT_PREFIX = re.compile(
+    r"^\s*\[(\d{4}-\d{1,2}-\d{1,2})\]\s*\[([^\]\n]{1,80})\]\s*(?:[:\-–—]\s+)?")
 DATE_SHAPE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
 # Surrogate escapes stand for bytes that are not UTF-8 (decoded with surrogateescape).
 _BAD_BYTES = re.compile("[\udc80-\udcff]")

@@ -165,7 +165,7 @@ def is_strict(text: str) -> bool:
 
 
 # --- lenient (Hermes) ---------------------------------------------------------------------
-_TAG = re.compile(r"^\s*\[([^\[\]\n]{1,60})\](?![(\[:])\s*")
+_TAG = re.compile(r"^\s*\[([^\[\]\n]{1,60})\](?![(:])\s*")
 _TAG_SPLIT = re.compile(r"\s*[·|,;/•]\s*|\s+-\s+")
 _INLINE_DATE = re.compile(r"\*\*(\d{4}-\d{1,2}-\d{1,2})[:：]?\*\*")
 _TOPIC = re.compile(r"^([^\n:：]{2,48}?)\s*[:：]\s+(\S.*)$", re.S)
@@ -196,6 +196,8 @@ TOPIC_HINTS = [
     (re.compile(r"\blessons?\b|\brules?\b|\bpitfalls?\b|\bgotchas?\b", re.I), "rule"),
     (re.compile(r"\btodo\b|\btasks?\b|in progress", re.I), "task"),
 ]
+
+
 def _read_tags(text: str):
     """Strip leading near-miss tags: returns (rest, words, date, permanent, raw tags)."""
     words: list[str] = []
@@ -204,8 +206,9 @@ def _read_tags(text: str):
     permanent = False
     for _ in range(3):
         m = _TAG.match(text)
-        if not m or m.group(1).strip().lower() in ("", "x", " "):
-            break
+        if not m or m.group(1).strip().lower() in ("", "x") or any(
+                len(part.split()) > 4 for part in _TAG_SPLIT.split(m.group(1))):
+            break  # a checkbox, or a bracketed phrase rather than a tag
         raw.append(m.group(1).strip())
         for part in _TAG_SPLIT.split(m.group(1).strip()):
             p = part.strip()

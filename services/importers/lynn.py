@@ -32,8 +32,8 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from services.importers.base import ImportedEpisode, ImportedFact, ImportProblem, ParsedSource
 from services.importers.common import (
-    DATE_SHAPE, clean, clock, day_start, file_time, has_bad_bytes, infer_category, parse_date, parse_iso,
-    read_text, slug, split_lines,
+    DATE_SHAPE, clean, clock, day_start, file_time, has_bad_bytes, infer_category, parse_date,
+    parse_iso, read_text, slug, split_lines,
 )
 
 FORMAT = "lynn"
@@ -370,7 +370,7 @@ def _parse_summary_json(f: Path, root: Path, out: ParsedSource) -> None:
         data = json.loads(text)
     except ValueError as exc:
         out.problems.append(ImportProblem(rel, getattr(exc, "lineno", None),
-                                          f"not valid JSON ({exc.msg if hasattr(exc, 'msg') else exc})"))
+                                          f"not valid JSON ({getattr(exc, 'msg', exc)})"))
         return
     if not isinstance(data, dict) or not isinstance(data.get("summary"), str):
         out.problems.append(ImportProblem(rel, None, "no 'summary' text in this session summary"))

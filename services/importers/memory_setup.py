@@ -207,8 +207,9 @@ def _parse_episodes(f: Path, root: Path, out: ParsedSource) -> None:
     rel = _rel(f, root)
     day = parse_date(f.name[:-3])
     if day is None:
-        out.problems.append(ImportProblem(rel, None, f"file name {f.name!r} is not a valid "
-                                                     "date (YYYY-MM-DD.md); its episodes were skipped"))
+        out.problems.append(ImportProblem(
+            rel, None, f"file name {f.name!r} is not a valid date (YYYY-MM-DD.md); its "
+            "episodes were skipped"))
         return
     text, problems = read_text(f, rel)
     out.problems.extend(problems)

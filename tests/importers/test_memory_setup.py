@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from datetime import date, datetime
-from pathlib import Path
 
 from services.importers.service import detect_format, parse_source
 
