@@ -1,0 +1,131 @@
+"""Background jobs: compile from the tray controller, cancel a running job, close the window
+while a job runs, and the PySide6 refcount bug the app depends on being absent."""
+from __future__ import annotations
+
+import sys
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QMenu
+
+from services.ingest import NewFact
+from tests_gui_helpers import open_tab
+from ui import workers
+
+
+def test_compile_from_tray_action_updates_menu_and_view(window, seeded, qtbot):
+    from services.compile import latest_layers
+
+    tab = open_tab(window, "claude")
+    tab.show_view("Compiled")
+    assert "Nothing compiled yet" in tab.compiled.notice.text()
+    menu = QMenu()
+    window.tray.populate(menu)
+    texts = [a.text() for a in menu.actions()]
+    assert "Compile now (all agents)" in texts and "Last compile: never (this session)" in texts
+    with qtbot.waitSignal(window.tray.compiled, timeout=60000) as sig:
+        window.tray.act_compile_all.trigger()
+    assert "failed" not in sig.args[0] and "claude" in sig.args[0]
+    layers = latest_layers(seeded)
+    assert set(layers) == {"today", "week", "longterm", "memory"}
+    # the menu, rebuilt on open, reports the result
+    window.tray.populate(menu)
+    last = [a.text() for a in menu.actions() if a.text().startswith("Last compile")][0]
+    assert "claude" in last and "never" not in last
+    # the compiled view shows memory.md with its token meter and provenance
+    pane = tab.compiled.panes["memory"]
+    assert pane.meter.value() == layers["memory"].tokens > 0
+    assert f"/ {layers['memory'].budget:,} tokens" in pane.meter.format()
+    row = next(i for i in range(pane.lines.count()) if pane.facts_of_line(i))
+    pane.lines.setCurrentRow(row)
+    fid = pane.facts_of_line(row)[0]
+    assert pane.sources.item(0).text().startswith(f"#{fid} ")
+    assert "Prefers PostgreSQL" in tab.compiled.panes["memory"].rendered.toPlainText() or \
+        pane.lines.count() > 1
+    # a second compile gives a diff with the previous one
+    seeded.remember("Always pin the Python version in CI", category="rule", importance=0.9,
+                    pinned=True)
+    with qtbot.waitSignal(window.tray.compiled, timeout=60000):
+        tab.compiled.compile_btn.click()
+    diff = tab.compiled.panes["memory"].diff.toPlainText()
+    assert "+" in diff and "Always pin the Python version in CI" in diff
+
+
+def test_cancel_a_running_job_from_the_jobs_bar(window, agent, qtbot):
+    """A job storing facts in batches; Cancel (the jobs bar button) stops it between batches
+    and what was stored before stays stored."""
+    batches = []
+
+    def op(progress, cancelled):
+        for b in range(1000):
+            if cancelled():
+                return b
+            agent.remember_many([NewFact(f"Batch {b} note {i} about ticket {b * 10 + i}")
+                                 for i in range(5)], near_duplicate=None)
+            batches.append(b)
+            progress(b + 1, 1000, f"batch {b + 1}")
+        return 1000
+
+    job = window.runner.start("Bulk import", op)
+    assert window.jobs.isVisible() and window.jobs.label.text() == "Bulk import"
+    qtbot.waitUntil(lambda: len(batches) >= 2, timeout=30000)
+    assert window.jobs.bar.maximum() == 1000 and window.jobs.bar.value() >= 1
+    with qtbot.waitSignal(window.runner.job_finished, timeout=30000) as sig:
+        window.jobs.cancel_btn.click()
+    assert sig.args[0] == job and sig.args[1] == "cancelled"
+    assert not window.jobs.isVisible()
+    assert not window.runner.is_busy()
+    assert 2 <= len(batches) < 1000
+    assert agent.facts.count() == 5 * len(batches)
+    assert all(not w.isRunning() for w in workers.LIVE)
+
+
+def test_closing_the_window_cancels_running_jobs(engram, agent, qtbot):
+    from ui.main_window import MainWindow
+
+    w = MainWindow(engram, use_tray=False)
+    qtbot.addWidget(w)
+    w.show()
+    steps = []
+
+    def op(progress, cancelled):
+        for i in range(10_000):
+            if cancelled():
+                return "stopped"
+            progress(i, 10_000, "working")
+            steps.append(i)
+            agent.facts.count()
+        return "finished"
+
+    w.runner.start("Long job", op)
+    qtbot.waitUntil(lambda: len(steps) > 5, timeout=10000)
+    w.close()  # no tray here: closing quits, and must join the worker first
+    assert not w.runner.is_busy()
+    assert all(not t.isRunning() for t in workers.LIVE)
+    assert len(steps) < 10_000
+    assert not w.watcher.timer.isActive()
+
+
+def test_failed_job_reports_the_message(window, qtbot):
+    from services.errors import InvalidInput
+
+    got = []
+
+    def op(progress, cancelled):
+        raise InvalidInput("importance must be between 0 and 1")
+
+    with qtbot.waitSignal(window.runner.job_finished, timeout=10000) as sig:
+        window.runner.start("Bad", op, failure=got.append)
+    assert sig.args[1] == "failed" and got == ["importance must be between 0 and 1"]
+
+
+def test_signal_emit_keeps_refcounts():
+    """PySide6 6.12.0 drops a reference to True on every Signal.emit() and crashes Python 3.11
+    after a few hundred emits; pyproject pins it out. This guards against it coming back."""
+    class Emitter(QObject):
+        sig = Signal(int)
+
+    e = Emitter()
+    before = sys.getrefcount(True)
+    for i in range(200):
+        e.sig.emit(i)
+    assert sys.getrefcount(True) >= before - 5
