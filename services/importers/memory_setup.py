@@ -28,7 +28,8 @@ from services.importers.entries import (
 FORMAT = "memory-setup"
 ENTRY_FILES = ("MEMORY.md", "USER.md")
 PENDING = ".pending.md"
-_DAY_FILE = re.compile(r"^\d{4}-\d{1,2}-\d{1,2}\.md$")
+_DAY_FILE = re.compile(r"^(\d{4}-\d{1,2}-\d{1,2})(?:[-_ .][^/]*)?\.md$")
+_CLOCK_IN = re.compile(r"\b\d{1,2}[:.]\d{2}(?:\s*[AaPp]\.?\s*[Mm]\.?)?(?![\d:])")
 _EPISODE_HEAD = re.compile(r"^\s{0,3}#{1,6}\s*Episode\b\s*(?:[—–\-:|·]+\s*)?(.*?)\s*#*\s*$", re.I)
 _FIELD = r"^\s*[*_]{0,2}\s*NAME\s*[*_]{0,2}\s*[:：]\s*[*_]{0,2}\s*(.*)$"
 _SUMMARY = re.compile(_FIELD.replace("NAME", "summary"), re.I)
@@ -205,7 +206,7 @@ def _parse_pending(f: Path, root: Path, out: ParsedSource) -> None:
 
 def _parse_episodes(f: Path, root: Path, out: ParsedSource) -> None:
     rel = _rel(f, root)
-    day = parse_date(f.name[:-3])
+    day = parse_date(_DAY_FILE.match(f.name).group(1))
     if day is None:
         out.problems.append(ImportProblem(
             rel, None, f"file name {f.name!r} is not a valid date (YYYY-MM-DD.md); its "
@@ -258,7 +259,9 @@ def _episode(rel: str, day, start: int, heading: str | None, lines):
                                              "line)")
     time = None
     if heading:
-        time = parse_clock(heading)
+        # "2:30 PM" alone, or inside "Episode 3 — 2026-04-12 2:30 PM (standup)"
+        m = _CLOCK_IN.search(heading)
+        time = parse_clock(m.group(0)) if m else None
         if time is None:
             return ImportProblem(rel, start, f"cannot read the episode time {heading!r}; "
                                              "expected like '2:30 PM'")

@@ -262,3 +262,20 @@ def test_reimport_keeps_the_users_corrections_and_deletions(agent, memory_setup_
     assert fixed.id == pnpm.id and fixed.status == "active"
     assert "Prefers pnpm over npm for JavaScript projects" not in after
     assert "Staging is down for maintenance until Sunday evening" not in after
+
+
+def test_episode_headings_with_more_than_a_time(agent, tmp_path):
+    eps = tmp_path / "ws" / "episodes"
+    eps.mkdir(parents=True)
+    (eps / "2026-04-14-retro.md").write_text(
+        "## Episode 2 — 2026-04-14 3:45 PM (retro)\n**Summary:** Sprint retro; agreed to cut "
+        "scope.\n**Outcome:** two tickets moved to next sprint\n**Tags:** #planning, #retro\n",
+        encoding="utf-8")
+    (eps / "2026-02-30.md").write_text("## Episode — 1:00 PM\nsummary: impossible day\n",
+                                       encoding="utf-8")
+    rep = agent.import_path(tmp_path / "ws")
+    [ep] = agent.episodes.list()
+    assert (ep.day, ep.time, list(ep.tags)) == (date(2026, 4, 14), "3:45 PM", ["planning", "retro"])
+    assert ep.summary == ("Sprint retro; agreed to cut scope.\n**Outcome:** two tickets moved to "
+                          "next sprint")
+    assert [(p.file, p.line) for p in rep.skipped] == [("episodes/2026-02-30.md", None)]
