@@ -1,0 +1,1 @@
+"""Benchmarks: ``python -m bench all [--quick]`` (see ``bench/__main__.py``)."""

@@ -1,0 +1,267 @@
+"""LoCoMo retrieval quality: Engram's production search against the baselines a user would
+otherwise reach for, on the same store, the same vectors and the same queries.
+
+One memory per turn (``speaker: text`` plus ``[image: caption]``), session date as the
+memory's event date, one agent per conversation, ingested through ``AgentMemory.remember_many``.
+Queries: categories 1–4 whose evidence resolves to turns; gold = those turns' facts.
+"""
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+
+from bench.metrics import METRICS, average, normalize_dia_id, score_query
+
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+SYSTEMS = ("engram", "bm25", "dense", "rrf")
+SYSTEM_LABELS = {"engram": "Engram search (production)", "bm25": "FTS5 BM25 alone",
+                 "dense": "MiniLM dense alone (exact)", "rrf": "plain RRF k=60 (BM25+dense)"}
+DEFAULT_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "bench" / "locomo" \
+    / "locomo_dev.json"
+RRF_K = 60
+POOL = 100  # baseline candidate lists fused by RRF
+
+
+@dataclass
+class Turn:
+    dia_id: str
+    session: int
+    speaker: str
+    text: str
+    when: datetime | None
+
+    def content(self, caption: str | None) -> str:
+        s = f"{self.speaker}: {self.text}".strip()
+        if caption:
+            s += f" [image: {caption.strip()}]"
+        return s
+
+
+@dataclass
+class Question:
+    text: str
+    category: int
+    evidence: list[str]
+
+
+@dataclass
+class Conversation:
+    sample_id: str
+    turns: list[tuple[Turn, str | None]]
+    questions: list[Question]
+    dropped: dict = field(default_factory=dict)
+
+
+_DATE = re.compile(r"(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+(\w+),?\s+(\d{4})", re.I)
+
+
+def parse_session_date(s: str | None) -> datetime | None:
+    """``'1:56 pm on 8 May, 2023'`` → datetime; None when the format is not recognised."""
+    m = _DATE.search(s or "")
+    if not m:
+        return None
+    hh, mm, ap, day, month, year = m.groups()
+    h = int(hh) % 12 + (12 if ap.lower() == "pm" else 0)
+    for fmt in ("%d %B %Y", "%d %b %Y"):
+        try:
+            d = datetime.strptime(f"{day} {month} {year}", fmt)
+            return d.replace(hour=h, minute=int(mm))
+        except ValueError:
+            continue
+    return None
+
+
+def load(path: Path) -> list[Conversation]:
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    convs = []
+    for c in data:
+        conv = c["conversation"]
+        sessions = sorted((int(k.split("_")[1]), v) for k, v in conv.items()
+                          if re.fullmatch(r"session_\d+", k) and isinstance(v, list))
+        turns: list[tuple[Turn, str | None]] = []
+        for n, lst in sessions:
+            when = parse_session_date(conv.get(f"session_{n}_date_time"))
+            for t in lst:
+                dia = normalize_dia_id(t.get("dia_id", ""))
+                if dia is None:
+                    continue
+                turns.append((Turn(dia, n, t.get("speaker", ""), t.get("text", ""), when),
+                              t.get("blip_caption")))
+        known = {t.dia_id for t, _ in turns}
+        qs, dropped = [], defaultdict(int)
+        for q in c.get("qa", []):
+            cat = int(q.get("category", 0))
+            if cat not in CATEGORIES:
+                continue
+            ev = []
+            for raw in q.get("evidence") or []:
+                # some entries hold several ids in one string ("D8:6; D9:17")
+                for part in re.split(r"[;,\s]+", str(raw)):
+                    if not part:
+                        continue
+                    nid = normalize_dia_id(part)
+                    if nid is None or nid not in known:
+                        dropped["evidence_ids"] += 1
+                    elif nid not in ev:
+                        ev.append(nid)
+            if not ev:
+                dropped["questions"] += 1
+                continue
+            qs.append(Question(q["question"], cat, ev))
+        convs.append(Conversation(c["sample_id"], turns, qs, dict(dropped)))
+    return convs
+
+
+def ingest(memory, conv: Conversation, near_duplicate=None) -> dict[str, int]:
+    """Store every turn through the product's ingest path; returns dia_id → fact id.
+
+    ``near_duplicate=None``: turns are distinct events in a transcript, so short replies
+    that look alike ("Thanks, Mel!") must not be merged into one (a merged turn that is gold
+    evidence would vanish). Exact repeats still collapse onto one fact, as in the product.
+    ``subject`` is the turn's id so two speakers' "I live in …" never supersede each other:
+    a transcript turn is a record of what was said, not a current attribute.
+    """
+    from services.ingest import NewFact
+
+    items = []
+    for j, (t, cap) in enumerate(conv.turns):
+        created = (t.when + timedelta(seconds=j)) if t.when else None
+        items.append(NewFact(
+            content=t.content(cap), category="episode", source="import",
+            source_ref=f"locomo:{conv.sample_id}:session_{t.session}", subject=t.dia_id,
+            memory_type="episodic", event_date=t.when.date() if t.when else None,
+            created_at=created,
+            metadata={"dia_id": t.dia_id, "session": t.session, "speaker": t.speaker,
+                      "date_time": t.when.isoformat() if t.when else None}))
+    res = memory.remember_many(items, near_duplicate=near_duplicate, bump=False)
+    return {t.dia_id: r.fact_id for (t, _), r in zip(conv.turns, res) if r.fact_id}
+
+
+# baselines --------------------------------------------------------------------------------
+def bm25_ranking(db, agent_id: int, query: str, n: int = POOL) -> list[int]:
+    """Plain FTS5: every query word ORed, default bm25() over the table, best first."""
+    from services.text import fts_query
+
+    match = fts_query(query, "any")
+    if not match:
+        return []
+    rows = db.execute_sql(
+        "SELECT f.id FROM fact_fts JOIN fact f ON f.id = fact_fts.rowid "
+        "WHERE fact_fts MATCH ? AND f.agent_id = ? ORDER BY bm25(fact_fts) LIMIT ?",
+        (match, agent_id, n)).fetchall()
+    return [int(r[0]) for r in rows]
+
+
+class ExactDense:
+    """Exact cosine over the vectors stored in the agent's Chroma collection."""
+
+    def __init__(self, index, agent_id: int):
+        vecs = index.vectors(agent_id)
+        self.ids = np.array(sorted(vecs), dtype=np.int64)
+        self.mat = np.stack([vecs[i] for i in self.ids]).astype(np.float32)
+
+    def ranking(self, qv: np.ndarray, n: int = POOL) -> list[int]:
+        sims = self.mat @ qv.astype(np.float32)
+        top = np.argsort(-sims, kind="stable")[:n]
+        return [int(self.ids[i]) for i in top]
+
+
+def rrf(*rankings: list[int], k: int = RRF_K) -> list[int]:
+    score: dict[int, float] = defaultdict(float)
+    for r in rankings:
+        for i, fid in enumerate(r):
+            score[fid] += 1.0 / (k + i + 1)
+    return sorted(score, key=lambda f: (-score[f], f))
+
+
+# run --------------------------------------------------------------------------------------
+def run(data: Path, data_dir: Path, conversations: int | None = None,
+        held_out: tuple[str, ...] = (), log=print) -> dict:
+    from services.config import StoreConfig
+    from services.engram import Engram
+
+    t0 = time.perf_counter()
+    convs = load(data)
+    if conversations:
+        convs = convs[:conversations]
+    engram = Engram.open(StoreConfig(data_dir=data_dir))
+    if engram.embedder is None:
+        raise SystemExit(f"LoCoMo bench needs the embedding model: {engram.semantic_error}")
+    per_query: list[dict] = []
+    fidelity = {"queries": 0, "differ": 0, "gold_rank1_lost": 0}
+    ingest_s = 0.0
+    for conv in convs:
+        mem = engram.agent(re.sub(r"[^a-z0-9_.-]", "-", conv.sample_id.lower()), create=True)
+        ti = time.perf_counter()
+        id_of = ingest(mem, conv)
+        ingest_s += time.perf_counter() - ti
+        dense = ExactDense(engram.index, mem.agent_id)
+        qvecs = engram.embedder.embed([q.text for q in conv.questions])
+        for q, qv in zip(conv.questions, qvecs):
+            gold = {id_of[e] for e in q.evidence if e in id_of}
+            d_rank = dense.ranking(qv)
+            b_rank = bm25_ranking(engram.db, mem.agent_id, q.text)
+            hits = mem.search(q.text, k=10, touch=False)
+            ranks = {"engram": [h.fact.id for h in hits], "bm25": b_rank, "dense": d_rank,
+                     "rrf": rrf(b_rank, d_rank)}
+            hnsw = [fid for fid, _ in engram.index.query(mem.agent_id, qv, k=10)]
+            fidelity["queries"] += 1
+            if hnsw != d_rank[:10]:
+                fidelity["differ"] += 1
+                if d_rank[0] in gold and (not hnsw or hnsw[0] != d_rank[0]):
+                    fidelity["gold_rank1_lost"] += 1
+            row = {"conv": conv.sample_id, "category": q.category}
+            for name, r in ranks.items():
+                row[name] = score_query(r, gold)
+            per_query.append(row)
+        log(f"  {conv.sample_id}: {len(conv.turns)} turns, {len(conv.questions)} queries")
+    engram.close()
+    result = summarize(per_query, held_out)
+    result["queries"] = len(per_query)
+    result["turns"] = sum(len(c.turns) for c in convs)
+    result["conversations"] = [c.sample_id for c in convs]
+    result["dropped"] = {
+        "questions": sum(c.dropped.get("questions", 0) for c in convs),
+        "evidence_ids": sum(c.dropped.get("evidence_ids", 0) for c in convs)}
+    result["fidelity"] = fidelity | {
+        "fraction": fidelity["differ"] / max(1, fidelity["queries"])}
+    result["ingest_seconds"] = round(ingest_s, 1)
+    result["seconds"] = round(time.perf_counter() - t0, 1)
+    return result
+
+
+def summarize(per_query: list[dict], held_out: tuple[str, ...] = ()) -> dict:
+    out: dict = {"systems": {}}
+    for name in SYSTEMS:
+        s = {"overall": average([r[name] for r in per_query])}
+        for cat, label in CATEGORIES.items():
+            s[label] = average([r[name] for r in per_query if r["category"] == cat])
+        if held_out:
+            s["held_out"] = average([r[name] for r in per_query if r["conv"] in held_out])
+            s["tuning"] = average([r[name] for r in per_query if r["conv"] not in held_out])
+        out["systems"][name] = s
+    return out
+
+
+def table(result: dict) -> str:
+    groups = ["overall"] + list(CATEGORIES.values())
+    if "held_out" in result["systems"]["engram"]:
+        groups += ["tuning", "held_out"]
+    lines = []
+    head = f"{'system':30s} {'slice':12s} {'n':>4s} " + " ".join(f"{m:>7s}" for m in METRICS)
+    lines.append(head)
+    lines.append("-" * len(head))
+    for g in groups:
+        for name in SYSTEMS:
+            s = result["systems"][name][g]
+            lines.append(f"{SYSTEM_LABELS[name]:30s} {g:12s} {s['n']:>4d} "
+                         + " ".join(f"{s[m]:7.3f}" for m in METRICS))
+        lines.append("")
+    return "\n".join(lines)
