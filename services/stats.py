@@ -51,6 +51,6 @@ def agent_stats(memory) -> AgentStats:
     for d, n in (Fact.select(day, fn.COUNT(Fact.id)).where(Fact.agent == aid)
                  .group_by(day).order_by(day).tuples()):
         total += n
-        s.growth.append((str(d), total))
+        s.growth.append((str(d)[:10], total))
     s.episodes = Episode.select().where(Episode.agent == aid).count()
     return s
