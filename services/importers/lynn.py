@@ -73,7 +73,24 @@ def memory_dir(path: Path) -> Path | None:
             return d
         if sum((d / f"{n}.md").is_file() for n in ("today", "week", "longterm")) >= 2:
             return d
+        if _assembled(d / "memory.md"):
+            return d
     return None
+
+
+_ASSEMBLED = (re.compile(r"^##\s*(重要事实|key facts)\s*$", re.I | re.M),
+              re.compile(r"^##\s*(今天|today)\s*$", re.I | re.M))
+
+
+def _assembled(f: Path) -> bool:
+    """Lynn's memory.md: the 'key facts' and 'today' sections of its assemble()."""
+    if not f.is_file() or f.name != "memory.md":
+        return False
+    try:
+        head = f.read_bytes()[:200_000].decode("utf-8", errors="replace")
+    except OSError:
+        return False
+    return all(p.search(head) for p in _ASSEMBLED)
 
 
 def detect(path: Path) -> bool:

@@ -201,3 +201,15 @@ def test_unmigrated_legacy_memories_db_and_a_row_with_bad_bytes(agent, tmp_path,
     # once the migration succeeded, memories.db holds copies: it is not read again
     (d / ".v2-migrated").write_text("2026-01-01T00:00:00.000Z", encoding="utf-8")
     assert not any(f.source_ref.startswith("memories.db") for f in parse_source(d).facts)
+
+
+def test_dir_with_only_lynns_compiled_memory_md_is_lynn(tmp_path):
+    """memory.md is also what Hermes calls its file on case-insensitive disks; Lynn's own,
+    recognised by its assembled sections, must not be imported as Hermes entries."""
+    d = tmp_path / "memory"
+    d.mkdir()
+    (d / "memory.md").write_text("## Key facts\n\n(none)\n\n## Today\n\nWrote the launch post."
+                                 "\n\n## Past week\n\nShipped v2.\n", encoding="utf-8")
+    assert detect_format(d) == "lynn"
+    parsed = parse_source(d)
+    assert parsed.facts == [] and parsed.compiled["memory"].startswith("## Key facts")
