@@ -22,6 +22,8 @@ def _files(path: Path) -> tuple[Path, list[Path]]:
     path = path.resolve()
     if path.is_file():
         return path.parent, [path]
+    if not path.is_dir():
+        return path.parent, []
     folders = [path / "memories", path] if (path / "memories").is_dir() else [path]
     for folder in folders:
         found = sorted((p for p in folder.iterdir() if p.is_file() and p.name.lower() in NAMES),
