@@ -14,6 +14,7 @@ the long-term cap.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Callable
@@ -118,6 +119,16 @@ def score(f: _F, now: datetime) -> float:
     return f.imp + 0.02 * min(f.access_count, 10) + 0.1 * 0.5 ** (age / 30)
 
 
+def _meta(raw) -> dict:
+    if isinstance(raw, dict):
+        return dict(raw)
+    try:
+        v = json.loads(raw) if raw else {}
+    except (TypeError, ValueError):
+        return {}
+    return v if isinstance(v, dict) else {}
+
+
 def _load(memory) -> list[_F]:
     q = (Fact.select(Fact.id, Fact.category, Fact.importance, Fact.pinned, Fact.status,
                      Fact.created_at, Fact.last_accessed, Fact.access_count, Fact.expires_at,
@@ -126,7 +137,7 @@ def _load(memory) -> list[_F]:
          .order_by(Fact.id))
     return [_F(r.id, r.category or "fact", float(r.importance), bool(r.pinned), r.status,
                r.created_at, r.last_accessed, r.access_count or 0, r.expires_at,
-               dict(r.metadata) if isinstance(r.metadata, dict) else {}) for r in q]
+               _meta(r.metadata)) for r in q.namedtuples()]
 
 
 def _plan_decay(facts: list[_F], now: datetime, cfg: LifecycleConfig, report: GCReport):
@@ -149,8 +160,9 @@ def _plan_decay(facts: list[_F], now: datetime, cfg: LifecycleConfig, report: GC
         f.new_importance = round(min(1.0, max(0.0, new)), 6)
         f.metadata = {**f.metadata, "decayed_on": today.isoformat(), "access_seen": f.access_count}
         report.decayed += 1
-        report.actions.append(GCAction("decay", f.id, f"importance {f.importance:.3f} → "
-                                       f"{f.new_importance:.3f} after {days} day(s)"))
+    if report.decayed:
+        report.actions.append(GCAction("decay", None, f"daily importance decay applied to "
+                                       f"{report.decayed} short-term fact(s)"))
 
 
 def _archive(f: _F, kind: str, reason: str, report: GCReport) -> None:
@@ -269,18 +281,25 @@ def _plan_pruning(memory, now: datetime, cfg: LifecycleConfig, report: GCReport)
 
 def _apply(memory, facts: list[_F], report: GCReport, pruned, now: datetime) -> None:
     changed = [f for f in facts if f.new_importance is not None or f.new_status or f.new_tier]
-    by_id = {f.id: f for f in changed}
     reasons: dict[int, list[GCAction]] = {}
     for a in report.actions:
         if a.target == "fact" and a.kind != "decay" and a.fact_id is not None:
             reasons.setdefault(a.fact_id, []).append(a)
+    # decay alone touches many rows: one executemany, no per-row snapshot
+    decay_only = [f for f in changed if f.id not in reasons and not f.new_status and not f.new_tier]
+    acted = {f.id: f for f in changed if f.id in reasons or f.new_status or f.new_tier}
     eps, sess, layers = pruned
     with memory.db.atomic():
-        ids = list(by_id)
+        if decay_only:
+            memory.db.cursor().executemany(
+                "UPDATE fact SET importance = ?, metadata = ? WHERE id = ?",
+                [(f.new_importance, json.dumps(f.metadata, ensure_ascii=False, sort_keys=True), f.id)
+                 for f in decay_only])
+        ids = list(acted)
         for s in range(0, len(ids), 500):
             for row in Fact.select().where(Fact.id.in_(ids[s:s + 500])):
-                f = by_id[row.id]
-                before = snapshot(row) if row.id in reasons else None
+                f = acted[row.id]
+                before = snapshot(row)
                 if f.new_importance is not None:
                     row.importance = f.new_importance
                 meta = dict(f.metadata)
@@ -315,7 +334,8 @@ def _apply(memory, facts: list[_F], report: GCReport, pruned, now: datetime) -> 
         if layers:
             CompiledLayer.delete().where(CompiledLayer.id.in_(layers)).execute()
     if changed:
-        memory.engram.bus.emit("fact.updated", agent_id=memory.agent_id, ids=list(by_id))
+        memory.engram.bus.emit("fact.updated", agent_id=memory.agent_id,
+                               ids=[f.id for f in changed])
     if eps:
         memory.engram.bus.emit("episode.deleted", agent_id=memory.agent_id, ids=eps)
 
