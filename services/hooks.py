@@ -421,6 +421,27 @@ def read_hook_input(stream) -> dict:
     return data
 
 
+HOOK_LOG = "hook.log"
+HOOK_LOG_MAX = 256 * 1024
+
+
+def log_hook_run(data_dir: Path, target: str, agent: str, session_id: str | None,
+                 outcome: str) -> None:
+    """One line per hook run (ids, counts, errors; never memory text), trimmed to the last
+    half when it grows past 256 KB. Logging must never fail the hook."""
+    try:
+        path = Path(data_dir) / HOOK_LOG
+        line = (f"{datetime.now().isoformat(timespec='seconds')} {target} agent={agent} "
+                f"session={session_id or '-'} {outcome}").replace("\n", " ") + "\n"
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(line)
+        if path.stat().st_size > HOOK_LOG_MAX:
+            keep = path.read_text(encoding="utf-8").splitlines(keepends=True)
+            atomic_write(path, "".join(keep[len(keep) // 2:]))
+    except OSError:
+        pass
+
+
 def run_hook(memory, hook: dict):
     """Ingest the finished session (idempotent per session id: the lifecycle's sessions
     service records each session once)."""

@@ -115,22 +115,32 @@ def cmd_hooks_status(args, ctx):
 
 
 def cmd_hook_run(args, ctx):
-    """Fast path: no model load; vectors are added later by the app or `verify --repair`."""
+    """Fast path: no model load; vectors are added later by the app or `verify --repair`.
+    Agents hide a hook's stderr, so each run also leaves one line in ``<data>/hook.log``."""
     from services import hooks
 
     t0 = time.perf_counter()
-    hook = hooks.read_hook_input(sys.stdin)
-    mem = ctx.engram(semantic=False).agent(args.agent, create=True, kind=args.target)
-    rep = hooks.run_hook(mem, hook)
+    eng = ctx.engram(semantic=False)
+    hook: dict = {}
+    try:
+        hook = hooks.read_hook_input(sys.stdin)
+        mem = eng.agent(args.agent, create=True, kind=args.target)
+        rep = hooks.run_hook(mem, hook)
+    except Exception as exc:
+        hooks.log_hook_run(eng.config.data_dir, args.target, args.agent,
+                           hook.get("session_id"), f"error: {exc}")
+        raise
     ms = (time.perf_counter() - t0) * 1000
     data = {k: getattr(rep, k, None) for k in ("session_id", "already_processed", "turns",
                                                 "episodes_added", "facts_added")}
     data["ms"] = round(ms, 1)
+    state = "already ingested" if data["already_processed"] else \
+        f"{data['turns']} turns, {data['facts_added']} facts, {data['episodes_added']} episodes"
+    hooks.log_hook_run(eng.config.data_dir, args.target, args.agent, data["session_id"],
+                       f"{state} in {ms:.0f} ms")
     if args.json:
         emit_json(data)
     else:
-        state = "already ingested" if data["already_processed"] else \
-            f"{data['facts_added']} facts, {data['episodes_added']} episodes"
         print(f"engram: session {data['session_id']}: {state} ({ms:.0f} ms)", file=sys.stderr)
 
 

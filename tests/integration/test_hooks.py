@@ -233,6 +233,9 @@ def test_session_end_hook_ingests_a_session_once(tmp_path, capsys):
                             text=True, cwd=tmp_path, env=env, timeout=60)
     r2 = json.loads(second.stdout)
     assert r2["already_processed"] is True and r2["facts_added"] == 0
+    log = (data / "hook.log").read_text().splitlines()
+    assert len(log) == 2 and all(f"session={sid}" in l for l in log)
+    assert "already ingested" in log[1] and "pnpm" not in "".join(log)
 
     from models import Session
     from services.config import StoreConfig
@@ -264,3 +267,4 @@ def test_hook_run_without_input_says_what_it_expects(tmp_path):
                          capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert res.returncode == 1
     assert "transcript_path" in res.stderr
+    assert "error: hook-run expects" in (tmp_path / "d" / "hook.log").read_text()
