@@ -56,11 +56,13 @@ class CompileResult:
     cancelled: bool = False
     warnings: list[str] = field(default_factory=list)
     exported: str | None = None
+    episodes_exported: int = 0
     rewritten: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
         return {"cancelled": self.cancelled, "warnings": self.warnings,
-                "exported": self.exported, "rewritten": self.rewritten,
+                "exported": self.exported, "episodes_exported": self.episodes_exported,
+                "rewritten": self.rewritten,
                 "layers": {k: v.to_json() for k, v in self.layers.items()}}
 
 
@@ -283,6 +285,7 @@ class CompileService:
             progress(total - 1, total, "wrote layers")
         if self.memory.info.workspace:
             self._export(result)
+            self._export_episodes(result, today)
         if progress:
             progress(total, total, "done")
         self.memory.engram.bus.emit("compile.done", agent_id=self.memory.agent_id)
@@ -331,6 +334,41 @@ class CompileService:
             result.exported = str(memories_dir(self.memory) / "MEMORY.md")
         except EngramError as exc:
             result.warnings.append(f"workspace export skipped: {exc}")
+
+
+    def _export_episodes(self, result: CompileResult, today: date) -> None:
+        """Append the past week's episodes missing from ``<workspace>/episodes/DAY.md`` in
+        the Memory Setup block format. Append-only: what the agent wrote there stays."""
+        from pathlib import Path
+
+        folder = Path(self.memory.info.workspace).expanduser() / "episodes"
+        by_day: dict[date, list] = {}
+        for e in self.memory.episodes.list(since=today - timedelta(days=6), until=today):
+            by_day.setdefault(e.day, []).append(e)
+        for day, eps in sorted(by_day.items()):
+            path = folder / f"{day.isoformat()}.md"
+            try:
+                old = path.read_text(encoding="utf-8") if path.exists() else ""
+            except (OSError, UnicodeError) as exc:
+                result.warnings.append(f"{path} not updated: {exc}")
+                continue
+            blocks = [render_episode(e) for e in sorted(eps, key=lambda e: e.id)
+                      if one_line(e.summary) not in old]
+            if not blocks:
+                continue
+            text = old if not old or old.endswith("\n") else old + "\n"
+            if text and not text.endswith("\n\n"):
+                text += "\n"
+            atomic_write(path, text + "\n".join(blocks))
+            result.episodes_exported += len(blocks)
+
+
+def render_episode(e) -> str:
+    """One ``episodes/YYYY-MM-DD.md`` block as Memory Setup writes it."""
+    out = f"## Episode — {e.time or '12:00 AM'}\n\n**Summary:** {one_line(e.summary)}\n\n"
+    if e.tags:
+        out += f"**Tags:** {', '.join(e.tags)}\n\n"
+    return out + "---\n"
 
 
 def _to_result(row: CompiledLayer) -> LayerResult:

@@ -171,3 +171,32 @@ def test_workspace_export_round_trips(engram, tmp_path, lc_config):
     text2 = path.read_text(encoding="utf-8")
     assert text2.count("Prefers pnpm over npm") == 1
     assert "Agent-written: runs on a Raspberry Pi" in text2
+
+
+def test_episodes_exported_to_workspace_and_reimported(engram, tmp_path, lc_config):
+    ws = tmp_path / "ws"
+    (ws / "episodes").mkdir(parents=True)
+    day = NOW.date() - timedelta(days=1)
+    own = ws / "episodes" / f"{day.isoformat()}.md"
+    own.write_text("## Episode — 8:00 AM\n\n**Summary:** Written by the agent itself.\n\n---\n",
+                   encoding="utf-8")
+    engram.add_agent("hermes", kind="hermes", workspace=ws)
+    src = engram.agent("hermes")
+    src.episodes.add(day, "Set up CI for the API. Decided on GitHub Actions.", time="2:30 PM",
+                     tags=["devops", "ci"])
+    src.episodes.add(NOW.date() - timedelta(days=30), "Too old for the week window", time="1:00 PM")
+    result = CompileService(src, lc_config).compile(now=NOW)
+    assert result.episodes_exported == 1
+    text = own.read_text(encoding="utf-8")
+    assert text.startswith("## Episode — 8:00 AM\n\n**Summary:** Written by the agent itself.")
+    assert ("## Episode — 2:30 PM\n\n**Summary:** Set up CI for the API. Decided on GitHub "
+            "Actions.\n\n**Tags:** devops, ci\n\n---\n") in text
+    assert len(list((ws / "episodes").glob("*.md"))) == 1
+    assert CompileService(src, lc_config).compile(now=NOW).episodes_exported == 0
+    assert own.read_text(encoding="utf-8") == text
+    dst = engram.agent("copy", create=True)
+    dst.import_path(ws)
+    got = {(e.day, e.time, e.summary, e.tags) for e in dst.episodes.list()}
+    assert (day, "2:30 PM", "Set up CI for the API. Decided on GitHub Actions.",
+            ("devops", "ci")) in got
+    assert (day, "8:00 AM", "Written by the agent itself.", ()) in got
