@@ -324,7 +324,7 @@ class ForgetService:
             for ex in exports(self.e.config.data_dir, a.slug):
                 p = Path(ex["path"])
                 if p.is_file():
-                    ed = plan_file(p, t, whole=whole)
+                    ed = plan_file(p, t, whole=whole, ids=set(ids))
                     if ed:
                         ap.exports.append(ed)
             pv.agents.append(ap)

@@ -88,6 +88,24 @@ def _lines(text: str, terms: Terms) -> tuple[str, list[str]]:
     return "".join(keep), gone
 
 
+def _jsonl(text: str, terms: Terms, ids: set[int]) -> tuple[str, list[str]]:
+    """JSON lines (agent archives): drop a line that mentions a term or belongs to a
+    forgotten fact by id (an archived vector or audit event carries no text)."""
+    keep, gone = [], []
+    for ln in text.splitlines(keepends=True):
+        drop = terms.mentions(ln)
+        if not drop and ids:
+            try:
+                d = json.loads(ln)
+            except ValueError:
+                d = None
+            if isinstance(d, dict):
+                drop = (d.get("fact") in ids or d.get("fact_id") in ids
+                        or (d.get("type") == "fact" and d.get("id") in ids))
+        (gone if drop else keep).append(ln)
+    return "".join(keep), gone
+
+
 def _json(text: str, terms: Terms) -> tuple[str, list[str]]:
     data = json.loads(text)
     gone: list[str] = []
@@ -110,7 +128,8 @@ def _json(text: str, terms: Terms) -> tuple[str, list[str]]:
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n", gone
 
 
-def plan_file(path: Path, terms: Terms, whole: bool = False) -> FileEdit | None:
+def plan_file(path: Path, terms: Terms, whole: bool = False,
+              ids: set[int] | None = None) -> FileEdit | None:
     """What forgetting ``terms`` changes in one file (None: nothing)."""
     path = Path(path)
     if whole:
@@ -125,6 +144,12 @@ def plan_file(path: Path, terms: Terms, whole: bool = False) -> FileEdit | None:
         # not text: we cannot cut entries out of it; if it holds a forgotten term in plain
         # bytes the verifier will name it
         return None
+    ids = ids or set()
+    if path.suffix == ".jsonl":
+        new, gone = _jsonl(text, terms, ids)
+        if not gone:
+            return None
+        return FileEdit(path, "lines", [_short(g) for g in gone], new if new.strip() else None)
     if not terms.mentions(text):
         return None
     name = path.name

@@ -61,7 +61,7 @@ def test_sigkill_mid_import_loses_no_committed_fact(tmp_path):
     script.write_text(WRITER)
     proc = subprocess.Popen([sys.executable, str(script), str(d)], cwd=ROOT, env=_env(),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    committed = _kill_after(proc, lambda line, n: n is not None and n >= 400)
+    committed = _kill_after(proc, lambda line, n: n is not None and n >= 160)
     assert proc.returncode == -signal.SIGKILL
     e = Engram.open(StoreConfig(data_dir=d))
     try:

@@ -183,3 +183,50 @@ def test_forget_everything_backs_up_first_and_purges_the_backup(store):
     assert Fact.select().count() == 0
     assert {a.slug for a in store.agents()} == {"alice", "bob"}  # the agents stay, empty
     assert store.verify().ok
+
+
+def test_exports_and_archives_engram_wrote_are_purged(store, tmp_path):
+    from services.agent_archive import export_archive
+    from services.export import export_agent
+
+    a = store.agent("alice")
+    out = tmp_path / "exports"
+    export_agent(a, out / "alice.json", "json")
+    export_agent(a, out / "alice.md", "markdown")
+    export_archive(a, out / "alice.jsonl", vectors=True)
+    sizes = {p.name: p.stat().st_size for p in out.iterdir()}
+    svc = ForgetService(store)
+    pv = svc.preview(ForgetScope(agent="alice", matching="Borogove"))
+    assert {Path(e.path).name for e in pv.agents[0].exports} == set(sizes)
+    svc.execute(ForgetScope(agent="alice", matching="Borogove"))
+    assert raw_hits(store, ["Borogove", SECRET], [out]) == []
+    # the rest of each export is still there and still readable
+    data = json.loads((out / "alice.json").read_text("utf-8"))
+    assert len(data["facts"]) == a.facts.count()
+    assert "Prefers pnpm" in (out / "alice.md").read_text("utf-8") or \
+        "Routine note" in (out / "alice.md").read_text("utf-8")
+    lines = [json.loads(ln) for ln in (out / "alice.jsonl").read_text("utf-8").splitlines()]
+    vec_ids = {ln["fact"] for ln in lines if ln.get("type") == "vector"}
+    assert vec_ids == set(a.facts.ids())  # the forgotten fact's archived vector went too
+
+
+def test_a_migration_backup_holding_it_is_destroyed(store, monkeypatch):
+    """models/schema.py copies the store before a migration; that copy holds the text."""
+    from models import schema
+
+    db = Path(store.config.data_dir) / "engram.db"
+    store.close()
+    monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS + [(999, lambda db: None)])
+    from services.config import StoreConfig
+    from services.engram import Engram
+
+    e = Engram.open(StoreConfig(data_dir=store.config.data_dir))
+    baks = list(db.parent.glob("engram.v*.bak"))
+    assert len(baks) == 1 and raw_hits(e, [SECRET])
+    svc = ForgetService(e)
+    pv = svc.preview(ForgetScope(agent="alice", matching="Borogove"))
+    assert pv.backups == [str(baks[0])]
+    svc.execute(ForgetScope(agent="alice", matching="Borogove"))
+    assert not baks[0].exists()
+    assert raw_hits(e, [SECRET, "Borogove"]) == []
+    e.close()
