@@ -296,27 +296,33 @@ def _apply(memory, facts: list[_F], report: GCReport, pruned, now: datetime) -> 
                 [(f.new_importance, json.dumps(f.metadata, ensure_ascii=False, sort_keys=True), f.id)
                  for f in decay_only])
         ids = list(acted)
+        stamp = now.isoformat()
         for s in range(0, len(ids), 500):
+            updates, audits = [], []
             for row in Fact.select().where(Fact.id.in_(ids[s:s + 500])):
                 f = acted[row.id]
                 before = snapshot(row)
-                if f.new_importance is not None:
-                    row.importance = f.new_importance
                 meta = dict(f.metadata)
                 if f.new_tier:
                     meta["tier"] = f.new_tier
-                if f.new_status:
-                    row.status = f.new_status
-                    if f.archived_reason:
-                        meta["archived_reason"] = f.archived_reason
-                        meta["archived_at"] = now.isoformat()
-                row.metadata = meta
-                row.updated_at = now
-                row.save()
+                status = f.new_status or row.status
+                if f.new_status and f.archived_reason:
+                    meta["archived_reason"] = f.archived_reason
+                    meta["archived_at"] = stamp
+                imp = row.importance if f.new_importance is None else f.new_importance
+                after = {**before, "status": status, "importance": imp, "metadata": meta}
+                updates.append((imp, status, json.dumps(meta, ensure_ascii=False, sort_keys=True),
+                                str(now), row.id))
                 for a in reasons.get(row.id, []):
-                    AuditEvent.create(agent=memory.agent_id, fact_id=row.id, action=f"gc.{a.kind}",
-                                      before=before, after=snapshot(row), actor=ACTOR,
-                                      reason=a.reason, created_at=now)
+                    audits.append({"agent": memory.agent_id, "fact_id": row.id,
+                                   "action": f"gc.{a.kind}", "before": before, "after": after,
+                                   "actor": ACTOR, "reason": a.reason, "created_at": now})
+            # only these columns: an UPDATE of content/subject/tags would churn the FTS index
+            memory.db.cursor().executemany(
+                "UPDATE fact SET importance = ?, status = ?, metadata = ?, updated_at = ? "
+                "WHERE id = ?", updates)
+            if audits:
+                AuditEvent.insert_many(audits).execute()
         if report.decayed:
             AuditEvent.create(agent=memory.agent_id, fact_id=None, action="gc.decay",
                               after={"facts": report.decayed}, actor=ACTOR, created_at=now,
