@@ -30,7 +30,9 @@ import tempfile
 from datetime import datetime, timedelta
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
-from services.importers.base import ImportedEpisode, ImportedFact, ImportProblem, ParsedSource
+from services.importers.base import (
+    ImportedEpisode, ImportedFact, ImportFormatError, ImportProblem, ParsedSource,
+)
 from services.importers.common import (
     DATE_SHAPE, clean, clock, day_start, file_time, has_bad_bytes, infer_category, parse_date,
     parse_iso, read_text, slug, split_lines,
@@ -68,6 +70,8 @@ def memory_dir(path: Path) -> Path | None:
             continue
         if (d / "facts.db").is_file() or (d / "memories.db").is_file():
             return d
+        if (d / "memories").is_dir() or (d / "episodes").is_dir():
+            continue  # a Memory Setup workspace that happens to keep a summaries/ folder
         s = d / "summaries"
         if s.is_dir() and any(p.suffix in (".json", ".md") for p in s.iterdir()):
             return d
@@ -100,7 +104,8 @@ def detect(path: Path) -> bool:
 def parse(path: Path) -> ParsedSource:
     d = memory_dir(Path(path))
     if d is None:
-        raise ValueError(f"{path}: not a Lynn memory dir")
+        raise ImportFormatError(f"{path}: not a Lynn memory dir (no facts.db, summaries/ "
+                                "or compiled today/week/longterm.md)")
     d = d.resolve()
     out = ParsedSource(format=FORMAT, root=d)
     db_ok = False

@@ -279,3 +279,10 @@ def test_episode_headings_with_more_than_a_time(agent, tmp_path):
     assert ep.summary == ("Sprint retro; agreed to cut scope.\n**Outcome:** two tickets moved to "
                           "next sprint")
     assert [(p.file, p.line) for p in rep.skipped] == [("episodes/2026-02-30.md", None)]
+
+
+def test_workspace_with_a_summaries_folder_is_not_taken_for_lynn(memory_setup_dir):
+    (memory_setup_dir / "summaries").mkdir()
+    (memory_setup_dir / "summaries" / "q1.md").write_text("## Q1\nShipped things.\n",
+                                                           encoding="utf-8")
+    assert detect_format(memory_setup_dir) == "memory-setup"
