@@ -160,3 +160,12 @@ def test_hand_written_user_md_without_delimiters(agent, hermes_dir, stored):
     assert style.source_ref == "USER.md:10"
     assert facts["Cost control: never use OpenRouter unless the user explicitly requests it."
                  ].category == "rule"
+
+
+def test_import_works_without_the_embedding_model(keyword_engram, hermes_dir):
+    """A user whose model is missing can still import (keyword search only)."""
+    mem = keyword_engram.agent("hermes", create=True)
+    rep = mem.import_path(hermes_dir / "home")
+    assert rep.added == 16 and mem.import_path(hermes_dir / "home").added == 0
+    hits = mem.search("Volcengine", mode="keyword")
+    assert hits and hits[0].fact.content.startswith("主力模型供应商改为 Volcengine")
