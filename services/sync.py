@@ -38,11 +38,13 @@ from services.errors import InvalidInput
 from services.export import memory_md_entry, render_memory_md
 from services.facts import FactFilters
 from services.ingest import NewFact
+from services.text import content_hash
 
 STATE_FILE = "sync-state.json"
 FILES = ("MEMORY.md", "USER.md")
 ENTRY = re.compile(r"^\[(\d{4}-\d{2}-\d{2})\]\[([^\]\n]+)\][ \t]*(.*)\Z", re.S)
 SEP = re.compile(r"(\n[ \t]*§[ \t]*\n)")
+LINE_PREFIX = re.compile(r"^\[\d{4}-\d{2}-\d{2}\]\[", re.M)
 
 
 @dataclass
@@ -77,6 +79,7 @@ class EntryFile:
 
     def __init__(self, path: Path):
         self.path = path
+        self.present: set[str] = set()  # content hashes of every memory the file holds
         self.raw = path.read_bytes() if path.exists() else None
         text = "\n" + (self.raw or b"").decode("utf-8")
         parts = SEP.split(text)
@@ -116,6 +119,7 @@ class EntryFile:
             facts = parse_source(self.path, "memory-setup").facts
         except Exception:  # importer missing or refusing the file: the plain reading stays
             return {}
+        self.present = {content_hash(f.content) for f in facts}
         by_line: dict[int, list] = {}
         for f in facts:
             try:
@@ -163,6 +167,8 @@ def _is_entry(block: str | None) -> bool:
     m = ENTRY.match((block or "").strip())
     if m is None or not m.group(3).strip():
         return False
+    if LINE_PREFIX.search(m.group(3)):
+        return False  # several entries in one block: kept as written, not synced
     try:
         date.fromisoformat(m.group(1))
     except ValueError:
@@ -282,7 +288,7 @@ def _sync(memory, direction, prefer, dry_run) -> SyncReport:
         new_links[name] = _sync_file(memory, name, ef, links, linked_anywhere, report,
                                      pull, push, prefer, dry_run)
     if push and str(files["MEMORY.md"].path) in report.files:
-        _push_new(memory, files["MEMORY.md"], new_links, report, dry_run)
+        _push_new(memory, files, new_links, report, dry_run)
     if dry_run:
         return report
     for name, ef in files.items():
@@ -300,7 +306,7 @@ def _sync(memory, direction, prefer, dry_run) -> SyncReport:
 def _sync_file(memory, name, ef: EntryFile, links, linked_anywhere, report, pull, push,
                prefer, dry_run) -> list[dict]:
     entries = ef.entries()
-    parsed = ef.parsed() if pull else {}
+    parsed = ef.parsed()
     cur = [_h(t) for _, t in entries]
     old = [l["file"] for l in links]
     facts = memory.facts.rows([l["fact"] for l in links])
@@ -443,10 +449,15 @@ def _pull_new(memory, name, ef, entries, parsed, linked_anywhere, report,
     return links
 
 
-def _push_new(memory, ef: EntryFile, new_links, report, dry_run) -> None:
+def _push_new(memory, files: dict, new_links, report, dry_run) -> None:
+    ef = files["MEMORY.md"]
     linked = {l["fact"] for links in new_links.values() for l in links}
+    # a memory the files already hold where sync does not link it (a block with several
+    # entries, a USER.md profile line) is not appended a second time
+    present = set().union(*(f.present for f in files.values()))
     facts = [f for f in memory.list(FactFilters(status="active"), order="created_at")
-             if f.id not in linked and not _from_user_file(f)]
+             if f.id not in linked and not _from_user_file(f)
+             and content_hash(f.content) not in present]
     if not facts:
         return
     if ef.raw is None and len(ef.blocks) == 1 and not ef.blocks[0].strip():

@@ -159,3 +159,20 @@ def test_entries_are_read_like_the_importer_reads_them(mem, ws):
     ws.write_text(ws.read_text() + "§\n[2026-04-15][preferences] Likes short answers\n")
     sync_workspace(mem)
     assert by_content(mem, "Likes short answers").category == "pref"
+
+
+def test_sync_after_import_changes_nothing(mem, ws):
+    """A workspace imported with `engram import` (USER.md profile, a block holding two
+    entries) and then synced: no entry is pulled twice or written back a second time."""
+    ws.write_text(ws.read_text() + "§\n[2026-04-20][env] Node 22 on the laptop\n"
+                  "[2026-04-21][env] Python 3.11 on the server\n")
+    (ws.parent / "USER.md").write_text("# USER.md\n\n- **Name:** Sam\n- **Timezone:** "
+                                       "Europe/Berlin\n")
+    before = {p.name: p.read_bytes() for p in ws.parent.iterdir()}
+    rep = mem.import_path(ws.parent.parent)
+    assert rep.added == 7
+    n = mem.facts.count()
+    rep = sync_workspace(mem)
+    assert (rep.pulled, rep.pushed, rep.conflicts) == (0, 0, [])
+    assert {p.name: p.read_bytes() for p in ws.parent.iterdir()} == before
+    assert mem.facts.count() == n
