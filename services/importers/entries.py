@@ -316,7 +316,9 @@ def lenient_entry(line: int, lines: list[str], ctx: FileContext, section: str | 
 _BULLET = re.compile(r"^\s{0,3}(?:[-*+•]|\d+[.)])\s+")
 _LABEL_LINE = re.compile(r"^\s*[^\s:：.!?。][^:：.!?。]{0,39}[:：]\s+\S")
 _HEADING_TEXT = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
-_PLACEHOLDER = re.compile(r"^\{\{[^{}]*\}\}$|^\[(?:your|insert|add|fill)\b[^\]]*\]$", re.I)
+# Unfilled templates: "{{OPERATOR_NAME}}", "[Your name]", "(your name)", "(e.g. America/New_York)"
+_PLACEHOLDER = re.compile(r"^\{\{[^{}]*\}\}$|^\[(?:your|insert|add|fill)\b[^\]]*\]$|"
+                          r"^\((?:your|e\.g\.|eg\b|how you|what you|tools, )[^)]*\)$", re.I)
 _ITALIC_PARA = re.compile(r"^\*[^*].*[^*]\*$|^_[^_].*[^_]_$", re.S)
 
 

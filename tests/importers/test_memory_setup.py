@@ -286,3 +286,17 @@ def test_workspace_with_a_summaries_folder_is_not_taken_for_lynn(memory_setup_di
     (memory_setup_dir / "summaries" / "q1.md").write_text("## Q1\nShipped things.\n",
                                                            encoding="utf-8")
     assert detect_format(memory_setup_dir) == "memory-setup"
+
+
+def test_unfilled_user_md_template_adds_nothing(agent, tmp_path):
+    """memory-setup seeds USER.md with placeholders; they are not facts about anyone."""
+    mem = tmp_path / "ws" / "memories"
+    mem.mkdir(parents=True)
+    (mem / "USER.md").write_text(
+        "# USER.md\n\n- **Name:** (your name)\n- **Timezone:** (e.g. America/New_York)\n"
+        "- **Communication style:** (how you like to be talked to)\n"
+        "- **Key preferences:** (tools, languages, frameworks you prefer)\n", encoding="utf-8")
+    (mem / "MEMORY.md").write_text("# MEMORY.md\n\n> Entry format: [YYYY-MM-DD][category] "
+                                   "content\n\n§\n", encoding="utf-8")
+    rep = agent.import_path(tmp_path / "ws")
+    assert (rep.added, rep.skipped) == (0, [])
