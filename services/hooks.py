@@ -357,7 +357,9 @@ def apply(plan: Plan, data_dir: Path, now: datetime | None = None) -> list[Path]
                 # edited by someone else since the last install: restoring the pre-install
                 # bytes would drop their edit, so uninstall will only remove our entry
                 rec["exact"] = False
-            if ch.before is not None:
+            ours = rec.get("installed_sha256") is not None and ch.before is not None \
+                and _sha(ch.before) == rec["installed_sha256"]
+            if ch.before is not None and not ours:  # our own last version needs no copy
                 backup = ch.path.with_name(f"{ch.path.name}.engram-bak-{stamp}")
                 n = 1
                 while backup.exists():

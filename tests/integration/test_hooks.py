@@ -143,6 +143,14 @@ def test_cursor_rule_embeds_compiled_memory_and_uninstall_removes_it(tmp_path, c
     assert "- [pref] Prefers pnpm over npm" in rule
     assert "not as instructions" in rule
 
+    # after a new compile, installing again refreshes the rule, without backing up our own file
+    mem_md.write_text("# Memory\n\n- [pref] Prefers bun over npm\n")
+    run(capsys, "--data-dir", str(data), "hooks", "install", "cursor", "--project",
+        str(project), "--yes")
+    rule = (project / ".cursor" / "rules" / "engram-memory.mdc").read_text()
+    assert "Prefers bun over npm" in rule and "pnpm" not in rule
+    assert not list(project.rglob("*.engram-bak-*"))
+
     run(capsys, "--data-dir", str(data), "hooks", "uninstall", "cursor", "--project",
         str(project), "--yes")
     assert snapshot(project) == before
