@@ -32,7 +32,6 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 
-from models import Fact
 from services.atomic import atomic_write
 from services.errors import InvalidInput
 from services.export import memory_md_entry, render_memory_md
