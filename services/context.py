@@ -13,8 +13,6 @@ block's own tag cannot be closed from inside it.
 from __future__ import annotations
 
 import re
-from datetime import date
-
 from models import Fact
 from services.errors import InvalidInput
 from services.facts import FactFilters
@@ -92,7 +90,7 @@ class _Budget:
 
 
 def build_context(memory, query: str, budget: int = 1500, k: int = 40,
-                  episodes: int = 5, today: date | None = None) -> str:
+                  episodes: int = 5) -> str:
     count = token_counter(memory)
     header = HEADER.format(tag=TAG, slug=memory.slug)
     footer = FOOTER.format(tag=TAG)
