@@ -11,8 +11,7 @@ from services.errors import InvalidInput
 from services.ingest import NewFact
 
 
-WORDS = [f"{a}-{b}" for a in ("lint", "compile", "package", "upload", "sign", "verify", "index",
-                                "migrate", "bundle", "scan") for b in ("api", "web", "cli", "docs",
+WORDS = [f"{a}-{b}" for a in ("lint", "compile", "package", "upload", "sign", "verify") for b in ("api", "web", "cli", "docs",
                                                                      "db", "ios", "android", "infra",
                                                                      "auth", "search", "ml", "ops")]
 
