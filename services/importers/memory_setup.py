@@ -46,6 +46,7 @@ class Layout:
     episode_files: list[Path] = field(default_factory=list)
     pending_files: list[Path] = field(default_factory=list)
     topic_files: list[Path] = field(default_factory=list)  # memories/*.md (newer spec)
+    episodes_dir: bool = False  # the workspace has the episodes/ folder memory-setup creates
 
 
 def _find(folder: Path, name: str) -> Path | None:
@@ -103,6 +104,7 @@ def layout(path: Path) -> Layout:
         lay.topic_files = sorted(p for p in mem.iterdir() if p.is_file()
                                  and p.suffix.lower() == ".md" and p.name.lower() not in skip)
     if eps is not None:
+        lay.episodes_dir = eps.is_dir()
         lay.episode_files = _episodes_in(eps)
         if (eps / PENDING).is_file():
             lay.pending_files.append(eps / PENDING)
@@ -127,7 +129,7 @@ def detect(path: Path) -> bool:
         if lay.episode_files:
             return any(_EPISODE_HEAD.match(ln) for ln in split_lines(_sniff(path)))
         return path.suffix.lower() == ".md" and is_strict(_sniff(path))
-    if lay.pending_files or lay.episode_files:
+    if lay.pending_files or lay.episode_files or (lay.episodes_dir and lay.entry_files):
         return True
     return any(is_strict(_sniff(f)) for f in lay.entry_files)
 

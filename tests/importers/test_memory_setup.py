@@ -300,3 +300,27 @@ def test_unfilled_user_md_template_adds_nothing(agent, tmp_path):
                                    "content\n\n§\n", encoding="utf-8")
     rep = agent.import_path(tmp_path / "ws")
     assert (rep.added, rep.skipped) == (0, [])
+
+
+def test_freshly_bootstrapped_hermes_workspace(agent, tmp_path, stored):
+    """memory-setup's Hermes bootstrap: headers with no § yet, an empty episodes/ folder;
+    agents that append by hand then add entries one per line."""
+    home = tmp_path / ".hermes"
+    for d in ("memories", "episodes", "sessions"):
+        (home / d).mkdir(parents=True)
+    (home / "memories" / "MEMORY.md").write_text(
+        "# MEMORY.md\n\n> Durable facts. Loaded every session. Format: [YYYY-MM-DD][cat] "
+        "content\n\n", encoding="utf-8")
+    (home / "memories" / "USER.md").write_text(
+        "# USER.md\n\n- **Name:**\n- **Timezone:**\n- **Communication style:**\n"
+        "- **Key preferences:**\n", encoding="utf-8")
+    assert detect_format(home) == "memory-setup"
+    assert agent.import_path(home).added == 0
+
+    with (home / "memories" / "MEMORY.md").open("a", encoding="utf-8") as fh:
+        fh.write("[2026-04-12][pref] Likes tabs over spaces in Go code\n\n"
+                 "[2026-04-13][rule] Never force-push\nto shared branches\n")
+    rep = agent.import_path(home)
+    assert rep.added == 2 and rep.skipped == []
+    assert stored(agent)["Never force-push\nto shared branches"].source_ref == \
+        "memories/MEMORY.md:7"
