@@ -39,14 +39,16 @@ class AgentTab(QWidget):
         self.search = SearchPanel(engram, runner, memory, filters=self.filter_bar.filters,
                                   parent=self)
         self.search.hide()
-        self.model = FactTableModel(memory, self)
+        self.model = FactTableModel(memory, self, filters=self.filter_bar.filters())
         self.table = QTableView()
         self.table.setModel(self.model)
         self.table.setAccessibleName(f"Facts of {memory.info.name}")
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.ExtendedSelection)
-        self.table.setSortingEnabled(True)
+        # indicator first: enabling sorting re-sorts by the indicator (a 1M-row query if it
+        # differed from the model's order)
         self.table.horizontalHeader().setSortIndicator(5, Qt.DescendingOrder)
+        self.table.setSortingEnabled(True)
         self.table.verticalHeader().hide()
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.table.setWordWrap(False)
@@ -232,7 +234,10 @@ class AgentTab(QWidget):
     def _update_count(self) -> None:
         total = self.model.total_count()
         f = self.model.filters
-        what = "facts" if f.is_empty() else "facts match the filters"
+        only_active = (f.status == ["active"] and not f.category and not f.memory_type
+                       and f.pinned is None and not f.since and not f.until)
+        what = ("facts" if f.is_empty() else "active facts" if only_active
+                else "facts match the filters")
         self.count_label.setText(f"{total:,} {what}")
 
     # filters and search ----------------------------------------------------------------------

@@ -35,10 +35,10 @@ def _when(dt) -> str:
 
 
 class FactTableModel(QAbstractTableModel):
-    def __init__(self, memory, parent=None):
+    def __init__(self, memory, parent=None, filters: FactFilters | None = None):
         super().__init__(parent)
         self.memory = memory
-        self._filters = FactFilters()
+        self._filters = filters or FactFilters()
         self._order = "-created_at"
         self._sort = (5, Qt.DescendingOrder)
         self._ids: list[int] = []

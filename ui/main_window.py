@@ -200,7 +200,7 @@ class MainWindow(QMainWindow):
 
         self.engram_menu = mb.addMenu("E&ngram")
         self.engram_menu.aboutToShow.connect(self._rebuild_engram_menu)
-        self.tray.populate(self.engram_menu)
+        # filled on first open (populate lists agents: a COUNT over every fact)
         # the controller's shortcuts must work without opening the menu
         for a in (self.tray.act_compile_all, self.tray.act_gc, self.tray.act_quit):
             self.addAction(a)

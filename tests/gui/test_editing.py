@@ -62,7 +62,7 @@ def test_pin_and_delete_with_undo(window, seeded, qtbot):
     except NotFound:
         pass
     assert tab.model.row_of(fid) is None
-    assert tab.count_label.text() == "41 facts"
+    assert tab.count_label.text() == "41 active facts"
     assert not seeded.search(snapshot.content, k=5, mode="keyword", touch=False) or \
         fid not in [h.fact.id for h in seeded.search(snapshot.content, k=5, touch=False)]
 

@@ -43,7 +43,7 @@ def test_browse_scroll_filter_and_count(window, seeded, qtbot):
     window.tabs.setCurrentWidget(tab)
     tab.refresh()
     assert tab.model.rowCount() == 42
-    assert tab.count_label.text() == "42 facts"
+    assert tab.count_label.text() == "42 active facts"
     # filter: pinned preferences only
     tab.filter_bar.category.setCurrentText("pref")
     assert {tab.model.fact_at(r).category for r in range(tab.model.rowCount())} == {"pref"}

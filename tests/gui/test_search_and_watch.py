@@ -84,7 +84,7 @@ def test_fact_from_another_process_appears_keeping_selection(window, engram, see
     assert tab.model.fact_at(tab.model.row_of(new_id)).content.startswith("The staging database")
     assert tab.selected_ids() == [keep], "the user's selection survived the refresh"
     assert tab.editor.fact.id == keep
-    assert tab.count_label.text() == f"{before + 1} facts"
+    assert tab.count_label.text() == f"{before + 1} active facts"
 
 
 def test_new_agent_from_another_process_gets_a_tab(window, engram, qtbot):
