@@ -42,7 +42,8 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_context)
 
-    p = sub.add_parser("sync", help="two-way sync with the agent's Memory Setup workspace")
+    p = sub.add_parser("sync", help="two-way sync with the agent's Memory Setup workspace "
+                                    "(exit status 4 while conflicts remain)")
     p.add_argument("--agent", required=True)
     p.add_argument("--direction", choices=("both", "pull", "push"), default="both")
     p.add_argument("--prefer", choices=("engram", "file"),

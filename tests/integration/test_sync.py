@@ -152,6 +152,14 @@ def test_cli_sync_exit_code_flags_conflicts(tmp_path, ws, keyword_engram, capsys
     assert cli(["--data-dir", data, "sync", "--agent", "hermes"]) == 0
     out = capsys.readouterr().out
     assert "pulled 3, pushed 0, conflicts 0" in out
+    assert cli(["--data-dir", data, "list", "--agent", "hermes", "--json"]) == 0
+    [fid] = [f["id"] for f in json.loads(capsys.readouterr().out) if "pnpm" in f["content"]]
+    assert cli(["--data-dir", data, "edit", str(fid), "--content", "Prefers yarn over npm"]) == 0
+    ws.write_text(ws.read_text().replace("pnpm", "bun"))
+    capsys.readouterr()
+    assert cli(["--data-dir", data, "sync", "--agent", "hermes"]) == 4
+    out = capsys.readouterr().out
+    assert f"CONFLICT MEMORY.md fact {fid}" in out and "conflicts 1" in out
 
 
 def test_entries_are_read_like_the_importer_reads_them(mem, ws):
