@@ -238,6 +238,20 @@ def watched_paths(memory) -> list[Path]:
     return [folder] + [folder / name for name in FILES]
 
 
+def workspace_signature(memory) -> tuple:
+    """Cheap to poll (stat only): changes when an agent writes MEMORY.md/USER.md, so an
+    app timer can run ``sync_workspace`` only then (QFileSystemWatcher loses files that
+    are replaced by rename, as atomic writers do)."""
+    out = []
+    for p in watched_paths(memory)[1:]:
+        try:
+            st = p.stat()
+            out.append((p.name, st.st_mtime_ns, st.st_size, st.st_ino))
+        except FileNotFoundError:
+            out.append((p.name, None, None, None))
+    return tuple(out)
+
+
 @contextmanager
 def _sync_lock(memory):
     """One sync per agent at a time (the app's watcher and `engram sync` may overlap)."""

@@ -184,3 +184,14 @@ def test_sync_after_import_changes_nothing(mem, ws):
     assert (rep.pulled, rep.pushed, rep.conflicts) == (0, 0, [])
     assert {p.name: p.read_bytes() for p in ws.parent.iterdir()} == before
     assert mem.facts.count() == n
+
+
+def test_signature_tells_a_poller_when_to_sync(mem, ws):
+    from services.sync import workspace_signature
+
+    sync_workspace(mem)
+    sig = workspace_signature(mem)
+    assert workspace_signature(mem) == sig
+    ws.write_text(ws.read_text() + "§\n[2026-06-01][task] Rotate the API keys\n")
+    assert workspace_signature(mem) != sig
+    assert sync_workspace(mem).pulled == 1
