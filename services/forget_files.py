@@ -22,10 +22,22 @@ PREVIEW = 80
 
 
 class Terms:
-    """Forgotten strings, compared on normalised text (case, width, punctuation)."""
+    """Forgotten strings, compared on normalised text (case, width, punctuation).
+
+    A few terms: plain substring tests. Many (a 10k-fact scope): terms are indexed by the
+    first three characters of their first word and tested only where a word of the text
+    starts with those characters, so the cost follows the text, not the number of terms.
+    """
+
+    MANY = 64
 
     def __init__(self, terms):
         self.norm = sorted({n for n in (normalize(t) for t in terms if t) if n}, key=len)
+        self._index: dict[str, list[str]] | None = None
+        if len(self.norm) > self.MANY:
+            self._index = {}
+            for t in self.norm:
+                self._index.setdefault(t[:3], []).append(t)
 
     def __bool__(self):
         return bool(self.norm)
@@ -34,7 +46,17 @@ class Terms:
         if not text or not self.norm:
             return False
         n = normalize(text)
-        return any(t in n for t in self.norm)
+        if self._index is None:
+            return any(t in n for t in self.norm)
+        for m in _WORD_START.finditer(n):
+            i = m.start()
+            for t in self._index.get(n[i:i + 3], ()):
+                if n.startswith(t, i):
+                    return True
+        return False
+
+
+_WORD_START = re.compile(r"(?<!\S)\S")
 
 
 @dataclass
