@@ -187,10 +187,10 @@ class CompileService:
 
     def _today(self, today: date) -> tuple[str, list, int]:
         rows = _rows(self.memory, _in_days(today, today))
-        cands = [c for c in [_Cand("New facts", _fact_line(r), [r.id], r.pinned) for r in rows
-                             if r.pinned]]
+        facts = [_Cand("New facts", _fact_line(r), [r.id], r.pinned) for r in rows]
+        cands = [c for c in facts if c.pinned]
         cands += self._episode_cands("Sessions", today, today, with_day=False)
-        cands += [_Cand("New facts", _fact_line(r), [r.id], r.pinned) for r in rows if not r.pinned]
+        cands += [c for c in facts if not c.pinned]
         return assemble([f"# Today — {today.isoformat()}"], ["Sessions", "New facts"], cands,
                         self.config.budget("today"), "_No sessions or new facts today._")
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from models import Session
 from models.entities import utcnow
 from services.extract import ExtractedFact, extract_facts, sentences
+from services.gc import hot_count
 from services.ingest import NewFact
 from services.lifecycle_config import LifecycleConfig, load_config
 from services.redaction import redact
@@ -130,12 +131,6 @@ def _extract(t: Transcript, cfg: LifecycleConfig, secrets, report: SessionReport
     return extract_facts(t.messages, project)
 
 
-def _hot_count(memory) -> int:
-    from services.gc import hot_count
-
-    return hot_count(memory)
-
-
 def ingest_session(memory, path, session_id: str | None = None, fmt: str | None = None,
                    config: LifecycleConfig | None = None, secrets=None) -> SessionReport:
     cfg = config or load_config(memory.engram.config.data_dir)
@@ -181,7 +176,7 @@ def ingest_session(memory, path, session_id: str | None = None, fmt: str | None 
                                              tags=tags, session_id=row.id,
                                              source_file=str(path))
             report.episodes_added += int(created)
-        room = max(0, int(cfg.pending_threshold) - _hot_count(memory))
+        room = max(0, int(cfg.pending_threshold) - hot_count(memory))
         items = []
         for f in facts:
             status = "active" if room > 0 else "pending"  # overflow waits for GC to drain

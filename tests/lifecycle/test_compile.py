@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, timedelta
 
-import pytest
 
 from models import CompiledLayer
 from services.compile import CompileService, latest_layers, layer_diff
@@ -36,7 +35,7 @@ def fill(agent, n: int, day: date | None = None, label: str = "Memory", **kw) ->
 
 def test_layers_fit_budgets_with_pinned_first_and_real_provenance(agent, lc_config):
     assert using_real_tokenizer()
-    ids = fill(agent, 600) + fill(agent, 150, day=NOW.date(), label="Today's note")
+    ids = fill(agent, 200) + fill(agent, 90, day=NOW.date(), label="Today's note")
     low_pinned = agent.remember("Always answer in British English", category="rule",
                                 importance=0.05, pinned=True).fact_id
     pinned_fact = agent.remember("The user's name is Dana Okafor", category="fact",
@@ -77,7 +76,7 @@ def test_layers_fit_budgets_with_pinned_first_and_real_provenance(agent, lc_conf
     assert row.provenance == result.layers["memory"].provenance and row.token_count == result.layers["memory"].tokens
     assert low_pinned in {i for _, f in row.provenance for i in f}
     assert pinned_fact in {i for _, f in row.provenance for i in f}
-    assert len(ids) == 750
+    assert len(ids) == 290
 
 
 def test_today_and_week_windows(agent, lc_config):
