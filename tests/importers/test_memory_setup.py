@@ -67,6 +67,8 @@ def test_episodes_accept_every_spelling_of_heading_summary_and_tags(agent, memor
         (date(2026, 4, 13), "11:40 AM", ["database"], "episodes/2026-04-13.md:7"),
     ]
     assert eps[0].summary.startswith("Set up the CI pipeline for alpha-api.")
+    # episodes go through the same secret redaction as facts
+    assert "Blue-Falcon-77" not in eps[1].summary and "[REDACTED" in eps[1].summary
 
 
 def test_malformed_entries_are_reported_with_file_and_line_and_skipped(agent, memory_setup_dir,
