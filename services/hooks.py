@@ -111,52 +111,59 @@ def _read(path: Path) -> bytes | None:
 
 
 # claude code -------------------------------------------------------------------------------
-def _is_ours(hook: dict) -> bool:
-    return "hook-run claude-code" in str(hook.get("command", ""))
+# event → what our command contains (how our entries are told apart from the user's)
+OUR_HOOKS = {"SessionEnd": "hook-run claude-code --agent",
+             "UserPromptSubmit": "hook-run claude-code-context --agent"}
 
 
-def _settings_with_hook(raw: bytes | None, command: str) -> bytes:
+def _is_ours(hook: dict, event: str) -> bool:
+    return OUR_HOOKS[event] in str(hook.get("command", ""))
+
+
+def _settings_with_hooks(raw: bytes | None, wanted: dict[str, str | None]) -> bytes | None:
+    """settings.json with exactly our entries for each event in ``wanted`` (event → command,
+    or None to remove ours); every other key and hook stays as it was."""
     data = {} if not raw or not raw.strip() else json.loads(raw.decode("utf-8"))
     if not isinstance(data, dict):
         raise InvalidInput("~/.claude/settings.json is not a JSON object; not touching it")
-    hooks = data.setdefault("hooks", {})
-    groups = hooks.setdefault("SessionEnd", [])
-    entry = {"type": "command", "command": command, "timeout": 30}
-    for g in groups:
-        for h in g.get("hooks", []):
-            if _is_ours(h):
-                if h == entry:
-                    return raw  # already there: installing twice adds nothing
-                h.clear()
-                h.update(entry)
-                return _dump_json(data)
-    groups.append({"hooks": [entry]})
+    if "hooks" in data and not isinstance(data["hooks"], dict):
+        raise InvalidInput('"hooks" in ~/.claude/settings.json is not an object; not touching it')
+    original = json.dumps(data, sort_keys=True)
+    hooks = data.get("hooks")
+    for event, command in wanted.items():
+        groups = (hooks or {}).get(event) or []
+        entry = {"type": "command", "command": command, "timeout": 30} if command else None
+        placed = False
+        kept = []
+        for g in groups:
+            hs = []
+            for h in g.get("hooks", []):
+                if not _is_ours(h, event):
+                    hs.append(h)
+                elif entry is not None and not placed:
+                    hs.append(entry)  # in place, so a re-install keeps the order
+                    placed = True
+            if hs:
+                kept.append({**g, "hooks": hs})
+        if entry is not None and not placed:
+            kept.append({"hooks": [entry]})
+        if kept:
+            if hooks is None:
+                hooks = data.setdefault("hooks", {})
+            hooks[event] = kept
+        elif hooks is not None and event in hooks:
+            del hooks[event]
+    if hooks is not None and not hooks and "hooks" in data:
+        del data["hooks"]
+    if json.dumps(data, sort_keys=True) == original:
+        return raw  # nothing to change: installing twice adds nothing
     return _dump_json(data)
 
 
 def _settings_without_hook(raw: bytes | None) -> bytes | None:
     if raw is None or not raw.strip():
         return raw
-    data = json.loads(raw.decode("utf-8"))
-    groups = data.get("hooks", {}).get("SessionEnd")
-    if not groups:
-        return raw
-    kept = []
-    for g in groups:
-        hs = [h for h in g.get("hooks", []) if not _is_ours(h)]
-        if hs:
-            kept.append({**g, "hooks": hs})
-        elif not any(_is_ours(h) for h in g.get("hooks", [])):
-            kept.append(g)
-    if kept == groups:
-        return raw
-    if kept:
-        data["hooks"]["SessionEnd"] = kept
-    else:
-        del data["hooks"]["SessionEnd"]
-        if not data["hooks"]:
-            del data["hooks"]
-    return _dump_json(data)
+    return _settings_with_hooks(raw, {event: None for event in OUR_HOOKS})
 
 
 def _dump_json(data) -> bytes:
@@ -234,17 +241,22 @@ def _targets(target: str, home: Path, project: Path | None) -> dict[str, Path]:
 
 
 def plan_install(memory, target: str, home: Path | None = None, project: Path | None = None,
-                 data_dir: Path | None = None) -> Plan:
+                 data_dir: Path | None = None, with_context: bool = False,
+                 context_budget: int = 1500) -> Plan:
     home = Path(home or Path.home()).expanduser()
     paths = _targets(target, home, project)
     plan = Plan("install", target, memory.slug)
     command = engram_command(data_dir)
     mem_path = memory_file(memory)
     if target == "claude-code":
-        hook_cmd = f"{command} hook-run claude-code --agent {shlex.quote(memory.slug)}"
+        slug = shlex.quote(memory.slug)
+        hook_cmd = f"{command} hook-run claude-code --agent {slug}"
+        ctx_cmd = (f"{command} hook-run claude-code-context --agent {slug} "
+                   f"--budget {int(context_budget)}") if with_context else None
         raw = _read(paths["settings"])
         try:
-            after = _settings_with_hook(raw, hook_cmd)
+            after = _settings_with_hooks(raw, {"SessionEnd": hook_cmd,
+                                               "UserPromptSubmit": ctx_cmd})
         except json.JSONDecodeError as exc:
             raise InvalidInput(f"{paths['settings']} is not valid JSON ({exc}); fix it first, "
                                "Engram will not overwrite it") from None
@@ -254,6 +266,10 @@ def plan_install(memory, target: str, home: Path | None = None, project: Path | 
                                        _claude_md_with_import(raw, memory.slug, mem_path)))
         plan.notes.append(f"Claude Code runs `{hook_cmd}` when a session ends (ingest, no "
                           "embedding: the app or `engram verify --repair` adds vectors later).")
+        if with_context:
+            plan.notes.append("Before each prompt, Claude Code adds the memory relevant to it "
+                              f"(at most {int(context_budget)} tokens; about a second per "
+                              "prompt, the embedding model loads each time).")
     elif target == "cursor":
         raw = _read(paths["rule"])
         plan.changes.append(FileChange(paths["rule"], raw,
@@ -442,6 +458,16 @@ def log_hook_run(data_dir: Path, target: str, agent: str, session_id: str | None
             atomic_write(path, "".join(keep[len(keep) // 2:]))
     except OSError:
         pass
+
+
+def read_prompt_input(stream) -> str:
+    """The user's prompt from a UserPromptSubmit hook's JSON (empty when absent)."""
+    raw = stream.read()
+    try:
+        data = json.loads(raw) if raw.strip() else {}
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"hook input is not JSON: {exc}") from None
+    return str(data.get("prompt") or "") if isinstance(data, dict) else ""
 
 
 def run_hook(memory, hook: dict):

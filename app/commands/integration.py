@@ -23,6 +23,12 @@ def register(sub) -> None:
         h.add_argument("--project", help="project directory (CLAUDE.md / .cursor/rules)")
         h.add_argument("--yes", action="store_true", help="apply the plan")
         h.add_argument("--dry-run", action="store_true", help="print the plan only (default)")
+        if name == "install":
+            h.add_argument("--with-context", action="store_true",
+                           help="claude-code: also add the relevant memory to every prompt "
+                                "(a UserPromptSubmit hook running `engram context`)")
+            h.add_argument("--budget", type=int, default=1500,
+                           help="token budget of that per-prompt block (default 1500)")
         h.set_defaults(func=cmd_hooks, action=name)
     h = hsub.add_parser("status", help="what Engram installed where")
     h.add_argument("--json", action="store_true")
@@ -30,8 +36,9 @@ def register(sub) -> None:
 
     p = sub.add_parser("hook-run", help="entry point an agent's hook calls (reads the hook's "
                                         "JSON on stdin)")
-    p.add_argument("target", choices=("claude-code", "generic"))
+    p.add_argument("target", choices=("claude-code", "claude-code-context", "generic"))
     p.add_argument("--agent", required=True)
+    p.add_argument("--budget", type=int, default=1500, help="claude-code-context: tokens")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_hook_run)
 
@@ -82,8 +89,12 @@ def cmd_hooks(args, ctx):
     project = Path(args.project).expanduser().resolve() if args.project else None
     if args.action == "install":
         mem = eng.agent(slug, create=True, kind=args.target)
+        if args.with_context and args.target != "claude-code":
+            raise ValueError("--with-context is for claude-code (Cursor and scripts call "
+                             "`engram context` themselves)")
         plan = hooks.plan_install(mem, args.target, home=home, project=project,
-                                  data_dir=_data_dir_arg(ctx))
+                                  data_dir=_data_dir_arg(ctx), with_context=args.with_context,
+                                  context_budget=args.budget)
     else:
         plan = hooks.plan_uninstall(slug, args.target, eng.config.data_dir, home=home,
                                     project=project)
@@ -120,6 +131,8 @@ def cmd_hook_run(args, ctx):
     Agents hide a hook's stderr, so each run also leaves one line in ``<data>/hook.log``."""
     from services import hooks
 
+    if args.target == "claude-code-context":
+        return _prompt_context(args, ctx)
     t0 = time.perf_counter()
     eng = ctx.engram(semantic=False)
     hook: dict = {}
@@ -143,6 +156,24 @@ def cmd_hook_run(args, ctx):
         emit_json(data)
     else:
         print(f"engram: session {data['session_id']}: {state} ({ms:.0f} ms)", file=sys.stderr)
+
+
+def _prompt_context(args, ctx):
+    """UserPromptSubmit: what Claude Code adds to the prompt is this command's stdout. A
+    failure prints nothing (the prompt goes on without memory) and is logged."""
+    from services import hooks
+    from services.context import build_context
+
+    eng = ctx.engram()
+    try:
+        prompt = hooks.read_prompt_input(sys.stdin)
+        mem = eng.agent(args.agent)
+        text = build_context(mem, prompt, budget=args.budget) if prompt.strip() else ""
+    except Exception as exc:
+        hooks.log_hook_run(eng.config.data_dir, args.target, args.agent, None, f"error: {exc}")
+        return 0
+    sys.stdout.write(text)
+    return 0
 
 
 def cmd_context(args, ctx):

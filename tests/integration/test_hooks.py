@@ -276,3 +276,33 @@ def test_hook_run_without_input_says_what_it_expects(tmp_path):
     assert res.returncode == 1
     assert "transcript_path" in res.stderr
     assert "error: hook-run expects" in (tmp_path / "d" / "hook.log").read_text()
+
+
+def test_with_context_adds_a_prompt_hook_that_prints_relevant_memory(tmp_path, home, capsys):
+    data = str(tmp_path / "data")
+    before = snapshot(home)
+    assert cli(["--data-dir", data, "remember", "--create-agent", "--agent", "claude",
+                "--category", "pref", "Prefers pnpm over npm for JavaScript"]) == 0
+    run(capsys, "--data-dir", data, "hooks", "install", "claude-code", "--home", str(home),
+        "--with-context", "--budget", "300", "--yes")
+    settings = json.loads((home / ".claude" / "settings.json").read_text())
+    [group] = settings["hooks"]["UserPromptSubmit"]
+    command = group["hooks"][0]["command"]
+    assert "hook-run claude-code-context --agent claude --budget 300" in command
+    assert "SessionEnd" in settings["hooks"] and "PreToolUse" in settings["hooks"]
+
+    res = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=60,
+                         input=json.dumps({"session_id": "s", "hook_event_name":
+                                           "UserPromptSubmit", "prompt": "set up the js repo"}),
+                         env={**os.environ, "ANONYMIZED_TELEMETRY": "False"})
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.startswith("<engram-memory") and "Prefers pnpm over npm" in res.stdout
+
+    # installing again without the flag takes the prompt hook out, keeps the rest
+    run(capsys, "--data-dir", data, "hooks", "install", "claude-code", "--home", str(home),
+        "--yes")
+    settings = json.loads((home / ".claude" / "settings.json").read_text())
+    assert "UserPromptSubmit" not in settings["hooks"] and "SessionEnd" in settings["hooks"]
+    run(capsys, "--data-dir", data, "hooks", "uninstall", "claude-code", "--home", str(home),
+        "--yes")
+    assert snapshot(home) == before
