@@ -24,7 +24,7 @@ from models import CompiledLayer, Fact
 from models.entities import utcnow
 from services.atomic import atomic_write
 from services.errors import EngramError
-from services.lifecycle_config import LifecycleConfig, load_config
+from services.lifecycle_config import LifecycleConfig, config_for
 from services.tokens import count_tokens, count_tokens_many
 
 log = logging.getLogger(__name__)
@@ -172,7 +172,7 @@ def assemble(title: list[str], sections: list[str], cands: list[_Cand], budget: 
 class CompileService:
     def __init__(self, memory, config: LifecycleConfig | None = None, secrets=None):
         self.memory = memory
-        self.config = config or load_config(memory.engram.config.data_dir)
+        self.config = config or config_for(memory)
         self.secrets = secrets
 
     # layers --------------------------------------------------------------------------------
@@ -250,7 +250,7 @@ class CompileService:
     # the run ---------------------------------------------------------------------------------
     def compile(self, now=None, progress: Callable[[int, int, str], None] | None = None,
                 cancelled: Callable[[], bool] | None = None) -> CompileResult:
-        now = now or utcnow()
+        now = now or datetime.now()  # local: episodes and event dates are local days
         today = now.date() if isinstance(now, datetime) else now
         result = CompileResult()
         steps = [("today", lambda: self._today(today)), ("week", lambda: self._week(today)),

@@ -23,7 +23,7 @@ import peewee as pw
 
 from models import AuditEvent, CompiledLayer, Episode, Fact, Session
 from services.facts import snapshot
-from services.lifecycle_config import NO_DECAY, LifecycleConfig, load_config
+from services.lifecycle_config import NO_DECAY, LifecycleConfig, config_for
 
 ACTOR = "gc"
 _COUNTERS = {"expire": "expired", "archive": "archived", "evict": "evicted"}
@@ -349,7 +349,7 @@ def _apply(memory, facts: list[_F], report: GCReport, pruned, now: datetime) -> 
 def run_gc(memory, now=None, dry_run: bool = False, config: LifecycleConfig | None = None,
            progress: Callable[[int, int, str], None] | None = None,
            cancelled: Callable[[], bool] | None = None) -> GCReport:
-    cfg = config or load_config(memory.engram.config.data_dir)
+    cfg = config or config_for(memory)
     now = _as_datetime(now)
     report = GCReport(now=now, dry_run=dry_run)
     facts = _load(memory)

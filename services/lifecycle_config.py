@@ -121,6 +121,29 @@ def _read_all(path: Path) -> dict:
     return data
 
 
+def _apply(cfg: LifecycleConfig, section: dict, where: str) -> None:
+    defaults = LifecycleConfig()
+    for f in fields(LifecycleConfig):
+        if f.name == "problems" or f.name not in section:
+            continue
+        try:
+            setattr(cfg, f.name, _coerce(f.name, section[f.name], getattr(defaults, f.name)))
+        except ValueError as exc:
+            msg = f"{where}: setting {f.name!r} ignored ({exc})"
+            log.warning(msg)
+            cfg.problems.append(msg)
+
+
+def config_for(memory) -> LifecycleConfig:
+    """The store's settings with this agent's own overrides (``Agent.settings["lifecycle"]``,
+    e.g. a smaller budget for an agent with a small context window)."""
+    cfg = load_config(memory.engram.config.data_dir)
+    own = (memory.settings or {}).get(SECTION)
+    if isinstance(own, dict):
+        _apply(cfg, own, f"agent {memory.slug}")
+    return cfg
+
+
 def load_config(data_dir) -> LifecycleConfig:
     cfg = LifecycleConfig()
     path = _settings_path(data_dir)
@@ -135,16 +158,7 @@ def load_config(data_dir) -> LifecycleConfig:
     if not isinstance(section, dict):
         cfg.problems.append(f"{path}: '{SECTION}' is not an object; using defaults")
         return cfg
-    defaults = LifecycleConfig()
-    for f in fields(LifecycleConfig):
-        if f.name == "problems" or f.name not in section:
-            continue
-        try:
-            setattr(cfg, f.name, _coerce(f.name, section[f.name], getattr(defaults, f.name)))
-        except ValueError as exc:
-            msg = f"{path}: setting {f.name!r} ignored ({exc})"
-            log.warning(msg)
-            cfg.problems.append(msg)
+    _apply(cfg, section, str(path))
     return cfg
 
 

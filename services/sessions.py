@@ -19,7 +19,7 @@ from models.entities import utcnow
 from services.extract import ExtractedFact, extract_facts, sentences
 from services.gc import hot_count
 from services.ingest import NewFact
-from services.lifecycle_config import LifecycleConfig, load_config
+from services.lifecycle_config import LifecycleConfig, config_for
 from services.redaction import redact
 from services.transcripts import Exchange, Transcript, parse_transcript
 
@@ -133,7 +133,7 @@ def _extract(t: Transcript, cfg: LifecycleConfig, secrets, report: SessionReport
 
 def ingest_session(memory, path, session_id: str | None = None, fmt: str | None = None,
                    config: LifecycleConfig | None = None, secrets=None) -> SessionReport:
-    cfg = config or load_config(memory.engram.config.data_dir)
+    cfg = config or config_for(memory)
     path = Path(path)
     if session_id and _processed(memory, session_id):
         return SessionReport(session_id, already_processed=True)

@@ -135,3 +135,30 @@ def test_bad_settings_fall_back_with_a_message(tmp_path):
     save_config(tmp_path, cfg)  # the unreadable file is kept aside, not lost
     assert (tmp_path / "settings.json.unreadable").read_text() == "{not json"
     assert load_config(tmp_path).problems == []
+
+
+def test_store_settings_and_agent_overrides_are_used(engram, transcript):
+    from services.compile import CompileService
+    from services.sessions import ingest_session
+
+    cfg = LifecycleConfig()
+    cfg.turns_per_summary = 2
+    cfg.budget_memory = 900
+    save_config(engram.config.data_dir, cfg)
+    engram.add_agent("small", workspace=None)
+    engram.update_agent("small", settings={"lifecycle": {"budget_memory": 120, "bogus": 1,
+                                                         "budget_week": "big"}})
+    small = engram.agent("small")
+    big = engram.agent("big", create=True)
+    assert ingest_session(big, transcript(5)).episodes_added == 3  # every 2 turns + the end
+    for i in range(40):
+        for m in (small, big):
+            m.remember(f"Long remembered detail number {i} about the quarterly report pipeline",
+                       category="fact")
+    res_small = CompileService(small).compile().layers["memory"]
+    res_big = CompileService(big).compile().layers["memory"]
+    assert (res_small.budget, res_big.budget) == (120, 900)
+    assert 100 < res_small.tokens <= 120 < res_big.tokens <= 900
+    from services.lifecycle_config import config_for
+
+    assert any("budget_week" in p and "agent small" in p for p in config_for(small).problems)
