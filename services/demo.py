@@ -66,7 +66,7 @@ TEMPLATES = [
     ("task", "Follow up on {ticket} about {topic}", (0.3, 0.6)),
     ("tmp", "Currently investigating {topic} in {proj}", (0.1, 0.4)),
     ("fact", "The team decided on {date_word} to {decision}", (0.4, 0.7)),
-    ("rel:{person}", "{Person} owns the {component} of {proj}", (0.4, 0.7)),
+    ("rel:{person}", "{Person} owns {component} of {proj}", (0.4, 0.7)),
     ("rule", "Always {rule_action} before {rule_when}", (0.7, 0.95)),
 ]
 WORDS = {
@@ -109,6 +109,8 @@ DID = ["fixed the failing migration", "added tests for the importer", "profiled 
 
 def _fill(rng: random.Random, template: str) -> tuple[str, dict]:
     picks = {k: rng.choice(v) for k, v in WORDS.items()}
+    pair = rng.randrange(len(WORDS["choice"]))  # "pytest over unittest", not "over grep"
+    picks["choice"], picks["other"] = WORDS["choice"][pair], WORDS["other"][pair]
     picks["n"], picks["m"] = rng.randint(1, 9), rng.randint(0, 20)
     picks["Person"] = picks["person"].capitalize()
     picks["did"] = rng.choice(DID)

@@ -69,13 +69,14 @@ class AgentTab(QWidget):
         self.stack.addWidget(self.table)
         self.stack.addWidget(self.search.results)
         self.editor = FactEditor()
+        self.editor.setMinimumWidth(self.fontMetrics().horizontalAdvance("x") * 40)
         self.editor.edit_requested.connect(self._on_edit_requested)
         split = QSplitter(Qt.Horizontal)
         split.addWidget(self.stack)
         split.addWidget(self.editor)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
-        split.setSizes([900, 380])
+        split.setSizes([980, 340])
         split.setChildrenCollapsible(False)
         self.splitter = split
 

@@ -10,7 +10,7 @@ import json
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox,
-                               QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton,
+                               QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPlainTextEdit, QPushButton,
                                QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from services.views import FactView
@@ -18,7 +18,7 @@ from ui.filter_bar import CATEGORIES
 from ui.undo import FIELDS, values_of
 
 ACTION_TEXT = {"create": "created", "edit": "edited", "pin": "pinned", "unpin": "unpinned",
-               "delete": "deleted", "restore": "restored", "supersede": "superseded",
+               "delete": "deleted", "restore": "restored", "supersede": "replaced",
                "redact": "redacted"}
 
 
@@ -77,9 +77,10 @@ class FactEditor(QWidget):
         self.history.setRootIsDecorated(False)
         self.history.setUniformRowHeights(True)
         self.history.setAlternatingRowColors(True)
-        self.history.setColumnWidth(0, 140)
-        self.history.setColumnWidth(1, 80)
-        self.history.setColumnWidth(2, 60)
+        hh = self.history.header()
+        for col in (0, 1, 2):
+            hh.setSectionResizeMode(col, QHeaderView.ResizeToContents)
+        hh.setStretchLastSection(True)
 
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)

@@ -53,6 +53,8 @@ def _converter() -> md.Markdown:
 
 def _only_safe_links(attrs, new=False):
     href = attrs.get((None, "href"), "")
+    if new and not attrs.get("_text", "").lower().startswith(("http://", "https://")):
+        return None  # "memory.md" is a file name, not the Moldovan domain
     if QUrl(href).scheme().lower() not in SAFE_SCHEMES:
         return None  # drop the link, keep its text
     return attrs

@@ -32,7 +32,8 @@ GROUPS = [  # (title, field-name prefixes/names)
 
 
 def _label(name: str) -> str:
-    return name.replace("_", " ").replace("llm", "LLM").replace("ttl", "TTL").capitalize()
+    text = name.replace("_", " ").capitalize()
+    return text.replace("Llm", "LLM").replace("Ttl", "TTL")
 
 
 class SettingsDialog(QDialog):
