@@ -147,6 +147,10 @@ def ingest_session(memory, path, session_id: str | None = None, fmt: str | None 
         return report
     exchanges = t.exchanges()
     report.turns = len(exchanges)
+    if not exchanges:
+        report.warnings.append("no conversation found (an empty, summary-only or sub-agent "
+                               "transcript); the session is marked processed")
+    project = Path(t.cwd).name if t.cwd else None
     facts = _extract(t, cfg, secrets, report)
     n = max(1, int(cfg.turns_per_summary))
     chunks = [exchanges[i:i + n] for i in range(0, len(exchanges), n)]
@@ -170,6 +174,8 @@ def ingest_session(memory, path, session_id: str | None = None, fmt: str | None 
             in_chunk = [f for f in facts if f.timestamp and chunk[0].started_at
                         and end and chunk[0].started_at <= f.timestamp <= end]
             summary, tags = summarize(chunk, in_chunk)
+            if project and project.lower() not in tags:
+                tags = [project.lower()] + tags[:3]
             if not summary:
                 continue
             _, created = memory.episodes.add(when.date(), summary, time=clock_label(when),

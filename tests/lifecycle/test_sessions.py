@@ -97,6 +97,23 @@ def test_claude_code_session_from_fixture(agent, cc_fixture, lc_config):
                     "Remind me to update the changelog before the release.": "task"}
     (ep,) = agent.episodes.list()
     assert "flake8" not in ep.summary and "SIDECHAIN" not in ep.summary
+    assert ep.tags[0] == "alpha"  # the project (the transcript's cwd) leads the tags
+    assert ep.summary.startswith("User asked: I prefer tabs over spaces")
+    assert "Decided: We decided to use black for formatting." in ep.summary
+
+
+def test_transcript_without_conversation(agent, tmp_path, lc_config):
+    import json
+
+    p = tmp_path / "agent-a1b2c3d.jsonl"  # a sub-agent "Warmup" file: every line a sidechain
+    p.write_text(json.dumps({"type": "user", "uuid": "w1", "parentUuid": None, "isSidechain": True,
+                             "agentId": "a1b2c3d", "sessionId": "parent-sid",
+                             "message": {"role": "user", "content": "Warmup"}}) + "\n")
+    r = ingest_session(agent, p, config=lc_config)
+    assert (r.turns, r.episodes_added, r.facts_added) == (0, 0, 0)
+    assert "no conversation found" in r.warnings[0]
+    # the parent's session id is not claimed by its sub-agent's file
+    assert r.session_id == "agent-a1b2c3d"
 
 
 def test_real_samples_ingest(agent, shared_dir, lc_config):
