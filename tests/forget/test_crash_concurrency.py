@@ -204,3 +204,56 @@ def test_gui_reader_writer_thread_and_two_cli_writers_at_once(tmp_path):
         assert m.facts.count() == 1 + 2 * n_cli + n_thread
     finally:
         e.close()
+
+
+COMPILER = textwrap.dedent("""
+    import sys
+    from services.compile import CompileService
+    from services.config import StoreConfig
+    from services.engram import Engram
+    from services.ingest import NewFact
+    e = Engram.open(StoreConfig(data_dir=sys.argv[1]))
+    m = e.agent("w")
+    for run in range(1000):
+        m.remember_many([NewFact(content=f"compile run {run} noted the weather was mild")],
+                        near_duplicate=None)
+        CompileService(m).compile(progress=lambda d, t, msg: print(f"{run} {msg}", flush=True))
+""")
+
+
+def test_sigkill_mid_compile_leaves_whole_layers(tmp_path):
+    import pytest
+
+    pytest.importorskip("services.compile")
+    from models import CompiledLayer
+    from services.config import StoreConfig
+    from services.engram import Engram
+    from services.ingest import NewFact
+
+    d = tmp_path / "store"
+    e = Engram.open(StoreConfig(data_dir=d))
+    m = e.agent("w", create=True)
+    m.remember_many([NewFact(content=f"Project note {i}: module {i} owns the {i % 7} queue",
+                             subject=f"p{i}") for i in range(200)], near_duplicate=None)
+    e.close()
+    script = tmp_path / "compile.py"
+    script.write_text(COMPILER)
+    proc = subprocess.Popen([sys.executable, str(script), str(d)], cwd=ROOT, env=_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _kill_after(proc, lambda line, n: line.startswith("3 compiled week"))
+    e = Engram.open(StoreConfig(data_dir=d))
+    try:
+        assert e.db.execute_sql("PRAGMA integrity_check").fetchone()[0] == "ok"
+        rep = e.verify()
+        if not rep.ok:
+            e.verify(repair=True)
+        assert e.verify().ok
+        m = e.agent("w")
+        assert m.facts.count() >= 203  # the seed facts and three finished runs
+        # every layer file on disk is one whole compiled version, never a torn write
+        for f in (d / "agents" / "w").glob("*.md"):
+            versions = {L.markdown for L in CompiledLayer.select().where(
+                (CompiledLayer.agent == m.agent_id) & (CompiledLayer.layer == f.stem))}
+            assert f.read_text("utf-8") in versions
+    finally:
+        e.close()
