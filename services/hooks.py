@@ -268,8 +268,8 @@ def plan_install(memory, target: str, home: Path | None = None, project: Path | 
                           "embedding: the app or `engram verify --repair` adds vectors later).")
         if with_context:
             plan.notes.append("Before each prompt, Claude Code adds the memory relevant to it "
-                              f"(at most {int(context_budget)} tokens; about a second per "
-                              "prompt, the embedding model loads each time).")
+                              f"(at most {int(context_budget)} tokens, found by keyword so "
+                              "the prompt waits a fraction of a second, not a model load).")
     elif target == "cursor":
         raw = _read(paths["rule"])
         plan.changes.append(FileChange(paths["rule"], raw,

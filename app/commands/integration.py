@@ -164,7 +164,9 @@ def _prompt_context(args, ctx):
     from services import hooks
     from services.context import build_context
 
-    eng = ctx.engram()
+    # keyword search only: loading the embedding model and Chroma costs 1-3 s, on every
+    # prompt; the compiled memory CLAUDE.md imports already carries the long-term picture
+    eng = ctx.engram(semantic=False)
     try:
         prompt = hooks.read_prompt_input(sys.stdin)
         mem = eng.agent(args.agent)
