@@ -293,7 +293,7 @@ def test_with_context_adds_a_prompt_hook_that_prints_relevant_memory(tmp_path, h
 
     res = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=60,
                          input=json.dumps({"session_id": "s", "hook_event_name":
-                                           "UserPromptSubmit", "prompt": "set up the js repo"}),
+                                           "UserPromptSubmit", "prompt": "set up the JavaScript repo"}),
                          env={**os.environ, "ANONYMIZED_TELEMETRY": "False"})
     assert res.returncode == 0, res.stderr
     assert res.stdout.startswith("<engram-memory") and "Prefers pnpm over npm" in res.stdout
