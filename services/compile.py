@@ -264,6 +264,7 @@ class CompileService:
             built[name] = fn()
             if progress:
                 progress(i + 1, total, f"compiled {name}.md")
+        self._warn_unfit_pinned(built["memory"][1], result)
         self._maybe_rewrite(built, result)
         if cancelled and cancelled():
             result.cancelled = True
@@ -290,6 +291,18 @@ class CompileService:
             progress(total, total, "done")
         self.memory.engram.bus.emit("compile.done", agent_id=self.memory.agent_id)
         return result
+
+    def _warn_unfit_pinned(self, prov, result: CompileResult) -> None:
+        shown = {i for _, ids in prov for i in ids}
+        pinned = [i for (i,) in Fact.select(Fact.id).where(
+            (Fact.agent == self.memory.agent_id) & (Fact.status == "active")
+            & (Fact.pinned == True)).tuples()]  # noqa: E712
+        left = [i for i in pinned if i not in shown]
+        if left:
+            result.warnings.append(
+                f"{len(left)} pinned fact(s) did not fit memory.md's budget of "
+                f"{self.config.budget('memory')} tokens (ids {', '.join(map(str, left[:10]))}"
+                f"{'…' if len(left) > 10 else ''}); raise the budget or unpin some")
 
     def _maybe_rewrite(self, built, result: CompileResult) -> None:
         if not self.config.llm_compile:
@@ -332,7 +345,7 @@ class CompileService:
         try:
             sync_workspace(self.memory, direction="both")
             result.exported = str(memories_dir(self.memory) / "MEMORY.md")
-        except EngramError as exc:
+        except (EngramError, OSError, UnicodeError) as exc:
             result.warnings.append(f"workspace export skipped: {exc}")
 
 

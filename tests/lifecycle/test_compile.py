@@ -199,3 +199,20 @@ def test_episodes_exported_to_workspace_and_reimported(engram, tmp_path, lc_conf
     assert (day, "2:30 PM", "Set up CI for the API. Decided on GitHub Actions.",
             ("devops", "ci")) in got
     assert (day, "8:00 AM", "Written by the agent itself.", ()) in got
+
+
+def test_pinned_facts_over_budget_are_reported(agent, lc_config):
+    lc_config.budget_memory = 35
+    rules = ["Every production deployment needs a signed change ticket",
+             "Database migrations run only during the Sunday maintenance window",
+             "Customer emails must never be pasted into chat tools",
+             "Invoices above ten thousand euros require two approvals"]
+    ids = [agent.remember(r, category="rule", pinned=True).fact_id for r in rules]
+    assert len(set(ids)) == 4
+    result = CompileService(agent, lc_config).compile(now=NOW)
+    mem = result.layers["memory"]
+    assert mem.tokens <= 35
+    shown = {i for _, f in mem.provenance for i in f}
+    assert shown and shown < set(ids)
+    (warning,) = [w for w in result.warnings if "pinned" in w]
+    assert f"{len(ids) - len(shown)} pinned fact(s) did not fit" in warning
