@@ -1,9 +1,11 @@
 """Turning ``§``-delimited entries into facts, in two dialects.
 
-*Strict* (Memory Setup): every entry starts with ``[YYYY-MM-DD][category]``; an entry without
-it, with an impossible date, or with no text is malformed: reported with its line and skipped.
+*Strict* (Memory Setup): an entry starting with ``[YYYY-MM-DD][category]`` takes its date and
+category from it; an impossible date, no text after the prefix, or bytes that are not UTF-8
+make it malformed: reported with its line and skipped.
 
-*Lenient* (Hermes-native): entries carry no prefix, or home-grown near-miss tags such as
+*Lenient* (Hermes-native, and unprefixed entries anywhere): entries carry no prefix, or
+home-grown near-miss tags such as
 ``[ENV · 永久]`` / ``[FIXED · 2026-05-25]``, ``Topic: text`` prefixes and ``Context > X: …``
 breadcrumbs. Every entry with content is imported: its date is the tag's (or an inline
 ``**YYYY-MM-DD:**``), else the file's; its category is inferred from the tag words, the topic
@@ -118,37 +120,6 @@ def profile_facts(start: int, lines: list[str], ctx: FileContext) -> list[Import
     return facts
 
 
-def parse_strict(text: str, ctx: FileContext) -> tuple[list[ImportedFact], list[ImportProblem]]:
-    facts: list[ImportedFact] = []
-    problems: list[ImportProblem] = []
-
-    def take(result):
-        (problems if isinstance(result, ImportProblem) else facts).append(result)
-
-    for block in split_blocks(text):
-        off, lines = trim_block(block)
-        if not lines:
-            continue
-        starts = [i for i, ln in enumerate(lines) if STRICT_PREFIX.match(ln)]
-        lead = lines[:starts[0]] if starts else lines
-        if any(ln.strip() for ln in lead):
-            lead_line = block.line_of(off)
-            bad = _problem_for_text(ctx, lead_line, "\n".join(lead))
-            prof = profile_facts(lead_line, lead, ctx) if ctx.user_file and not bad else None
-            if prof is not None:
-                facts.extend(prof)
-            elif bad:
-                problems.append(bad)
-            elif not block.first:
-                problems.append(ImportProblem(
-                    ctx.rel, lead_line, "entry has no [YYYY-MM-DD][category] prefix"))
-            # text before the first § that is not a profile is the file's preamble
-        for k, i in enumerate(starts):
-            j = starts[k + 1] if k + 1 < len(starts) else len(lines)
-            take(strict_entry(block.line_of(off + i), lines[i:j], ctx))
-    return facts, problems
-
-
 def is_strict(text: str) -> bool:
     """Memory Setup wins when most entries carry the ``[YYYY-MM-DD][cat]`` prefix."""
     prefixed = unprefixed = 0
@@ -156,11 +127,10 @@ def is_strict(text: str) -> bool:
         _, lines = trim_block(b)  # a header before the first § trims away entirely
         if not lines:
             continue
-        n = sum(1 for ln in lines if STRICT_PREFIX.match(ln))
-        if n:
-            prefixed += n
-        else:
-            unprefixed += 1
+        starts = [i for i, ln in enumerate(lines) if STRICT_PREFIX.match(ln)]
+        prefixed += len(starts)
+        if not starts or starts[0] > 0:
+            unprefixed += 1  # a block, or the text before its first prefixed line
     return prefixed > 0 and prefixed >= unprefixed
 
 
@@ -306,6 +276,8 @@ def lenient_entry(line: int, lines: list[str], ctx: FileContext, section: str | 
         category = infer_category(body)
     meta = {"tag": " ".join(f"[{t}]" for t in raw_tags)} if raw_tags else {}
     created = day_start(when) if when else ctx.fallback
+    if when is None:
+        meta["date_source"] = "file"  # no date in the entry: the file's modification date
     return ImportedFact(
         content=body, category=category, importance=0.7 if permanent else 0.5,
         event_date=when or ctx.fallback.date(), created_at=created,
@@ -335,7 +307,7 @@ def _loose_items(block: Block):
             cur: list[tuple[int, str]] = []
             for i, ln in para:
                 # a new item starts at a bullet or a "Label: value" line; others continue one
-                new = _BULLET.match(ln) or (
+                new = _BULLET.match(ln) or STRICT_PREFIX.match(ln) or (
                     (profile_line(ln) or _LABEL_LINE.match(ln)) and not ln.startswith((" ", "\t")))
                 if new and cur:
                     items.append((block.line_of(cur[0][0]), [x for _, x in cur], section))
@@ -360,7 +332,10 @@ def _loose_items(block: Block):
     return items
 
 
-def parse_lenient(text: str, ctx: FileContext) -> tuple[list[ImportedFact], list[ImportProblem]]:
+def parse_entries(text: str, ctx: FileContext) -> tuple[list[ImportedFact], list[ImportProblem]]:
+    """Every entry of a MEMORY.md/USER.md-style file: prefixed ones strictly, the rest
+    leniently (an agent writing through Hermes' memory tool drops the prefix even in a
+    Memory Setup workspace, and those entries are memories too)."""
     facts: list[ImportedFact] = []
     problems: list[ImportProblem] = []
     blocks = split_blocks(text)
@@ -377,8 +352,13 @@ def parse_lenient(text: str, ctx: FileContext) -> tuple[list[ImportedFact], list
                 items += [(b.line_of(off + i), [ln], None) for i, ln in enumerate(lines)
                           if profile_line(ln)]
                 continue
-            if lines:
-                items.append((b.line_of(off), lines, None))
+            if not lines:
+                continue
+            # several "[date][cat]" lines in one block are several entries
+            cuts = [0] + [i for i, ln in enumerate(lines) if i and STRICT_PREFIX.match(ln)]
+            for k, i in enumerate(cuts):
+                j = cuts[k + 1] if k + 1 < len(cuts) else len(lines)
+                items.append((b.line_of(off + i), lines[i:j], None))
     for line, lines, section in items:
         r = lenient_entry(line, lines, ctx, section)
         if isinstance(r, ImportProblem):

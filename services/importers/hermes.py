@@ -1,6 +1,6 @@
 """Hermes-native memory files (NousResearch hermes-agent ``tools/memory_tool.py``):
 ``MEMORY.md``/``USER.md`` whose entries are joined by ``\\n§\\n`` and carry no
-``[date][category]`` prefix. Read leniently (see ``entries.parse_lenient``): every entry with
+``[date][category]`` prefix. Read leniently (see ``entries.parse_entries``): every entry with
 content is imported with its tag's date or the file's modification date and an inferred
 category. Accepts one file, a dir holding the files, or a dir with ``memories/`` (``~/.hermes``).
 Memory Setup is tried first, so a workspace whose entries carry the prefix never lands here.
@@ -11,7 +11,7 @@ from pathlib import Path
 
 from services.importers.base import ParsedSource
 from services.importers.common import file_time, has_delimiter, read_text
-from services.importers.entries import FileContext, parse_lenient
+from services.importers.entries import FileContext, parse_entries
 
 FORMAT = "hermes"
 NAMES = ("memory.md", "user.md")
@@ -65,7 +65,7 @@ def parse(path: Path) -> ParsedSource:
         user = f.name.lower() == "user.md"
         ctx = FileContext(rel=rel, fallback=file_time(f), user_file=user,
                           extra_tags=("user",) if user else ())
-        facts, problems = parse_lenient(text, ctx)
+        facts, problems = parse_entries(text, ctx)
         out.facts.extend(facts)
         out.problems.extend(problems)
     return out

@@ -7,9 +7,9 @@ separated by ``---``) and ``.pending.md`` overflow queues (``TARGET<TAB>LINE``, 
 ``memories/`` in the older spec and ``episodes/`` in the newer one).
 
 The path may be the workspace root (or ``~/.hermes``), its ``memories/`` or ``episodes/`` dir,
-or one of those files. Pointed at ``memories/``, only that folder is read. A MEMORY.md/USER.md
-inside the workspace whose entries carry no prefix (Hermes-native) is read leniently rather
-than rejected entry by entry.
+or one of those files. Pointed at ``memories/``, only that folder is read. Entries that carry
+no prefix (written through Hermes' own memory tool, or by hand) are imported like Hermes
+entries: the file's date and an inferred category (``metadata['date_source'] == 'file'``).
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from services.importers.common import (
     file_time, has_bad_bytes, has_delimiter, parse_clock, parse_date, read_text, split_lines,
 )
 from services.importers.entries import (
-    FileContext, is_strict, lenient_entry, parse_lenient, parse_strict,
+    FileContext, is_strict, lenient_entry, parse_entries,
 )
 
 FORMAT = "memory-setup"
@@ -168,7 +168,7 @@ def _parse_entries(f: Path, root: Path, out: ParsedSource, topic: bool = False) 
     user = f.name.lower() == "user.md"
     ctx = FileContext(rel=rel, fallback=file_time(f), user_file=user,
                       extra_tags=("user",) if user else ())
-    facts, problems = (parse_strict if is_strict(text) else parse_lenient)(text, ctx)
+    facts, problems = parse_entries(text, ctx)
     out.facts.extend(facts)
     out.problems.extend(problems)
 

@@ -30,22 +30,23 @@ def test_import_prints_counts_and_each_skipped_entry(cli, memory_setup_dir):
     rc, out, err = cli("import", "--agent", "hermes", str(memory_setup_dir))
     assert rc == 0, err
     assert "(memory-setup)" in out.splitlines()[0]
-    assert _counts(out) == {"added": 18, "duplicates": 0, "superseded": 1, "skipped": 6}
+    assert _counts(out) == {"added": 19, "duplicates": 0, "superseded": 1, "skipped": 5}
     assert "episodes 4 (+0 already there)" in out and "secrets redacted 1" in out
     skipped = [ln.strip() for ln in out.splitlines()[1:]]
     assert "skipped memories/MEMORY.md:25: invalid date '2026-13-45' in the entry prefix" \
         in skipped
-    assert "skipped memories/MEMORY.md:29: entry has no [YYYY-MM-DD][category] prefix" in skipped
+    assert "skipped memories/MEMORY.md:27: entry has a date and category but no content" \
+        in skipped
     assert any(s.startswith("skipped episodes/2026-04-13.md:13: cannot read the episode time")
                for s in skipped)
 
     rc, out, _ = cli("import", "--agent", "hermes", str(memory_setup_dir))
     assert rc == 0
-    assert _counts(out) == {"added": 0, "duplicates": 18, "superseded": 0, "skipped": 6}
+    assert _counts(out) == {"added": 0, "duplicates": 19, "superseded": 0, "skipped": 5}
     assert "episodes 0 (+4 already there)" in out
 
     rc, out, _ = cli("list", "--agent", "hermes", "--status", "active", "--json")
-    assert len(json.loads(out)) == 15  # 18 added - 1 superseded - 2 pending
+    assert len(json.loads(out)) == 16  # 19 added - 1 superseded - 2 pending
 
 
 def test_import_json_report(cli, lynn_dir):

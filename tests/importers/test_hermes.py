@@ -169,3 +169,25 @@ def test_import_works_without_the_embedding_model(keyword_engram, hermes_dir):
     assert rep.added == 16 and mem.import_path(hermes_dir / "home").added == 0
     hits = mem.search("Volcengine", mode="keyword")
     assert hits and hits[0].fact.content.startswith("主力模型供应商改为 Volcengine")
+
+
+def test_occasional_prefixed_lines_in_a_hermes_file(tmp_path):
+    """An agent that sometimes writes `[date][cat]` lines into a Hermes file: those lines keep
+    their date and category, even several in one § block; the rest are read leniently."""
+    f = tmp_path / "MEMORY.md"
+    f.write_text("Tools: uses uv for Python envs\n§\nnote about the backups\n"
+                 "[2026-04-01][env] Backups run at 02:00 UTC\n[2026-04-02][rule] Never delete "
+                 "snapshots by hand\n§\nEditor: Helix\n", encoding="utf-8")
+    ts = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc).timestamp()
+    os.utime(f, (ts, ts))
+    parsed = parse_source(f)
+    assert parsed.format == "hermes"
+    got = [(x.source_ref, x.category, x.content, x.event_date) for x in parsed.facts]
+    assert got == [
+        ("MEMORY.md:1", "env", "Tools: uses uv for Python envs", date(2026, 3, 1)),
+        ("MEMORY.md:3", "fact", "note about the backups", date(2026, 3, 1)),
+        ("MEMORY.md:4", "env", "Backups run at 02:00 UTC", date(2026, 4, 1)),
+        ("MEMORY.md:5", "rule", "Never delete snapshots by hand", date(2026, 4, 2)),
+        ("MEMORY.md:7", "fact", "Editor: Helix", date(2026, 3, 1))]
+    assert parsed.facts[0].metadata["date_source"] == "file"
+    assert "date_source" not in parsed.facts[2].metadata
