@@ -39,7 +39,11 @@ class AgentTab(QWidget):
         self.search = SearchPanel(engram, runner, memory, filters=self.filter_bar.filters,
                                   parent=self)
         self.search.hide()
-        self.model = FactTableModel(memory, self, filters=self.filter_bar.filters())
+        self.model = FactTableModel(memory, self, filters=self.filter_bar.filters(),
+                                    runner=runner)
+        self.model.reloaded.connect(self._on_reloaded)
+        self._restore: tuple | None = None  # selection to put back after a reload
+        self._after_reload: list = []
         self.table = QTableView()
         self.table.setModel(self.model)
         self.table.setAccessibleName(f"Facts of {memory.info.name}")
@@ -244,8 +248,8 @@ class AgentTab(QWidget):
     # filters and search ----------------------------------------------------------------------
     @Slot()
     def _on_filters(self) -> None:
+        self.count_label.setText("Loading…")
         self.model.set_filters(self.filter_bar.filters())
-        self._update_count()
         if self.search.query.text().strip():
             self.search.run_now()
 
@@ -308,19 +312,23 @@ class AgentTab(QWidget):
                                       self._write_failed))
 
     def _after_write(self, kind: str, ids: list) -> None:
+        def done():
+            if kind == "restore":
+                self.select_ids(ids, current=ids[0])
+                self._load_editor(ids[0])
+            if self.search.query.text().strip():
+                self.search.run_now()
+            self._update_bulk()
+            self.write_done.emit(kind, list(ids))
+
         if kind == "edit":
             self.model.refresh_rows(ids)
             if self.editor.fact is not None and self.editor.fact.id in ids:
                 self._load_editor(self.editor.fact.id)
+            done()
         else:
+            self._after_reload.append(done)
             self.refresh()
-            if kind == "restore":
-                self.select_ids(ids, current=ids[0])
-                self._load_editor(ids[0])
-        if self.search.query.text().strip():
-            self.search.run_now()
-        self._update_bulk()
-        self.write_done.emit(kind, list(ids))
 
     def _write_failed(self, message: str) -> None:
         self.message.emit(message)
@@ -328,15 +336,23 @@ class AgentTab(QWidget):
 
     # refresh (the store changed) ---------------------------------------------------------------
     def refresh(self) -> None:
-        """Re-read the facts keeping the selection, the current row and the scroll position."""
-        ids = self.selected_ids() if self.stack.currentIndex() == 0 else []
-        cur = self.table.currentIndex()
-        cur_id = self.model.id_at(cur.row()) if cur.isValid() else None
-        scroll = self.table.verticalScrollBar().value()
-        self.table.selectionModel().blockSignals(True)
+        """Re-read the facts keeping the selection, the current row and the scroll position
+        (restored when the model has reloaded, see ``_on_reloaded``)."""
+        if self._restore is None:
+            ids = self.selected_ids() if self.stack.currentIndex() == 0 else []
+            cur = self.table.currentIndex()
+            cur_id = self.model.id_at(cur.row()) if cur.isValid() else None
+            self._restore = (ids, cur_id, self.table.verticalScrollBar().value())
         self.model.refresh()
-        self.table.selectionModel().blockSignals(False)
+
+    @Slot()
+    def _on_reloaded(self) -> None:
+        ids, cur_id, scroll = self._restore or ([], None, 0)
+        self._restore = None
+        self.table.selectionModel().blockSignals(True)
         self.select_ids(ids, current=cur_id)
+        self.table.selectionModel().blockSignals(False)
+        self.table.viewport().update()
         self.table.verticalScrollBar().setValue(scroll)
         if self.editor.fact is not None:
             self._load_editor(self.editor.fact.id)
@@ -347,6 +363,9 @@ class AgentTab(QWidget):
                 self._reload_view(i)
             else:
                 self._loaded.discard(i)  # reloaded when shown next
+        callbacks, self._after_reload = self._after_reload, []
+        for fn in callbacks:
+            fn()
         self.refreshed.emit()
 
     def close_down(self) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QFont
 
 from services.facts import FactFilters
@@ -35,9 +35,18 @@ def _when(dt) -> str:
 
 
 class FactTableModel(QAbstractTableModel):
-    def __init__(self, memory, parent=None, filters: FactFilters | None = None):
+    """With a ``runner``, re-sorting, filtering and refreshing query in a worker (sorting a
+    million rows by importance takes a second) and the model resets when the answer arrives;
+    ``reloaded`` says so. Without one (scripts, model tests) they run inline."""
+
+    reloaded = Signal()
+
+    def __init__(self, memory, parent=None, filters: FactFilters | None = None, runner=None):
         super().__init__(parent)
         self.memory = memory
+        self._runner = runner
+        self._gen = 0
+        self._count: int | None = None
         self._filters = filters or FactFilters()
         self._order = "-created_at"
         self._sort = (5, Qt.DescendingOrder)
@@ -62,6 +71,7 @@ class FactTableModel(QAbstractTableModel):
         self._row_of = {fid: r for r, fid in enumerate(ids)}
         self._exhausted = len(ids) < n
         self._cache.clear()
+        self._count = None
         self._load_rows(ids[:PAGE])
 
     def _load_rows(self, ids) -> None:
@@ -94,23 +104,60 @@ class FactTableModel(QAbstractTableModel):
         return len(self._ids)
 
     def total_count(self) -> int:
-        return self.memory.facts.count(self._filters)
+        if self._count is None:
+            self._count = self.memory.facts.count(self._filters)
+        return self._count
+
+    def is_loading(self) -> bool:
+        return self._gen_pending
+
+    _gen_pending = False
 
     @property
     def filters(self) -> FactFilters:
         return self._filters
 
     def set_filters(self, filters: FactFilters) -> None:
-        self.beginResetModel()
-        self._filters = filters
-        self._load_first_page()
-        self.endResetModel()
+        self._reload(filters, self._order)
 
     def refresh(self) -> None:
-        """Re-read what is loaded (the store changed); callers restore the selection by id."""
+        """Re-read what is loaded (the store changed); callers restore the selection by id
+        when ``reloaded`` fires."""
+        self._reload(self._filters, self._order, at_least=len(self._ids))
+
+    def _reload(self, filters: FactFilters, order: str, at_least: int = 0) -> None:
+        n = max(PAGE, at_least)
+        page = PAGE
+        memory = self.memory
+        if self._runner is None:
+            ids = memory.facts.ids(filters, order=order, limit=n)
+            self._apply(self._gen, filters, order, n, ids, memory.facts.rows(ids[:page]), None)
+            return
+        self._gen += 1
+        gen = self._gen
+        self._gen_pending = True
+
+        def op(progress, cancelled):
+            ids = memory.facts.ids(filters, order=order, limit=n)
+            return ids, memory.facts.rows(ids[:page]), memory.facts.count(filters)
+
+        self._runner.start("Loading facts", op, visible=False,
+                           success=lambda r: self._apply(gen, filters, order, n, *r))
+
+    def _apply(self, gen, filters, order, n, ids, rows, count) -> None:
+        if gen != self._gen:
+            return  # a newer sort/filter was asked for meanwhile
+        self._gen_pending = False
         self.beginResetModel()
-        self._load_first_page(at_least=len(self._ids))
+        self._filters, self._order = filters, order
+        self._ids = list(ids)
+        self._row_of = {fid: r for r, fid in enumerate(self._ids)}
+        self._exhausted = len(self._ids) < n
+        self._cache.clear()
+        self._cache.update(rows)
+        self._count = count
         self.endResetModel()
+        self.reloaded.emit()
 
     def refresh_rows(self, ids) -> None:
         """Re-read some rows in place (an edit); a row that vanished reads as a blank."""
@@ -215,14 +262,11 @@ class FactTableModel(QAbstractTableModel):
             return
         key = COLUMNS[column][1]
         order_key = ("-" if order == Qt.DescendingOrder else "") + key
-        if order_key == self._order:
+        if order_key == self._order and not self._gen_pending:
             return
         # a re-sort is a new query, not a permutation of what is loaded
-        self.beginResetModel()
-        self._order = order_key
         self._sort = (column, order)
-        self._load_first_page()
-        self.endResetModel()
+        self._reload(self._filters, order_key)
 
     def sort_state(self):
         return self._sort

@@ -37,6 +37,7 @@ class ForgetDialog(QDialog):
     """Scope: the selected facts, or everything matching a text. Preview first, always."""
 
     forgotten = Signal(object)
+    previewed = Signal(bool)  # ok
 
     def __init__(self, engram, runner, slug: str, fact_ids=(), parent=None):
         super().__init__(parent)
@@ -101,12 +102,17 @@ class ForgetDialog(QDialog):
         svc = ForgetService(self.engram)
         self.status.setText("Looking in every place…")
         self.runner.start("Forget preview", lambda p, c: svc.preview(scope), visible=False,
-                          success=self._previewed, failure=self.status.setText)
+                          success=self._previewed, failure=self._preview_failed)
+
+    def _preview_failed(self, message: str) -> None:
+        self.status.setText(message)
+        self.previewed.emit(False)
 
     def _previewed(self, p) -> None:
         self.preview_text.setPlainText(_describe_preview(p))
         self.status.setText("This is what would be removed. Forgetting cannot be undone.")
         self.execute_btn.setEnabled(True)
+        self.previewed.emit(True)
 
     @Slot()
     def execute(self) -> None:

@@ -236,9 +236,9 @@ class MainWindow(QMainWindow):
         w = self.tabs.currentWidget()
         return w if isinstance(w, AgentTab) else None
 
-    def sync_agents(self) -> None:
+    def sync_agents(self, agents=None) -> None:
         """Add tabs for new agents, drop tabs of removed ones, update names and counts."""
-        infos = {a.slug: a for a in self.engram.agents()}
+        infos = {a.slug: a for a in (self.engram.agents() if agents is None else agents)}
         for slug in list(self.agent_tabs):
             if slug not in infos:
                 tab = self.agent_tabs.pop(slug)
@@ -401,10 +401,15 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def on_store_changed(self) -> None:
-        known = set(self.agent_tabs)
-        now = {a.slug for a in self.engram.agents()}
-        if known != now:
-            self.sync_agents()
+        """Another process (or one of our workers) committed: re-read agents and facts.
+        ``agents()`` counts every fact, so it runs in a worker too."""
+        engram = self.engram
+        self.runner.start("Checking agents", lambda p, c: engram.agents(), visible=False,
+                          success=self._agents_read)
+
+    def _agents_read(self, agents) -> None:
+        if {a.slug for a in agents} != set(self.agent_tabs):
+            self.sync_agents(agents)
         for tab in self.agent_tabs.values():
             tab.refresh()
 

@@ -5,6 +5,7 @@ from PySide6.QtCore import Qt
 
 from services.facts import FactFilters
 from ui import fact_model
+from tests_gui_helpers import open_tab, reloaded
 from ui.fact_model import FactTableModel
 
 
@@ -38,28 +39,31 @@ def test_model_loads_pages_lazily_and_sort_requeries(seeded, monkeypatch):
 
 
 def test_browse_scroll_filter_and_count(window, seeded, qtbot):
-    window.sync_agents()
-    tab = window.agent_tabs["claude"]
-    window.tabs.setCurrentWidget(tab)
-    tab.refresh()
+    tab = open_tab(window, "claude")
     assert tab.model.rowCount() == 42
     assert tab.count_label.text() == "42 active facts"
     # filter: pinned preferences only
-    tab.filter_bar.category.setCurrentText("pref")
+    with reloaded(qtbot, tab):
+        tab.filter_bar.category.setCurrentText("pref")
     assert {tab.model.fact_at(r).category for r in range(tab.model.rowCount())} == {"pref"}
-    tab.filter_bar.pinned.setCurrentText("Pinned")
+    with reloaded(qtbot, tab):
+        tab.filter_bar.pinned.setCurrentText("Pinned")
     rows = [tab.model.fact_at(r) for r in range(tab.model.rowCount())]
     assert rows and all(f.pinned and f.category == "pref" for f in rows)
     assert "match the filters" in tab.count_label.text()
     # a prefix category matches every project
-    tab.filter_bar.clear()
-    tab.filter_bar.category.setCurrentText("proj:")
+    with reloaded(qtbot, tab):
+        tab.filter_bar.clear()
+    with reloaded(qtbot, tab):
+        tab.filter_bar.category.setCurrentText("proj:")
     assert tab.model.rowCount() == seeded.facts.count(FactFilters(category="proj:"))
     assert tab.model.rowCount() > 0
-    tab.filter_bar.clear()
+    with reloaded(qtbot, tab):
+        tab.filter_bar.clear()
     assert tab.model.rowCount() == 42
     # clicking a header sorts through the store
-    tab.table.horizontalHeader().setSortIndicator(3, Qt.DescendingOrder)
+    with reloaded(qtbot, tab):
+        tab.table.horizontalHeader().setSortIndicator(3, Qt.DescendingOrder)
     assert tab.model.fact_at(0).importance == max(f.importance for f in seeded.list())
     # selecting a row shows it in the editor with its history
     tab.table.selectRow(2)

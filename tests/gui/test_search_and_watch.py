@@ -42,9 +42,8 @@ def test_search_runs_in_worker_and_shows_signal_shares(window, seeded, qtbot):
     tab.search.table.selectRow(0)
     assert tab.editor.fact.id == top.fact.id
     # the filter bar applies to search too
-    tab.filter_bar.category.setCurrentText("env")
     with qtbot.waitSignal(tab.search.results_ready, timeout=15000):
-        tab.search.run_now()
+        tab.filter_bar.category.setCurrentText("env")
     assert {h.fact.category for _, h in tab.search.model.hits} == {"env"}
     tab.search.query.clear()
     assert tab.stack.currentIndex() == 0

@@ -140,8 +140,9 @@ def test_forget_dialog_previews_then_forgets(window, seeded, qtbot, monkeypatch)
     dlg = ForgetDialog(window.engram, window.runner, "claude", [fid], window)
     qtbot.addWidget(dlg)
     assert not dlg.execute_btn.isEnabled()
-    with qtbot.waitSignal(window.runner.job_finished, timeout=30000):
+    with qtbot.waitSignal(dlg.previewed, timeout=30000) as ok:
         dlg.preview_btn.click()
+    assert ok.args == [True], dlg.status.text()
     assert "facts: 1" in dlg.preview_text.toPlainText()
     assert dlg.execute_btn.isEnabled()
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Yes)
