@@ -3,11 +3,13 @@
 * ``claude-code``: a ``SessionEnd`` hook in ``~/.claude/settings.json`` that pipes the hook's
   JSON (``transcript_path``, ``session_id``) into ``engram hook-run claude-code --agent SLUG``,
   plus an ``@<memory.md>`` import line in CLAUDE.md (user-level, or the project's with
-  ``project``) so every session loads the compiled memory.
+  ``project``) so every session loads the compiled memory; with ``with_context`` also a
+  ``UserPromptSubmit`` hook whose output (the ``services.context`` block for the prompt,
+  found by keyword so no model loads per prompt) Claude Code adds to each prompt.
 * ``cursor``: an always-applied rule ``<project>/.cursor/rules/engram-memory.mdc`` that embeds
   the compiled memory (Cursor rules cannot import files outside the project).
-* ``generic``: a shell snippet ``~/.config/engram/agent-hook.sh`` with two functions any agent
-  script can call.
+* ``generic``: a shell snippet ``~/.config/engram/agent-hook.sh`` with functions any agent
+  script can call (``engram_context``, ``engram_ingest``, ``engram_remember``).
 
 Everything is a *plan* first (``plan_install``/``plan_uninstall`` → ``Plan`` with a unified
 diff per file); ``apply`` writes it. Every edited file is backed up beside itself as
