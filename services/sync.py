@@ -15,10 +15,14 @@ them; ``sync_workspace`` reconciles the two:
 * entries new in the file become facts (through the ingest pipeline: redaction, forget rules,
   dedup); active facts not in any file are appended to MEMORY.md.
 
-Edited entries are matched to their links by position in the file (a diff of the hash
-sequences), so an agent that rewrites an entry in place is seen as editing it. Blocks that
-are not entries (the preamble, free text, Hermes-style undated lines) are kept byte for byte.
-Files are written atomically and only if nobody changed them while we were syncing.
+Edited entries are matched to their links by position (a diff of the hash sequences) and,
+where the sequence changed, by resemblance to the fact's text, so an agent that rewrites an
+entry in place is seen as editing it, and one that removes an entry and writes another is
+not. Entries are read with the Memory Setup importer (``parse_source(path,
+"memory-setup")``: its category aliases and date checks), so a synced entry becomes the
+same fact an import makes. Blocks that are not single entries (the preamble, free text,
+Hermes-style undated lines, several entries in one block) are kept byte for byte and not
+synced. Files are written atomically and only if nobody changed them while we were syncing.
 """
 from __future__ import annotations
 
@@ -286,6 +290,12 @@ def _sync(memory, direction, prefer, dry_run) -> SyncReport:
     folder = memories_dir(memory)
     state = _load_state(memory)
     report = SyncReport()
+    if state.get("folder") not in (None, str(folder)):
+        # another workspace: its links say nothing about these files (and must not read as
+        # "every entry was removed"); start over, matching entries to facts by their text
+        report.changes.append(f"workspace changed from {state['folder']}: links reset")
+        state["files"] = {}
+    state["folder"] = str(folder)
     linked_anywhere = {l["fact"] for f in state["files"].values() for l in f["links"]}
     files = {name: EntryFile(folder / name) for name in FILES}
     new_links: dict[str, list[dict]] = {}

@@ -195,3 +195,16 @@ def test_signature_tells_a_poller_when_to_sync(mem, ws):
     ws.write_text(ws.read_text() + "§\n[2026-06-01][task] Rotate the API keys\n")
     assert workspace_signature(mem) != sig
     assert sync_workspace(mem).pulled == 1
+
+
+def test_moving_the_workspace_does_not_read_as_every_entry_removed(mem, ws, keyword_engram,
+                                                                     tmp_path):
+    sync_workspace(mem)
+    other = tmp_path / "other"
+    (other / "memories").mkdir(parents=True)
+    (other / "memories" / "MEMORY.md").write_text(ws.read_text())
+    keyword_engram.update_agent("hermes", workspace=other)
+    moved = keyword_engram.agent("hermes")
+    rep = sync_workspace(moved)
+    assert rep.pulled == 0 and rep.pushed == 0 and rep.conflicts == []
+    assert all(f.status == "active" for f in moved.list())
