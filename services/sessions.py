@@ -98,7 +98,14 @@ def summarize(chunk: list[Exchange], facts: list[ExtractedFact]) -> tuple[str, l
     return summary[:900], keywords([x.user for x in chunk] + [x.assistant for x in chunk])
 
 
-def condensed_log(t: Transcript) -> str:
+def _forgotten(memory):
+    """A predicate: does a text hit one of the user's forget rules? (Facts are checked by the
+    ingest pipeline; episode summaries and the session log are checked here.)"""
+    key = memory.engram.forget_key()
+    return lambda text: memory.engram.blocking_rule(key, memory.agent_id, text) is not None
+
+
+def condensed_log(t: Transcript, forgotten=None) -> str:
     lines, total = [], 0
     for m in t.messages:
         text = " ".join(m.text.split())
@@ -110,7 +117,10 @@ def condensed_log(t: Transcript) -> str:
             lines.append("… (truncated)")
             break
         lines.append(line)
-    return redact("\n".join(lines)).text
+    text = "\n".join(lines)
+    if forgotten and forgotten(text):
+        text = "\n".join("[forgotten]" if forgotten(line) else line for line in lines)
+    return redact(text).text
 
 
 def _extract(t: Transcript, cfg: LifecycleConfig, secrets, report: SessionReport):
@@ -166,7 +176,8 @@ def ingest_session(memory, path, session_id: str | None = None, fmt: str | None 
         row.source_path = str(path)
         row.started_at, row.ended_at = t.started_at, t.ended_at
         row.turn_count = len(exchanges)
-        row.log = condensed_log(t)
+        forgotten = _forgotten(memory)
+        row.log = condensed_log(t, forgotten)
         for chunk in chunks:
             end = next((x.ended_at or x.started_at for x in reversed(chunk)
                         if x.ended_at or x.started_at), None)
@@ -177,6 +188,10 @@ def ingest_session(memory, path, session_id: str | None = None, fmt: str | None 
             if project and project.lower() not in tags:
                 tags = [project.lower()] + tags[:3]
             if not summary:
+                continue
+            if forgotten(summary):
+                report.warnings.append("an episode was not stored: it mentions something "
+                                       "you asked Engram to forget")
                 continue
             _, created = memory.episodes.add(when.date(), summary, time=clock_label(when),
                                              tags=tags, session_id=row.id,

@@ -150,3 +150,25 @@ def test_secrets_in_transcripts_are_redacted(agent, tmp_path, lc_config):
     assert key not in row.log and "[REDACTED" in row.log
     assert all(key not in e.summary for e in agent.episodes.list())
     assert all(key not in f.content for f in agent.list())
+
+
+def test_forget_rules_reach_episodes_and_logs(agent, tmp_path, lc_config):
+    import json
+
+    from services.forget_rules import add_rule
+
+    add_rule(agent.engram.forget_key(), agent.agent_id, "falcon", ["Project Falcon"])
+    p = tmp_path / "f.jsonl"
+    p.write_text("".join(json.dumps(x) + "\n" for x in [
+        {"role": "user", "content": "I prefer fish shell. Project Falcon launches in May."},
+        {"role": "assistant", "content": "Noted."},
+        {"role": "user", "content": "We decided to use Project Falcon branding."},
+        {"role": "assistant", "content": "ok"}]), encoding="utf-8")
+    lc_config.turns_per_summary = 1
+    r = ingest_session(agent, p, session_id="forget-test", config=lc_config)
+    # turn 1's summary quotes only "I prefer fish shell"; turn 2's would name Falcon
+    assert r.episodes_added == 1 and any("forget" in w for w in r.warnings)
+    assert all("Falcon" not in e.summary for e in agent.episodes.list())
+    assert [f.content for f in agent.list()] == ["I prefer fish shell."]
+    log = Session.get(Session.external_id == "forget-test").log
+    assert "Falcon" not in log and "[forgotten]" in log
