@@ -202,9 +202,12 @@ def test_moving_the_workspace_does_not_read_as_every_entry_removed(mem, ws, keyw
     sync_workspace(mem)
     other = tmp_path / "other"
     (other / "memories").mkdir(parents=True)
-    (other / "memories" / "MEMORY.md").write_text(ws.read_text())
+    (other / "memories" / "MEMORY.md").write_text(HEADER + "\n§\n[2026-06-02][fact] Office "
+                                                  "moved to the third floor\n")
     keyword_engram.update_agent("hermes", workspace=other)
     moved = keyword_engram.agent("hermes")
     rep = sync_workspace(moved)
-    assert rep.pulled == 0 and rep.pushed == 0 and rep.conflicts == []
-    assert all(f.status == "active" for f in moved.list())
+    assert rep.pulled == 1 and rep.pushed == 3 and rep.conflicts == []
+    assert [f.status for f in moved.list()] == ["active"] * 4
+    text = (other / "memories" / "MEMORY.md").read_text()
+    assert "Office moved to the third floor" in text and "Prefers pnpm over npm" in text
