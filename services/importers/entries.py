@@ -307,8 +307,9 @@ def _loose_items(block: Block):
             cur: list[tuple[int, str]] = []
             for i, ln in para:
                 # a new item starts at a bullet or a "Label: value" line; others continue one
+                label = profile_line(ln) or _LABEL_LINE.match(ln)
                 new = _BULLET.match(ln) or STRICT_PREFIX.match(ln) or (
-                    (profile_line(ln) or _LABEL_LINE.match(ln)) and not ln.startswith((" ", "\t")))
+                    label and not ln.startswith((" ", "\t")))
                 if new and cur:
                     items.append((block.line_of(cur[0][0]), [x for _, x in cur], section))
                     cur = []
@@ -346,16 +347,19 @@ def parse_entries(text: str, ctx: FileContext) -> tuple[list[ImportedFact], list
         for b in blocks:
             off, lines = trim_block(b)
             # Hermes never writes a header: a titled block before the first § was written by
-            # a person to describe the file, prose included.
-            # Profile lines under such a title still count.
+            # a person to describe the file, prose included. Profile lines and prefixed
+            # entries under such a title still count.
+            first_entry = 0
             if b.first and any(ln.strip() and is_decoration(ln) for ln in b.lines[:off]):
-                items += [(b.line_of(off + i), [ln], None) for i, ln in enumerate(lines)
-                          if profile_line(ln)]
-                continue
-            if not lines:
+                first_entry = next((i for i, ln in enumerate(lines) if STRICT_PREFIX.match(ln)),
+                                   len(lines))
+                items += [(b.line_of(off + i), [ln], None)
+                          for i, ln in enumerate(lines[:first_entry]) if profile_line(ln)]
+            if first_entry >= len(lines):
                 continue
             # several "[date][cat]" lines in one block are several entries
-            cuts = [0] + [i for i, ln in enumerate(lines) if i and STRICT_PREFIX.match(ln)]
+            cuts = [first_entry] + [i for i, ln in enumerate(lines)
+                                    if i > first_entry and STRICT_PREFIX.match(ln)]
             for k, i in enumerate(cuts):
                 j = cuts[k + 1] if k + 1 < len(cuts) else len(lines)
                 items.append((b.line_of(off + i), lines[i:j], None))

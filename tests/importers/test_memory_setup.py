@@ -331,3 +331,13 @@ def test_freshly_bootstrapped_hermes_workspace(agent, tmp_path, stored):
     assert rep.added == 2 and rep.skipped == []
     assert stored(agent)["Never force-push\nto shared branches"].source_ref == \
         "memories/MEMORY.md:7"
+
+
+def test_entry_written_right_under_the_header(tmp_path):
+    f = tmp_path / "memories" / "MEMORY.md"
+    f.parent.mkdir()
+    f.write_text("# MEMORY.md\n\n> Durable facts.\n[2026-04-12][pref] Likes tabs\n§\n"
+                 "[2026-04-13][rule] Never force-push\n", encoding="utf-8")
+    got = [(x.content, x.source_ref) for x in parse_source(tmp_path).facts]
+    assert got == [("Likes tabs", "memories/MEMORY.md:4"),
+                   ("Never force-push", "memories/MEMORY.md:6")]
