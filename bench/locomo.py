@@ -173,6 +173,19 @@ class ExactDense:
         return [int(self.ids[i]) for i in top]
 
 
+def _default_hnsw_collection(index, agent_id: int, dense: ExactDense):
+    """The same vectors in a collection made with Chroma's default HNSW settings."""
+    name = f"fidelity-default-{agent_id}"
+    try:
+        index.client.delete_collection(name)
+    except Exception:  # absent: nothing to clear
+        pass
+    col = index.client.create_collection(name, metadata={"hnsw:space": "cosine"})
+    for s in range(0, len(dense.ids), 2000):
+        col.add(ids=[str(i) for i in dense.ids[s:s + 2000]], embeddings=dense.mat[s:s + 2000])
+    return col
+
+
 def rrf(*rankings: list[int], k: int = RRF_K) -> list[int]:
     score: dict[int, float] = defaultdict(float)
     for r in rankings:
@@ -195,7 +208,8 @@ def run(data: Path, data_dir: Path, conversations: int | None = None,
     if engram.embedder is None:
         raise SystemExit(f"LoCoMo bench needs the embedding model: {engram.semantic_error}")
     per_query: list[dict] = []
-    fidelity = {"queries": 0, "differ": 0, "gold_rank1_lost": 0}
+    fidelity = {k: {"queries": 0, "differ": 0, "differ_as_set": 0, "gold_rank1_lost": 0}
+                for k in ("engram", "chroma_default")}
     ingest_s = 0.0
     for conv in convs:
         mem = engram.agent(re.sub(r"[^a-z0-9_.-]", "-", conv.sample_id.lower()), create=True)
@@ -204,6 +218,7 @@ def run(data: Path, data_dir: Path, conversations: int | None = None,
         ingest_s += time.perf_counter() - ti
         dense = ExactDense(engram.index, mem.agent_id)
         qvecs = engram.embedder.embed([q.text for q in conv.questions])
+        default_col = _default_hnsw_collection(engram.index, mem.agent_id, dense)
         for q, qv in zip(conv.questions, qvecs):
             gold = {id_of[e] for e in q.evidence if e in id_of}
             d_rank = dense.ranking(qv)
@@ -212,15 +227,22 @@ def run(data: Path, data_dir: Path, conversations: int | None = None,
             ranks = {"engram": [h.fact.id for h in hits], "bm25": b_rank, "dense": d_rank,
                      "rrf": rrf(b_rank, d_rank)}
             hnsw = [fid for fid, _ in engram.index.query(mem.agent_id, qv, k=10)]
-            fidelity["queries"] += 1
-            if hnsw != d_rank[:10]:
-                fidelity["differ"] += 1
-                if d_rank[0] in gold and (not hnsw or hnsw[0] != d_rank[0]):
-                    fidelity["gold_rank1_lost"] += 1
+            res = default_col.query(query_embeddings=[qv], n_results=10, include=[])
+            default = [int(i) for i in res["ids"][0]]
+            for key, got in (("engram", hnsw), ("chroma_default", default)):
+                f = fidelity[key]
+                f["queries"] += 1
+                if got != d_rank[:10]:
+                    f["differ"] += 1
+                    if set(got) != set(d_rank[:10]):
+                        f["differ_as_set"] += 1
+                    if d_rank[0] in gold and (not got or got[0] != d_rank[0]):
+                        f["gold_rank1_lost"] += 1
             row = {"conv": conv.sample_id, "category": q.category}
             for name, r in ranks.items():
                 row[name] = score_query(r, gold)
             per_query.append(row)
+        engram.index.client.delete_collection(default_col.name)
         log(f"  {conv.sample_id}: {len(conv.turns)} turns, {len(conv.questions)} queries")
     engram.close()
     result = summarize(per_query, held_out)
@@ -230,8 +252,13 @@ def run(data: Path, data_dir: Path, conversations: int | None = None,
     result["dropped"] = {
         "questions": sum(c.dropped.get("questions", 0) for c in convs),
         "evidence_ids": sum(c.dropped.get("evidence_ids", 0) for c in convs)}
-    result["fidelity"] = fidelity | {
-        "fraction": fidelity["differ"] / max(1, fidelity["queries"])}
+    from services.vector_index import HNSW
+
+    for key, f in fidelity.items():
+        f["fraction"] = f["differ"] / max(1, f["queries"])
+    fidelity["engram"]["hnsw"] = dict(HNSW)
+    fidelity["chroma_default"]["hnsw"] = "chromadb defaults (collection created without a configuration)"
+    result["fidelity"] = fidelity
     result["ingest_seconds"] = round(ingest_s, 1)
     result["seconds"] = round(time.perf_counter() - t0, 1)
     return result

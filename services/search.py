@@ -18,10 +18,11 @@ What the LoCoMo benchmark (``python -m bench locomo``) taught, and why the code 
 """
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 
 from models import Fact
 from models.entities import utcnow
@@ -39,6 +40,7 @@ class SearchWeights:
     context: float = 0.5  # share of a neighbour's relevance a memory inherits
     context_decay: float = 0.7  # per step further away
     context_window: int = 2  # neighbours on each side, same source_ref
+    context_sources: int = 50  # most relevant candidates that pass relevance on
     recency: float = 0.03
     importance: float = 0.03
     access: float = 0.01
@@ -129,6 +131,10 @@ def _sql_filters(sql: str, params: list, f: FactFilters):
     if f.until is not None:
         sql += " AND f.created_at <= ?"
         params.append(_iso(f.until, end=True))
+    if f.text:
+        sql += " AND f.content LIKE ? ESCAPE '\\'"
+        esc = f.text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        params.append(f"%{esc}%")
     return sql, params
 
 
@@ -197,78 +203,85 @@ class Searcher:
         ctx: dict[int, float] = {}
         if mode == "hybrid" and w.context > 0 and w.context_window > 0:
             ctx = self._context(rel, filters, w)
-        ids = set(rel) | set(ctx)
-        rows = {}
-        idl = list(ids)
-        for s in range(0, len(idl), 500):
-            for f in Fact.select().where((Fact.agent == self.m.agent_id)
-                                         & Fact.id.in_(idl[s:s + 500])):
-                rows[f.id] = f
+        # score on a few light columns; build full rows only for the hits returned
         now = now or utcnow()
-        amax = max((rows[i].access_count for i in rows), default=0)
-        hits = []
-        for fid, row in rows.items():
-            when = row.created_at
-            if row.event_date:
-                when = datetime(row.event_date.year, row.event_date.month, row.event_date.day)
+        light = self._light_rows(set(rel) | set(ctx))
+        amax = max((r[4] for r in light.values()), default=0)
+        scored = []
+        for fid, (created, event_date, importance, pinned, access) in light.items():
+            when = _as_datetime(event_date) or _as_datetime(created) or now
             age = max(0.0, (now - when).total_seconds() / 86400.0)
             rec = math.exp(-math.log(2) * age / w.half_life_days)
-            acc = math.log1p(row.access_count) / math.log1p(amax) if amax else 0.0
+            acc = math.log1p(access) / math.log1p(amax) if amax else 0.0
             signals = {
                 "keyword": kw_w * kw.get(fid, 0.0) / kmax if kmax > 0 else 0.0,
                 "semantic": sem_w * sem_n.get(fid, 0.0),
                 "context": ctx.get(fid, 0.0),
                 "recency": w.recency * rec,
-                "importance": w.importance * (1.0 if row.pinned else row.importance),
+                "importance": w.importance * (1.0 if pinned else importance),
                 "access": w.access * acc,
             }
+            scored.append((sum(signals.values()), fid, signals))
+        scored.sort(key=lambda t: (-t[0], -t[1]))
+        scored = scored[:k]
+        rows = {f.id: f for f in Fact.select().where(
+            (Fact.agent == self.m.agent_id) & Fact.id.in_([fid for _, fid, _ in scored]))}
+        hits = []
+        for score, fid, signals in scored:
+            if fid not in rows:  # deleted between the two reads
+                continue
             raw = {"bm25": round(kw.get(fid, 0.0), 6), "cosine": round(sem.get(fid, 0.0), 6),
                    "keyword_rank": kw_rank.get(fid), "semantic_rank": sem_rank.get(fid)}
-            hits.append(SearchHit(fact_view(row), sum(signals.values()), signals, raw))
-        hits.sort(key=lambda h: (-h.score, -h.fact.id))
-        hits = hits[:k]
+            hits.append(SearchHit(fact_view(rows[fid]), score, signals, raw))
         if touch and hits:
             self.m.facts.touch([h.fact.id for h in hits])
         return hits
+
+    def _light_rows(self, ids: set[int]) -> dict[int, tuple]:
+        if not ids:
+            return {}
+        sql = ("SELECT f.id, f.created_at, f.event_date, f.importance, f.pinned, f.access_count "
+               "FROM fact f WHERE f.agent_id = ? AND f.id IN (SELECT value FROM json_each(?))")
+        cur = self.m.db.execute_sql(sql, (self.m.agent_id, json.dumps(sorted(ids))))
+        return {int(r[0]): (r[1], r[2], float(r[3]), bool(r[4]), int(r[5] or 0)) for r in cur}
 
     def _context(self, rel: dict[int, float], filters: FactFilters,
                  w: SearchWeights) -> dict[int, float]:
         """Each memory's inherited share of its neighbours' relevance.
 
         Neighbours are the memories of the same ``source_ref`` next to it in insertion (id)
-        order, looked up by primary-key ranges around the candidates, so the cost is a few
-        hundred indexed reads whatever the store's size. Only memories the filters allow take
-        part, on both ends.
+        order. Only the ``context_sources`` most relevant candidates pass relevance on (a
+        neighbour of a weak candidate cannot reach the top anyway), and the ids around them
+        are read in one indexed query, so the cost does not grow with the store. Only
+        memories the filters allow take part, on both ends.
         """
         if not rel:
             return {}
         win = w.context_window
         slack = win + 3  # ids of other sources may sit between two turns of one source
+        top = sorted(rel, key=lambda i: -rel[i])[:w.context_sources]
         around: set[int] = set()
-        for fid in rel:
-            around.update(range(fid - slack, fid + slack + 1))
-        src: dict[int, str] = {}
-        ids = [i for i in around if i > 0]
-        for s in range(0, len(ids), 900):
-            q = filters.apply(Fact.select(Fact.id, Fact.source_ref).where(
-                (Fact.agent == self.m.agent_id) & Fact.id.in_(ids[s:s + 900])
-                & Fact.source_ref.is_null(False)))
-            for fid, ref in q.tuples():
-                src[fid] = ref
+        for fid in top:
+            around.update(range(max(1, fid - slack), fid + slack + 1))
+        sql = ("SELECT f.id, f.source_ref FROM fact f WHERE f.agent_id = ? "
+               "AND f.id IN (SELECT value FROM json_each(?)) AND f.source_ref IS NOT NULL")
+        sql, params = _sql_filters(sql, [self.m.agent_id, json.dumps(sorted(around))], filters)
+        src = {int(i): ref for i, ref in self.m.db.execute_sql(sql, params).fetchall()}
         by_src: dict[str, list[int]] = {}
         for fid in sorted(src):
             by_src.setdefault(src[fid], []).append(fid)
+        topset = set(top)
         out: dict[int, float] = {}
         for seq in by_src.values():
             for j, fid in enumerate(seq):
-                # every id within `slack` of a candidate was fetched, so positions counted
-                # towards a candidate that close are exact
                 total = 0.0
                 for d in range(1, win + 1):
                     best = 0.0
                     for nb in (j - d, j + d):
-                        if 0 <= nb < len(seq) and abs(seq[nb] - fid) <= slack:
-                            best = max(best, rel.get(seq[nb], 0.0))
+                        # every id within `slack` of a source was read, so a position counted
+                        # towards a source that close is exact
+                        if 0 <= nb < len(seq) and seq[nb] in topset and abs(seq[nb] - fid) <= slack:
+                            best = max(best, rel[seq[nb]])
                     total += w.context * (w.context_decay ** (d - 1)) * best
                 if total > 0:
                     out[fid] = total
@@ -277,12 +290,23 @@ class Searcher:
     def _allowed(self, ids: list[int], filters: FactFilters) -> set[int]:
         if not ids:
             return set()
-        out: set[int] = set()
-        for s in range(0, len(ids), 900):
-            q = filters.apply(Fact.select(Fact.id).where(
-                (Fact.agent == self.m.agent_id) & Fact.id.in_(ids[s:s + 900])))
-            out.update(r[0] for r in q.tuples())
-        return out
+        sql = "SELECT f.id FROM fact f WHERE f.agent_id = ? AND f.id IN (SELECT value FROM json_each(?))"
+        sql, params = _sql_filters(sql, [self.m.agent_id, json.dumps(ids)], filters)
+        return {int(r[0]) for r in self.m.db.execute_sql(sql, params).fetchall()}
+
+
+def _as_datetime(v) -> datetime | None:
+    """SQLite hands dates back as text; recency needs a datetime (None when absent)."""
+    if v is None or v == "":
+        return None
+    if isinstance(v, datetime):
+        return v
+    if isinstance(v, date):
+        return datetime(v.year, v.month, v.day)
+    try:
+        return datetime.fromisoformat(str(v))
+    except ValueError:
+        return None
 
 
 def _only_active(f: FactFilters) -> bool:

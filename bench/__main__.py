@@ -1,0 +1,168 @@
+"""``python -m bench all [--quick]`` runs every benchmark, prints a compact table per part and
+writes JSON under ``bench/results/``. Parts also run alone:
+
+    python -m bench locomo --data PATH --json OUT
+    python -m bench throughput [--texts N]
+    python -m bench scale [--sizes 10000,100000]
+    python -m bench gui --data-dir D
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+RESULTS = Path(__file__).resolve().parent / "results"
+FULL_SIZES = [10_000, 100_000, 1_000_000]
+QUICK_SIZES = [10_000]
+VECTOR_SIZES = {10_000, 100_000}
+
+
+def _write(path: Path, data: dict) -> Path:
+    from services.atomic import atomic_write
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, (json.dumps(data, indent=2, default=str) + "\n").encode("utf-8"))
+    return path
+
+
+def _machine() -> dict:
+    return {"python": platform.python_version(), "cpus": os.cpu_count(),
+            "platform": platform.platform(), "loadavg_at_start": os.getloadavg(),
+            "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+
+
+def cmd_locomo(args) -> dict:
+    from bench import locomo
+
+    data = Path(args.data) if args.data else locomo.DEFAULT_DATA
+    if not data.exists():
+        raise SystemExit(f"no LoCoMo file at {data} (pass --data PATH)")
+    print(f"LoCoMo retrieval on {data}")
+    with tempfile.TemporaryDirectory(prefix="engram-locomo-") as tmp:
+        r = locomo.run(data, Path(tmp), conversations=args.conversations,
+                       held_out=tuple(args.held_out.split(",")) if args.held_out else ())
+    r["data"] = str(data)
+    print(locomo.table(r))
+    print(f"queries {r['queries']} over {r['turns']} turns; dropped {r['dropped']['questions']} "
+          f"questions with no resolvable evidence and {r['dropped']['evidence_ids']} "
+          f"unresolvable evidence ids")
+    for key, f in r["fidelity"].items():
+        print(f"HNSW fidelity ({key}): top-10 differs from exact cosine for {f['differ']}/"
+              f"{f['queries']} queries ({f['fraction']:.4f}); as a set {f['differ_as_set']}; "
+              f"rank-1 gold lost {f['gold_rank1_lost']}")
+    out = Path(args.json) if getattr(args, "json", None) else RESULTS / "locomo.json"
+    _write(out, r | {"machine": _machine()})
+    print(f"→ {out}")
+    return r
+
+
+def cmd_throughput(args) -> dict:
+    from bench import throughput
+    from bench.synth import Generator
+
+    gen = Generator(5)
+    texts = [gen.fact(i)[0] for i in range(args.texts)]
+    print(f"Embedding throughput on {len(texts)} texts")
+    r = throughput.run(texts)
+    print(throughput.table(r))
+    _write(RESULTS / "throughput.json", r | {"machine": _machine()})
+    return r
+
+
+def cmd_scale(args) -> list:
+    from bench import scale
+
+    sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else FULL_SIZES
+    work = Path(args.work or tempfile.mkdtemp(prefix="engram-scale-"))
+    print(f"Scale: {', '.join(f'{n:,d}' for n in sizes)} facts (work dir {work})")
+    rows = scale.run(sizes, work, VECTOR_SIZES, keep=getattr(args, "keep", None))
+    print(scale.table(rows))
+    _write(RESULTS / "scale.json", {"rows": rows, "machine": _machine()})
+    return rows
+
+
+def cmd_scale_step(args) -> None:
+    from bench import scale
+
+    print(json.dumps(scale.step(args.size, Path(args.dir), args.vectors)), flush=True)
+
+
+def cmd_gui(args) -> dict:
+    from bench import gui
+
+    r = gui.run(Path(args.data_dir))
+    print(f"GUI first paint: {json.dumps(r)}")
+    _write(RESULTS / "gui.json", r | {"data_dir": str(args.data_dir), "machine": _machine()})
+    return r
+
+
+def cmd_all(args) -> None:
+    import shutil
+
+    t0 = time.perf_counter()
+    summary: dict = {"quick": args.quick, "machine": _machine()}
+    args.json = None
+    args.conversations = 2 if args.quick else None
+    args.held_out = None if args.quick else "conv-42,conv-43,conv-44"
+    summary["locomo"] = cmd_locomo(args)
+    print()
+    args.texts = 200 if args.quick else 1000
+    summary["throughput"] = cmd_throughput(args)
+    print()
+    sizes = QUICK_SIZES if args.quick else FULL_SIZES
+    work = Path(tempfile.mkdtemp(prefix="engram-scale-"))
+    args.sizes, args.work, args.keep = ",".join(map(str, sizes)), str(work), sizes[-1]
+    summary["scale"] = cmd_scale(args)
+    print()
+    args.data_dir = work / f"scale-{sizes[-1]}"
+    print(f"GUI at {sizes[-1]:,d} facts")
+    summary["gui"] = cmd_gui(args) | {"facts_in_store": sizes[-1]}
+    shutil.rmtree(work, ignore_errors=True)
+    summary["seconds"] = round(time.perf_counter() - t0, 1)
+    name = "all-quick.json" if args.quick else "all.json"
+    _write(RESULTS / name, summary)
+    print(f"\nall benchmarks: {summary['seconds']} s → {RESULTS / name}")
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    a = sub.add_parser("all", help="every benchmark")
+    a.add_argument("--quick", action="store_true", help="small sizes (under 2 minutes)")
+    a.add_argument("--data", help="LoCoMo JSON (default ../shared/bench/locomo/locomo_dev.json)")
+    a.set_defaults(func=cmd_all)
+    lo = sub.add_parser("locomo", help="retrieval quality on a LoCoMo-format file")
+    lo.add_argument("--data")
+    lo.add_argument("--json", help="write results here (default bench/results/locomo.json)")
+    lo.add_argument("--conversations", type=int, help="only the first N conversations")
+    lo.add_argument("--held-out", help="comma-separated sample ids reported apart")
+    lo.set_defaults(func=cmd_locomo)
+    t = sub.add_parser("throughput", help="Engram embedder vs Chroma's default function")
+    t.add_argument("--texts", type=int, default=1000)
+    t.set_defaults(func=cmd_throughput)
+    s = sub.add_parser("scale", help="ingest/search/compile/forget at 10k..1M facts")
+    s.add_argument("--sizes", help="comma-separated, default 10000,100000,1000000")
+    s.add_argument("--work", help="work directory (default: a temp dir)")
+    s.set_defaults(func=cmd_scale, keep=None)
+    st = sub.add_parser("scale-step", help=argparse.SUPPRESS)
+    st.add_argument("--size", type=int, required=True)
+    st.add_argument("--dir", required=True)
+    st.add_argument("--vectors", action="store_true")
+    st.set_defaults(func=cmd_scale_step)
+    g = sub.add_parser("gui", help="start-up to first painted page")
+    g.add_argument("--data-dir", required=True)
+    g.set_defaults(func=cmd_gui)
+    args = p.parse_args(argv)
+    args.func(args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,203 @@
+"""Speed at scale: 10k, 100k and 1M synthetic memories in one agent.
+
+Each size runs in its own process (``python -m bench scale-step``) so peak RSS is that size's
+own. Steps: bulk ingest (no embeddings; at 10k ``remember_many`` is timed as well), keyword
+search, hybrid search (only where a vector index is filled: vectors are noisy copies of real
+embeddings of a few hundred memories, since embedding 10^5 texts is out of budget; the
+model's own rate is the throughput bench), compile, forget of 1 % of the facts, store size.
+"""
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+SLUG = "scale"
+
+
+def _pct(xs: list[float], p: float) -> float:
+    xs = sorted(xs)
+    if not xs:
+        return float("nan")
+    i = min(len(xs) - 1, max(0, int(round(p / 100 * (len(xs) - 1)))))
+    return xs[i]
+
+
+def _dir_size(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def step(size: int, data_dir: Path, vectors: bool, queries: int = 200, seed: int = 11) -> dict:
+    """One size, in this process. Returns figures (ms, per-second rates, MB)."""
+    from bench.synth import Generator
+    from services.bulk import bulk_remember
+    from services.config import StoreConfig
+    from services.engram import Engram
+    from services.ingest import NewFact
+
+    out: dict = {"facts": size}
+    gen = Generator(seed)
+
+    def items(n):
+        for i in range(n):
+            s, cat, day = gen.fact(i)
+            yield NewFact(content=s, category=cat, event_date=day, source="bench",
+                          source_ref=f"synthetic/{i // 50}")
+
+    # ingest without embeddings: a keyword-only store opens no model
+    e = Engram.open(StoreConfig(data_dir=data_dir, semantic=False))
+    if size <= 10_000:
+        m = e.agent("per-item", create=True)
+        batch = list(items(min(size, 5000)))
+        t = time.perf_counter()
+        m.remember_many(batch, near_duplicate=None)
+        out["remember_many_per_s"] = round(len(batch) / (time.perf_counter() - t))
+        e.remove_agent("per-item")
+    m = e.agent(SLUG, create=True)
+    t = time.perf_counter()
+    counts = bulk_remember(m, items(size))
+    dt = time.perf_counter() - t
+    out["ingest_s"] = round(dt, 1)
+    out["ingest_per_s"] = round(size / dt)
+    out["stored"] = counts["added"]
+    qs = [gen.query() for _ in range(queries)]
+    lat = []
+    for q in qs:
+        t = time.perf_counter()
+        m.search(q, k=10, mode="keyword", touch=False)
+        lat.append((time.perf_counter() - t) * 1000)
+    out["keyword_p50_ms"], out["keyword_p95_ms"] = round(_pct(lat, 50), 1), round(_pct(lat, 95), 1)
+    e.close()
+
+    e = Engram.open(StoreConfig(data_dir=data_dir, semantic=vectors))
+    m = e.agent(SLUG)
+    if vectors and e.embedder is not None:
+        rng = np.random.default_rng(seed)
+        ids = [i for (i,) in e.db.execute_sql(
+            "SELECT id FROM fact WHERE agent_id = ? ORDER BY id", (m.agent_id,)).fetchall()]
+        base_txt = [r[0] for r in e.db.execute_sql(
+            "SELECT content FROM fact WHERE agent_id = ? ORDER BY random() LIMIT 300",
+            (m.agent_id,)).fetchall()]
+        base = e.embedder.embed(base_txt)
+        t = time.perf_counter()
+        for s in range(0, len(ids), 5000):
+            part = ids[s:s + 5000]
+            v = base[rng.integers(0, len(base), len(part))]
+            v = v + rng.normal(0, 0.03, v.shape).astype(np.float32)
+            v /= np.linalg.norm(v, axis=1, keepdims=True)
+            e.index.upsert(m.agent_id, part, [""] * len(part), v)
+        out["index_fill_s"] = round(time.perf_counter() - t, 1)
+        lat = []
+        for q in qs:
+            t = time.perf_counter()
+            m.search(q, k=10, mode="hybrid", touch=False)
+            lat.append((time.perf_counter() - t) * 1000)
+        out["hybrid_p50_ms"], out["hybrid_p95_ms"] = round(_pct(lat, 50), 1), round(_pct(lat, 95), 1)
+    try:
+        from services.compile import CompileService
+
+        t = time.perf_counter()
+        CompileService(m).compile()
+        out["compile_s"] = round(time.perf_counter() - t, 2)
+    except ImportError:
+        out["compile_s"] = "n/a"
+    n_forget = max(1, size // 100)
+    rows = [i for (i,) in e.db.execute_sql(
+        "SELECT id FROM fact WHERE agent_id = ? ORDER BY random() LIMIT ?",
+        (m.agent_id, n_forget)).fetchall()]
+    t = time.perf_counter()
+    try:
+        from services.forget import ForgetScope, ForgetService
+
+        ForgetService(e).execute(ForgetScope(agent=SLUG, fact_ids=tuple(rows), rule=False))
+        out["forget_via"] = "ForgetService"
+    except ImportError:
+        m.delete(rows)
+        out["forget_via"] = "AgentMemory.delete"
+    out["forget_1pct_s"] = round(time.perf_counter() - t, 1)
+    out["forgot"] = len(rows)
+    e.close()
+    out["store_mb"] = round(_dir_size(data_dir) / 2**20, 1)
+    out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    return out
+
+
+def run_size(size: int, data_dir: Path, vectors: bool, timeout: float = 1800) -> dict:
+    """Run ``step`` in a fresh interpreter (clean peak RSS); the last stdout line is JSON."""
+    cmd = [sys.executable, "-m", "bench", "scale-step", "--size", str(size), "--dir",
+           str(data_dir)] + (["--vectors"] if vectors else [])
+    env = dict(os.environ, ANONYMIZED_TELEMETRY="False")
+    root = Path(__file__).resolve().parent.parent
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=root,
+                           env=env)
+    except subprocess.TimeoutExpired:
+        return {"facts": size, "error": f"timed out after {timeout:.0f} s"}
+    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
+    if p.returncode != 0 or not lines:
+        return {"facts": size, "error": (p.stderr or p.stdout).strip().splitlines()[-1:]}
+    return json.loads(lines[-1])
+
+
+COLUMNS = [("facts", "facts"), ("ingest_per_s", "ingest/s"), ("keyword_p50_ms", "kw p50"),
+           ("keyword_p95_ms", "kw p95"), ("hybrid_p50_ms", "hyb p50"),
+           ("hybrid_p95_ms", "hyb p95"), ("compile_s", "compile s"),
+           ("forget_1pct_s", "forget1% s"), ("store_mb", "store MB"),
+           ("peak_rss_mb", "RSS MB")]
+
+
+def table(rows: list[dict]) -> str:
+    head = " ".join(f"{label:>10s}" for _, label in COLUMNS)
+    lines = [head, "-" * len(head)]
+    base = rows[0] if rows else {}
+    for r in rows:
+        lines.append(" ".join(f"{_fmt(r.get(k)):>10s}" for k, _ in COLUMNS))
+    if len(rows) > 1:
+        lines.append("growth vs first size (×):")
+        for r in rows[1:]:
+            lines.append(" ".join(f"{_ratio(r.get(k), base.get(k)):>10s}" for k, _ in COLUMNS))
+    errs = [f"{r['facts']}: {r['error']}" for r in rows if r.get("error")]
+    if errs:
+        lines.append("errors: " + "; ".join(map(str, errs)))
+    return "\n".join(lines)
+
+
+def _fmt(v) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.1f}"
+    return str(v)
+
+
+def _ratio(a, b) -> str:
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and b:
+        return f"{a / b:.2f}"
+    return "-"
+
+
+def run(sizes: list[int], work: Path, vector_sizes: set[int], log=print,
+        keep: int | None = None) -> list[dict]:
+    rows = []
+    for n in sizes:
+        d = work / f"scale-{n}"
+        shutil.rmtree(d, ignore_errors=True)
+        t = time.perf_counter()
+        r = run_size(n, d, n in vector_sizes)
+        r["wall_s"] = round(time.perf_counter() - t, 1)
+        log(f"  {n:>9,d} facts: {json.dumps(r)}")
+        rows.append(r)
+        if n != keep:
+            shutil.rmtree(d, ignore_errors=True)
+    return rows
+
+
+__all__ = ["run", "run_size", "step", "table", "statistics"]
