@@ -168,8 +168,8 @@ def import_archive(engram, path: Path, slug: str | None = None) -> ArchiveReport
         if ad.get("created_at"):
             agent.created_at = datetime.fromisoformat(ad["created_at"])
         agent.save()
-        keep = all(not model.select().where(model.id.in_([r["id"] for r in by_type.get(kind, [])]))
-                   .exists() for kind, model in TABLES if by_type.get(kind))
+        keep = not any(_taken(model, [r["id"] for r in by_type.get(kind, [])])
+                       for kind, model in TABLES)
         rep.ids_remapped = not keep
         fact_map = _insert_facts(engram, agent, by_type.get("fact", []), keep, key, rep)
         sess_map = _insert_plain(Session, agent, by_type.get("session", []), keep, rep, "session")
@@ -186,6 +186,13 @@ def import_archive(engram, path: Path, slug: str | None = None) -> ArchiveReport
     _restore_vectors(engram, agent.id, by_type.get("vector", []), fact_map, rep)
     engram.bus.emit("agent.added", slug=slug)
     return rep
+
+
+def _taken(model, ids: list[int]) -> bool:
+    for s in range(0, len(ids), 500):  # SQLite caps the number of bound variables
+        if model.select().where(model.id.in_(ids[s:s + 500])).exists():
+            return True
+    return False
 
 
 def _remap_snap(snap, fact_map):
