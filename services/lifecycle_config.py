@@ -38,8 +38,8 @@ class LifecycleConfig:
     min_importance: float = 0.05  # below this a fact is archived
     ttl_days: dict = field(default_factory=lambda: dict(DEFAULT_TTLS))
     # bounded store
-    short_term_cap: int = 150
-    long_term_cap: int = 1000
+    short_term_cap: int = 200
+    long_term_cap: int = 5000  # imported and consolidated memories; beyond it the weakest are archived
     pending_threshold: int = 100  # hot (short-term) facts before new ones queue as pending
     promote_importance: float = 0.7  # consolidation: short → long term
     promote_access: int = 3
