@@ -215,7 +215,7 @@ def cmd_pin_unpin_delete(args, ctx):
 
 def cmd_import(args, ctx):
     mem = ctx.engram().agent(args.agent, create=True, kind=args.kind or "generic")
-    rep = mem.import_path(Path(args.path).expanduser())
+    rep = mem.import_path(Path(args.path).expanduser(), fmt=args.fmt)
     if args.json:
         emit_json(rep.to_json())
         return
