@@ -29,11 +29,13 @@ from typing import Callable
 from models import Agent, AuditEvent, CompiledLayer, Episode, Fact, ForgetReceipt, Session
 from models.entities import FACT_STATUSES
 from services import forget_rules
-from services.backup import backup_store, db_path, scrub_file, store_backups
+from services.backup import backup_store, scrub_file, store_backups
 from services.errors import InvalidInput, NotFound
 from services.facts import FactFilters
 from services.forget_files import FileEdit, Terms, apply_edit, plan_file, workspace_files
-from services.raw_scan import byte_pattern, iter_files, scan_file, vector_hits
+from services.forget_verify import VerifyForgetReport, snapshot_text, verify_forgotten
+from services.purge import compact_store, purge_vectors
+from services.raw_scan import byte_pattern, iter_files, scan_file
 from services.text import fts_query, normalize, words
 
 log = logging.getLogger(__name__)
@@ -163,23 +165,6 @@ class ForgetPreview:
                 "backups": self.backups, "notes": self.notes}
 
 
-@dataclass
-class VerifyForgetReport:
-    remaining: list[tuple[str, str]] = field(default_factory=list)  # (place, detail)
-    shared: list[tuple[str, str]] = field(default_factory=list)  # raw hits other agents explain
-    files_scanned: int = 0
-    bytes_scanned: int = 0
-
-    @property
-    def ok(self) -> bool:
-        return not self.remaining
-
-    def to_json(self) -> dict:
-        return {"ok": self.ok, "remaining": [list(r) for r in self.remaining],
-                "shared": [list(r) for r in self.shared], "files_scanned": self.files_scanned,
-                "bytes_scanned": self.bytes_scanned}
-
-
 def _as_dt(v) -> datetime:
     if isinstance(v, datetime):
         return v
@@ -282,7 +267,7 @@ class ForgetService:
                                         AuditEvent.after, AuditEvent.reason).where(
                                             AuditEvent.agent == a.id):
                 if whole or ev.fact_id in id_set or (t and (
-                        t.mentions(_js(ev.before)) or t.mentions(_js(ev.after))
+                        t.mentions(snapshot_text(ev.before)) or t.mentions(snapshot_text(ev.after))
                         or t.mentions(ev.reason))):
                     hist.append(ev.id)
             ap.history = hist
@@ -382,7 +367,7 @@ class ForgetService:
         step("vectors")
         for ap in pv.agents:
             if ap.vectors or scope.kind in ("agent", "everything"):
-                notes += self._purge_vectors(ap.agent_id, {f["id"] for f in ap.facts},
+                notes += purge_vectors(self.e, ap.agent_id, {f["id"] for f in ap.facts},
                                              drop=scope.kind in ("agent", "everything"))
         step("rows")
         receipt = self._delete_rows(scope, pv, key)
@@ -487,54 +472,6 @@ class ForgetService:
                                        hashes=sorted(hashes))
         return rec
 
-    def _purge_vectors(self, agent_id: int, drop_ids: set[int], drop: bool = False) -> list[str]:
-        """Rebuild the agent's collection without ``drop_ids``: deleting ids in Chroma only
-        marks them in HNSW, so the vectors would stay in the segment files."""
-        idx = self.e.index
-        notes: list[str] = []
-        if idx is None:
-            self._drop_collection_raw(agent_id)
-            notes.append("vector index dropped for this agent (model not loaded); run "
-                         "`engram verify --repair` once the model is available to re-embed")
-            return notes
-        if drop:
-            idx.drop(agent_id)
-            return notes
-        col = idx.collection(agent_id)
-        keep_ids, keep_vecs = [], []
-        offset, page = 0, 5000
-        while True:
-            got = col.get(include=["embeddings"], limit=page, offset=offset)
-            for i, v in zip(got["ids"], got["embeddings"]):
-                if int(i) not in drop_ids:
-                    keep_ids.append(int(i))
-                    keep_vecs.append(v)
-            if len(got["ids"]) < page:
-                break
-            offset += page
-        rows = dict(Fact.select(Fact.id, Fact.content).where(
-            (Fact.agent == agent_id) & Fact.id.not_in(list(drop_ids) or [-1])).tuples())
-        import numpy as np
-
-        pairs = [(i, v) for i, v in zip(keep_ids, keep_vecs) if i in rows]
-        idx.drop(agent_id)
-        if pairs:
-            ids = [p[0] for p in pairs]
-            idx.upsert(agent_id, ids, [rows[i] for i in ids],
-                       np.asarray([p[1] for p in pairs], dtype=np.float32))
-        missing = [i for i in rows if i not in set(keep_ids)]
-        if missing:  # rows that had no vector yet: embed them now so the index is whole
-            idx.upsert(agent_id, missing, [rows[i] for i in missing])
-        return notes
-
-    def _drop_collection_raw(self, agent_id: int) -> None:
-        path = Path(self.e.config.vector_location)
-        if not path.is_dir():
-            return
-        from services.vector_index import VectorIndex
-
-        VectorIndex(path, None).drop(agent_id)
-
     def _recompile(self, slug: str) -> str:
         try:
             from services.compile import CompileService
@@ -549,198 +486,11 @@ class ForgetService:
 
     # compaction: no free page, WAL frame or FTS segment keeps the text -------------------
     def compact(self) -> list[str]:
-        notes: list[str] = []
-        db = self.e.db
-        if db.execute_sql("PRAGMA secure_delete").fetchone()[0] != 1:
-            db.execute_sql("PRAGMA secure_delete = 1")
-            notes.append("secure_delete was off on this connection; turned on")
-        for table in ("fact_fts", "episode_fts"):
-            db.execute_sql(f"INSERT INTO {table}({table}) VALUES('optimize')")
-        if not self._checkpoint():
-            notes.append("another process holds the database open; its WAL could not be "
-                         "truncated yet (run `engram forget --verify` after it closes)")
-        db.execute_sql("VACUUM")
-        self._checkpoint()
-        notes += self._compact_chroma()
-        return notes
+        return compact_store(self.e)
 
-    def _checkpoint(self, tries: int = 20) -> bool:
-        for i in range(tries):
-            busy, _log, _done = self.e.db.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-            if not busy:
-                return True
-            time.sleep(0.05 * (i + 1))
-        return False
-
-    def _compact_chroma(self) -> list[str]:
-        loc = Path(self.e.config.vector_location)
-        f = loc / "chroma.sqlite3"
-        if not f.is_file():
-            return []
-        notes = []
-        con = sqlite3.connect(str(f), timeout=30)
-        try:
-            live = {r[0] for r in con.execute("SELECT id FROM segments")}
-            try:
-                con.execute("INSERT INTO embedding_fulltext_search(embedding_fulltext_search) "
-                            "VALUES('optimize')")
-                con.commit()
-            except sqlite3.Error:
-                pass
-            con.execute("PRAGMA secure_delete = 1")
-            con.execute("VACUUM")
-            try:
-                con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            except sqlite3.Error:
-                pass
-        except sqlite3.Error as exc:
-            notes.append(f"chroma.sqlite3 could not be compacted: {exc}")
-            live = None
-        finally:
-            con.close()
-        if live is not None:
-            # a dropped collection's HNSW directory stays on disk: remove it
-            for d in loc.iterdir():
-                if d.is_dir() and d.name not in live and (d / "header.bin").exists():
-                    for p in d.iterdir():
-                        scrub_file(p)
-                    shutil.rmtree(d, ignore_errors=True)
-        return notes
-
-    # verify -------------------------------------------------------------------------------
     def verify(self, texts, agent: str | None = None, vectors: bool = True) -> VerifyForgetReport:
-        texts = [t for t in dict.fromkeys(texts) if t and t.strip()]
-        rep = VerifyForgetReport()
-        if not texts:
-            return rep
-        t = Terms(texts)
-        agents = list(Agent.select().order_by(Agent.slug))
-        target = [a for a in agents if agent is None or a.slug == agent]
-        if agent is not None and not target:
-            raise NotFound(f"no agent {agent!r}")
-        others = [a for a in agents if a not in target]
-        for a in target:
-            rep.remaining += [(f"{a.slug}/{p}", d) for p, d in self._logical(a, t)]
-        other_holds = any(True for a in others for _ in self._logical(a, t))
-        # raw bytes
-        data_dir = Path(self.e.config.data_dir)
-        chroma = Path(self.e.config.vector_location)
-        seg_owner = self._segment_owners(chroma)
-        other_slugs = {a.slug for a in others}
-        other_ids = {a.id for a in others}
-        roots: list[Path] = [data_dir]
-        for a in target:
-            roots += workspace_files(a.workspace)
-        from services.export_log import exports
+        return verify_forgotten(self.e, texts, agent=agent, vectors=vectors)
 
-        for ex in exports(data_dir):
-            if agent is None or ex.get("agent") == agent:
-                roots.append(Path(ex["path"]))
-        dbp = db_path(self.e)
-        if dbp is not None:
-            roots += [dbp, Path(str(dbp) + "-wal")]
-        pats = {x: byte_pattern(x) for x in texts}
-        seen: set[Path] = set()
-        for root in roots:
-            for f in iter_files(root):
-                rp = f.resolve()
-                if rp in seen:
-                    continue
-                seen.add(rp)
-                if agent is not None and self._belongs_to_other(rp, data_dir, chroma, seg_owner,
-                                                                other_slugs, other_ids):
-                    continue
-                rep.files_scanned += 1
-                try:
-                    rep.bytes_scanned += f.stat().st_size
-                except OSError:
-                    pass
-                hits = scan_file(f, pats)
-                n = sum(hits.values())
-                if not n:
-                    continue
-                detail = f"{n} raw occurrence(s) in {f}"
-                shared = agent is not None and other_holds and self._is_shared_file(
-                    rp, data_dir, chroma, dbp)
-                (rep.shared if shared else rep.remaining).append(("raw", detail))
-        if vectors and self.e.embedder is not None and chroma.is_dir():
-            vecs = self.e.embedder.embed(texts)
-            for v in vecs:
-                for seg, i, cos in vector_hits(chroma, v):
-                    owner = seg_owner.get(seg.name)
-                    if agent is not None and owner in other_ids:
-                        continue
-                    rep.remaining.append(("vector", f"HNSW element {i} in {seg} (cosine {cos:.4f})"))
-        return rep
-
-    def _logical(self, a: Agent, t: Terms):
-        for fid, content, subject in Fact.select(Fact.id, Fact.content, Fact.subject).where(
-                Fact.agent == a.id).tuples():
-            if t.mentions(content):
-                yield f"fact {fid}", "fact row"
-        for ev in AuditEvent.select().where(AuditEvent.agent == a.id):
-            if t.mentions(_js(ev.before)) or t.mentions(_js(ev.after)) or t.mentions(ev.reason):
-                yield f"history {ev.id}", f"audit event ({ev.action}) of fact {ev.fact_id}"
-        for e in Episode.select().where(Episode.agent == a.id):
-            if t.mentions(e.summary):
-                yield f"episode {e.id}", f"episode of {e.day}"
-        for s in Session.select().where(Session.agent == a.id):
-            if t.mentions(s.log):
-                yield f"session {s.id}", "session log"
-        for L in CompiledLayer.select().where(CompiledLayer.agent == a.id):
-            if t.mentions(L.markdown):
-                yield f"layer {L.id}", f"compiled layer {L.layer}"
-
-    @staticmethod
-    def _segment_owners(chroma: Path) -> dict[str, int]:
-        """HNSW segment directory name → agent id (collections are named agent-<id>)."""
-        f = chroma / "chroma.sqlite3"
-        if not f.is_file():
-            return {}
-        try:
-            con = sqlite3.connect(f"file:{f}?mode=ro", uri=True, timeout=10)
-            try:
-                rows = con.execute("SELECT s.id, c.name FROM segments s JOIN collections c "
-                                   "ON c.id = s.collection").fetchall()
-            finally:
-                con.close()
-        except sqlite3.Error:
-            return {}
-        out = {}
-        for sid, name in rows:
-            if name.startswith("agent-") and name[6:].isdigit():
-                out[sid] = int(name[6:])
-        return out
-
-    @staticmethod
-    def _belongs_to_other(rp: Path, data_dir: Path, chroma: Path, seg_owner, other_slugs,
-                          other_ids) -> bool:
-        try:
-            rel = rp.relative_to(data_dir.resolve())
-        except ValueError:
-            rel = None
-        if rel is not None and len(rel.parts) >= 2 and rel.parts[0] == "agents" \
-                and rel.parts[1] in other_slugs:
-            return True
-        try:
-            crel = rp.relative_to(chroma.resolve())
-        except ValueError:
-            return False
-        return len(crel.parts) >= 2 and seg_owner.get(crel.parts[0]) in other_ids
-
-    @staticmethod
-    def _is_shared_file(rp: Path, data_dir: Path, chroma: Path, dbp: Path | None) -> bool:
-        shared = {chroma.resolve() / "chroma.sqlite3"}
-        if dbp is not None:
-            shared |= {dbp.resolve(), Path(str(dbp.resolve()) + "-wal")}
-        if rp in shared:
-            return True
-        try:
-            return rp.relative_to(data_dir.resolve()).parts[0] == "backups"
-        except (ValueError, IndexError):
-            return False
-
-    # rules and receipts -------------------------------------------------------------------
     def rules(self) -> list[forget_rules.RuleView]:
         return forget_rules.list_rules()
 
@@ -756,27 +506,6 @@ class ForgetService:
     def _receipt_json(r: ForgetReceipt) -> dict:
         return {"id": r.id, "created_at": r.created_at.isoformat(), "agent": r.agent_slug,
                 "scope": r.scope, "counts": r.counts, "hashes": r.hashes}
-
-
-def _js(v) -> str | None:
-    """The strings inside a JSON snapshot, one per line (json.dumps would escape newlines
-    and quotes and hide a multi-line mention)."""
-    if v is None:
-        return None
-    out: list[str] = []
-
-    def walk(x):
-        if isinstance(x, str):
-            out.append(x)
-        elif isinstance(x, dict):
-            for y in x.values():
-                walk(y)
-        elif isinstance(x, (list, tuple)):
-            for y in x:
-                walk(y)
-
-    walk(v)
-    return "\n".join(out)
 
 
 VERIFY_SAMPLE = 200

@@ -2,7 +2,6 @@
 and HNSW checks). Imported by path: see conftest.py."""
 from __future__ import annotations
 
-import shutil
 from datetime import date, datetime
 from pathlib import Path
 

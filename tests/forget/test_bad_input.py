@@ -8,7 +8,6 @@ import hashlib
 import os
 import subprocess
 import uuid
-from pathlib import Path
 
 import pytest
 
