@@ -27,6 +27,7 @@ def register(sub) -> None:
 
     p = sub.add_parser("compile", help="compile today/week/longterm/memory.md within budgets")
     p.add_argument("--agent", required=True)
+    p.add_argument("--diff", action="store_true", help="also print what changed in memory.md")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_compile)
 
@@ -57,14 +58,19 @@ def cmd_ingest_session(args, ctx) -> int:
 
 
 def cmd_compile(args, ctx) -> int:
-    from services.compile import CompileService
+    from services.compile import CompileService, layer_diff
 
     memory = ctx.engram().agent(args.agent)
     result = CompileService(memory).compile()
     if args.json:
-        emit_json(result.to_json())
+        data = result.to_json()
+        if args.diff:
+            data["diff"] = layer_diff(memory, "memory")
+        emit_json(data)
         return 0
     print(result.layers["memory"].path)
+    if args.diff:
+        print(layer_diff(memory, "memory") or "(no change)", end="")
     for w in result.warnings:
         print(f"note: {w}")
     return 0

@@ -27,6 +27,10 @@ def test_ingest_compile_gc(tmp_path, capsys, transcript):
     rc, out, _ = run(capsys, "--data-dir", d, "compile", "--agent", "claude")
     assert rc == 0 and out.strip().endswith("agents/claude/memory.md")
     assert "I prefer pnpm over npm" in open(out.strip(), encoding="utf-8").read()
+    rc, out, _ = run(capsys, "--data-dir", d, "remember", "--agent", "claude",
+                     "Deploys happen on Tuesdays", "--category", "fact")
+    rc, out, _ = run(capsys, "--data-dir", d, "compile", "--agent", "claude", "--diff")
+    assert rc == 0 and "\n+- Deploys happen on Tuesdays\n" in out
     rc, out, _ = run(capsys, "--data-dir", d, "compile", "--agent", "claude", "--json")
     layers = json.loads(out)["layers"]
     assert {k: v["budget"] for k, v in layers.items()} == {"today": 2000, "week": 1500,
