@@ -15,6 +15,7 @@ from ui.fact_model import COLUMNS, FactTableModel
 from ui.filter_bar import FilterBar
 from ui.search_panel import SearchPanel
 from ui.stats_view import StatsView
+from ui.theme import icon
 from ui.timeline import TimelineView
 from ui.undo import DeleteFactsCommand, EditFactsCommand, pin_command, recategorize_command
 
@@ -93,6 +94,8 @@ class AgentTab(QWidget):
         self.recat_btn.setToolTip("Move the selected facts to another category (Ctrl+K)")
         self.delete_btn = QPushButton("Delete")
         self.delete_btn.setToolTip("Delete the selected facts (Del); Ctrl+Z brings them back")
+        self.pin_btn.setIcon(icon("pin"))
+        self.delete_btn.setIcon(icon("delete"))
         self.pin_btn.clicked.connect(self.pin_selected)
         self.unpin_btn.clicked.connect(self.unpin_selected)
         self.recat_btn.clicked.connect(self.recategorize_selected)

@@ -163,6 +163,9 @@ class CompiledView(QWidget):
         self.compile_btn = QPushButton("Compile &now")
         self.compile_btn.setToolTip("Compile this agent's layers (Ctrl+Shift+C)")
         self.compile_btn.clicked.connect(self.compile_requested)
+        from ui.theme import icon
+
+        self.compile_btn.setIcon(icon("compile"))
         self.tabs = QTabWidget()
         self.panes = {name: LayerPane(name, memory) for name in LAYERS}
         for name in LAYERS:

@@ -185,6 +185,9 @@ class MainWindow(QMainWindow):
                                    lambda: self._on_tab("recategorize_selected"), "Ctrl+K")
         self.act_delete = self._act(e, "&Delete", lambda: self._on_tab("delete_selected"),
                                     QKeySequence.Delete)
+        self.act_pin.setIcon(icon("pin"))
+        self.act_delete.setIcon(icon("delete"))
+        self.tray.act_compile_all.setIcon(icon("compile"))
         self.act_forget = self._act(e, "&Forget permanently…", self.forget, "Ctrl+Shift+Del")
 
         v = mb.addMenu("&View")
@@ -455,7 +458,13 @@ class MainWindow(QMainWindow):
     @Slot()
     def quit(self) -> None:
         self._quitting = True
-        self.close()
+        if self.isVisible():
+            self.close()  # closeEvent shuts down and quits
+        else:  # hidden in the tray: no close event comes
+            self.shutdown()
+            app = QApplication.instance()
+            if app is not None:
+                app.quit()
 
     def shutdown(self) -> None:
         """Stop the timer, cancel and join every worker: nothing outlives the window."""
