@@ -57,3 +57,28 @@ def test_cli_errors_are_one_line(tmp_path, capsys):
     assert exc.value.code == 2 and "not a date like 2026-05-01" in capsys.readouterr().err
     rc, _, err = run(capsys, "--data-dir", d, "compile", "--agent", "nobody")
     assert rc == 1 and "no agent 'nobody'" in err
+
+
+def test_two_hook_processes_ingest_a_session_once(tmp_path, transcript):
+    """Hooks fire twice, as separate processes: exactly one of them ingests."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    d = str(tmp_path / "store")
+    path = str(transcript(8))
+    cmd = [sys.executable, "-m", "app.cli", "--data-dir", d, "ingest-session", "--agent",
+           "claude", path, "--json"]
+    procs = [subprocess.Popen(cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for _ in range(2)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outs
+    reports = [json.loads(o) for o, _ in outs]
+    assert sorted(r["already_processed"] for r in reports) == [False, True]
+    assert sum(r["episodes_added"] for r in reports) == 2
+    from services.config import StoreConfig
+    from services.engram import Engram
+
+    with Engram.open(StoreConfig(data_dir=tmp_path / "store", semantic=False)) as e:
+        assert len(e.agent("claude").episodes.list()) == 2
