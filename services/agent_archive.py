@@ -28,7 +28,7 @@ from pathlib import Path
 
 import peewee as pw
 
-from models import Agent, AuditEvent, CompiledLayer, Episode, Fact, Session
+from models import Agent, AuditEvent, CompiledLayer, Episode, Fact, ForgetRule, Session
 from models.entities import utcnow
 from services.atomic import atomic_write
 from services.errors import InvalidInput
@@ -205,37 +205,57 @@ def _remap_snap(snap, fact_map):
     return out
 
 
+def _id_map(model, old_ids: list[int], keep: bool) -> dict[int, int]:
+    """Old id → id in this store: the same, or fresh ids after the highest one in use
+    (assigned up front, so rows go in by the hundred and references are known before)."""
+    if keep:
+        return {i: i for i in old_ids}
+    base = (model.select(pw.fn.MAX(model.id)).scalar() or 0) + 1
+    return {old: base + k for k, old in enumerate(old_ids)}
+
+
+def _bulk_insert(model, agent_id: int, rows: list[dict]) -> None:
+    groups: dict[tuple, list[dict]] = {}
+    for r in rows:  # insert_many wants one set of columns per statement
+        groups.setdefault(tuple(sorted(r)), []).append({**r, "agent": agent_id})
+    for group in groups.values():
+        for s in range(0, len(group), 200):
+            model.insert_many(group[s:s + 200]).execute()
+
+
 def _insert_facts(engram, agent, rows, keep, key, rep) -> dict[int, int]:
-    fact_map: dict[int, int] = {}
-    links: list[tuple[int, int]] = []
-    for d in rows:
-        if engram.blocking_rule(key, agent.id, d.get("content") or "") is not None:
-            rep.blocked += 1
-            continue
+    check = ForgetRule.select().exists()  # a rule lookup per fact only when rules exist
+    kept = [d for d in rows
+            if not (check and engram.blocking_rule(key, agent.id, d.get("content") or ""))]
+    rep.blocked = len(rows) - len(kept)
+    fact_map = _id_map(Fact, [d["id"] for d in kept], keep)
+    links, out = [], []
+    for d in kept:
         data = _typed(Fact, d)
         old_id = data.pop("id")
         sup = data.pop("superseded_by", None)
-        if keep:
-            data["id"] = old_id
-        new_id = Fact.insert(agent=agent.id, **data).execute()
-        fact_map[old_id] = new_id
-        if sup is not None:
-            links.append((new_id, sup))
-    for fid, sup in links:  # a fact is superseded by a later one: link once all exist
+        data["id"] = fact_map[old_id]
+        out.append(data)
         if sup in fact_map:
-            Fact.update(superseded_by=fact_map[sup]).where(Fact.id == fid).execute()
+            links.append((fact_map[sup], fact_map[old_id]))
+    _bulk_insert(Fact, agent.id, out)
+    # a fact is superseded by a later one: link once both exist (foreign keys are checked
+    # row by row)
+    if links:
+        engram.db.cursor().executemany("UPDATE fact SET superseded_by_id = ? WHERE id = ?",
+                                       links)
     rep.counts["fact"] = len(fact_map)
     return fact_map
 
 
 def _insert_plain(model, agent, rows, keep, rep, kind, fix=None) -> dict[int, int]:
-    id_map: dict[int, int] = {}
+    id_map = _id_map(model, [d["id"] for d in rows], keep)
+    out = []
     for d in rows:
         data = _typed(model, fix(d) if fix else d)
-        old_id = data.pop("id")
-        if keep:
-            data["id"] = old_id
-        id_map[old_id] = model.insert(agent=agent.id, **data).execute()
+        data["id"] = id_map[data["id"]]
+        out.append(data)
+    _bulk_insert(model, agent.id, out)
     rep.counts[kind] = len(id_map)
     return id_map
 
@@ -250,12 +270,12 @@ def _restore_vectors(engram, agent_id, rows, fact_map, rep) -> None:
     have = {fact_map[r["fact"]]: r["vector"] for r in rows if r["fact"] in fact_map}
     if have:
         ids = sorted(have)
-        texts = dict(Fact.select(Fact.id, Fact.content).where(Fact.id.in_(ids)).tuples())
+        texts = dict(Fact.select(Fact.id, Fact.content).where(Fact.agent == agent_id).tuples())
         index.upsert(agent_id, ids, [texts[i] for i in ids],
                      np.asarray([have[i] for i in ids], dtype=np.float32))
         rep.vectors = len(ids)
     rest = sorted(set(fact_map.values()) - set(have))
     if rest:  # archive without vectors: embed now
-        texts = dict(Fact.select(Fact.id, Fact.content).where(Fact.id.in_(rest)).tuples())
+        texts = dict(Fact.select(Fact.id, Fact.content).where(Fact.agent == agent_id).tuples())
         index.upsert(agent_id, rest, [texts[i] for i in rest])
         rep.embedded = len(rest)
