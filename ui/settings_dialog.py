@@ -56,11 +56,13 @@ class SettingsDialog(QDialog):
         row = QHBoxLayout()
         row.addWidget(path, 1)
         row.addWidget(open_btn)
-        sf.addRow("Data directory", row)
         note = QLabel("To use another store, start Engram with <code>--data-dir DIR</code> "
                       "or set <code>ENGRAM_HOME</code>.")
         note.setWordWrap(True)
-        sf.addRow("", note)
+        col = QVBoxLayout()
+        col.addLayout(row)
+        col.addWidget(note)
+        sf.addRow("Data directory", col)
         if self.engram.semantic_enabled:
             model = "Loaded — semantic and hybrid search are on."
         else:
@@ -123,6 +125,7 @@ class SettingsDialog(QDialog):
             w.setValue(value)
         elif isinstance(value, dict):
             w = QLineEdit(json.dumps(value, sort_keys=True))
+            w.setCursorPosition(0)
             w.setToolTip("Days per category as JSON; null = never expires")
         else:
             w = QLineEdit(value or "")

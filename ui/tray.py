@@ -53,7 +53,7 @@ class TrayController(QObject):
         self.act_last = QAction("", self)
         self.act_last.setEnabled(False)
         self.act_quit = QAction("Quit Engram", self)
-        self.act_quit.setShortcut(QKeySequence.Quit)
+        self.act_quit.setShortcut(QKeySequence("Ctrl+Q"))  # QKeySequence.Quit is empty on some platforms
         self.act_quit.triggered.connect(self.quit_requested)
         self._update_states()
 

@@ -129,3 +129,36 @@ def test_signal_emit_keeps_refcounts():
     for i in range(200):
         e.sig.emit(i)
     assert sys.getrefcount(True) >= before - 5
+
+
+def test_without_a_tray_the_actions_live_in_the_window_menu(engram, agent, qtbot):
+    from PySide6.QtWidgets import QApplication, QSystemTrayIcon
+
+    from ui.main_window import MainWindow
+
+    assert not QSystemTrayIcon.isSystemTrayAvailable()  # offscreen has no tray host
+    w = MainWindow(engram, use_tray=True)
+    qtbot.addWidget(w)
+    w.show()
+    assert not w.has_tray and QApplication.instance().quitOnLastWindowClosed()
+    assert "closing the window quits" in w.statusBar().currentMessage()
+    w.engram_menu.aboutToShow.emit()  # rebuilt on open, like the tray's menu
+    texts = [a.text() for a in w.engram_menu.actions()]
+    assert texts[0] == "Show/Hide Engram" and "Quit Engram" in texts
+    sub = next(a.menu() for a in w.engram_menu.actions() if a.text() == "Compile one agent")
+    one = [a for a in sub.actions() if a.data() == "claude"]
+    assert one, [a.text() for a in sub.actions()]
+    with qtbot.waitSignal(w.tray.compiled, timeout=60000) as sig:
+        one[0].trigger()
+    assert sig.args[0].startswith("claude:")
+
+
+def test_every_main_action_has_a_unique_shortcut(window):
+    actions = [window.act_add_agent, window.act_rename_agent, window.act_remove_agent,
+               window.act_import, window.act_reindex, window.act_settings, window.act_undo,
+               window.act_redo, window.act_find, window.act_pin, window.act_unpin,
+               window.act_recat, window.act_delete, window.act_forget, window.act_cancel,
+               window.tray.act_compile_all, window.tray.act_gc, window.tray.act_quit]
+    keys = [a.shortcut().toString() for a in actions]
+    assert all(keys), [a.text() for a, k in zip(actions, keys) if not k]
+    assert len(set(keys)) == len(keys), keys
