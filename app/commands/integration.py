@@ -6,8 +6,7 @@ import time
 from pathlib import Path
 
 from app.cli import emit_json
-
-TARGETS = ("claude-code", "cursor", "generic")
+from services.hooks import TARGETS
 
 
 def register(sub) -> None:
