@@ -318,6 +318,9 @@ class ForgetService:
             for b in store_backups(self.e):
                 if scope.kind == "everything" or backup_holds(b, all_terms):
                     pv.backups.append(str(b))
+        if scope.kind == "everything":
+            pv.notes.append("a dated backup of the store is taken before the purge (in case it "
+                            "is interrupted) and destroyed once the purge has finished")
         if not self.e.semantic_enabled and scope.matching and scope.semantic:
             pv.notes.append("semantic matching is off (" + (self.e.semantic_error or "no model")
                             + "): only facts that contain the words are listed")
@@ -380,9 +383,10 @@ class ForgetService:
         step("backups")
         for b in pv.backups:
             scrub_file(Path(b))
+        safety = 0
         if self._backup is not None:
             scrub_file(self._backup)
-            self._backup = None
+            self._backup, safety = None, 1
         step("verify")
         remaining = checked = 0
         groups = ([(None, [x for ap in pv.agents for x in ap.terms])] if scope.all_agents
@@ -396,6 +400,8 @@ class ForgetService:
                 notes += [f"still present: {p} ({d})" for p, d in rep.remaining[:20]]
         counts = dict(receipt.counts)
         counts["files_rewritten"] = files_done
+        if safety:
+            counts["safety_backup_destroyed"] = safety
         counts["remaining_after_verify"] = remaining
         counts["strings_verified"] = checked
         counts["seconds"] = round(time.perf_counter() - t0, 3)
