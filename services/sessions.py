@@ -21,7 +21,7 @@ from services.gc import hot_count
 from services.ingest import NewFact
 from services.lifecycle_config import LifecycleConfig, config_for
 from services.redaction import redact
-from services.transcripts import Exchange, Transcript, parse_transcript
+from services.transcripts import Exchange, Transcript, parse_transcript, peek_session_id
 
 LOG_CHARS_PER_MESSAGE = 600
 LOG_MAX_CHARS = 60_000
@@ -145,6 +145,10 @@ def ingest_session(memory, path, session_id: str | None = None, fmt: str | None 
                    config: LifecycleConfig | None = None, secrets=None) -> SessionReport:
     cfg = config or config_for(memory)
     path = Path(path)
+    if not session_id and path.is_file():
+        peeked = peek_session_id(path)
+        if peeked and _processed(memory, peeked):
+            return SessionReport(peeked, already_processed=True)
     if session_id and _processed(memory, session_id):
         return SessionReport(session_id, already_processed=True)
     t = parse_transcript(path, fmt)

@@ -163,10 +163,28 @@ def detect_format(path: Path) -> str:
                        "{role, content} messages or a Claude Code session .jsonl)")
 
 
+def peek_session_id(path: Path, lines: int = 50) -> str | None:
+    """The session id the parse would find, from the first lines only (so a hook firing a
+    second time can stop before reading a large file again)."""
+    try:
+        for n, obj, bad in _lines(path):
+            if n > lines:
+                break
+            if bad or obj.get("isSidechain") or obj.get("agentId"):
+                continue
+            sid = obj.get("sessionId") or obj.get("session_id")
+            if isinstance(sid, str) and sid:
+                return sid
+    except OSError:
+        return None
+    return None
+
+
 def parse_transcript(path: str | Path, fmt: str | None = None) -> Transcript:
     path = Path(path)
     if not path.is_file():
-        raise InvalidInput(f"{path}: no such transcript file")
+        raise InvalidInput(f"{path}: no such transcript file" if not path.exists()
+                           else f"{path}: not a transcript file")
     fmt = fmt or detect_format(path)
     if fmt == "claude-code":
         return _parse_claude_code(path)

@@ -172,3 +172,15 @@ def test_forget_rules_reach_episodes_and_logs(agent, tmp_path, lc_config):
     assert [f.content for f in agent.list()] == ["I prefer fish shell."]
     log = Session.get(Session.external_id == "forget-test").log
     assert "Falcon" not in log and "[forgotten]" in log
+
+
+def test_second_hook_stops_before_reading_the_file_again(agent, cc_fixture, lc_config, monkeypatch):
+    first = ingest_session(agent, cc_fixture, config=lc_config)
+    import services.sessions as sessions
+
+    def boom(*a, **k):
+        raise AssertionError("the transcript was parsed again")
+
+    monkeypatch.setattr(sessions, "parse_transcript", boom)
+    again = ingest_session(agent, cc_fixture, config=lc_config)
+    assert again.already_processed and again.session_id == first.session_id
