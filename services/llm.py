@@ -158,3 +158,15 @@ def llm_rewrite(client: ChatClient, markdown: str, budget: int) -> str:
     if not text:
         raise LLMError("LLM rewrite was empty")
     return text
+
+
+def check_provider(config, secrets=None) -> tuple[bool, str]:
+    """For a Settings dialog's "Test" button: one tiny request, a sentence either way."""
+    try:
+        client = client_from_config(config, secrets)
+        if client is None:
+            return False, "no LLM endpoint and model configured"
+        client.chat([{"role": "user", "content": "Reply with OK."}])
+    except LLMError as exc:
+        return False, str(exc)
+    return True, f"{client.url} answered (model {client.model})"

@@ -14,7 +14,7 @@ from keyring.backend import KeyringBackend
 
 from services.compile import CompileService
 from services.errors import EngramError
-from services.llm import ChatClient, LLMError, llm_extract, parse_facts_json
+from services.llm import ChatClient, LLMError, check_provider, llm_extract, parse_facts_json
 from services.secrets_store import LLM_API_KEY, SecretsStore
 from services.sessions import ingest_session
 from services.tokens import count_tokens
@@ -198,3 +198,13 @@ def test_llm_rewrite_of_layers(agent, provider, fake_keyring, llm_config):
     assert "today" not in result.rewritten
     assert any("kept extractive" in w for w in result.warnings)
     assert result.layers["today"].tokens <= 45 and "Prefers pnpm" in result.layers["today"].markdown
+
+
+@pytest.mark.parametrize("endpoint", ["{u}", "{u}/", "{u}/v1", "{u}/v1/chat/completions"])
+def test_endpoint_forms_and_check(provider, fake_keyring, llm_config, endpoint):
+    llm_config.llm_endpoint = endpoint.format(u=provider.url)
+    ok, msg = check_provider(llm_config)
+    assert ok and msg.startswith(f"{provider.url}/v1/chat/completions answered")
+    assert provider.requests[-1]["path"] == "/v1/chat/completions"
+    llm_config.llm_model = None
+    assert check_provider(llm_config) == (False, "no LLM endpoint and model configured")
