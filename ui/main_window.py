@@ -7,7 +7,7 @@ import logging
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence, QUndoGroup
 from PySide6.QtWidgets import (QApplication, QFileDialog, QHBoxLayout, QInputDialog, QLabel,
-                               QMainWindow, QMenu, QMessageBox, QProgressBar, QPushButton,
+                               QMainWindow, QMenu, QMessageBox, QProgressBar, QPushButton, QSplitter,
                                QTabWidget, QVBoxLayout, QWidget)
 
 from services.errors import EngramError
@@ -90,15 +90,41 @@ class AllAgentsTab(QWidget):
 
     def __init__(self, engram, runner, parent=None):
         super().__init__(parent)
+        self.engram = engram
         self.search = SearchPanel(engram, runner, None, parent=self)
         self.preview = FactEditor()
-        self.preview.setEnabled(False)
-        hint = QLabel("Search the memories of every agent. Press Enter on a result to open it "
-                      "in its agent's tab, where it can be edited.")
+        self.preview.title.setText("Pick a result to see it here.")
+        for w in (self.preview.content, self.preview.category, self.preview.importance,
+                  self.preview.tags, self.preview.pinned):
+            w.setEnabled(False)
+        self.preview.save_btn.hide()
+        self.preview.revert_btn.hide()
+        hint = QLabel("Search the memories of every agent. Press Enter (or double-click) on a "
+                      "result to open it in its agent's tab, where it can be edited.")
         hint.setWordWrap(True)
+        split = QSplitter(Qt.Horizontal)
+        split.addWidget(self.search)
+        split.addWidget(self.preview)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        split.setSizes([980, 340])
         lay = QVBoxLayout(self)
         lay.addWidget(hint)
-        lay.addWidget(self.search, 1)
+        lay.addWidget(split, 1)
+        self.search.hit_activated.connect(self._preview)
+
+    @Slot(str, int)
+    def _preview(self, slug: str, fact_id: int) -> None:
+        try:
+            mem = self.engram.agent(slug)
+            self.preview.set_fact(mem.get(fact_id), mem.facts.history(fact_id))
+        except EngramError:
+            self.preview.set_fact(None)
+            return
+        for w in (self.preview.content, self.preview.category, self.preview.importance,
+                  self.preview.tags, self.preview.pinned):
+            w.setEnabled(False)
+        self.preview.title.setText(f"<b>{slug}</b> · " + self.preview.title.text())
 
 
 class MainWindow(QMainWindow):
@@ -124,7 +150,7 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.all_tab = AllAgentsTab(engram, self.runner)
-        self.all_tab.search.hit_activated.connect(self.open_fact)
+        self.all_tab.search.hit_opened.connect(self.open_fact)
         self.tabs.addTab(self.all_tab, "All agents")
         self.agent_tabs: dict[str, AgentTab] = {}
         self.setCentralWidget(self.tabs)
@@ -395,10 +421,6 @@ class MainWindow(QMainWindow):
         tab = self.agent_tabs.get(slug)
         if tab is None:
             return
-        if self.sender() is self.all_tab.search:
-            # a click in All agents only previews; Enter/double-click opens it in its tab
-            if not self.all_tab.search.table.hasFocus():
-                return
         self.tabs.setCurrentWidget(tab)
         tab.show_fact(fact_id)
 

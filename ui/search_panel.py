@@ -124,7 +124,8 @@ class SearchPanel(QWidget):
     """``memory=None`` searches every agent (the "All agents" tab)."""
 
     results_ready = Signal(int)  # number of hits, after they are shown
-    hit_activated = Signal(str, int)  # agent slug, fact id
+    hit_activated = Signal(str, int)  # agent slug, fact id: the current hit changed
+    hit_opened = Signal(str, int)  # Enter or double-click on a hit
     query_changed = Signal(str)
 
     def __init__(self, engram, runner, memory=None, filters=None, parent=None):
@@ -273,7 +274,9 @@ class SearchPanel(QWidget):
     # output -------------------------------------------------------------------------------
     @Slot(QModelIndex)
     def _on_activated(self, index: QModelIndex) -> None:
-        self._emit_hit(index.row())
+        if 0 <= index.row() < len(self.model.hits):
+            slug, hit = self.model.hits[index.row()]
+            self.hit_opened.emit(slug or "", hit.fact.id)
 
     @Slot(QModelIndex, QModelIndex)
     def _on_current(self, cur: QModelIndex, _prev) -> None:

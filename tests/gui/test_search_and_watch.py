@@ -61,7 +61,11 @@ def test_all_agents_search_opens_hit_in_its_tab(window, engram, seeded, qtbot):
     assert (slug, hit.fact.id) == ("cursor", fid)
     assert panel.model.data(panel.model.index(0, 0)) == "cursor"
     panel.table.setFocus()
-    panel.table.selectRow(0)
+    panel.table.selectRow(0)  # a click previews the hit in place
+    assert window.tabs.currentIndex() == 0
+    assert window.all_tab.preview.fact.id == fid
+    assert window.all_tab.preview.title.text().startswith("<b>cursor</b>")
+    qtbot.keyClick(panel.table, Qt.Key_Return)  # Enter opens it in its agent's tab
     assert window.current_agent_tab() is window.agent_tabs["cursor"]
     assert window.agent_tabs["cursor"].editor.fact.id == fid
 
