@@ -95,6 +95,8 @@ def main(argv=None) -> int:
     win.tabs.setCurrentIndex(0)
     win.all_tab.search.query.setText("prefers")
     win.all_tab.search.run_now()
+    _settle(app, win.runner)
+    win.all_tab.search.table.selectRow(0)
     shot("08-all-agents")
     dlg = SettingsDialog(engram, win)
     dlg.show()
