@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, timedelta, timezone
 from typing import Callable
 
 import peewee as pw
@@ -99,6 +99,8 @@ def _as_datetime(now) -> datetime:
 
         return utcnow()
     if isinstance(now, datetime):
+        if now.tzinfo is not None:  # the store keeps naive UTC
+            now = now.astimezone(timezone.utc)
         return now.replace(tzinfo=None)
     if isinstance(now, date):
         return datetime(now.year, now.month, now.day, 12, 0, 0)
