@@ -60,7 +60,11 @@ def main(argv: list[str] | None = None) -> int:
     from app.settings import store_config
     from services.engram import Engram
 
-    engram = Engram.open(store_config(args.data_dir))
+    # the GUI opens the store without the embedding model (2–3 s) so the first page paints
+    # at once; the window loads it in a worker (see MainWindow._load_semantic)
+    engram = Engram.open(store_config(args.data_dir, semantic=False))
+    if (args.demo_if_empty and not engram.agents()) or args.self_test:
+        engram.load_semantic()  # demo facts need their vectors; the self-test searches
     if args.demo_if_empty and not engram.agents():
         from services.demo import seed_demo
 
@@ -83,7 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     app.setDesktopFileName("engram")
     app.setWindowIcon(icon())
     apply_theme(app, True if args.dark else False if args.light else None)
-    win = MainWindow(engram, use_tray=not (args.no_tray or args.exit_after_first_paint))
+    win = MainWindow(engram, use_tray=not (args.no_tray or args.exit_after_first_paint),
+                     load_semantic=True)
 
     if args.exit_after_first_paint:
         def report():

@@ -69,6 +69,30 @@ class Engram:
     def __exit__(self, *exc):
         self.close()
 
+    def load_semantic(self) -> bool:
+        """Load the embedding model and vector index into a store opened with
+        ``semantic=False`` (the GUI paints its first page, then calls this in a worker).
+        Returns whether semantic search is now on; ``semantic_error`` says why not."""
+        if self.embedder is not None:
+            return True
+        try:
+            from services.embedder import load_embedder
+            from services.vector_index import VectorIndex
+
+            embedder = load_embedder(self.config.model_dir)
+            index = VectorIndex(self.config.vector_location, embedder)
+        except ModelUnavailable as exc:
+            self.semantic_error = str(exc)
+            return False
+        except Exception as exc:
+            self.semantic_error = f"embedding model failed to load: {exc}. Semantic search is off."
+            return False
+        self.index = index  # before the embedder: readers test the embedder, then use both
+        self.embedder = embedder
+        self.semantic_error = None
+        self.config.semantic = True
+        return True
+
     @property
     def semantic_enabled(self) -> bool:
         return self.embedder is not None

@@ -130,8 +130,9 @@ class AllAgentsTab(QWidget):
 class MainWindow(QMainWindow):
     agents_changed = Signal()
     first_page_painted = Signal()
+    semantic_ready = Signal(bool)
 
-    def __init__(self, engram, use_tray: bool = True, parent=None):
+    def __init__(self, engram, use_tray: bool = True, load_semantic: bool = False, parent=None):
         super().__init__(parent)
         self.engram = engram
         self.setWindowTitle("Engram")
@@ -168,6 +169,25 @@ class MainWindow(QMainWindow):
                                          "Engram menu; closing the window quits.", 8000)
         self.resize(1280, 800)
         self.watcher.start()
+        if load_semantic and not engram.semantic_enabled:
+            self._load_semantic()
+
+    def _load_semantic(self) -> None:
+        """The store was opened without the model so the first page paints at once; the
+        model loads now, first in the serial lane: every write queues behind it, so no edit
+        or delete can miss its vectors. Search is keyword-only until it is ready."""
+        engram = self.engram
+        self.show_message("Loading the embedding model… (keyword search works meanwhile)")
+        self.runner.start("Loading the embedding model", lambda p, c: engram.load_semantic(),
+                          visible=False, serial=True, success=self._semantic_loaded,
+                          failure=lambda m: self._semantic_loaded(False))
+
+    def _semantic_loaded(self, ok: bool) -> None:
+        for panel in [self.all_tab.search] + [t.search for t in self.agent_tabs.values()]:
+            panel.update_semantic()
+        self.show_message("Semantic search is ready." if ok else
+                          f"Semantic search is off: {self.engram.semantic_error}")
+        self.semantic_ready.emit(bool(ok))
 
     # menus ----------------------------------------------------------------------------------
     def _act(self, menu: QMenu, text: str, slot, shortcut=None, tip: str | None = None) -> QAction:

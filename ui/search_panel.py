@@ -153,12 +153,10 @@ class SearchPanel(QWidget):
             b.setProperty("mode", key)
             if key == "hybrid":
                 b.setChecked(True)
-            if key == "semantic" and not engram.semantic_enabled:
-                b.setEnabled(False)
-                b.setToolTip(engram.semantic_error or "semantic search is off")
             self.mode_group.addButton(b)
             self.mode_buttons[key] = b
             top.addWidget(b)
+        self.update_semantic()
         self.status = QLabel("")
         self.status.setMinimumWidth(120)
         top.addWidget(self.status)
@@ -197,6 +195,16 @@ class SearchPanel(QWidget):
         self.query.returnPressed.connect(self.run_now)
         self.mode_group.buttonToggled.connect(self._on_mode)
         QShortcut(QKeySequence("Down"), self.query, activated=self.table.setFocus)
+
+    def update_semantic(self) -> None:
+        """Enable Semantic once the model is loaded (it may load after the window shows)."""
+        b = self.mode_buttons["semantic"]
+        on = self.engram.semantic_enabled
+        b.setEnabled(on)
+        b.setToolTip(MODES[2][2] if on else (self.engram.semantic_error
+                                             or "the embedding model is still loading"))
+        if not on and b.isChecked():
+            self.mode_buttons["hybrid"].setChecked(True)
 
     def _size_columns(self) -> None:
         h = self.table.horizontalHeader()

@@ -162,3 +162,36 @@ def test_every_main_action_has_a_unique_shortcut(window):
     keys = [a.shortcut().toString() for a in actions]
     assert all(keys), [a.text() for a, k in zip(actions, keys) if not k]
     assert len(set(keys)) == len(keys), keys
+
+
+def test_model_loads_after_first_paint_and_writes_wait_for_it(engram, agent, qtbot):
+    """The app opens the store without the model and loads it in the serial lane: a delete
+    made meanwhile must still remove the fact's vector (no deleted memory comes back)."""
+    from services.config import StoreConfig
+    from services.engram import Engram
+    from tests_gui_helpers import wait_write
+    from ui.main_window import MainWindow
+
+    fid = agent.remember("The VPN config lives in the ops vault").fact_id
+    data_dir = engram.config.data_dir
+    engram.close()
+    lazy = Engram.open(StoreConfig(data_dir=data_dir, semantic=False))
+    try:
+        assert not lazy.semantic_enabled
+        w = MainWindow(lazy, use_tray=False, load_semantic=True)
+        qtbot.addWidget(w)
+        w.show()
+        tab = w.agent_tabs["claude"]
+        assert tab.model.row_of(fid) is not None  # the first page needs no model
+        tab.table.selectRow(tab.model.row_of(fid))
+        with qtbot.waitSignal(w.semantic_ready, timeout=60000) as ready, \
+                wait_write(qtbot, tab, timeout=60000):
+            tab.delete_selected()
+            assert not tab.search.mode_buttons["semantic"].isEnabled()
+        assert ready.args == [True] and lazy.semantic_enabled
+        assert tab.search.mode_buttons["semantic"].isEnabled()
+        got = lazy.index.query(agent.agent_id, lazy.embedder.embed_one("VPN config vault"), k=5)
+        assert fid not in [i for i, _ in got], "the delete waited for the index and removed it"
+        w.close()
+    finally:
+        lazy.close()
