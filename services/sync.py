@@ -15,10 +15,10 @@ them; ``sync_workspace`` reconciles the two:
 * entries new in the file become facts (through the ingest pipeline: redaction, forget rules,
   dedup); active facts not in any file are appended to MEMORY.md.
 
-Edited entries are matched to their links by position (a diff of the hash sequences) and,
-where the sequence changed, by resemblance to the fact's text, so an agent that rewrites an
-entry in place is seen as editing it, and one that removes an entry and writes another is
-not. Entries are read with the Memory Setup importer (``parse_source(path,
+Entries are matched to their links by hash wherever they moved, and changed ones by
+resemblance to the fact's text, so an agent that rewrites an entry is seen as editing it,
+one that reorders entries changes nothing, and one that removes an entry and writes another
+is not mistaken for an edit. Entries are read with the Memory Setup importer (``parse_source(path,
 "memory-setup")``: its category aliases and date checks), so a synced entry becomes the
 same fact an import makes. Blocks that are not single entries (the preamble, free text,
 Hermes-style undated lines, several entries in one block) are kept byte for byte and not
@@ -195,6 +195,7 @@ def parse_entry(text: str, imported=None) -> tuple[date, str, str, dict]:
 
 
 SIMILAR = 0.5  # difflib ratio from which a changed entry counts as an edit of the old one
+MAX_COMPARISONS = 40_000  # beyond this many changed pairs, changes count as remove + add
 
 
 def _similarity(entry: str, fact) -> float:
@@ -330,32 +331,8 @@ def _sync_file(memory, name, ef: EntryFile, links, linked_anywhere, report, pull
                prefer, dry_run) -> list[dict]:
     entries = ef.entries()
     parsed = ef.parsed()
-    cur = [_h(t) for _, t in entries]
-    old = [l["file"] for l in links]
     facts = memory.facts.rows([l["fact"] for l in links])
-    pairs: list[tuple[dict | None, int | None]] = []  # (link, entry index)
-    sm = difflib.SequenceMatcher(a=old, b=cur, autojunk=False)
-    for op, i1, i2, j1, j2 in sm.get_opcodes():
-        if op == "equal":
-            pairs += [(links[a], b) for a, b in zip(range(i1, i2), range(j1, j2))]
-            continue
-        # An entry that sits where a linked one was is its edit only if it still resembles
-        # it (the fact's text is the old entry's, hashes being all the state keeps); else the
-        # agent removed one entry and wrote another.
-        free = list(range(j1, j2))
-        for a in range(i1, i2):
-            f = facts.get(links[a]["fact"])
-            best, score = None, SIMILAR
-            for b in free:
-                r = _similarity(entries[b][1], f) if f is not None else 0.0
-                if r >= score:
-                    best, score = b, r
-            if best is None:
-                pairs.append((links[a], None))
-            else:
-                free.remove(best)
-                pairs.append((links[a], best))
-        pairs += [(None, b) for b in free]
+    pairs = _pair(links, entries, facts)
 
     kept: list[tuple[int, dict]] = []  # (block index for ordering, link)
     end = 10 ** 9
@@ -410,6 +387,46 @@ def _sync_file(memory, name, ef: EntryFile, links, linked_anywhere, report, pull
         kept += _pull_new(memory, name, ef, fresh, parsed, linked_anywhere, report, dry_run)
     # links in file order: the next sync's diff of hash sequences relies on it
     return [link for _, link in sorted(kept, key=lambda t: t[0])]
+
+
+def _pair(links, entries, facts) -> list[tuple[dict | None, int | None]]:
+    """(link, entry index) pairs; a link without entry was removed from the file, an entry
+    without link is new. Unchanged entries pair by hash wherever they moved to; a changed
+    entry pairs with the link whose fact it still resembles (the fact's text is the old
+    entry's: hashes are all the state keeps), best match first; else the agent removed one
+    entry and wrote another."""
+    free: dict[str, list[int]] = {}
+    for j, (_, t) in enumerate(entries):
+        free.setdefault(_h(t), []).append(j)
+    pairs, lost = [], []
+    for link in links:
+        js = free.get(link["file"])
+        if js:
+            pairs.append((link, js.pop(0)))
+        else:
+            lost.append(link)
+    left = sorted(j for js in free.values() for j in js)
+    if lost and left and len(lost) * len(left) <= MAX_COMPARISONS:
+        scored = []
+        for a, link in enumerate(lost):
+            f = facts.get(link["fact"])
+            if f is None:
+                continue
+            for j in left:
+                r = _similarity(entries[j][1], f)
+                if r >= SIMILAR:
+                    scored.append((-r, a, j))
+        used_a, used_j = set(), set()
+        for _, a, j in sorted(scored):
+            if a not in used_a and j not in used_j:
+                used_a.add(a)
+                used_j.add(j)
+                pairs.append((lost[a], j))
+        lost = [l for a, l in enumerate(lost) if a not in used_a]
+        left = [j for j in left if j not in used_j]
+    pairs += [(link, None) for link in lost]
+    pairs += [(None, j) for j in left]
+    return pairs
 
 
 def _pull_change(memory, f, e_text, imported, report, name, dry_run) -> str | None:

@@ -211,3 +211,19 @@ def test_moving_the_workspace_does_not_read_as_every_entry_removed(mem, ws, keyw
     assert [f.status for f in moved.list()] == ["active"] * 4
     text = (other / "memories" / "MEMORY.md").read_text()
     assert "Office moved to the third floor" in text and "Prefers pnpm over npm" in text
+
+
+def test_reordering_entries_changes_no_fact(mem, ws):
+    sync_workspace(mem)
+    blocks = ws.read_text().split("\n§\n")
+    blocks[1], blocks[4] = blocks[4].rstrip("\n"), blocks[1] + "\n"  # swap first and last
+    ws.write_text("\n§\n".join(blocks))
+    rep = sync_workspace(mem)
+    assert (rep.pulled, rep.pushed, rep.conflicts) == (0, 0, [])
+    assert [f.status for f in mem.list()] == ["active"] * 3
+    # and an edit after the move is still an edit of the right fact
+    ws.write_text(ws.read_text().replace("Never push to main without a PR",
+                                         "Never push to main without two approvals"))
+    assert sync_workspace(mem).pulled == 1
+    assert by_content(mem, "Never push to main without two approvals").category == "rule"
+    assert len(mem.list()) == 3
