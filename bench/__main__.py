@@ -82,7 +82,8 @@ def cmd_scale(args) -> list:
     sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else FULL_SIZES
     work = Path(args.work or tempfile.mkdtemp(prefix="engram-scale-"))
     print(f"Scale: {', '.join(f'{n:,d}' for n in sizes)} facts (work dir {work})")
-    rows = scale.run(sizes, work, VECTOR_SIZES, keep=getattr(args, "keep", None))
+    rows = scale.run(sizes, work, VECTOR_SIZES, keep=getattr(args, "keep", None),
+                     forget_timeout=args.forget_timeout)
     print(scale.table(rows))
     _write(RESULTS / "scale.json", {"rows": rows, "machine": _machine()})
     return rows
@@ -92,6 +93,12 @@ def cmd_scale_step(args) -> None:
     from bench import scale
 
     print(json.dumps(scale.step(args.size, Path(args.dir), args.vectors)), flush=True)
+
+
+def cmd_scale_forget(args) -> None:
+    from bench import scale
+
+    print(json.dumps(scale.forget_step(Path(args.dir))), flush=True)
 
 
 def cmd_gui(args) -> dict:
@@ -119,6 +126,7 @@ def cmd_all(args) -> None:
     sizes = QUICK_SIZES if args.quick else FULL_SIZES
     work = Path(tempfile.mkdtemp(prefix="engram-scale-"))
     args.sizes, args.work, args.keep = ",".join(map(str, sizes)), str(work), sizes[-1]
+    args.forget_timeout = 300
     summary["scale"] = cmd_scale(args)
     print()
     args.data_dir = work / f"scale-{sizes[-1]}"
@@ -150,12 +158,17 @@ def main(argv=None) -> int:
     s = sub.add_parser("scale", help="ingest/search/compile/forget at 10k..1M facts")
     s.add_argument("--sizes", help="comma-separated, default 10000,100000,1000000")
     s.add_argument("--work", help="work directory (default: a temp dir)")
+    s.add_argument("--forget-timeout", type=float, default=300,
+                   help="cut the 1M forget off after this many seconds (reported as '> N')")
     s.set_defaults(func=cmd_scale, keep=None)
     st = sub.add_parser("scale-step", help=argparse.SUPPRESS)
     st.add_argument("--size", type=int, required=True)
     st.add_argument("--dir", required=True)
     st.add_argument("--vectors", action="store_true")
     st.set_defaults(func=cmd_scale_step)
+    sf = sub.add_parser("scale-forget", help=argparse.SUPPRESS)
+    sf.add_argument("--dir", required=True)
+    sf.set_defaults(func=cmd_scale_forget)
     g = sub.add_parser("gui", help="start-up to first painted page")
     g.add_argument("--data-dir", required=True)
     g.set_defaults(func=cmd_gui)

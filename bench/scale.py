@@ -4,7 +4,8 @@ Each size runs in its own process (``python -m bench scale-step``) so peak RSS i
 own. Steps: bulk ingest (no embeddings; at 10k ``remember_many`` is timed as well), keyword
 search, hybrid search (only where a vector index is filled: vectors are noisy copies of real
 embeddings of a few hundred memories, since embedding 10^5 texts is out of budget; the
-model's own rate is the throughput bench), compile, forget of 1 % of the facts, store size.
+model's own rate is the throughput bench), compile, store size; then, in a second process, forget of 1 % of the facts through
+``ForgetService`` (which also compacts the store and verifies nothing remains).
 """
 from __future__ import annotations
 
@@ -109,10 +110,25 @@ def step(size: int, data_dir: Path, vectors: bool, queries: int = 200, seed: int
         out["compile_s"] = round(time.perf_counter() - t, 2)
     except ImportError:
         out["compile_s"] = "n/a"
-    n_forget = max(1, size // 100)
+    e.close()
+    out["store_mb"] = round(_dir_size(data_dir) / 2**20, 1)
+    out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    return out
+
+
+def forget_step(data_dir: Path, seed: int = 11) -> dict:
+    """Forget 1 % of the facts, the way a user would (``ForgetService``: rows, FTS, vectors,
+    compaction, verification); its own process so a slow forget can be cut off."""
+    from services.config import StoreConfig
+    from services.engram import Engram
+
+    e = Engram.open(StoreConfig(data_dir=data_dir))
+    m = e.agent(SLUG)
+    n = max(1, m.facts.count() // 100)
     rows = [i for (i,) in e.db.execute_sql(
         "SELECT id FROM fact WHERE agent_id = ? ORDER BY random() LIMIT ?",
-        (m.agent_id, n_forget)).fetchall()]
+        (m.agent_id, n)).fetchall()]
+    out: dict = {"forgot": len(rows)}
     t = time.perf_counter()
     try:
         from services.forget import ForgetScope, ForgetService
@@ -121,29 +137,45 @@ def step(size: int, data_dir: Path, vectors: bool, queries: int = 200, seed: int
         out["forget_via"] = "ForgetService"
     except ImportError:
         m.delete(rows)
-        out["forget_via"] = "AgentMemory.delete"
+        out["forget_via"] = "AgentMemory.delete (no ForgetService)"
     out["forget_1pct_s"] = round(time.perf_counter() - t, 1)
-    out["forgot"] = len(rows)
     e.close()
-    out["store_mb"] = round(_dir_size(data_dir) / 2**20, 1)
-    out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    out["store_mb_after_forget"] = round(_dir_size(data_dir) / 2**20, 1)
+    out["peak_rss_mb_forget"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     return out
 
 
-def run_size(size: int, data_dir: Path, vectors: bool, timeout: float = 1800) -> dict:
-    """Run ``step`` in a fresh interpreter (clean peak RSS); the last stdout line is JSON."""
-    cmd = [sys.executable, "-m", "bench", "scale-step", "--size", str(size), "--dir",
-           str(data_dir)] + (["--vectors"] if vectors else [])
+def run_size(size: int, data_dir: Path, vectors: bool, timeout: float = 1800,
+             forget_timeout: float = 600) -> dict:
+    """Run ``step`` then ``forget_step`` in fresh interpreters (clean peak RSS)."""
+    out = _child(["scale-step", "--size", str(size), "--dir", str(data_dir)]
+                 + (["--vectors"] if vectors else []), timeout) | {"facts": size}
+    if "error" in out:
+        return out
+    f = _child(["scale-forget", "--dir", str(data_dir)], forget_timeout)
+    if "error" in f:
+        out["forget_1pct_s"] = f"> {forget_timeout:.0f}" if "timed out" in str(f["error"]) \
+            else "error"
+        out["forget_error"] = f["error"]
+    else:
+        out.update(f)
+        out["peak_rss_mb"] = max(out.get("peak_rss_mb", 0), f.get("peak_rss_mb_forget", 0))
+    return out
+
+
+def _child(args: list[str], timeout: float) -> dict:
+    """The last stdout line of ``python -m bench ARGS`` as JSON, or {"error": …}."""
+    cmd = [sys.executable, "-m", "bench"] + args
     env = dict(os.environ, ANONYMIZED_TELEMETRY="False")
     root = Path(__file__).resolve().parent.parent
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=root,
                            env=env)
     except subprocess.TimeoutExpired:
-        return {"facts": size, "error": f"timed out after {timeout:.0f} s"}
+        return {"error": f"timed out after {timeout:.0f} s"}
     lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
     if p.returncode != 0 or not lines:
-        return {"facts": size, "error": (p.stderr or p.stdout).strip().splitlines()[-1:]}
+        return {"error": (p.stderr or p.stdout).strip().splitlines()[-1:]}
     return json.loads(lines[-1])
 
 
@@ -185,13 +217,14 @@ def _ratio(a, b) -> str:
 
 
 def run(sizes: list[int], work: Path, vector_sizes: set[int], log=print,
-        keep: int | None = None) -> list[dict]:
+        keep: int | None = None, forget_timeout: float = 600) -> list[dict]:
     rows = []
     for n in sizes:
         d = work / f"scale-{n}"
         shutil.rmtree(d, ignore_errors=True)
         t = time.perf_counter()
-        r = run_size(n, d, n in vector_sizes)
+        r = run_size(n, d, n in vector_sizes,
+                     forget_timeout=forget_timeout if n >= 1_000_000 else 900)
         r["wall_s"] = round(time.perf_counter() - t, 1)
         log(f"  {n:>9,d} facts: {json.dumps(r)}")
         rows.append(r)

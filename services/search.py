@@ -8,6 +8,8 @@ What the LoCoMo benchmark (``python -m bench locomo``) taught, and why the code 
   the tenth; on LoCoMo it ranked below BM25 alone. Scores are normalised per query (best
   keyword hit = 1; cosine min-max scaled over the semantic candidate pool) and mixed with
   weights; keyword leads because names, places and rare words decide most questions.
+* Both normalised scores are squared (``sharpen``) before mixing: a memory that matches
+  the one rare word of a question should clearly beat ten that share only a name.
 * Function words ("what", "did", "the") only add noise to an OR query: they match nearly every
   memory. They are dropped unless the query has nothing else.
 * Memories imported from one source (a chat session, a transcript, a notes file) are a
@@ -37,6 +39,7 @@ MODES = ("hybrid", "keyword", "semantic")
 class SearchWeights:
     keyword: float = 1.0
     semantic: float = 0.5
+    sharpen: float = 2.0  # normalised keyword/semantic scores are raised to this power
     context: float = 0.5  # share of a neighbour's relevance a memory inherits
     context_decay: float = 0.7  # per step further away
     context_window: int = 2  # neighbours on each side, same source_ref
@@ -195,11 +198,12 @@ class Searcher:
         elif mode == "semantic":
             kw_w, sem_w = 0.0, 1.0
         kmax = max(kw.values()) if kw else 0.0
-        sem_n = semantic_scale(sem)
+        p = w.sharpen
+        kw_n = {i: (s / kmax) ** p for i, s in kw.items()} if kmax > 0 else {}
+        sem_n = {i: s ** p for i, s in semantic_scale(sem).items()}
         rel: dict[int, float] = {}
         for fid in set(kw) | set(sem):
-            rel[fid] = (kw_w * kw.get(fid, 0.0) / kmax if kmax > 0 else 0.0) \
-                + sem_w * sem_n.get(fid, 0.0)
+            rel[fid] = kw_w * kw_n.get(fid, 0.0) + sem_w * sem_n.get(fid, 0.0)
         ctx: dict[int, float] = {}
         if mode == "hybrid" and w.context > 0 and w.context_window > 0:
             ctx = self._context(rel, filters, w)
@@ -214,7 +218,7 @@ class Searcher:
             rec = math.exp(-math.log(2) * age / w.half_life_days)
             acc = math.log1p(access) / math.log1p(amax) if amax else 0.0
             signals = {
-                "keyword": kw_w * kw.get(fid, 0.0) / kmax if kmax > 0 else 0.0,
+                "keyword": kw_w * kw_n.get(fid, 0.0),
                 "semantic": sem_w * sem_n.get(fid, 0.0),
                 "context": ctx.get(fid, 0.0),
                 "recency": w.recency * rec,
