@@ -15,7 +15,8 @@ from PySide6.QtGui import QFont
 from services.facts import FactFilters
 from services.views import FactView
 
-PAGE = 200
+PAGE = 200  # rows a fetchMore shows
+CHUNK = 2000  # ids read ahead per query: sorting 1M rows by importance costs the same for 200
 CACHE_ROWS = 4000
 COLUMNS = [  # (header, sort key, tooltip)
     ("Content", "content", "What the agent remembers"),
@@ -37,7 +38,11 @@ def _when(dt) -> str:
 class FactTableModel(QAbstractTableModel):
     """With a ``runner``, re-sorting, filtering and refreshing query in a worker (sorting a
     million rows by importance takes a second) and the model resets when the answer arrives;
-    ``reloaded`` says so. Without one (scripts, model tests) they run inline."""
+    ``reloaded`` says so. Without one (scripts, model tests) they run inline.
+
+    Ids are read ahead ``CHUNK`` at a time into a buffer; ``fetchMore`` shows the next
+    ``PAGE`` from it and, with a runner, refills it in a worker before it runs dry, so
+    scrolling never waits on a sort query."""
 
     reloaded = Signal()
 
@@ -52,7 +57,12 @@ class FactTableModel(QAbstractTableModel):
         self._sort = (5, Qt.DescendingOrder)
         self._ids: list[int] = []
         self._row_of: dict[int, int] = {}
-        self._exhausted = False
+        self._exhausted = False  # the store has no more ids for this query
+        self._buffer: list[int] = []  # read ahead, not shown yet
+        self._next_offset = 0
+        self._prefetching = False
+        self._epoch = 0
+        self._waiting = False  # the view asked for more while the buffer was empty
         self._fetching = False
         self._cache: OrderedDict[int, FactView] = OrderedDict()
         self._bold = QFont()
@@ -66,13 +76,20 @@ class FactTableModel(QAbstractTableModel):
 
     def _load_first_page(self, at_least: int = 0) -> None:
         n = max(PAGE, at_least)
-        ids = self._fetch_ids(0, n)
-        self._ids = ids
-        self._row_of = {fid: r for r, fid in enumerate(ids)}
-        self._exhausted = len(ids) < n
-        self._cache.clear()
+        ids = self._fetch_ids(0, n + CHUNK)
+        self._set_ids(ids, n)
         self._count = None
         self._load_rows(ids[:PAGE])
+
+    def _set_ids(self, ids: list[int], shown: int) -> None:
+        self._ids = list(ids[:shown])
+        self._buffer = list(ids[shown:])
+        self._next_offset = len(ids)
+        self._exhausted = len(ids) < shown + CHUNK
+        self._row_of = {fid: r for r, fid in enumerate(self._ids)}
+        self._prefetching = self._waiting = False
+        self._epoch += 1  # read-aheads of the previous query are dropped
+        self._cache.clear()
 
     def _load_rows(self, ids) -> None:
         missing = [i for i in ids if i not in self._cache]
@@ -130,7 +147,7 @@ class FactTableModel(QAbstractTableModel):
         page = PAGE
         memory = self.memory
         if self._runner is None:
-            ids = memory.facts.ids(filters, order=order, limit=n)
+            ids = memory.facts.ids(filters, order=order, limit=n + CHUNK)
             self._apply(self._gen, filters, order, n, ids, memory.facts.rows(ids[:page]), None)
             return
         self._gen += 1
@@ -138,7 +155,7 @@ class FactTableModel(QAbstractTableModel):
         self._gen_pending = True
 
         def op(progress, cancelled):
-            ids = memory.facts.ids(filters, order=order, limit=n)
+            ids = memory.facts.ids(filters, order=order, limit=n + CHUNK)
             return ids, memory.facts.rows(ids[:page]), memory.facts.count(filters)
 
         self._runner.start("Loading facts", op, visible=False,
@@ -150,10 +167,7 @@ class FactTableModel(QAbstractTableModel):
         self._gen_pending = False
         self.beginResetModel()
         self._filters, self._order = filters, order
-        self._ids = list(ids)
-        self._row_of = {fid: r for r, fid in enumerate(self._ids)}
-        self._exhausted = len(self._ids) < n
-        self._cache.clear()
+        self._set_ids(ids, n)
         self._cache.update(rows)
         self._count = count
         self.endResetModel()
@@ -178,28 +192,63 @@ class FactTableModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(COLUMNS)
 
     def canFetchMore(self, parent=QModelIndex()) -> bool:
-        return not parent.isValid() and not self._exhausted and not self._fetching
+        if parent.isValid() or self._fetching:
+            return False
+        return bool(self._buffer) or not self._exhausted
 
     def fetchMore(self, parent=QModelIndex()) -> None:
         # a view (or a model tester) may ask again from inside our own insert signals
-        if parent.isValid() or self._exhausted or self._fetching:
+        if parent.isValid() or self._fetching:
             return
+        if not self._buffer:
+            if self._exhausted:
+                return
+            if self._runner is not None:
+                self._waiting = True
+                self._prefetch()
+                return
+            self._fill_buffer(self._fetch_ids(self._next_offset, CHUNK))
         self._fetching = True
         try:
-            more = [i for i in self._fetch_ids(len(self._ids), PAGE) if i not in self._row_of]
-            if len(more) < PAGE:
-                self._exhausted = True
-            if not more:
-                return
-            first = len(self._ids)
-            self._load_rows(more)
-            self.beginInsertRows(QModelIndex(), first, first + len(more) - 1)
-            self._ids.extend(more)
-            for r, fid in enumerate(more, start=first):
-                self._row_of[fid] = r
-            self.endInsertRows()
+            more = [i for i in self._buffer[:PAGE] if i not in self._row_of]
+            del self._buffer[:PAGE]
+            if more:
+                first = len(self._ids)
+                self._load_rows(more)
+                self.beginInsertRows(QModelIndex(), first, first + len(more) - 1)
+                self._ids.extend(more)
+                for r, fid in enumerate(more, start=first):
+                    self._row_of[fid] = r
+                self.endInsertRows()
         finally:
             self._fetching = False
+        if self._runner is not None and len(self._buffer) < 3 * PAGE and not self._exhausted:
+            self._prefetch()
+
+    def _fill_buffer(self, ids: list[int]) -> None:
+        self._buffer.extend(ids)
+        self._next_offset += len(ids)
+        if len(ids) < CHUNK:
+            self._exhausted = True
+
+    def _prefetch(self) -> None:
+        if self._prefetching:
+            return
+        self._prefetching = True
+        gen, offset = self._epoch, self._next_offset
+        memory, filters, order = self.memory, self._filters, self._order
+        self._runner.start("Reading ahead", lambda p, c: memory.facts.ids(
+            filters, order=order, limit=CHUNK, offset=offset), visible=False,
+            success=lambda ids: self._prefetched(gen, offset, ids))
+
+    def _prefetched(self, gen: int, offset: int, ids: list[int]) -> None:
+        if gen != self._epoch or offset != self._next_offset:
+            return  # the query changed meanwhile
+        self._prefetching = False
+        self._fill_buffer(ids)
+        if self._waiting:
+            self._waiting = False
+            self.fetchMore()
 
     def headerData(self, section, orientation, role=Qt.DisplayRole):
         if orientation != Qt.Horizontal or not 0 <= section < len(COLUMNS):

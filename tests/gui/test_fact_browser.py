@@ -71,3 +71,21 @@ def test_browse_scroll_filter_and_count(window, seeded, qtbot):
     assert tab.editor.fact.id == fact.id
     assert tab.editor.content.toPlainText() == fact.content
     assert tab.editor.history.topLevelItemCount() >= 1
+
+
+def test_scrolling_reads_ahead_in_a_worker(window, seeded, qtbot, monkeypatch):
+    """With small pages, scrolling to the end goes through several background read-aheads
+    and shows every fact exactly once, in order."""
+    monkeypatch.setattr(fact_model, "PAGE", 5)
+    monkeypatch.setattr(fact_model, "CHUNK", 8)
+    model = FactTableModel(seeded, runner=window.runner)
+    assert model.rowCount() == 5 and len(model._buffer) == 8
+
+    def scroll():
+        if model.canFetchMore():
+            model.fetchMore()
+        return not model.canFetchMore() and not window.runner.is_busy()
+
+    qtbot.waitUntil(scroll, timeout=15000)
+    ids = [model.id_at(r) for r in range(model.rowCount())]
+    assert ids == seeded.facts.ids(order="-created_at")
