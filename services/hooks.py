@@ -46,12 +46,17 @@ class FileChange:
     path: Path
     before: bytes | None  # None: the file does not exist
     after: bytes | None  # None: the file is removed
+    symlink: bool = False  # before/after are the link's target, not file content
 
     @property
     def changed(self) -> bool:
         return self.before != self.after
 
     def diff(self) -> str:
+        if self.symlink:
+            old = f"-{self.path} -> {self.before.decode()}\n" if self.before else ""
+            new = f"+{self.path} -> {self.after.decode()}\n" if self.after else ""
+            return f"--- symlink {self.path}\n{old}{new}"
         a = (self.before or b"").decode("utf-8", "replace").splitlines(keepends=True)
         b = (self.after or b"").decode("utf-8", "replace").splitlines(keepends=True)
         old = str(self.path) if self.before is not None else "/dev/null"
@@ -110,6 +115,20 @@ def _read(path: Path) -> bytes | None:
         return path.read_bytes()
     except FileNotFoundError:
         return None
+
+
+def _read_link(path: Path) -> bytes | None:
+    if path.is_symlink():
+        return os.readlink(path).encode()
+    if path.exists():
+        raise InvalidInput(f"{path} exists and is not Engram's link; move it away first")
+    return None
+
+
+def _link_path(home: Path, slug: str) -> Path:
+    """Claude Code's ``@import`` stops at a space (macOS keeps app data under "Application
+    Support"), so such a memory path is imported through this space-free link."""
+    return home / ".claude" / "engram" / f"{slug}-memory.md"
 
 
 # claude code -------------------------------------------------------------------------------
@@ -231,10 +250,11 @@ engram_remember() {{ {command} remember --agent {slug} --category "${{2:-fact}}"
 
 
 # planning ----------------------------------------------------------------------------------
-def _targets(target: str, home: Path, project: Path | None) -> dict[str, Path]:
+def _targets(target: str, home: Path, project: Path | None, slug: str) -> dict[str, Path]:
     if target == "claude-code":
         md = (project / "CLAUDE.md") if project else home / ".claude" / "CLAUDE.md"
-        return {"settings": home / ".claude" / "settings.json", "claude_md": md}
+        return {"settings": home / ".claude" / "settings.json", "claude_md": md,
+                "link": _link_path(home, slug)}
     if target == "cursor":
         return {"rule": (project or Path.cwd()) / ".cursor" / "rules" / RULE_NAME}
     if target == "generic":
@@ -246,7 +266,7 @@ def plan_install(memory, target: str, home: Path | None = None, project: Path | 
                  data_dir: Path | None = None, with_context: bool = False,
                  context_budget: int = 1500) -> Plan:
     home = Path(home or Path.home()).expanduser()
-    paths = _targets(target, home, project)
+    paths = _targets(target, home, project, memory.slug)
     plan = Plan("install", target, memory.slug)
     command = engram_command(data_dir)
     mem_path = memory_file(memory)
@@ -263,9 +283,14 @@ def plan_install(memory, target: str, home: Path | None = None, project: Path | 
             raise InvalidInput(f"{paths['settings']} is not valid JSON ({exc}); fix it first, "
                                "Engram will not overwrite it") from None
         plan.changes.append(FileChange(paths["settings"], raw, after))
+        import_path = mem_path
+        if any(c.isspace() for c in str(mem_path)):
+            import_path = paths["link"]
+            plan.changes.append(FileChange(import_path, _read_link(import_path),
+                                           str(mem_path).encode(), symlink=True))
         raw = _read(paths["claude_md"])
         plan.changes.append(FileChange(paths["claude_md"], raw,
-                                       _claude_md_with_import(raw, memory.slug, mem_path)))
+                                       _claude_md_with_import(raw, memory.slug, import_path)))
         plan.notes.append(f"Claude Code runs `{hook_cmd}` when a session ends (ingest, no "
                           "embedding: the app or `engram verify --repair` adds vectors later).")
         if with_context:
@@ -292,10 +317,14 @@ def plan_install(memory, target: str, home: Path | None = None, project: Path | 
 def plan_uninstall(memory_slug: str, target: str, data_dir: Path, home: Path | None = None,
                    project: Path | None = None) -> Plan:
     home = Path(home or Path.home()).expanduser()
-    paths = _targets(target, home, project)
+    paths = _targets(target, home, project, memory_slug)
     manifest = _load_manifest(data_dir)
     plan = Plan("uninstall", target, memory_slug)
     for key, path in paths.items():
+        if key == "link":
+            if path.is_symlink():  # only ever Engram's: nothing of the user's to keep
+                plan.changes.append(FileChange(path, _read_link(path), None, symlink=True))
+            continue
         raw = _read(path)
         rec = manifest.get(str(path))
         if (rec is not None and raw is not None and rec.get("exact", True)
@@ -342,7 +371,7 @@ def _save_manifest(data_dir: Path, manifest: dict) -> None:
 
 
 def _original(rec: dict) -> bytes | None:
-    if rec.get("created"):
+    if rec.get("created") or not rec.get("backups"):
         return None
     backup = Path(rec["backups"][0])
     return backup.read_bytes()
@@ -375,8 +404,8 @@ def apply(plan: Plan, data_dir: Path, now: datetime | None = None) -> list[Path]
                 # edited by someone else since the last install: restoring the pre-install
                 # bytes would drop their edit, so uninstall will only remove our entry
                 rec["exact"] = False
-            ours = rec.get("installed_sha256") is not None and ch.before is not None \
-                and _sha(ch.before) == rec["installed_sha256"]
+            ours = ch.symlink or (rec.get("installed_sha256") is not None and ch.before is not None
+                                  and _sha(ch.before) == rec["installed_sha256"])
             if ch.before is not None and not ours:  # our own last version needs no copy
                 backup = ch.path.with_name(f"{ch.path.name}.engram-bak-{stamp}")
                 n = 1
@@ -388,8 +417,13 @@ def apply(plan: Plan, data_dir: Path, now: datetime | None = None) -> list[Path]
                 rec["backups"].append(str(backup))
                 rec["mode"] = rec["mode"] if rec["mode"] is not None else mode
                 touched.append(backup)
-            mode = 0o755 if plan.target == "generic" else None
-            atomic_write(ch.path, ch.after or b"", mode=mode)
+            if ch.symlink:
+                ch.path.parent.mkdir(parents=True, exist_ok=True)
+                ch.path.unlink(missing_ok=True)
+                os.symlink(ch.after.decode(), ch.path)
+            else:
+                mode = 0o755 if plan.target == "generic" else None
+                atomic_write(ch.path, ch.after or b"", mode=mode)
             rec["installed_sha256"] = _sha(ch.after or b"")
             manifest[key] = rec
         else:

@@ -306,3 +306,28 @@ def test_with_context_adds_a_prompt_hook_that_prints_relevant_memory(tmp_path, h
     run(capsys, "--data-dir", data, "hooks", "uninstall", "claude-code", "--home", str(home),
         "--yes")
     assert snapshot(home) == before
+
+
+def test_memory_path_with_a_space_is_imported_through_a_link(tmp_path, home, capsys):
+    """macOS keeps app data in "Application Support"; Claude Code's @import stops at the
+    space, so the import goes through a space-free symlink that uninstall removes."""
+    data = tmp_path / "Library" / "Application Support" / "engram"
+    before = snapshot(home)
+    run(capsys, "--data-dir", str(data), "hooks", "install", "claude-code", "--home",
+        str(home), "--yes")
+    link = home / ".claude" / "engram" / "claude-memory.md"
+    assert link.is_symlink()
+    assert Path(os.readlink(link)) == data.resolve() / "agents" / "claude" / "memory.md"
+    md = (home / ".claude" / "CLAUDE.md").read_text()
+    imports = [l for l in md.splitlines() if l.startswith("@")]
+    assert imports == [f"@{link}"] and " " not in imports[0]
+    # the hook command quotes the spaced data dir for the shell
+    settings = json.loads((home / ".claude" / "settings.json").read_text())
+    assert "'" + str(data.resolve()) + "'" in settings["hooks"]["SessionEnd"][0]["hooks"][0]["command"]
+
+    _, out = run(capsys, "--data-dir", str(data), "hooks", "install", "claude-code", "--home",
+                 str(home), "--yes")
+    assert "nothing to change" in out, "the link makes installing twice a no-op too"
+    run(capsys, "--data-dir", str(data), "hooks", "uninstall", "claude-code", "--home",
+        str(home), "--yes")
+    assert snapshot(home) == before
