@@ -3,7 +3,9 @@
 * ``claude-code``: a ``SessionEnd`` hook in ``~/.claude/settings.json`` that pipes the hook's
   JSON (``transcript_path``, ``session_id``) into ``engram hook-run claude-code --agent SLUG``,
   plus an ``@<memory.md>`` import line in CLAUDE.md (user-level, or the project's with
-  ``project``) so every session loads the compiled memory; with ``with_context`` also a
+  ``project``) so every session loads the compiled memory (through a space-free symlink in
+  ``~/.claude/engram/`` when that path has a space, which ``@import`` cannot take); with
+  ``with_context`` also a
   ``UserPromptSubmit`` hook whose output (the ``services.context`` block for the prompt,
   found by keyword so no model loads per prompt) Claude Code adds to each prompt.
 * ``cursor``: an always-applied rule ``<project>/.cursor/rules/engram-memory.mdc`` that embeds
