@@ -5,9 +5,9 @@
   plus an ``@<memory.md>`` import line in CLAUDE.md (user-level, or the project's with
   ``project``) so every session loads the compiled memory (through a space-free symlink in
   ``~/.claude/engram/`` when that path has a space, which ``@import`` cannot take); with
-  ``with_context`` also a
-  ``UserPromptSubmit`` hook whose output (the ``services.context`` block for the prompt,
-  found by keyword so no model loads per prompt) Claude Code adds to each prompt.
+  ``with_context`` also a ``UserPromptSubmit`` hook whose output (the ``services.context``
+  block for the prompt, found by keyword so no model loads per prompt) Claude Code adds to
+  each prompt.
 * ``cursor``: an always-applied rule ``<project>/.cursor/rules/engram-memory.mdc`` that embeds
   the compiled memory (Cursor rules cannot import files outside the project).
 * ``generic``: a shell snippet ``~/.config/engram/agent-hook.sh`` with functions any agent
