@@ -81,7 +81,7 @@ class DensityStrip(QWidget):
                 bh = max(3.0, h * n / top)
                 p.fillRect(QRectF(x + w * 0.1, self.height() - 3 - bh, max(1.0, w * 0.8), bh),
                            accent)
-            if d.day == 1:  # month ticks
+            if d.day == 1 or i == 0:  # month ticks (and the first month's name)
                 p.setPen(pal.color(QPalette.Mid))
                 p.drawLine(int(x), 0, int(x), self.height())
                 p.setPen(pal.color(QPalette.Text))
