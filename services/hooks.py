@@ -324,8 +324,10 @@ def plan_uninstall(memory_slug: str, target: str, data_dir: Path, home: Path | N
     plan = Plan("uninstall", target, memory_slug)
     for key, path in paths.items():
         if key == "link":
-            if path.is_symlink():  # only ever Engram's: nothing of the user's to keep
-                plan.changes.append(FileChange(path, _read_link(path), None, symlink=True))
+            # only ever Engram's: nothing of the user's to keep (a link already gone still
+            # goes through, unchanged, so its manifest record is dropped)
+            before = os.readlink(path).encode() if path.is_symlink() else None
+            plan.changes.append(FileChange(path, before, None, symlink=True))
             continue
         raw = _read(path)
         rec = manifest.get(str(path))
@@ -335,6 +337,7 @@ def plan_uninstall(memory_slug: str, target: str, data_dir: Path, home: Path | N
             plan.changes.append(FileChange(path, raw, original))
             continue
         if raw is None:
+            plan.changes.append(FileChange(path, None, None))  # gone already: nothing to do
             continue
         # the user edited the file after installing (or no manifest): remove only our part
         if key == "settings":
