@@ -195,3 +195,37 @@ def test_model_loads_after_first_paint_and_writes_wait_for_it(engram, agent, qtb
         w.close()
     finally:
         lazy.close()
+
+
+def test_import_from_the_file_menu_runs_in_a_worker(window, agent, qtbot, tmp_path):
+    from tests_gui_helpers import open_tab
+
+    src = tmp_path / "MEMORY.md"
+    src.write_text("User prefers Fish shell\n§\nThe build server is called hopper\n",
+                   encoding="utf-8")
+    tab = open_tab(window, "claude")
+    with qtbot.waitSignal(window.runner.job_finished, timeout=60000,
+                          check_params_cb=lambda i, outcome, m: outcome != "" and
+                          window.jobs.current is None):
+        job = window.import_files(str(src))
+        assert job and window.jobs.label.text() == "Importing into claude"
+    assert "Imported 2 fact(s)" in window.statusBar().currentMessage()
+    qtbot.waitUntil(lambda: tab.model.rowCount() == 2, timeout=10000)
+    assert {tab.model.fact_at(r).content for r in range(2)} == {
+        "User prefers Fish shell", "The build server is called hopper"}
+
+
+def test_import_of_a_bad_file_says_why(window, agent, qtbot, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    from tests_gui_helpers import open_tab
+
+    shown = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a: shown.append(a[2]))
+    open_tab(window, "claude")
+    bad = tmp_path / "photo.jpg"
+    bad.write_bytes(b"\xff\xd8\xff")
+    with qtbot.waitSignal(window.runner.job_finished, timeout=30000,
+                          check_params_cb=lambda i, outcome, m: outcome == "failed") as sig:
+        window.import_files(str(bad))
+    assert "not a format Engram can import" in sig.args[2] and shown == [sig.args[2]]
