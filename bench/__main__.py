@@ -47,7 +47,8 @@ def cmd_locomo(args) -> dict:
     print(f"LoCoMo retrieval on {data}")
     with tempfile.TemporaryDirectory(prefix="engram-locomo-") as tmp:
         r = locomo.run(data, Path(tmp), conversations=args.conversations,
-                       held_out=tuple(args.held_out.split(",")) if args.held_out else ())
+                       held_out=tuple(args.held_out.split(",")) if args.held_out else (),
+                       ablations=not getattr(args, "quick", False))
     r["data"] = str(data)
     print(locomo.table(r))
     print(f"queries {r['queries']} over {r['turns']} turns; dropped {r['dropped']['questions']} "
@@ -83,7 +84,7 @@ def cmd_scale(args) -> list:
     work = Path(args.work or tempfile.mkdtemp(prefix="engram-scale-"))
     print(f"Scale: {', '.join(f'{n:,d}' for n in sizes)} facts (work dir {work})")
     rows = scale.run(sizes, work, VECTOR_SIZES, keep=getattr(args, "keep", None),
-                     forget_timeout=args.forget_timeout)
+                     forget_timeout=args.forget_timeout, queries=args.queries)
     print(scale.table(rows))
     _write(RESULTS / "scale.json", {"rows": rows, "machine": _machine()})
     return rows
@@ -92,7 +93,8 @@ def cmd_scale(args) -> list:
 def cmd_scale_step(args) -> None:
     from bench import scale
 
-    print(json.dumps(scale.step(args.size, Path(args.dir), args.vectors)), flush=True)
+    print(json.dumps(scale.step(args.size, Path(args.dir), args.vectors, queries=args.queries)),
+          flush=True)
 
 
 def cmd_scale_forget(args) -> None:
@@ -120,13 +122,14 @@ def cmd_all(args) -> None:
     args.held_out = None if args.quick else "conv-42,conv-43,conv-44"
     summary["locomo"] = cmd_locomo(args)
     print()
-    args.texts = 200 if args.quick else 1000
+    args.texts = 100 if args.quick else 1000
     summary["throughput"] = cmd_throughput(args)
     print()
     sizes = QUICK_SIZES if args.quick else FULL_SIZES
     work = Path(tempfile.mkdtemp(prefix="engram-scale-"))
     args.sizes, args.work, args.keep = ",".join(map(str, sizes)), str(work), sizes[-1]
     args.forget_timeout = 300
+    args.queries = 50 if args.quick else 200
     summary["scale"] = cmd_scale(args)
     print()
     args.data_dir = work / f"scale-{sizes[-1]}"
@@ -158,6 +161,7 @@ def main(argv=None) -> int:
     s = sub.add_parser("scale", help="ingest/search/compile/forget at 10k..1M facts")
     s.add_argument("--sizes", help="comma-separated, default 10000,100000,1000000")
     s.add_argument("--work", help="work directory (default: a temp dir)")
+    s.add_argument("--queries", type=int, default=200, help="searches timed per size")
     s.add_argument("--forget-timeout", type=float, default=300,
                    help="cut the 1M forget off after this many seconds (reported as '> N')")
     s.set_defaults(func=cmd_scale, keep=None)
@@ -165,6 +169,7 @@ def main(argv=None) -> int:
     st.add_argument("--size", type=int, required=True)
     st.add_argument("--dir", required=True)
     st.add_argument("--vectors", action="store_true")
+    st.add_argument("--queries", type=int, default=200)
     st.set_defaults(func=cmd_scale_step)
     sf = sub.add_parser("scale-forget", help=argparse.SUPPRESS)
     sf.add_argument("--dir", required=True)

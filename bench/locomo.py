@@ -22,7 +22,12 @@ from bench.metrics import METRICS, average, normalize_dia_id, score_query
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 SYSTEMS = ("engram", "bm25", "dense", "rrf")
 SYSTEM_LABELS = {"engram": "Engram search (production)", "bm25": "FTS5 BM25 alone",
-                 "dense": "MiniLM dense alone (exact)", "rrf": "plain RRF k=60 (BM25+dense)"}
+                 "dense": "MiniLM dense alone (exact)", "rrf": "plain RRF k=60 (BM25+dense)",
+                 "abl_keyword": "  ablation: Engram keyword mode",
+                 "abl_no_context": "  ablation: no context signal",
+                 "abl_no_sharpen": "  ablation: no sharpening"}
+# What each step adds: the production search with one part switched off (full runs only).
+ABLATIONS = ("abl_keyword", "abl_no_context", "abl_no_sharpen")
 DEFAULT_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "bench" / "locomo" \
     / "locomo_dev.json"
 RRF_K = 60
@@ -196,9 +201,15 @@ def rrf(*rankings: list[int], k: int = RRF_K) -> list[int]:
 
 # run --------------------------------------------------------------------------------------
 def run(data: Path, data_dir: Path, conversations: int | None = None,
-        held_out: tuple[str, ...] = (), log=print) -> dict:
+        held_out: tuple[str, ...] = (), log=print, ablations: bool = False) -> dict:
+    from dataclasses import replace
+
     from services.config import StoreConfig
     from services.engram import Engram
+    from services.search import DEFAULT_WEIGHTS
+
+    variants = {"abl_no_context": replace(DEFAULT_WEIGHTS, context=0.0),
+                "abl_no_sharpen": replace(DEFAULT_WEIGHTS, sharpen=1.0)}
 
     t0 = time.perf_counter()
     convs = load(data)
@@ -226,6 +237,12 @@ def run(data: Path, data_dir: Path, conversations: int | None = None,
             hits = mem.search(q.text, k=10, touch=False)
             ranks = {"engram": [h.fact.id for h in hits], "bm25": b_rank, "dense": d_rank,
                      "rrf": rrf(b_rank, d_rank)}
+            if ablations:
+                ranks["abl_keyword"] = [h.fact.id for h in mem.search(
+                    q.text, k=10, mode="keyword", touch=False)]
+                for name, wts in variants.items():
+                    ranks[name] = [h.fact.id for h in mem.search(q.text, k=10, touch=False,
+                                                                 weights=wts)]
             hnsw = [fid for fid, _ in engram.index.query(mem.agent_id, qv, k=10)]
             res = default_col.query(query_embeddings=[qv], n_results=10, include=[])
             default = [int(i) for i in res["ids"][0]]
@@ -266,7 +283,8 @@ def run(data: Path, data_dir: Path, conversations: int | None = None,
 
 def summarize(per_query: list[dict], held_out: tuple[str, ...] = ()) -> dict:
     out: dict = {"systems": {}}
-    for name in SYSTEMS:
+    names = [n for n in SYSTEMS + ABLATIONS if per_query and n in per_query[0]]
+    for name in names:
         s = {"overall": average([r[name] for r in per_query])}
         for cat, label in CATEGORIES.items():
             s[label] = average([r[name] for r in per_query if r["category"] == cat])
@@ -286,7 +304,7 @@ def table(result: dict) -> str:
     lines.append(head)
     lines.append("-" * len(head))
     for g in groups:
-        for name in SYSTEMS:
+        for name in result["systems"]:
             s = result["systems"][name][g]
             lines.append(f"{SYSTEM_LABELS[name]:30s} {g:12s} {s['n']:>4d} "
                          + " ".join(f"{s[m]:7.3f}" for m in METRICS))

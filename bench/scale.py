@@ -146,10 +146,11 @@ def forget_step(data_dir: Path, seed: int = 11) -> dict:
 
 
 def run_size(size: int, data_dir: Path, vectors: bool, timeout: float = 1800,
-             forget_timeout: float = 600) -> dict:
+             forget_timeout: float = 600, queries: int = 200) -> dict:
     """Run ``step`` then ``forget_step`` in fresh interpreters (clean peak RSS)."""
-    out = _child(["scale-step", "--size", str(size), "--dir", str(data_dir)]
-                 + (["--vectors"] if vectors else []), timeout) | {"facts": size}
+    out = _child(["scale-step", "--size", str(size), "--dir", str(data_dir),
+                  "--queries", str(queries)] + (["--vectors"] if vectors else []),
+                 timeout) | {"facts": size}
     if "error" in out:
         return out
     f = _child(["scale-forget", "--dir", str(data_dir)], forget_timeout)
@@ -159,7 +160,6 @@ def run_size(size: int, data_dir: Path, vectors: bool, timeout: float = 1800,
         out["forget_error"] = f["error"]
     else:
         out.update(f)
-        out["peak_rss_mb"] = max(out.get("peak_rss_mb", 0), f.get("peak_rss_mb_forget", 0))
     return out
 
 
@@ -183,7 +183,7 @@ COLUMNS = [("facts", "facts"), ("ingest_per_s", "ingest/s"), ("keyword_p50_ms", 
            ("keyword_p95_ms", "kw p95"), ("hybrid_p50_ms", "hyb p50"),
            ("hybrid_p95_ms", "hyb p95"), ("compile_s", "compile s"),
            ("forget_1pct_s", "forget1% s"), ("store_mb", "store MB"),
-           ("peak_rss_mb", "RSS MB")]
+           ("peak_rss_mb", "RSS MB"), ("peak_rss_mb_forget", "forget RSS")]
 
 
 def table(rows: list[dict]) -> str:
@@ -217,14 +217,16 @@ def _ratio(a, b) -> str:
 
 
 def run(sizes: list[int], work: Path, vector_sizes: set[int], log=print,
-        keep: int | None = None, forget_timeout: float = 600) -> list[dict]:
+        keep: int | None = None, forget_timeout: float = 600,
+        queries: int = 200) -> list[dict]:
     rows = []
     for n in sizes:
         d = work / f"scale-{n}"
         shutil.rmtree(d, ignore_errors=True)
         t = time.perf_counter()
         r = run_size(n, d, n in vector_sizes,
-                     forget_timeout=forget_timeout if n >= 1_000_000 else 900)
+                     forget_timeout=forget_timeout if n >= 1_000_000 else 900,
+                     queries=queries)
         r["wall_s"] = round(time.perf_counter() - t, 1)
         log(f"  {n:>9,d} facts: {json.dumps(r)}")
         rows.append(r)

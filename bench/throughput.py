@@ -58,7 +58,7 @@ def run(texts: list[str], call_batch: int = 32) -> dict:
             theirs = np.array(ef(texts), dtype=np.float32)
             out["chroma_one_call_s"] = round(time.perf_counter() - t, 2)
             # as a collection.add() of `call_batch` documents at a time would call it
-            sample = texts[: max(call_batch * 4, 1)]
+            sample = texts[: max(call_batch * 2, 1)]
             t = time.perf_counter()
             for s in range(0, len(sample), call_batch):
                 ef(sample[s:s + call_batch])
