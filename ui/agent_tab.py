@@ -135,10 +135,19 @@ class AgentTab(QWidget):
         self.table.selectionModel().currentRowChanged.connect(self._on_current)
         self._update_count()
         self._update_bulk()
-        # tab order: search → filters → table → editor → bulk buttons
-        QWidget.setTabOrder(self.search.query, self.filter_bar.category)
+        # tab order: search → modes → filters → table → editor → bulk buttons (Tab leaves
+        # the tables instead of walking their cells)
+        self.table.setTabKeyNavigation(False)
+        self.search.table.setTabKeyNavigation(False)
         QWidget.setTabOrder(self.filter_bar.clear_btn, self.table)
-        QWidget.setTabOrder(self.table, self.editor.content)
+        QWidget.setTabOrder(self.table, self.search.table)
+        QWidget.setTabOrder(self.search.table, self.editor.content)
+        chain = [self.editor.content, self.editor.category, self.editor.importance,
+                 self.editor.tags, self.editor.pinned, self.editor.revert_btn,
+                 self.editor.save_btn, self.editor.history, self.pin_btn, self.unpin_btn,
+                 self.recat_btn, self.delete_btn]
+        for a, b in zip(chain, chain[1:]):
+            QWidget.setTabOrder(a, b)
 
     # first paint (the benchmark's "time to first page") -----------------------------------
     def eventFilter(self, obj, ev):
@@ -227,6 +236,7 @@ class AgentTab(QWidget):
             self.editor.set_fact(None)
             return
         self.editor.set_fact(fact, self.memory.facts.history(fact_id))
+        self._update_bulk()
 
     @Slot(str, int)
     def _on_hit(self, _slug: str, fact_id: int) -> None:

@@ -168,6 +168,7 @@ class SearchPanel(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SingleSelection)
         self.table.verticalHeader().hide()
         self.table.setWordWrap(False)
+        self.table.setTabKeyNavigation(False)
         self.table.setItemDelegateForColumn(self.model.cols.index("Why it ranked"),
                                             SharesDelegate(self.table))
         self._size_columns()

@@ -89,3 +89,20 @@ def test_scrolling_reads_ahead_in_a_worker(window, seeded, qtbot, monkeypatch):
     qtbot.waitUntil(scroll, timeout=15000)
     ids = [model.id_at(r) for r in range(model.rowCount())]
     assert ids == seeded.facts.ids(order="-created_at")
+
+
+def test_tab_order_walks_search_filters_table_editor_actions(window, seeded, qtbot):
+    from PySide6.QtWidgets import QApplication
+
+    tab = open_tab(window, "claude")
+    tab.table.selectRow(0)
+    tab.search.query.setFocus()
+    seen = []
+    for _ in range(24):
+        seen.append(QApplication.focusWidget())
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key_Tab)
+    order = [tab.search.query, tab.filter_bar.category, tab.table, tab.editor.content,
+             tab.editor.tags, tab.pin_btn, tab.delete_btn]
+    positions = [seen.index(w) for w in order]
+    assert positions == sorted(positions), positions
+    assert seen.count(tab.table) == 1, "Tab leaves the table instead of walking its cells"
