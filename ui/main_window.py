@@ -244,6 +244,12 @@ class MainWindow(QMainWindow):
         self._act(v, "Next agent", self._next_tab, "Ctrl+Tab")
         self._act(v, "Previous agent", self._prev_tab, "Ctrl+Shift+Tab")
         self._act(v, "&Refresh", self.on_store_changed, "F5")
+        self.act_dark = self._act(v, "&Dark palette", self.toggle_dark, "Ctrl+Shift+D")
+        self.act_dark.setCheckable(True)
+        app = QApplication.instance()
+        if app is not None:
+            self.act_dark.setChecked(app.palette().color(app.palette().ColorRole.Window)
+                                     .lightness() < 128)
         self.act_cancel = self._act(v, "Cancel running job", self.jobs.cancel, "Esc")
         self.act_cancel.setShortcutContext(Qt.WindowShortcut)
 
@@ -487,6 +493,12 @@ class MainWindow(QMainWindow):
                           f"<b>Engram {__version__}</b><br>See, search, correct and erase what "
                           f"your AI agents remember.<br>Store: {self.engram.config.data_dir}"
                           f"<br>Semantic search: {model}")
+
+    @Slot()
+    def toggle_dark(self) -> None:
+        from ui.theme import apply_theme
+
+        apply_theme(QApplication.instance(), self.act_dark.isChecked())
 
     @Slot()
     def toggle_visible(self) -> None:

@@ -160,7 +160,8 @@ def test_every_main_action_has_a_unique_shortcut(window):
                window.act_import, window.act_reindex, window.act_settings, window.act_undo,
                window.act_redo, window.act_find, window.act_pin, window.act_unpin,
                window.act_recat, window.act_delete, window.act_forget, window.act_cancel,
-               window.tray.act_compile_all, window.tray.act_gc, window.tray.act_quit]
+               window.tray.act_compile_all, window.tray.act_gc, window.tray.act_quit,
+               window.act_dark]
     keys = [a.shortcut().toString() for a in actions]
     assert all(keys), [a.text() for a, k in zip(actions, keys) if not k]
     assert len(set(keys)) == len(keys), keys
@@ -231,3 +232,20 @@ def test_import_of_a_bad_file_says_why(window, agent, qtbot, tmp_path, monkeypat
                           check_params_cb=lambda i, outcome, m: outcome == "failed") as sig:
         window.import_files(str(bad))
     assert "not a format Engram can import" in sig.args[2] and shown == [sig.args[2]]
+
+
+def test_dark_palette_toggle(window, qtbot):
+    from PySide6.QtGui import QPalette
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    before = app.palette()
+    try:
+        window.act_dark.setChecked(True)
+        window.act_dark.trigger()  # trigger toggles: back to light
+        window.act_dark.trigger()  # and to dark
+        assert window.act_dark.isChecked()
+        assert app.palette().color(QPalette.Window).lightness() < 80
+        assert app.palette().color(QPalette.WindowText).lightness() > 200
+    finally:
+        app.setPalette(before)
