@@ -4,9 +4,9 @@ previous compilation. Works through ``services.compile``; without it, says so pl
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtGui import QColor, QFont, QFontDatabase, QTextCharFormat
+from PySide6.QtGui import QColor, QFontDatabase, QTextCharFormat
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
-                               QPlainTextEdit, QProgressBar, QPushButton, QSplitter,
+                               QPlainTextEdit, QProgressBar, QPushButton,
                                QTabWidget, QVBoxLayout, QWidget)
 
 from ui.markdown_view import MarkdownView

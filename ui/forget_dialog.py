@@ -1,7 +1,7 @@
 """Forget: preview what a purge would remove in every place, then execute it in a worker."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import (QDialog, QRadioButton, QDialogButtonBox, QFormLayout, QLabel,
                                QLineEdit, QMessageBox, QPlainTextEdit, QVBoxLayout)
 
