@@ -249,3 +249,21 @@ def test_dark_palette_toggle(window, qtbot):
         assert app.palette().color(QPalette.WindowText).lightness() > 200
     finally:
         app.setPalette(before)
+
+
+def test_gc_and_reindex_run_as_jobs(window, seeded, qtbot):
+    from tests_gui_helpers import open_tab
+
+    open_tab(window, "claude")
+    with qtbot.waitSignal(window.tray.gc_done, timeout=60000) as sig:
+        window.tray.act_gc.trigger()
+    assert sig.args == ["GC done for 1 agent(s)"]
+    assert window.tray.last_gc is not None
+    seeded.engram.index.drop(seeded.agent_id)  # vectors lost: semantic search finds nothing
+    assert seeded.search("relational database", k=3, mode="semantic", touch=False) == []
+    with qtbot.waitSignal(window.runner.job_finished, timeout=60000,
+                          check_params_cb=lambda i, outcome, m: window.jobs.current is None):
+        window.act_reindex.trigger()
+    assert window.statusBar().currentMessage() == f"Re-indexed {seeded.facts.count()} fact(s)"
+    hits = seeded.search("relational database", k=3, mode="semantic", touch=False)
+    assert hits and hits[0].fact.content.startswith("Prefers PostgreSQL")
