@@ -65,7 +65,7 @@ class AgentTab(QWidget):
         h.setMinimumSectionSize(40)
         fm = self.fontMetrics()
         widths = {1: "proj:engram", 2: "procedural", 3: "Importance", 4: "Pinned",
-                  5: "2026-11-30 00:00", 6: "2026-11-30 00:00", 7: "superseded"}
+                  5: "2026-11-30", 6: "Last accessed", 7: "superseded"}
         for col, sample in widths.items():
             h.resizeSection(col, fm.horizontalAdvance(sample) + 16)
         self.table.viewport().installEventFilter(self)

@@ -31,8 +31,8 @@ COLUMNS = [  # (header, sort key, tooltip)
 ID_ROLE = Qt.UserRole + 1
 
 
-def _when(dt) -> str:
-    return dt.strftime("%Y-%m-%d %H:%M") if dt else "—"
+def _day(dt) -> str:
+    return dt.strftime("%Y-%m-%d") if dt else "—"  # the time is in the tooltip
 
 
 class FactTableModel(QAbstractTableModel):
@@ -283,6 +283,9 @@ class FactTableModel(QAbstractTableModel):
         if role == Qt.FontRole:
             return self._bold if f.pinned and col == 0 else None
         if role == Qt.ToolTipRole:
+            if col in (5, 6):
+                dt = f.created_at if col == 5 else f.last_accessed
+                return dt.strftime("%Y-%m-%d %H:%M:%S UTC") if dt else "never"
             if col == 0:
                 tags = f" · tags: {', '.join(f.tags)}" if f.tags else ""
                 return f"#{f.id} · {f.source}{tags}\n\n{f.content}"
@@ -299,9 +302,9 @@ class FactTableModel(QAbstractTableModel):
         if col == 4:
             return "★" if f.pinned else ""
         if col == 5:
-            return _when(f.created_at)
+            return _day(f.created_at)
         if col == 6:
-            return _when(f.last_accessed)
+            return _day(f.last_accessed)
         if col == 7:
             return f.status
         return None
