@@ -73,13 +73,12 @@ class FactEditor(QWidget):
         self.meta.setWordWrap(True)
         self.meta.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.history = QTreeWidget()
-        self.history.setHeaderLabels(["When (UTC)", "Action", "By", "Details"])
+        self.history.setHeaderLabels(["When (UTC)", "What"])
         self.history.setRootIsDecorated(False)
         self.history.setUniformRowHeights(True)
         self.history.setAlternatingRowColors(True)
         hh = self.history.header()
-        for col in (0, 1, 2):
-            hh.setSectionResizeMode(col, QHeaderView.ResizeToContents)
+        hh.setSectionResizeMode(0, QHeaderView.ResizeToContents)
         hh.setStretchLastSection(True)
 
         form = QFormLayout()
@@ -159,9 +158,13 @@ class FactEditor(QWidget):
         for ev in reversed(events):  # newest first
             ev = dict(ev, _current=self.fact.id if self.fact else None)
             when = ev["created_at"].replace("T", " ")[:16]
-            item = QTreeWidgetItem([when, ACTION_TEXT.get(ev["action"], ev["action"]),
-                                    ev.get("actor") or "", _describe(ev)])
-            item.setToolTip(3, json.dumps({"before": ev.get("before"), "after": ev.get("after")},
+            what = ACTION_TEXT.get(ev["action"], ev["action"])
+            if ev.get("actor") and ev["actor"] != "user":
+                what += f" by {ev['actor']}"
+            details = _describe(ev)
+            item = QTreeWidgetItem([when, f"{what}: {details}" if details else what])
+            item.setData(0, Qt.UserRole, ev["action"])
+            item.setToolTip(1, json.dumps({"before": ev.get("before"), "after": ev.get("after")},
                                           indent=1, ensure_ascii=False)[:2000])
             self.history.addTopLevelItem(item)
 

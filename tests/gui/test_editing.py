@@ -22,7 +22,7 @@ def test_edit_in_editor_then_undo_redo(window, seeded, qtbot):
     assert after.content == "The deploy pipeline runs on Forgejo Actions"
     assert after.importance == 0.9 and after.tags == ("ci", "infra")
     assert tab.model.fact_at(0).content == after.content  # the row shows the new text
-    assert any(tab.editor.history.topLevelItem(i).text(1) == "edited"
+    assert any(tab.editor.history.topLevelItem(i).text(1).startswith("edited: content")
                for i in range(tab.editor.history.topLevelItemCount()))
     # the new text is searchable by meaning and keyword right away (re-embedded)
     assert seeded.search("Forgejo", k=1, mode="keyword", touch=False)[0].fact.id == fact.id
