@@ -49,6 +49,8 @@ class _WriteCommand(QUndoCommand):
                           failure=self._on_failure)
 
     def _on_failure(self, message: str) -> None:
+        # the write did not happen: undoing it must not write the old values back
+        self.setObsolete(True)
         if self._failed:
             self._failed(message)
 

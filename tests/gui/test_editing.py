@@ -106,3 +106,22 @@ def test_bulk_pin_recategorize_delete(window, seeded, qtbot):
         window.act_undo.trigger()
     assert set(seeded.facts.rows(ids)) == set(ids)
     assert all(seeded.get(i).pinned for i in ids)
+
+
+def test_a_rejected_edit_says_why_and_leaves_nothing_to_undo(window, seeded, qtbot,
+                                                             monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    shown = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a: shown.append(a[2]))
+    tab = open_tab(window, "claude")
+    tab.table.selectRow(0)
+    fact = tab.editor.fact
+    tab.editor.content.setPlainText("   ")  # empty after trimming: the store refuses it
+    with qtbot.waitSignal(tab.message, timeout=15000) as msg:
+        tab.editor.save()
+    assert msg.args == ["a fact cannot be empty"] and shown == ["a fact cannot be empty"]
+    assert seeded.get(fact.id).content == fact.content
+    window.act_undo.trigger()  # drops the failed command without writing anything
+    assert tab.undo_stack.count() == 0
+    assert seeded.get(fact.id).content == fact.content
