@@ -11,7 +11,6 @@ text, since raw bytes cannot say whose they are; that agent's own files are not 
 """
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,7 +18,6 @@ from models import Agent, AuditEvent, CompiledLayer, Episode, Fact, Session
 from services.backup import db_path
 from services.errors import NotFound
 from services.forget_files import Terms, workspace_files
-from services.raw_scan import byte_pattern, iter_files, scan_file, vector_hits
 
 
 @dataclass
@@ -54,56 +52,47 @@ def verify_forgotten(engram, texts, agent: str | None = None,
     for a in target:
         rep.remaining += [(f"{a.slug}/{p}", d) for p, d in _logical(a, t)]
     other_holds = any(True for a in others for _ in _logical(a, t))
-    # raw bytes
+    # raw bytes, read in a child process (reading a live db here would drop our locks)
+    from services import isolated
+    from services.export_log import exports
+
     data_dir = Path(engram.config.data_dir)
     chroma = Path(engram.config.vector_location)
-    seg_owner = _segment_owners(chroma)
     other_slugs = {a.slug for a in others}
     other_ids = {a.id for a in others}
     roots: list[Path] = [data_dir]
     for a in target:
         roots += workspace_files(a.workspace)
-    from services.export_log import exports
-
     for ex in exports(data_dir):
         if agent is None or ex.get("agent") == agent:
             roots.append(Path(ex["path"]))
     dbp = db_path(engram)
     if dbp is not None:
         roots += [dbp, Path(str(dbp) + "-wal")]
-    pats = {x: byte_pattern(x) for x in texts}
-    seen: set[Path] = set()
-    for root in roots:
-        for f in iter_files(root):
-            rp = f.resolve()
-            if rp in seen:
-                continue
-            seen.add(rp)
-            if agent is not None and _belongs_to_other(rp, data_dir, chroma, seg_owner,
-                                                            other_slugs, other_ids):
-                continue
-            rep.files_scanned += 1
-            try:
-                rep.bytes_scanned += f.stat().st_size
-            except OSError:
-                pass
-            hits = scan_file(f, pats)
-            n = sum(hits.values())
-            if not n:
-                continue
-            detail = f"{n} raw occurrence(s) in {f}"
-            shared = agent is not None and other_holds and _is_shared_file(
-                rp, data_dir, chroma, dbp)
-            (rep.shared if shared else rep.remaining).append(("raw", detail))
+    vecs = None
     if vectors and engram.embedder is not None and chroma.is_dir():
-        vecs = engram.embedder.embed(texts)
-        for v in vecs:
-            for seg, i, cos in vector_hits(chroma, v):
-                owner = seg_owner.get(seg.name)
-                if agent is not None and owner in other_ids:
-                    continue
-                rep.remaining.append(("vector", f"HNSW element {i} in {seg} (cosine {cos:.4f})"))
+        vecs = [[float(x) for x in v] for v in engram.embedder.embed(texts)]
+    got = isolated.run(isolated.scan_job, [str(r) for r in roots], texts, vecs,
+                       str(chroma) if chroma.is_dir() else None)
+    seg_owner = got["segments"]
+    for path, size, n in got["files"]:
+        rp = Path(path)
+        if agent is not None and _belongs_to_other(rp, data_dir, chroma, seg_owner,
+                                                   other_slugs, other_ids):
+            continue
+        rep.files_scanned += 1
+        rep.bytes_scanned += size
+        if not n:
+            continue
+        detail = f"{n} raw occurrence(s) in {rp}"
+        shared = agent is not None and other_holds and _is_shared_file(rp, data_dir, chroma, dbp)
+        (rep.shared if shared else rep.remaining).append(("raw", detail))
+    for seg, i, cos, _k in got["vectors"]:
+        if agent is not None and seg_owner.get(Path(seg).name) in other_ids:
+            continue
+        rep.remaining.append(("vector", f"HNSW element {i} in {seg} (cosine {cos:.4f})"))
     return rep
+
 
 def _logical(a: Agent, t: Terms):
     for fid, content, subject in Fact.select(Fact.id, Fact.content, Fact.subject).where(
@@ -122,26 +111,6 @@ def _logical(a: Agent, t: Terms):
     for L in CompiledLayer.select().where(CompiledLayer.agent == a.id):
         if t.mentions(L.markdown):
             yield f"layer {L.id}", f"compiled layer {L.layer}"
-
-def _segment_owners(chroma: Path) -> dict[str, int]:
-    """HNSW segment directory name → agent id (collections are named agent-<id>)."""
-    f = chroma / "chroma.sqlite3"
-    if not f.is_file():
-        return {}
-    try:
-        con = sqlite3.connect(f"file:{f}?mode=ro", uri=True, timeout=10)
-        try:
-            rows = con.execute("SELECT s.id, c.name FROM segments s JOIN collections c "
-                               "ON c.id = s.collection").fetchall()
-        finally:
-            con.close()
-    except sqlite3.Error:
-        return {}
-    out = {}
-    for sid, name in rows:
-        if name.startswith("agent-") and name[6:].isdigit():
-            out[sid] = int(name[6:])
-    return out
 
 def _belongs_to_other(rp: Path, data_dir: Path, chroma: Path, seg_owner, other_slugs,
                       other_ids) -> bool:

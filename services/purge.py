@@ -10,7 +10,6 @@ checkpoints the WAL, VACUUMs and truncates the WAL; ``secure_delete`` zeroes fre
 from __future__ import annotations
 
 import shutil
-import sqlite3
 import time
 from pathlib import Path
 
@@ -94,38 +93,20 @@ def _checkpoint(engram, tries: int = 20) -> bool:
     return False
 
 def _compact_chroma(engram) -> list[str]:
+    from services import isolated
+
     loc = Path(engram.config.vector_location)
-    f = loc / "chroma.sqlite3"
-    if not f.is_file():
+    if not (loc / "chroma.sqlite3").is_file():
         return []
-    notes = []
-    con = sqlite3.connect(str(f), timeout=30)
-    try:
-        live = {r[0] for r in con.execute("SELECT id FROM segments")}
-        try:
-            con.execute("INSERT INTO embedding_fulltext_search(embedding_fulltext_search) "
-                        "VALUES('optimize')")
-            con.commit()
-        except sqlite3.Error:
-            pass
-        con.execute("PRAGMA secure_delete = 1")
-        con.execute("VACUUM")
-        try:
-            con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        except sqlite3.Error:
-            pass
-    except sqlite3.Error as exc:
-        notes.append(f"chroma.sqlite3 could not be compacted: {exc}")
-        live = None
-    finally:
-        con.close()
+    # in a child: a second SQLite library in this process must not touch the file Chroma's
+    # Rust SQLite holds (see services/isolated.py)
+    live, problem = isolated.run(isolated.chroma_compact_job, str(loc))
+    notes = [problem] if problem else []
     if live is not None:
         # a dropped collection's HNSW directory stays on disk: remove it
         for d in loc.iterdir():
-            if d.is_dir() and d.name not in live and (d / "header.bin").exists():
+            if d.is_dir() and d.name not in set(live) and (d / "header.bin").exists():
                 for p in d.iterdir():
                     scrub_file(p)
                 shutil.rmtree(d, ignore_errors=True)
     return notes
-
-# verify -------------------------------------------------------------------------------

@@ -71,20 +71,18 @@ def _build(root: Path) -> None:
     e.close()
 
 
-def raw_hits(engram, texts, extra_paths=()) -> list[tuple[str, str, int]]:
-    """Test helper independent of ForgetService: every file under the data dir and the given
-    paths, raw bytes, case-insensitive; returns (file, text, count)."""
-    from services.raw_scan import scan_paths
+def raw_hits(engram, texts, extra_paths=()) -> list[tuple[str, int]]:
+    """Test helper: every file under the data dir and the given paths, raw bytes,
+    case-insensitive; returns (file, count). Read in a child process, like the verifier,
+    so reading the live database cannot drop this process's SQLite locks."""
+    from services import isolated
 
-    roots = [Path(engram.config.data_dir), *map(Path, extra_paths)]
-    return [(str(h.path), h.text_key, h.count) for h in scan_paths(roots, texts)]
+    return isolated.raw_hits([Path(engram.config.data_dir), *map(Path, extra_paths)], texts)
 
 
 def hnsw_hits(engram, texts) -> list:
     """Stored vectors (decoded from Chroma's HNSW files) that are the forgotten texts'."""
-    from services.raw_scan import vector_hits
+    from services import isolated
 
-    out = []
-    for v in engram.embedder.embed(list(texts)):
-        out += vector_hits(Path(engram.config.vector_location), v)
-    return out
+    vecs = [[float(x) for x in v] for v in engram.embedder.embed(list(texts))]
+    return isolated.run(isolated.scan_job, [], [], vecs, engram.config.vector_location)["vectors"]

@@ -257,3 +257,55 @@ def test_sigkill_mid_compile_leaves_whole_layers(tmp_path):
             assert f.read_text("utf-8") in versions
     finally:
         e.close()
+
+
+def test_forget_while_a_reader_and_a_cli_writer_are_busy(tmp_path):
+    """The GUI keeps reading and an agent's hook keeps writing while the user forgets: the
+    purge still truncates the WAL (readers are waited for, not failed) and nothing remains."""
+    from services.config import StoreConfig
+    from services.engram import Engram
+    from services.forget import ForgetScope, ForgetService
+    from services.ingest import NewFact
+
+    d = tmp_path / "store"
+    empty = tmp_path / "no-model"
+    empty.mkdir()
+    e = Engram.open(StoreConfig(data_dir=d))
+    m = e.agent("w", create=True)
+    m.remember_many([NewFact(content=f"Pager rota {i}: Wolfgang Quibble covers week {i}",
+                             subject=f"r{i}") for i in range(40)] +
+                    [NewFact(content=f"Kitchen note {i}: buy {i} lemons", subject=f"k{i}")
+                     for i in range(40)], near_duplicate=None)
+    script = tmp_path / "cli_writer.py"
+    script.write_text(CLI_WRITER)
+    proc = subprocess.Popen([sys.executable, str(script), "hook", "15", str(d)], cwd=ROOT,
+                            env=_env(ENGRAM_MODEL_DIR=str(empty)), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def reader():
+        try:
+            while not stop.is_set():
+                m.facts.ids(limit=50)
+                m.search("rota", mode="keyword", touch=False)
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    t = threading.Thread(target=reader)
+    t.start()
+    try:
+        receipt = ForgetService(e).execute(ForgetScope(agent="w", matching="Wolfgang Quibble"))
+    finally:
+        stop.set()
+        t.join(timeout=30)
+    out, err = proc.communicate(timeout=240)
+    try:
+        assert not errors, errors
+        assert proc.returncode == 0 and "failures 0" in out and "locked" not in err.lower()
+        assert receipt["counts"]["facts"] == 40
+        assert receipt["counts"]["remaining_after_verify"] == 0, receipt["notes"]
+        assert ForgetService(e).verify(["Wolfgang Quibble"]).ok
+        assert sum("hook wrote note" in f.content for f in m.list()) == 15
+    finally:
+        e.close()

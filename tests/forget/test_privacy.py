@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from models import AuditEvent
-from services.raw_scan import scan_paths
+from services.isolated import raw_hits
 
 PEM = ("-----BEGIN OPENSSH PRIVATE KEY-----\n"
        "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"
@@ -55,7 +55,7 @@ def test_secret_never_stored_and_redaction_is_audited(engram, agent, text, secre
     assert secret not in json.dumps([e.after for e in AuditEvent.select()])
     # not in any byte on disk: db, WAL, Chroma
     engram.db.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)")
-    assert scan_paths([Path(engram.config.data_dir)], [secret]) == []
+    assert raw_hits([Path(engram.config.data_dir)], [secret]) == []
 
 
 def test_ordinary_text_is_not_redacted(agent):
@@ -99,7 +99,7 @@ def test_pii_deny_redacts_at_ingest(engram):
     ev = [e for e in AuditEvent.select().where(AuditEvent.fact_id == r.fact_id) if e.action == "redact"]
     assert ev and ev[0].after["pii"] == {"email": 1, "phone": 1, "address": 1}
     engram.db.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)")
-    assert scan_paths([Path(engram.config.data_dir)], ["sam.jones@example.org"]) == []
+    assert raw_hits([Path(engram.config.data_dir)], ["sam.jones@example.org"]) == []
 
 
 def test_pii_ask_keeps_it_pending_for_review(engram):
