@@ -6,7 +6,6 @@ copy of the file is taken (Vorta's habit).
 """
 from __future__ import annotations
 
-import shutil
 from datetime import datetime
 from pathlib import Path
 
@@ -85,7 +84,15 @@ def backup_before_migration(db: pw.Database, version: int) -> Path | None:
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     dest = path.with_name(f"{path.stem}.v{version}.{stamp}.bak")
     db.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)")
-    shutil.copy2(path, dest)
+    # SQLite's backup API, not a file copy: closing another descriptor of the live file
+    # would drop this process's locks on it (see services/isolated.py)
+    import sqlite3
+
+    out = sqlite3.connect(str(dest))
+    try:
+        db.connection().backup(out)
+    finally:
+        out.close()
     return dest
 
 
