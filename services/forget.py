@@ -465,9 +465,8 @@ class ForgetService:
                 if scope.wants_rule and ap.terms and not scope.all_agents:
                     forget_rules.add_rule(key, ap.agent_id, label, rule_terms(ap))
                     counts["rules"] = counts.get("rules", 0) + 1
-                if whole:
-                    # nothing of the agent's memory stays, but its row and settings do
-                    Session.delete().where(Session.agent == ap.agent_id).execute()
+                # session rows stay (ids and paths, no content, logs cleared above): they are
+                # the processed-once claims that stop a hook re-reading the same transcript
                 AuditEvent.create(agent=ap.agent_id, fact_id=None, action="forget",
                                   before=None, after={"scope": scope.kind, "counts": ap.counts()},
                                   actor="user", reason="forget (receipt kept)")

@@ -134,7 +134,8 @@ def test_forget_one_agent_never_touches_the_other(store):
     assert receipt["counts"]["facts"] == n
     assert a.facts.count() == 0
     assert Episode.select().where(Episode.agent == a.agent_id).count() == 0
-    assert not Session.select().where(Session.agent == a.agent_id).exists()
+    # the processed-once claim stays (so a hook cannot re-ingest the transcript); the log goes
+    assert [s.log for s in Session.select().where(Session.agent == a.agent_id)] == [None]
     assert not (Path(store.config.data_dir) / "agents" / "alice").exists()
     # alice's own text is nowhere (bob never had it); the shared text is only bob's now
     assert raw_hits(store, [SECRET, ONE_FACT, EPISODE], [store.root / "ws_alice"]) == []
