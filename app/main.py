@@ -38,15 +38,6 @@ def rss_mb() -> float:
         return peak / (2**20 if sys.platform == "darwin" else 1024)
 
 
-def self_test(engram) -> int:
-    agents = engram.agents()
-    mem = engram.agent(agents[0].slug) if agents else engram.agent("self-test", create=True)
-    hits = mem.search("test", k=3, touch=False)
-    print(json.dumps({"ok": True, "agents": len(agents), "hits": len(hits),
-                      "semantic": engram.semantic_enabled}))
-    return 0
-
-
 def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     argv = list(sys.argv if argv is None else argv)
@@ -57,24 +48,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.version:
         print(f"engram {__version__}")
         return 0
+    if args.self_test:  # a throwaway store: never touches the user's own
+        from app.selftest import run_self_test
+
+        return run_self_test()
     from app.settings import store_config
     from services.engram import Engram
 
     # the GUI opens the store without the embedding model (2–3 s) so the first page paints
     # at once; the window loads it in a worker (see MainWindow._load_semantic)
     engram = Engram.open(store_config(args.data_dir, semantic=False))
-    if (args.demo_if_empty and not engram.agents()) or args.self_test:
+    if args.demo_if_empty and not engram.agents():
         engram.load_semantic()  # demo facts need their vectors; the self-test searches
     if args.demo_if_empty and not engram.agents():
         from services.demo import seed_demo
 
         seed_demo(engram)
-    if args.self_test:
-        try:
-            return self_test(engram)
-        finally:
-            engram.close()
-
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
@@ -84,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     app = QApplication.instance() or QApplication(argv)
     app.setApplicationName("Engram")
     app.setApplicationDisplayName("Engram")
-    app.setDesktopFileName("engram")
+    app.setDesktopFileName("io.engram.Engram")  # packaging/engram.desktop installs under this id
     app.setWindowIcon(icon())
     apply_theme(app, True if args.dark else False if args.light else None)
     win = MainWindow(engram, use_tray=not (args.no_tray or args.exit_after_first_paint),

@@ -103,8 +103,12 @@ class Engram:
         return self.db.execute_sql("PRAGMA data_version").fetchone()[0]
 
     # agents ------------------------------------------------------------------------------
-    def agents(self) -> list[AgentInfo]:
+    def agents(self, with_counts: bool = True) -> list[AgentInfo]:
         from peewee import JOIN, fn
+
+        if not with_counts:  # cheap: no scan of the fact table (timers poll this)
+            return [AgentInfo(a.id, a.slug, a.name, a.kind, a.workspace)
+                    for a in Agent.select().order_by(Agent.slug)]
 
         q = (Agent.select(Agent, fn.COUNT(Fact.id).alias("n"))
              .join(Fact, JOIN.LEFT_OUTER, on=((Fact.agent == Agent.id) & (Fact.status == "active")))

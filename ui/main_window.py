@@ -17,6 +17,7 @@ from ui.forget_dialog import ForgetDialog
 from ui.search_panel import SearchPanel
 from ui.settings_dialog import SettingsDialog
 from ui.store_watcher import StoreWatcher
+from ui.workspace_watcher import WorkspaceWatcher
 from ui.theme import icon
 from ui.tray import TrayController
 from ui.workers import JobRunner
@@ -142,6 +143,9 @@ class MainWindow(QMainWindow):
         self.undo_group = QUndoGroup(self)
         self.watcher = StoreWatcher(engram, parent=self)
         self.watcher.changed.connect(self.on_store_changed)
+        self.workspaces = WorkspaceWatcher(engram, self.runner, parent=self)
+        self.workspaces.synced.connect(self._on_workspace_synced)
+        self.workspaces.failed.connect(self._on_workspace_failed)
         self.tray = TrayController(engram, self.runner, parent=self)
         self.tray.toggle_window.connect(self.toggle_visible)
         self.tray.quit_requested.connect(self.quit)
@@ -169,6 +173,7 @@ class MainWindow(QMainWindow):
                                          "Engram menu; closing the window quits.", 8000)
         self.resize(1280, 800)
         self.watcher.start()
+        self.workspaces.start()
         if load_semantic and not engram.semantic_enabled:
             self._load_semantic()
 
@@ -464,6 +469,24 @@ class MainWindow(QMainWindow):
         for tab in self.agent_tabs.values():
             tab.refresh()
 
+    @Slot(str, str)
+    def _on_workspace_failed(self, slug: str, message: str) -> None:
+        self.show_message(f"Sync of {slug}'s workspace failed: {message}")
+
+    @Slot(str, object)
+    def _on_workspace_synced(self, slug: str, report) -> None:
+        if report.conflicts:
+            self.show_error(f"{len(report.conflicts)} conflicting edit(s) between Engram and "
+                            f"{slug}'s workspace files; nothing was overwritten. Resolve them "
+                            f"with `engram sync --agent {slug} --prefer engram|file`.")
+        elif report.pulled or report.pushed:
+            self.show_message(f"{slug}: {report.pulled} change(s) from the workspace, "
+                              f"{report.pushed} written back.")
+            if report.pulled:
+                tab = self.agent_tabs.get(slug)
+                if tab is not None:
+                    tab.refresh()
+
     @Slot()
     def open_settings(self) -> None:
         SettingsDialog(self.engram, self).exec()
@@ -523,6 +546,7 @@ class MainWindow(QMainWindow):
     def shutdown(self) -> None:
         """Stop the timer, cancel and join every worker: nothing outlives the window."""
         self.watcher.stop()
+        self.workspaces.stop()
         self.runner.cancel_all()
         for tab in self.agent_tabs.values():
             tab.close_down()

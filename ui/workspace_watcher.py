@@ -1,0 +1,102 @@
+"""Live two-way sync with agents' Memory Setup workspaces while the app is open.
+
+An agent rewrites ``memories/MEMORY.md`` by rename (atomic writers do), which
+QFileSystemWatcher loses track of; a stat-only signature polled every two seconds does not.
+Edits made in Engram mark the agent dirty through the service bus, so they are written back
+to the files on the next tick. The sync itself runs as a serial job (``services.sync``).
+"""
+from __future__ import annotations
+
+import logging
+import threading
+
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
+
+log = logging.getLogger(__name__)
+WRITE_EVENTS = {"fact.added", "fact.updated", "fact.deleted"}
+
+
+class WorkspaceWatcher(QObject):
+    synced = Signal(str, object)  # slug, SyncReport
+    failed = Signal(str, str)
+
+    def __init__(self, engram, runner, interval_ms: int = 2000, parent=None):
+        super().__init__(parent)
+        self.engram = engram
+        self.runner = runner
+        self._signatures: dict[str, tuple] = {}
+        self._dirty: set[int] = set()  # agent ids written in this process
+        self._lock = threading.Lock()  # the bus calls back from worker threads
+        self._running: set[str] = set()
+        self._unsubscribe = engram.bus.subscribe(self._on_event)
+        self.timer = QTimer(self)
+        self.timer.setInterval(interval_ms)
+        self.timer.timeout.connect(self.poll)
+
+    def start(self) -> None:
+        self.timer.start()
+
+    def stop(self) -> None:
+        self.timer.stop()
+        self._unsubscribe()
+
+    def _on_event(self, kind: str, data: dict) -> None:
+        if kind in WRITE_EVENTS and "agent_id" in data:
+            with self._lock:
+                self._dirty.add(data["agent_id"])
+
+    def _workspace_agents(self):
+        return [a for a in self.engram.agents(with_counts=False) if a.workspace]
+
+    @Slot()
+    def poll(self) -> list[str]:
+        """Start a sync for every agent whose files changed or whose facts we edited."""
+        try:
+            from services.sync import workspace_signature
+        except ImportError:
+            return []
+        started = []
+        with self._lock:
+            dirty, self._dirty = self._dirty, set()
+        try:
+            agents = self._workspace_agents()
+        except Exception as exc:  # a locked store: try again next tick
+            log.warning("workspace watcher: %s", exc)
+            return []
+        for a in agents:
+            if a.slug in self._running:
+                with self._lock:
+                    self._dirty |= {a.id} & dirty
+                continue
+            mem = self.engram.agent(a.slug)
+            sig = workspace_signature(mem)
+            first = a.slug not in self._signatures
+            changed = not first and sig != self._signatures[a.slug]
+            self._signatures[a.slug] = sig
+            if changed or a.id in dirty:
+                self._sync(a.slug)
+                started.append(a.slug)
+        return started
+
+    def _sync(self, slug: str) -> None:
+        from services.sync import sync_workspace, workspace_signature
+
+        mem = self.engram.agent(slug)
+        self._running.add(slug)
+
+        def op(progress, cancelled):
+            report = sync_workspace(mem)
+            return report, workspace_signature(mem)
+
+        def done(result):
+            report, sig = result
+            self._running.discard(slug)
+            self._signatures[slug] = sig  # our own write-back is not a change to pull
+            self.synced.emit(slug, report)
+
+        def fail(message):
+            self._running.discard(slug)
+            self.failed.emit(slug, message)
+
+        self.runner.start(f"Syncing {slug}'s workspace", op, success=done, failure=fail,
+                          visible=False, serial=True)
