@@ -31,6 +31,17 @@ def episode_view(e: Episode) -> EpisodeView:
                        e.source_file)
 
 
+def _pii_denied(agent_id: int, text: str) -> str:
+    """The agent's PII policy (services/pii.py): kinds set to "deny" are redacted here too;
+    an episode has no pending state, so "ask" kinds are kept for the user to see."""
+    from models import Agent
+    from services.pii import apply_pii
+
+    a = Agent.get_or_none(Agent.id == agent_id)
+    pol = (a.settings or {}).get("pii") if a is not None else None
+    return apply_pii(text, pol).text if pol else text
+
+
 class EpisodeStore:
     def __init__(self, agent_id: int, db, bus=None):
         self.agent_id, self.db, self.bus = agent_id, db, bus
@@ -42,6 +53,7 @@ class EpisodeStore:
             session_id: int | None = None, source_file: str | None = None) -> tuple[int, bool]:
         """(episode id, created). The same day+time+summary is stored once (idempotent)."""
         summary = redact(summary.strip()).text
+        summary = _pii_denied(self.agent_id, summary)
         h = content_hash(f"{day.isoformat()} {time or ''} {summary}")
         with self.db.atomic():
             old = self._q().where(Episode.content_hash == h).first()

@@ -122,3 +122,13 @@ def test_pii_policy_per_kind(engram):
     f = m.get(m.remember(PII).fact_id)
     assert "sam.jones@example.org" not in f.content and "555-0132" in f.content
     assert "Baker Street" in f.content and f.status == "active"
+
+
+def test_pii_deny_covers_episode_summaries(engram):
+    from datetime import date
+
+    engram.add_agent("strict2")
+    engram.update_agent("strict2", settings={"pii": {"email": "deny"}})
+    m = engram.agent("strict2")
+    eid, _ = m.episodes.add(date(2026, 4, 13), "Emailed sam.jones@example.org the lease draft")
+    assert m.episodes.get(eid).summary == "Emailed [REDACTED:email] the lease draft"
