@@ -18,7 +18,7 @@ log = logging.getLogger(__name__)
 
 # High ef: at Engram's sizes (10^3–10^5 vectors per agent) exactness matters more than the
 # last microsecond, and the benchmark measures HNSW vs exact top-10 disagreement.
-HNSW = {"space": "cosine", "ef_construction": 200, "ef_search": 200, "max_neighbors": 32}
+HNSW = {"space": "cosine", "ef_construction": 200, "ef_search": 500, "max_neighbors": 32}
 
 
 def collection_name(agent_id: int) -> str:
