@@ -1,6 +1,7 @@
 """Episodes: dated session summaries (``episodes/YYYY-MM-DD.md`` entries), one agent at a time."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date
 
@@ -24,6 +25,22 @@ class EpisodeView:
         return {"id": self.id, "day": self.day.isoformat(), "time": self.time,
                 "summary": self.summary, "tags": list(self.tags),
                 "session_id": self.session_id, "source_file": self.source_file}
+
+
+_CLOCK = re.compile(r"^\s*(\d{1,2})(?::(\d{2}))?\s*([AaPp][Mm])?")
+
+
+def clock_minutes(time: str | None) -> int:
+    """Minutes after midnight of "2:30 PM" / "14:30" (agents write both); unknown → -1."""
+    m = _CLOCK.match(time or "")
+    if not m:
+        return -1
+    h, mins, ampm = int(m.group(1)), int(m.group(2) or 0), (m.group(3) or "").lower()
+    if ampm == "pm" and h < 12:
+        h += 12
+    elif ampm == "am" and h == 12:
+        h = 0
+    return h * 60 + mins
 
 
 def episode_view(e: Episode) -> EpisodeView:
@@ -82,7 +99,9 @@ class EpisodeStore:
         q = q.order_by(Episode.day.desc(), Episode.id.desc())
         if limit:
             q = q.limit(limit)
-        return [episode_view(e) for e in q]
+        # newest day first; within a day, in the order the sessions happened
+        eps = [episode_view(e) for e in q]
+        return sorted(eps, key=lambda e: (-e.day.toordinal(), clock_minutes(e.time), e.id))
 
     def density(self) -> dict[date, int]:
         """Episodes per day, for the timeline's density strip."""

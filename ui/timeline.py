@@ -192,7 +192,7 @@ class TimelineView(QWidget):
         ep_id = item.data(0, EP_ROLE)
         eps = [e for e in self._episodes if e.day == day and (ep_id is None or e.id == ep_id)]
         parts = [f"# {day:%A, %d %B %Y}"]
-        for e in sorted(eps, key=lambda e: e.id):
+        for e in eps:  # already in the order the sessions happened
             head = f"## {e.time}" if e.time else "## Episode"
             tags = f"\n\n*tags: {', '.join(e.tags)}*" if e.tags else ""
             parts.append(f"{head}\n\n{e.summary}{tags}")

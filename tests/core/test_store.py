@@ -152,3 +152,14 @@ def test_batch_ingest_reports_each_item(agent):
     assert [r.status for r in res] == ["added", "duplicate", "empty", "added"]
     assert res[1].fact_id == res[0].fact_id
     assert agent.facts.count() == 2
+
+
+def test_episodes_list_newest_day_first_and_sessions_in_clock_order(agent):
+    from datetime import date
+
+    for t in ("1:00 PM", "3:45 PM", "9:15 AM", "12:10 PM"):
+        agent.episodes.add(date(2026, 11, 29), f"session at {t}", time=t)
+    agent.episodes.add(date(2026, 11, 28), "the day before", time="6:30 PM")
+    got = [(e.day.day, e.time) for e in agent.episodes.list()]
+    assert got == [(29, "9:15 AM"), (29, "12:10 PM"), (29, "1:00 PM"), (29, "3:45 PM"),
+                   (28, "6:30 PM")]

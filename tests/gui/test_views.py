@@ -52,7 +52,8 @@ def test_timeline_groups_episodes_by_day_and_renders_markdown(window, agent, qtb
     assert tl.strip.counts[date(2026, 11, 2)] == 2
     tl.select_day(date(2026, 11, 3))  # nearest day with episodes
     assert tl.tree.currentItem().text(0) in ("Mon 2026-11-02", "Thu 2026-11-05")
-    tl.tree.setCurrentItem(tl.tree.topLevelItem(1).child(1))
+    assert tl.tree.topLevelItem(1).child(0).text(0) == "9:00 AM"  # sessions in clock order
+    tl.tree.setCurrentItem(tl.tree.topLevelItem(1).child(0))
     text = tl.view.toPlainText()
     assert "Fixed the importer." in text and "<script>x()</script>" in text  # escaped text
     assert "tags: ingest" in text
