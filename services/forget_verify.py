@@ -91,6 +91,9 @@ def verify_forgotten(engram, texts, agent: str | None = None,
         if agent is not None and seg_owner.get(Path(seg).name) in other_ids:
             continue
         rep.remaining.append(("vector", f"HNSW element {i} in {seg} (cosine {cos:.4f})"))
+    for db, k in got["vector_bytes"]:
+        hit = ("vector", f"float32 bytes of the embedding of string {k + 1} in {db}")
+        (rep.shared if agent is not None and other_holds else rep.remaining).append(hit)
     return rep
 
 

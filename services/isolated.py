@@ -59,7 +59,8 @@ def scan_job(roots: list[str], texts: list[str], vectors: list[list[float]] | No
              chroma_dir: str | None) -> dict:
     """Raw bytes of every file under ``roots`` plus decoded HNSW vectors; also which agent
     owns each Chroma segment directory."""
-    from services.raw_scan import byte_pattern, iter_files, scan_file, vector_hits
+    from services.raw_scan import (byte_pattern, iter_files, scan_file, vector_bytes_present,
+                                   vector_hits)
 
     pats = {t: byte_pattern(t) for t in texts}
     files, seen = [], set()
@@ -75,12 +76,16 @@ def scan_job(roots: list[str], texts: list[str], vectors: list[list[float]] | No
                 size = 0
             hits = scan_file(f, pats)
             files.append([str(rp), size, sum(hits.values())])
-    out = {"files": files, "segments": {}, "vectors": []}
+    out = {"files": files, "segments": {}, "vectors": [], "vector_bytes": []}
     if chroma_dir:
         out["segments"] = segment_owners(chroma_dir)
         for k, v in enumerate(vectors or ()):
             for seg, i, cos in vector_hits(Path(chroma_dir), v):
                 out["vectors"].append([str(seg), i, cos, k])
+            # Chroma's write queue (embeddings_queue) keeps the float32 bytes as given
+            db = Path(chroma_dir) / "chroma.sqlite3"
+            if db.is_file() and vector_bytes_present([db], v):
+                out["vector_bytes"].append([str(db), k])
     return out
 
 

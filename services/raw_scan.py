@@ -179,10 +179,17 @@ def vector_bytes_present(paths: Iterable[Path], vector: np.ndarray) -> list[Path
     """Files holding the exact float32 bytes of ``vector`` (Chroma's queue and metadata
     tables store the vector as given)."""
     needle = np.asarray(vector, dtype=np.float32).tobytes()[:64]
-    pat = {"v": re.compile(re.escape(needle))}
     found = []
     for root in paths:
         for f in iter_files(Path(root)):
-            if scan_file(f, pat)["v"]:
-                found.append(f)
+            try:
+                with open(f, "rb") as fh:
+                    tail = b""
+                    while block := fh.read(CHUNK):
+                        if needle in tail + block:
+                            found.append(f)
+                            break
+                        tail = block[-len(needle):]
+            except OSError:
+                continue
     return found

@@ -91,3 +91,15 @@ def test_preview_changes_nothing(engram, agent):
     assert agent.facts.count() == 1 and ForgetRule.select().count() == 0
     assert ForgetReceipt.select().count() == 0
     assert not svc.verify([PET]).ok
+
+
+def test_verify_sees_a_queued_vector_until_the_purge(engram, agent):
+    """Below Chroma's sync threshold the vector sits in chroma.sqlite3's write queue as raw
+    float32 bytes; the verifier finds those bytes, and the purge removes them."""
+    agent.remember(PET)
+    svc = ForgetService(engram)
+    before = svc.verify([PET])
+    assert any(place == "vector" and "float32" in d for place, d in before.remaining)
+    svc.execute(ForgetScope(agent="claude", matching="Borogove"))
+    after = svc.verify([PET])
+    assert after.ok, after.remaining
