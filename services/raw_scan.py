@@ -4,6 +4,9 @@ The forget verifier does not trust the database's own answer: it reads every byt
 file (SQLite pages, WAL, Chroma's sqlite and HNSW segments, compiled layers, workspace files)
 and looks for the UTF-8 bytes of each string, case-insensitively. It also decodes Chroma's
 HNSW segment files, because a vector is stored as float32 and never as text.
+
+Never call these on a live database from a process that has it open: run them through
+``services.isolated`` (closing a descriptor drops the process's SQLite locks).
 """
 from __future__ import annotations
 
@@ -83,31 +86,6 @@ def scan_file(path: Path, patterns: dict[str, re.Pattern]) -> dict[str, int]:
                         hits[k] += 1
             tail = buf[-overlap:]
     return hits
-
-
-@dataclass
-class RawHit:
-    path: Path
-    text_key: str
-    count: int
-
-
-def scan_paths(paths: Iterable[Path], texts: Iterable[str]) -> list[RawHit]:
-    patterns = {t: byte_pattern(t) for t in {t for t in texts if t and t.strip()}}
-    if not patterns:
-        return []
-    out: list[RawHit] = []
-    seen: set[Path] = set()
-    for root in paths:
-        for f in iter_files(Path(root)):
-            rp = f.resolve()
-            if rp in seen:
-                continue
-            seen.add(rp)
-            for k, n in scan_file(f, patterns).items():
-                if n:
-                    out.append(RawHit(f, k, n))
-    return out
 
 
 # Chroma HNSW segments ----------------------------------------------------------------------
