@@ -8,6 +8,16 @@ agent's Chroma collection without the vectors (hnswlib only *marks* deletions, t
 bytes stay in ``data_level0.bin``), deletes orphan segment directories, merges FTS segments,
 checkpoints and VACUUMs both SQLite files, adds a keyed-hash forget rule and writes a receipt
 without content. ``verify`` reads the raw bytes of every file for the forgotten strings.
+The physical purge is in ``services/purge.py``, the proof in ``services/forget_verify.py``,
+the file surgery in ``services/forget_files.py``.
+
+Scopes: ``fact_ids``; ``matching`` (facts containing the text, FTS phrase matches, and facts
+whose cosine to it is >= ``threshold``: a paraphrase is listed with its score for review and
+can be left out with ``exclude_ids``); ``before`` (created before a date); ``all`` (one
+agent's whole memory; the agent row and settings stay); ``all_agents`` alone (everything,
+with a safety backup destroyed after the purge) or with ``matching`` (that text in every
+agent, with one rule for every agent). Rules are added by default for fact and matching
+scopes only: a date or whole-agent purge is a clean-up, not a ban on the content.
 
 Order of work (crash safety): files and vectors first, the SQL transaction last. A crash
 before the transaction leaves the rows (the truth) and a re-run of the same forget finishes
