@@ -300,13 +300,13 @@ def table(result: dict) -> str:
     if "held_out" in result["systems"]["engram"]:
         groups += ["tuning", "held_out"]
     lines = []
-    head = f"{'system':30s} {'slice':12s} {'n':>4s} " + " ".join(f"{m:>7s}" for m in METRICS)
+    head = f"{'system':32s} {'slice':12s} {'n':>4s} " + " ".join(f"{m:>7s}" for m in METRICS)
     lines.append(head)
     lines.append("-" * len(head))
     for g in groups:
         for name in result["systems"]:
             s = result["systems"][name][g]
-            lines.append(f"{SYSTEM_LABELS[name]:30s} {g:12s} {s['n']:>4d} "
+            lines.append(f"{SYSTEM_LABELS[name]:32s} {g:12s} {s['n']:>4d} "
                          + " ".join(f"{s[m]:7.3f}" for m in METRICS))
         lines.append("")
     return "\n".join(lines)
