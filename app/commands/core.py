@@ -214,11 +214,22 @@ def cmd_pin_unpin_delete(args, ctx):
 
 
 def cmd_import(args, ctx):
-    mem = ctx.engram().agent(args.agent, create=True, kind=args.kind or "generic")
-    rep = mem.import_path(Path(args.path).expanduser(), fmt=args.fmt)
+    eng = ctx.engram()
+    existed = args.agent in {a.slug for a in eng.agents(with_counts=False)}
+    mem = eng.agent(args.agent, create=True, kind=args.kind or "generic")
+    try:
+        rep = mem.import_path(Path(args.path).expanduser(), fmt=args.fmt)
+    except Exception:
+        if not existed and mem.facts.count() == 0:
+            eng.remove_agent(args.agent)  # a failed first import leaves no empty agent behind
+        raise
+    taken = rep.added + rep.duplicates + rep.blocked + rep.episodes_added + rep.episodes_duplicates
+    failed = bool(rep.skipped) and taken == 0
+    if failed and not existed:
+        eng.remove_agent(args.agent)
     if args.json:
         emit_json(rep.to_json())
-        return
+        return 1 if failed else 0
     print(f"imported {rep.source} ({rep.format}): added {rep.added}, duplicates "
           f"{rep.duplicates}, superseded {rep.superseded}, blocked {rep.blocked}, "
           f"episodes {rep.episodes_added} (+{rep.episodes_duplicates} already there), "
@@ -226,6 +237,11 @@ def cmd_import(args, ctx):
     for p in rep.skipped:
         loc = f"{p.file}:{p.line}" if p.line else p.file
         print(f"  skipped {loc}: {p.reason}")
+    if failed:
+        print(f"engram: nothing imported from {rep.source}: {rep.skipped[0].reason}",
+              file=sys.stderr)
+        return 1
+    return 0
 
 
 def cmd_recall(args, ctx):

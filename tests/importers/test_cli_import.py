@@ -61,9 +61,13 @@ def test_import_of_binary_memory_md_reports_not_crashes(cli, tmp_path):
     f = tmp_path / "MEMORY.md"
     f.write_bytes(bytes(range(256)) * 8)
     rc, out, err = cli("import", "--agent", "h", str(f))
-    assert rc == 0 and err == ""
+    assert rc == 1  # nothing could be imported: a script must be able to tell
+    assert err.startswith("engram: nothing imported from") and "binary" in err
     assert _counts(out)["added"] == 0
     assert "skipped MEMORY.md: not a text file (binary data)" in out
+    # no empty agent is left behind by a failed first import
+    rc, out, _ = cli("agents", "--json")
+    assert "\"h\"" not in out
 
 
 def test_import_of_unknown_path_is_one_clear_error(cli, tmp_path):
