@@ -6,6 +6,7 @@ registered EngramEmbeddingFunction so text queries from Chroma's own tools embed
 """
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 from pathlib import Path
@@ -19,6 +20,22 @@ log = logging.getLogger(__name__)
 # High ef: at Engram's sizes (10^3–10^5 vectors per agent) exactness matters more than the
 # last microsecond, and the benchmark measures HNSW vs exact top-10 disagreement.
 HNSW = {"space": "cosine", "ef_construction": 200, "ef_search": 500, "max_neighbors": 32}
+
+
+def _retry_stale(method):
+    """Another process (a CLI forget, ``verify --repair``) may drop and recreate an agent's
+    collection while this one holds a handle to the old one: forget the handle, retry once."""
+    @functools.wraps(method)
+    def wrapper(self, agent_id, *args, **kwargs):
+        try:
+            return method(self, agent_id, *args, **kwargs)
+        except Exception as exc:
+            if type(exc).__name__ not in ("NotFoundError", "InvalidCollectionException"):
+                raise
+            with self._lock:
+                self._collections.pop(agent_id, None)
+            return method(self, agent_id, *args, **kwargs)
+    return wrapper
 
 
 def collection_name(agent_id: int) -> str:
@@ -70,6 +87,7 @@ class VectorIndex:
                 pass
 
     # vectors -----------------------------------------------------------------------------
+    @_retry_stale
     def upsert(self, agent_id: int, ids: Sequence[int], texts: Sequence[str],
                vectors: np.ndarray | None = None, metadatas: Sequence[dict] | None = None,
                batch: int = 2000) -> None:
@@ -90,11 +108,13 @@ class VectorIndex:
                 kwargs["metadatas"] = list(metadatas[s:s + batch])
             col.upsert(**kwargs)
 
+    @_retry_stale
     def delete(self, agent_id: int, ids: Iterable[int]) -> None:
         ids = [str(i) for i in ids]
         if ids:
             self.collection(agent_id).delete(ids=ids)
 
+    @_retry_stale
     def query(self, agent_id: int, vector: np.ndarray, k: int = 20,
               ids: Sequence[int] | None = None) -> list[tuple[int, float]]:
         """(fact id, cosine similarity) best first."""
@@ -111,9 +131,11 @@ class VectorIndex:
                         n_results=min(k, n), include=["distances"], **kwargs)
         return [(int(i), 1.0 - float(d)) for i, d in zip(res["ids"][0], res["distances"][0])]
 
+    @_retry_stale
     def count(self, agent_id: int) -> int:
         return self.collection(agent_id).count()
 
+    @_retry_stale
     def all_ids(self, agent_id: int) -> set[int]:
         col = self.collection(agent_id)
         out: set[int] = set()
@@ -125,12 +147,14 @@ class VectorIndex:
                 return out
             offset += page
 
+    @_retry_stale
     def documents(self, agent_id: int, ids: Sequence[int]) -> dict[int, str]:
         if not ids:
             return {}
         got = self.collection(agent_id).get(ids=[str(i) for i in ids], include=["documents"])
         return {int(i): d for i, d in zip(got["ids"], got["documents"])}
 
+    @_retry_stale
     def vectors(self, agent_id: int, ids: Sequence[int] | None = None) -> dict[int, np.ndarray]:
         kwargs = {"include": ["embeddings"]}
         if ids is not None:
