@@ -105,7 +105,34 @@ def keyword_candidates(db, agent_id: int, query: str, filters: FactFilters, n: i
     sql, params = _sql_filters(sql, params, filters)
     sql += " ORDER BY bm25(fact_fts, 1.0, 0.4, 0.4) LIMIT ?"
     params.append(n)
-    return [(int(i), float(s)) for i, s in db.execute_sql(sql, params).fetchall()]
+    hits = [(int(i), float(s)) for i, s in db.execute_sql(sql, params).fetchall()]
+    runs = CJK_RUN.findall(query)
+    if runs:
+        hits = _merge_substring_hits(db, agent_id, runs, filters, n, hits)
+    return hits
+
+
+# unicode61 does not segment Chinese/Japanese/Korean: "回归测试" inside "今天做了回归测试" is
+# not a token of its own, so FTS5 cannot find it. CJK runs in a query are also looked up as
+# substrings (a bounded LIKE scan of one agent's facts), scored below a full BM25 hit.
+CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]{2,}")
+
+
+def _merge_substring_hits(db, agent_id, runs, filters, n, hits):
+    best = max((s for _, s in hits), default=1.0)
+    found: dict[int, int] = {}
+    for run in runs:
+        sql = "SELECT f.id FROM fact f WHERE f.agent_id = ? AND f.content LIKE ?"
+        params: list = [agent_id, f"%{run}%"]
+        sql, params = _sql_filters(sql, params, filters)
+        sql += " ORDER BY f.id DESC LIMIT ?"
+        params.append(n)
+        for (fid,) in db.execute_sql(sql, params).fetchall():
+            found[fid] = found.get(fid, 0) + 1
+    scores = dict(hits)
+    for fid, k in found.items():
+        scores[fid] = max(scores.get(fid, 0.0), 0.9 * best * k / len(runs))
+    return sorted(scores.items(), key=lambda t: -t[1])[:n]
 
 
 def _sql_filters(sql: str, params: list, f: FactFilters):

@@ -126,3 +126,13 @@ def test_search_all_agents(engram):
     b.remember("Kafka topics are compacted")
     got = engram.search_all("Kafka", k=5)
     assert {slug for slug, _ in got} == {"a", "b"}
+
+
+def test_chinese_substring_is_found_by_keyword_search(agent):
+    """FTS5's unicode61 does not split CJK text; a Hermes memory written in Chinese must
+    still be found by the words a user types."""
+    target = agent.remember("今天做了回归测试，修复了登录问题", category="fact").fact_id
+    agent.remember("The regression suite runs nightly", category="fact")
+    assert [h.fact.id for h in agent.search("回归测试", k=3, mode="keyword")][:1] == [target]
+    assert [h.fact.id for h in agent.search("登录", k=3)][:1] == [target]
+    assert agent.search("数据库", k=3, mode="keyword") == []
