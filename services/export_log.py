@@ -5,28 +5,18 @@ content. Every exporter calls ``record_export``.
 """
 from __future__ import annotations
 
-import fcntl
 import json
-import os
-from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
 from services.atomic import atomic_write
+from services.filelock import exclusive_lock
 
 LOG = "exports.json"
 
 
-@contextmanager
 def _locked(data_dir: Path):
-    data_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(data_dir / ".exports.lock", os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
+    return exclusive_lock(Path(data_dir) / ".exports.lock")
 
 
 def exports(data_dir: Path, agent: str | None = None) -> list[dict]:

@@ -29,7 +29,7 @@ from datetime import date, datetime
 from models import Fact
 from models.entities import utcnow
 from services.facts import FactFilters, fact_view
-from services.text import WORD
+from services.text import query_terms
 from services.views import SearchHit
 
 MODES = ("hybrid", "keyword", "semantic")
@@ -71,15 +71,7 @@ def keyword_query(text: str, stopwords: bool = True, mode: str = "any") -> str:
     """A safe FTS5 MATCH expression: quoted phrases stay phrases, every other word becomes a
     quoted token (so user text can never inject FTS5 syntax), function words are dropped
     unless nothing else is left, repeats are merged."""
-    phrases: list[str] = []
-    words: list[str] = []
-    for m in re.finditer(r'"([^"]+)"|(\S+)', text):
-        if m.group(1):
-            toks = WORD.findall(m.group(1))
-            if toks:
-                phrases.append('"' + " ".join(toks) + '"')
-        else:
-            words.extend(WORD.findall(m.group(2)))
+    phrases, words = query_terms(text)
     if stopwords:
         content = [w for w in words if w.casefold() not in STOPWORDS]
         if content or phrases:

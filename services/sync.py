@@ -29,14 +29,13 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-import os
 import re
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 
 from services.atomic import atomic_write
+from services.filelock import exclusive_lock
 from services.errors import InvalidInput
 from services.export import memory_md_entry, render_memory_md
 from services.facts import FactFilters
@@ -257,22 +256,9 @@ def workspace_signature(memory) -> tuple:
     return tuple(out)
 
 
-@contextmanager
 def _sync_lock(memory):
     """One sync per agent at a time (the app's watcher and `engram sync` may overlap)."""
-    memory.data_dir.mkdir(parents=True, exist_ok=True)
-    try:
-        import fcntl
-    except ImportError:  # Windows: no advisory locks; the file checks still guard writes
-        yield
-        return
-    fd = os.open(memory.data_dir / ".sync.lock", os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
+    return exclusive_lock(memory.data_dir / ".sync.lock")
 
 
 # the sync ----------------------------------------------------------------------------------

@@ -25,20 +25,24 @@ def words(text: str) -> list[str]:
     return WORD.findall(normalize(text))
 
 
-def fts_query(text: str, mode: str = "any") -> str:
-    """Turn free text into a safe FTS5 MATCH expression.
-
-    Quoted phrases in the input stay phrases; every other word becomes a quoted token, so
-    user text can never inject FTS5 syntax. ``mode='any'`` ORs the terms (BM25 ranks), 'all'
-    ANDs them.
-    """
-    parts: list[str] = []
+def query_terms(text: str) -> tuple[list[str], list[str]]:
+    """The quoted phrases (each already an FTS5 phrase string) and the loose words of a
+    user's query. Only word characters survive, so user text can never inject FTS5 syntax."""
+    phrases: list[str] = []
+    loose: list[str] = []
     for m in re.finditer(r'"([^"]+)"|(\S+)', text):
         if m.group(1):
             toks = WORD.findall(m.group(1))
             if toks:
-                parts.append('"' + " ".join(toks) + '"')
+                phrases.append('"' + " ".join(toks) + '"')
         else:
-            parts.extend(f'"{t}"' for t in WORD.findall(m.group(2)))
+            loose.extend(WORD.findall(m.group(2)))
+    return phrases, loose
+
+
+def fts_query(text: str, mode: str = "any") -> str:
+    """Free text as a safe FTS5 MATCH expression: phrases stay phrases, every other word is a
+    quoted token; ``mode='any'`` ORs the terms (BM25 ranks), 'all' ANDs them."""
+    phrases, loose = query_terms(text)
     joiner = " OR " if mode == "any" else " AND "
-    return joiner.join(parts)
+    return joiner.join(phrases + [f'"{t}"' for t in loose])
