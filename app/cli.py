@@ -108,6 +108,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("engram: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # a hook's stderr must stay one readable line
+        if args.verbose:
+            logging.exception("unexpected error")
+        print(f"engram: unexpected error ({type(exc).__name__}): {exc} "
+              "(run with -v for details)", file=sys.stderr)
+        return 1
     finally:
         ctx.close()
 

@@ -21,7 +21,8 @@ from services.subjects import infer_subject
 from services.text import content_hash
 from services.views import RememberResult
 
-NEAR_DUPLICATE = 0.95  # cosine at or above which two memories say the same thing
+NEAR_DUPLICATE = 0.95
+DEDUP_STATUSES = ("active", "pending", "archived")  # cosine at or above which two memories say the same thing
 CATEGORY_TYPES = {"task": "procedural", "rule": "procedural", "tmp": "temporal",
                   "episode": "episodic"}
 
@@ -98,10 +99,13 @@ class Ingestor:
         # exact duplicates against the store and within the batch
         hashes = list({h for _, _, _, h in prepared})
         existing: dict[str, int] = {}
+        # Restating a superseded fact makes it current again (a new fact that supersedes the
+        # newer one); re-importing an old file (bump=False) must not, so there it is a duplicate.
+        live = DEDUP_STATUSES if bump else DEDUP_STATUSES + ("superseded",)
         for s in range(0, len(hashes), 500):
             for fid, h in (Fact.select(Fact.id, Fact.content_hash)
                            .where((Fact.agent == m.agent_id) & Fact.content_hash.in_(hashes[s:s + 500])
-                                  & (Fact.status != "forgotten")).tuples()):
+                                  & Fact.status.in_(live)).order_by(Fact.id).tuples()):
                 existing.setdefault(h, fid)
         fresh: list[tuple[int, NewFact, str, str]] = []
         seen_batch: dict[str, int] = {}
@@ -122,7 +126,8 @@ class Ingestor:
         if fresh and m.engram.embedder is not None:
             vectors = m.engram.embedder.embed([t for _, _, t, _ in fresh])
         if vectors is not None and near_duplicate is not None:
-            fresh, vectors = self._near_duplicates(fresh, vectors, near_duplicate, results, dup_of)
+            fresh, vectors = self._near_duplicates(fresh, vectors, near_duplicate, results, dup_of,
+                                                   live)
 
         added_ids: list[int] = []
         added_texts: list[str] = []
@@ -164,18 +169,21 @@ class Ingestor:
             m.engram.bus.emit("fact.added", agent_id=m.agent_id, ids=added_ids)
         return results  # type: ignore[return-value]
 
-    def _near_duplicates(self, fresh, vectors, threshold, results, dup_of):
+    def _near_duplicates(self, fresh, vectors, threshold, results, dup_of, live):
         m = self.m
         keep_idx: list[int] = []
         index = m.engram.index
-        has_any = index is not None and index.count(m.agent_id) > 0
+        nearest: list[list[tuple[int, float]]] = [[] for _ in fresh]
+        if index is not None and index.count(m.agent_id) > 0:
+            nearest = index.query_many(m.agent_id, vectors, k=3)
+            cand = {fid for hits in nearest for fid, sim in hits if sim >= threshold}
+            ok = {r[0] for r in Fact.select(Fact.id).where(
+                (Fact.agent == m.agent_id) & Fact.id.in_(list(cand))
+                & Fact.status.in_(live)).tuples()} if cand else set()
+            nearest = [[(fid, sim) for fid, sim in hits if fid in ok] for hits in nearest]
         for j, (i, item, text, h) in enumerate(fresh):
             v = vectors[j]
-            hit = None
-            if has_any:
-                got = index.query(m.agent_id, v, k=1)
-                if got and got[0][1] >= threshold:
-                    hit = got[0][0]
+            hit = next((fid for fid, sim in nearest[j] if sim >= threshold), None)
             if hit is None and keep_idx:
                 sims = vectors[keep_idx] @ v
                 best = int(np.argmax(sims))
@@ -226,6 +234,15 @@ class Ingestor:
             return
         with self.m.db.atomic():
             for fid in set(ids):
-                (Fact.update(updated_at=utcnow(),
-                             importance=Fact.importance + (1.0 - Fact.importance) * 0.1)
-                 .where((Fact.agent == self.m.agent_id) & (Fact.id == fid)).execute())
+                row = Fact.get_or_none((Fact.agent == self.m.agent_id) & (Fact.id == fid))
+                if row is None:
+                    continue
+                before = snapshot(row)
+                row.updated_at = utcnow()
+                row.importance = row.importance + (1.0 - row.importance) * 0.1
+                if row.status == "archived":  # said again: it matters after all
+                    row.status = "active"
+                row.save()
+                if before["status"] != row.status:
+                    self.m.facts.audit("restore", fid, before, snapshot(row), actor="engram",
+                                       reason="stated again")

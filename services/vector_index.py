@@ -59,7 +59,12 @@ class VectorIndex:
         else:
             self.path = Path(loc)
             self.path.mkdir(parents=True, exist_ok=True)
-            self.client = chromadb.PersistentClient(path=str(self.path), settings=settings)
+            # Chroma migrates a new store on first open; two processes doing that at once (a
+            # hook firing twice) race on "table collections already exists". Open one at a time.
+            from services.filelock import exclusive_lock
+
+            with exclusive_lock(self.path / ".engram-open.lock"):
+                self.client = chromadb.PersistentClient(path=str(self.path), settings=settings)
         self.embedder = embedder
         self._collections: dict[int, object] = {}
         self._lock = threading.Lock()
@@ -130,6 +135,22 @@ class VectorIndex:
         res = col.query(query_embeddings=[np.asarray(vector, dtype=np.float32)],
                         n_results=min(k, n), include=["distances"], **kwargs)
         return [(int(i), 1.0 - float(d)) for i, d in zip(res["ids"][0], res["distances"][0])]
+
+    @_retry_stale
+    def query_many(self, agent_id: int, vectors: np.ndarray, k: int = 1,
+                   batch: int = 256) -> list[list[tuple[int, float]]]:
+        """Top-k (fact id, cosine) for each row of ``vectors``, in one call per batch."""
+        col = self.collection(agent_id)
+        n = col.count()
+        if n == 0 or len(vectors) == 0:
+            return [[] for _ in range(len(vectors))]
+        out: list[list[tuple[int, float]]] = []
+        for s in range(0, len(vectors), batch):
+            res = col.query(query_embeddings=np.asarray(vectors[s:s + batch], dtype=np.float32),
+                            n_results=min(k, n), include=["distances"])
+            out += [[(int(i), 1.0 - float(d)) for i, d in zip(ids, ds)]
+                    for ids, ds in zip(res["ids"], res["distances"])]
+        return out
 
     @_retry_stale
     def count(self, agent_id: int) -> int:

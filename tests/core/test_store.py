@@ -163,3 +163,22 @@ def test_episodes_list_newest_day_first_and_sessions_in_clock_order(agent):
     got = [(e.day.day, e.time) for e in agent.episodes.list()]
     assert got == [(29, "9:15 AM"), (29, "12:10 PM"), (29, "1:00 PM"), (29, "3:45 PM"),
                    (28, "6:30 PM")]
+
+
+def test_restating_a_superseded_fact_makes_it_current_again(agent):
+    berlin = agent.remember("The user lives in Berlin").fact_id
+    lisbon = agent.remember("The user moved to Lisbon").fact_id
+    again = agent.remember("The user lives in Berlin")
+    assert again.status == "added" and again.fact_id != berlin
+    assert again.superseded == [lisbon]
+    current = [f.content for f in agent.list(FactFilters(status="active"))]
+    assert current == ["The user lives in Berlin"]
+
+
+def test_restating_an_archived_fact_revives_it(agent):
+    fid = agent.remember("Keeps a paper notebook for meetings").fact_id
+    agent.edit(fid, status="archived", actor="gc")
+    again = agent.remember("Keeps a paper notebook for meetings")
+    assert again.status == "duplicate" and again.fact_id == fid
+    assert agent.get(fid).status == "active"
+    assert agent.facts.history(fid)[-1]["action"] == "restore"
