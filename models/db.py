@@ -6,6 +6,8 @@ reserved for shared team stores; FTS5 is SQLite-only, so the keyword search need
 """
 from __future__ import annotations
 
+import os
+from contextlib import contextmanager
 from pathlib import Path
 
 import peewee
@@ -16,8 +18,8 @@ database_proxy = peewee.DatabaseProxy()
 # WAL lets the GUI read while a hook writes; busy_timeout turns "database is locked" into a
 # wait; secure_delete zeroes freed pages so forgotten text does not linger in free pages.
 SQLITE_PRAGMAS = {
+    "busy_timeout": 30000,  # first: the pragmas after it may have to wait for a lock
     "journal_mode": "wal",
-    "busy_timeout": 30000,
     "foreign_keys": 1,
     "synchronous": "normal",
     "secure_delete": 1,
@@ -57,6 +59,28 @@ def connect_database(url: str) -> peewee.Database:
 
     db = open_database(url)
     database_proxy.initialize(db)
-    db.connect(reuse_if_open=True)
-    migrate(db)
+    path = sqlite_path_from_url(url)
+    # Two hooks starting at once on a new store both switch it to WAL and migrate it; the
+    # loser of that race sees "database is locked". One opener at a time, per store.
+    with _open_lock(path):
+        db.connect(reuse_if_open=True)
+        migrate(db)
     return db
+
+
+@contextmanager
+def _open_lock(path: Path | None):
+    try:
+        import fcntl
+    except ImportError:  # no advisory locks (Windows): busy_timeout still applies
+        fcntl = None
+    if path is None or fcntl is None:
+        yield
+        return
+    fd = os.open(str(path) + ".open-lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
