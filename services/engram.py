@@ -275,6 +275,27 @@ class AgentMemory:
         return self._search.search(query, k=k, filters=filters, mode=mode, touch=touch,
                                    weights=weights, **kw)
 
+    def embed_missing(self, batch: int = 256, cancelled: Callable[[], bool] | None = None) -> int:
+        """Give vectors to facts stored without them (agents' hooks open the store without
+        the model to stay fast). Cheap when nothing is missing: a count comparison."""
+        index = self.engram.index
+        if index is None:
+            return 0
+        n_rows = Fact.select().where(Fact.agent == self.agent_id).count()
+        if index.count(self.agent_id) >= n_rows:
+            return 0
+        have = index.all_ids(self.agent_id)
+        rows = [r for r in Fact.select(Fact.id, Fact.content).where(Fact.agent == self.agent_id)
+                .order_by(Fact.id).tuples() if r[0] not in have]
+        done = 0
+        for s in range(0, len(rows), batch):
+            if cancelled and cancelled():
+                break
+            part = rows[s:s + batch]
+            index.upsert(self.agent_id, [r[0] for r in part], [r[1] for r in part])
+            done += len(part)
+        return done
+
     def rebuild_index(self, progress: Callable[[int, int], None] | None = None,
                       cancelled: Callable[[], bool] | None = None, batch: int = 256) -> int:
         """Recreate this agent's vectors from its rows (the rows are the truth)."""

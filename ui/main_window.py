@@ -468,6 +468,13 @@ class MainWindow(QMainWindow):
             self.sync_agents(agents)
         for tab in self.agent_tabs.values():
             tab.refresh()
+        if self.engram.semantic_enabled:
+            # hooks store facts without vectors (no model load in a hook): embed them here
+            engram, slugs = self.engram, [a.slug for a in agents]
+            self.runner.start("Embedding new memories",
+                              lambda p, c: sum(engram.agent(s).embed_missing(cancelled=c)
+                                               for s in slugs),
+                              visible=False, serial=True)
 
     @Slot(str, str)
     def _on_workspace_failed(self, slug: str, message: str) -> None:

@@ -136,3 +136,22 @@ def test_chinese_substring_is_found_by_keyword_search(agent):
     assert [h.fact.id for h in agent.search("回归测试", k=3, mode="keyword")][:1] == [target]
     assert [h.fact.id for h in agent.search("登录", k=3)][:1] == [target]
     assert agent.search("数据库", k=3, mode="keyword") == []
+
+
+def test_facts_stored_by_a_hook_without_the_model_get_vectors_later(tmp_path):
+    """A hook opens the store keyword-only (fast); the app embeds what it stored."""
+    from services.config import StoreConfig
+    from services.engram import Engram
+
+    hook = Engram.open(StoreConfig(data_dir=tmp_path / "s", semantic=False))
+    fid = hook.agent("claude", create=True).remember("Adopted a greyhound named Comet").fact_id
+    hook.close()
+    app = Engram.open(StoreConfig(data_dir=tmp_path / "s"))
+    try:
+        mem = app.agent("claude")
+        assert mem.search("what pet dog", k=3, mode="semantic") == []
+        assert mem.embed_missing() == 1
+        assert mem.embed_missing() == 0  # nothing left: a count comparison only
+        assert [h.fact.id for h in mem.search("what pet dog", k=1, mode="semantic")] == [fid]
+    finally:
+        app.close()
