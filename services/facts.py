@@ -11,7 +11,7 @@ from typing import Iterable, Sequence
 import peewee as pw
 
 from models import AuditEvent, Fact
-from models.entities import FACT_STATUSES, utcnow
+from models.entities import FACT_STATUSES, MEMORY_TYPES, utcnow  # noqa: F401 (re-exported for ui)
 from services.errors import InvalidInput, NotFound
 from services.text import content_hash
 from services.views import FactView

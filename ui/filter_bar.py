@@ -7,7 +7,7 @@ from PySide6.QtCore import QDate, Signal, Slot
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDateEdit, QHBoxLayout, QLabel,
                                QToolButton, QWidget)
 
-from models.entities import FACT_STATUSES, MEMORY_TYPES
+from services.facts import FACT_STATUSES, MEMORY_TYPES
 from services.facts import FactFilters
 
 CATEGORIES = ["fact", "pref", "env", "proj:", "rel:", "task", "tmp", "rule", "meta"]
