@@ -281,36 +281,28 @@ class AgentMemory:
         index = self.engram.index
         if index is None:
             return 0
-        n_rows = Fact.select().where(Fact.agent == self.agent_id).count()
-        if index.count(self.agent_id) >= n_rows:
+        if index.count(self.agent_id) >= Fact.select().where(Fact.agent == self.agent_id).count():
             return 0
         have = index.all_ids(self.agent_id)
-        rows = [r for r in Fact.select(Fact.id, Fact.content).where(Fact.agent == self.agent_id)
-                .order_by(Fact.id).tuples() if r[0] not in have]
-        done = 0
-        for s in range(0, len(rows), batch):
-            if cancelled and cancelled():
-                break
-            part = rows[s:s + batch]
-            index.upsert(self.agent_id, [r[0] for r in part], [r[1] for r in part])
-            done += len(part)
-        return done
+        return self._embed_rows(lambda r: r[0] not in have, batch, None, cancelled)
 
     def rebuild_index(self, progress: Callable[[int, int], None] | None = None,
                       cancelled: Callable[[], bool] | None = None, batch: int = 256) -> int:
         """Recreate this agent's vectors from its rows (the rows are the truth)."""
-        index = self.engram.index
-        if index is None:
+        if self.engram.index is None:
             raise ModelUnavailable(self.engram.semantic_error or "semantic search is off")
-        index.drop(self.agent_id)
-        rows = list(Fact.select(Fact.id, Fact.content).where(Fact.agent == self.agent_id)
-                    .order_by(Fact.id).tuples())
+        self.engram.index.drop(self.agent_id)
+        return self._embed_rows(lambda r: True, batch, progress, cancelled)
+
+    def _embed_rows(self, keep, batch, progress, cancelled) -> int:
+        rows = [r for r in Fact.select(Fact.id, Fact.content).where(Fact.agent == self.agent_id)
+                .order_by(Fact.id).tuples() if keep(r)]
         done = 0
         for s in range(0, len(rows), batch):
             if cancelled and cancelled():
                 break
             part = rows[s:s + batch]
-            index.upsert(self.agent_id, [r[0] for r in part], [r[1] for r in part])
+            self.engram.index.upsert(self.agent_id, [r[0] for r in part], [r[1] for r in part])
             done += len(part)
             if progress:
                 progress(done, len(rows))
