@@ -83,6 +83,27 @@ class EpisodeStore:
             self.bus.emit("episode.added", agent_id=self.agent_id, ids=[e.id])
         return e.id, True
 
+    def upsert_by_source(self, day: date, summary: str, source_file: str, time: str | None = None,
+                         tags=None) -> tuple[int, str]:
+        """For sources that rewrite one rolling summary per session (Lynn's
+        ``summaries/<session>.json``): the episode from that file is updated in place, not
+        stored again. Returns (id, "added" | "updated" | "same")."""
+        clean = redact(summary.strip()).text
+        h = content_hash(f"{day.isoformat()} {time or ''} {clean}")
+        with self.db.atomic():
+            old = self._q().where(Episode.source_file == source_file).first()
+            if old is None:
+                eid, _ = self.add(day, summary, time=time, tags=tags, source_file=source_file)
+                return eid, "added"
+            if old.content_hash == h:
+                return old.id, "same"
+            old.day, old.time, old.summary, old.content_hash = day, time, clean, h
+            old.tags = list(tags or [])
+            old.save()
+        if self.bus:
+            self.bus.emit("episode.updated", agent_id=self.agent_id, ids=[old.id])
+        return old.id, "updated"
+
     def get(self, episode_id: int) -> EpisodeView:
         e = self._q().where(Episode.id == episode_id).first()
         if e is None:

@@ -83,6 +83,7 @@ class ImportReport:
     redacted: int = 0
     episodes_added: int = 0
     episodes_duplicates: int = 0
+    episodes_updated: int = 0  # rolling summaries rewritten by the agent since the last import
     skipped: list = field(default_factory=list)  # ImportProblem
 
     def to_json(self) -> dict:

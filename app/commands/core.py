@@ -232,7 +232,8 @@ def cmd_import(args, ctx):
         return 1 if failed else 0
     print(f"imported {rep.source} ({rep.format}): added {rep.added}, duplicates "
           f"{rep.duplicates}, superseded {rep.superseded}, blocked {rep.blocked}, "
-          f"episodes {rep.episodes_added} (+{rep.episodes_duplicates} already there), "
+          f"episodes {rep.episodes_added} (+{rep.episodes_duplicates} already there"
+          f"{f', {rep.episodes_updated} updated' if rep.episodes_updated else ''}), "
           f"skipped {len(rep.skipped)}, secrets redacted {rep.redacted}")
     for p in rep.skipped:
         loc = f"{p.file}:{p.line}" if p.line else p.file

@@ -71,6 +71,13 @@ def import_into(memory, path: Path, fmt: str | None = None, progress=None,
             report.blocked += 1
         report.redacted += r.redactions
     for e in parsed.episodes:
+        if e.session_ref and e.source_ref:  # a rolling per-session summary: update in place
+            _, state = memory.episodes.upsert_by_source(e.day, e.summary, e.source_ref,
+                                                        time=e.time, tags=e.tags)
+            report.episodes_added += state == "added"
+            report.episodes_updated += state == "updated"
+            report.episodes_duplicates += state == "same"
+            continue
         _, created = memory.episodes.add(e.day, e.summary, time=e.time, tags=e.tags,
                                          source_file=e.source_ref)
         if created:

@@ -213,3 +213,23 @@ def test_dir_with_only_lynns_compiled_memory_md_is_lynn(tmp_path):
     assert detect_format(d) == "lynn"
     parsed = parse_source(d)
     assert parsed.facts == [] and parsed.compiled["memory"].startswith("## Key facts")
+
+
+def test_rolling_summary_rewritten_by_lynn_updates_its_episode(agent, lynn_dir):
+    """Lynn overwrites summaries/<session>.json as a session goes on: re-importing must
+    update that session's episode, not add a second one."""
+    agent.import_path(lynn_dir)
+    f = lynn_dir / "summaries" / "e5f6a7b8-english.json"
+    before = [e for e in agent.episodes.list() if e.source_file == "summaries/e5f6a7b8-english.json"]
+    assert len(before) == 1
+    data = json.loads(f.read_text(encoding="utf-8"))
+    data["summary"] += "\n19:40 User rehearsed the talk twice"
+    data["updated_at"] = "2026-05-04T19:45:00.000Z"
+    f.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    again = agent.import_path(lynn_dir)
+    assert (again.episodes_added, again.episodes_updated) == (0, 1)
+    after = [e for e in agent.episodes.list() if e.source_file == "summaries/e5f6a7b8-english.json"]
+    assert len(after) == 1 and after[0].id == before[0].id
+    assert "rehearsed the talk twice" in after[0].summary
+    third = agent.import_path(lynn_dir)
+    assert (third.episodes_added, third.episodes_updated) == (0, 0)
