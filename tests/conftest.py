@@ -44,3 +44,17 @@ def shared_dir():
     if not SHARED.exists():
         pytest.skip("../shared is not beside the checkout")
     return SHARED
+
+
+@pytest.fixture
+def cli(tmp_path, capsys):
+    """Run the `engram` CLI in-process on a temp store: (exit code, stdout, stderr)."""
+    from app.cli import main
+
+    data = str(tmp_path / "cli-store")
+
+    def run(*args):
+        rc = main(["--data-dir", data, *args])
+        out, err = capsys.readouterr()
+        return rc, out, err
+    return run

@@ -372,3 +372,16 @@ def parse_entries(text: str, ctx: FileContext) -> tuple[list[ImportedFact], list
         elif r is not None:
             facts.append(r)
     return facts, problems
+
+
+def parse_entry_file(f, rel: str, text: str, out) -> None:
+    """Entries of one MEMORY.md/USER.md-style file into ``out`` (USER.md entries are about
+    the user); dated by the file where an entry carries no date of its own."""
+    from services.importers.common import file_time
+
+    user = f.name.lower() == "user.md"
+    ctx = FileContext(rel=rel, fallback=file_time(f), user_file=user,
+                      extra_tags=("user",) if user else ())
+    facts, problems = parse_entries(text, ctx)
+    out.facts.extend(facts)
+    out.problems.extend(problems)

@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from services.importers.base import ParsedSource
-from services.importers.common import file_time, has_delimiter, read_text
-from services.importers.entries import FileContext, parse_entries
+from services.importers.common import has_delimiter, read_text
+from services.importers.entries import parse_entry_file
 
 FORMAT = "hermes"
 NAMES = ("memory.md", "user.md")
@@ -62,10 +62,5 @@ def parse(path: Path) -> ParsedSource:
         out.problems.extend(problems)
         if text is None:
             continue
-        user = f.name.lower() == "user.md"
-        ctx = FileContext(rel=rel, fallback=file_time(f), user_file=user,
-                          extra_tags=("user",) if user else ())
-        facts, problems = parse_entries(text, ctx)
-        out.facts.extend(facts)
-        out.problems.extend(problems)
+        parse_entry_file(f, rel, text, out)
     return out

@@ -22,7 +22,7 @@ from services.importers.common import (
     file_time, has_bad_bytes, has_delimiter, parse_clock, parse_date, read_text, split_lines,
 )
 from services.importers.entries import (
-    FileContext, is_strict, lenient_entry, parse_entries,
+    FileContext, is_strict, lenient_entry, parse_entry_file,
 )
 
 FORMAT = "memory-setup"
@@ -165,12 +165,7 @@ def _parse_entries(f: Path, root: Path, out: ParsedSource, topic: bool = False) 
         out.problems.append(ImportProblem(rel, None, "topic file holds no § entries; not "
                                                      "imported"))
         return
-    user = f.name.lower() == "user.md"
-    ctx = FileContext(rel=rel, fallback=file_time(f), user_file=user,
-                      extra_tags=("user",) if user else ())
-    facts, problems = parse_entries(text, ctx)
-    out.facts.extend(facts)
-    out.problems.extend(problems)
+    parse_entry_file(f, rel, text, out)
 
 
 def _parse_pending(f: Path, root: Path, out: ParsedSource) -> None:

@@ -8,20 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def cli(tmp_path, capsys):
-    data = str(tmp_path / "cli-store")
-
-    def run(*args):
-        rc = main(["--data-dir", data, *args])
-        out, err = capsys.readouterr()
-        return rc, out, err
-    return run
 
 
 def test_remember_list_show_recall_roundtrip(cli):

@@ -4,20 +4,7 @@ from __future__ import annotations
 import json
 import re
 
-import pytest
 
-from app.cli import main
-
-
-@pytest.fixture
-def cli(tmp_path, capsys):
-    data = str(tmp_path / "cli-store")
-
-    def run(*args):
-        rc = main(["--data-dir", data, *args])
-        out, err = capsys.readouterr()
-        return rc, out, err
-    return run
 
 
 def _counts(out: str) -> dict[str, int]:
