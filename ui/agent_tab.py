@@ -43,6 +43,7 @@ class AgentTab(QWidget):
         self.model = FactTableModel(memory, self, filters=self.filter_bar.filters(),
                                     runner=runner)
         self.model.reloaded.connect(self._on_reloaded)
+        self.model.load_failed.connect(self.message)
         self._restore: tuple | None = None  # selection to put back after a reload
         self._after_reload: list = []
         self.table = QTableView()

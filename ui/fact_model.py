@@ -45,12 +45,12 @@ class FactTableModel(QAbstractTableModel):
     scrolling never waits on a sort query."""
 
     reloaded = Signal()
+    load_failed = Signal(str)  # the query failed (a locked or damaged store); nothing changed
 
     def __init__(self, memory, parent=None, filters: FactFilters | None = None, runner=None):
         super().__init__(parent)
         self.memory = memory
         self._runner = runner
-        self._gen = 0
         self._count: int | None = None
         self._filters = filters or FactFilters()
         self._order = "-created_at"
@@ -126,45 +126,69 @@ class FactTableModel(QAbstractTableModel):
         return self._count
 
     def is_loading(self) -> bool:
-        return self._gen_pending
+        return self._inflight is not None
 
-    _gen_pending = False
+    _inflight: tuple | None = None  # (filters, order, n) of the query running in a worker
+    _queued: tuple | None = None  # the newest query asked for while one was running
 
     @property
     def filters(self) -> FactFilters:
         return self._filters
 
+    def _latest(self) -> tuple:
+        """The filters and order last asked for (what the user will see next)."""
+        q = self._queued or self._inflight
+        return (q[0], q[1]) if q else (self._filters, self._order)
+
     def set_filters(self, filters: FactFilters) -> None:
-        self._reload(filters, self._order)
+        self._reload(filters, self._latest()[1])
 
     def refresh(self) -> None:
         """Re-read what is loaded (the store changed); callers restore the selection by id
         when ``reloaded`` fires."""
-        self._reload(self._filters, self._order, at_least=len(self._ids))
+        self._reload(*self._latest(), at_least=len(self._ids))
 
     def _reload(self, filters: FactFilters, order: str, at_least: int = 0) -> None:
         n = max(PAGE, at_least)
-        page = PAGE
-        memory = self.memory
         if self._runner is None:
-            ids = memory.facts.ids(filters, order=order, limit=n + CHUNK)
-            self._apply(self._gen, filters, order, n, ids, memory.facts.rows(ids[:page]), None)
+            ids = self.memory.facts.ids(filters, order=order, limit=n + CHUNK)
+            self._apply((filters, order, n), ids, self.memory.facts.rows(ids[:PAGE]), None)
             return
-        self._gen += 1
-        gen = self._gen
-        self._gen_pending = True
+        # One query in flight at a time. Asking again meanwhile replaces the queued request:
+        # a hook writing every second on a store where the sort takes longer than that would
+        # otherwise restart the query forever and never show anything.
+        if self._inflight is not None:
+            self._queued = (filters, order, n)
+            return
+        self._launch((filters, order, n))
+
+    def _launch(self, query: tuple) -> None:
+        filters, order, n = query
+        memory = self.memory
+        self._inflight = query
 
         def op(progress, cancelled):
             ids = memory.facts.ids(filters, order=order, limit=n + CHUNK)
-            return ids, memory.facts.rows(ids[:page]), memory.facts.count(filters)
+            return ids, memory.facts.rows(ids[:PAGE]), memory.facts.count(filters)
 
         self._runner.start("Loading facts", op, visible=False,
-                           success=lambda r: self._apply(gen, filters, order, n, *r))
+                           success=lambda r: self._landed(query, r),
+                           failure=lambda m: self._landed(query, None, m))
 
-    def _apply(self, gen, filters, order, n, ids, rows, count) -> None:
-        if gen != self._gen:
-            return  # a newer sort/filter was asked for meanwhile
-        self._gen_pending = False
+    def _landed(self, query: tuple, result, error: str | None = None) -> None:
+        self._inflight = None
+        queued, self._queued = self._queued, None
+        if result is not None and (queued is None or queued[:2] == query[:2]):
+            # a newer plain refresh still shows this answer now (it is fresh enough);
+            # a newer sort or filter does not: the old order would flash
+            self._apply(query, *result)
+        if queued is not None:
+            self._launch(queued)
+        elif error is not None:
+            self.load_failed.emit(f"Could not load the facts: {error}")
+
+    def _apply(self, query, ids, rows, count) -> None:
+        filters, order, n = query
         self.beginResetModel()
         self._filters, self._order = filters, order
         self._set_ids(ids, n)
@@ -314,11 +338,12 @@ class FactTableModel(QAbstractTableModel):
             return
         key = COLUMNS[column][1]
         order_key = ("-" if order == Qt.DescendingOrder else "") + key
-        if order_key == self._order and not self._gen_pending:
+        filters, latest_order = self._latest()
+        if order_key == latest_order:
             return
         # a re-sort is a new query, not a permutation of what is loaded
         self._sort = (column, order)
-        self._reload(self._filters, order_key)
+        self._reload(filters, order_key)
 
     def sort_state(self):
         return self._sort

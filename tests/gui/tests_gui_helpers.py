@@ -9,9 +9,13 @@ def open_tab(window, slug):
     window.sync_agents()
     tab = window.agent_tabs[slug]
     window.tabs.setCurrentWidget(tab)
-    spy = QSignalSpy(tab.model.reloaded)
+    spy, failed = QSignalSpy(tab.model.reloaded), QSignalSpy(tab.model.load_failed)
     tab.refresh()
-    assert spy.wait(15000), "the fact list did not reload"
+    if not spy.wait(30000):
+        jobs = [(j.title, j.worker is not None) for j in window.runner._jobs.values()]
+        messages = [failed.at(i) for i in range(failed.count())]
+        raise AssertionError(f"the fact list did not reload; jobs (title, started): {jobs}; "
+                             f"load failures: {messages}")
     return tab
 
 
