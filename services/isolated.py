@@ -79,13 +79,13 @@ def scan_job(roots: list[str], texts: list[str], vectors: list[list[float]] | No
     out = {"files": files, "segments": {}, "vectors": [], "vector_bytes": []}
     if chroma_dir:
         out["segments"] = segment_owners(chroma_dir)
-        for k, v in enumerate(vectors or ()):
-            for seg, i, cos in vector_hits(Path(chroma_dir), v):
+        if vectors:
+            for seg, i, cos, k in vector_hits(Path(chroma_dir), vectors):
                 out["vectors"].append([str(seg), i, cos, k])
             # Chroma's write queue (embeddings_queue) keeps the float32 bytes as given
             db = Path(chroma_dir) / "chroma.sqlite3"
-            if db.is_file() and vector_bytes_present([db], v):
-                out["vector_bytes"].append([str(db), k])
+            if db.is_file():
+                out["vector_bytes"] = [[str(f), k] for f, k in vector_bytes_present([db], vectors)]
     return out
 
 
