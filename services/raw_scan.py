@@ -128,22 +128,53 @@ def scan_file(path: Path, patterns: dict[str, re.Pattern]) -> dict[str, int]:
     """Occurrences of each pattern in the file's raw bytes (streamed, so a 200 MB file is
     fine). Matches that straddle a chunk boundary are caught by overlapping the chunks.
     ASCII terms are matched case-insensitively on a lower-cased chunk by one ``NeedleScan``;
-    others with the case-folding regex from ``byte_pattern``."""
-    ascii_terms = {k: k.lower().encode("ascii") for k in patterns if k.isascii()}
-    other = {k: p for k, p in patterns.items() if k not in ascii_terms}
-    return _scan(path, NeedleScan(ascii_terms), other, fold=True)
+    other terms through their longest ASCII run, found by the same scan and confirmed around
+    each hit with the case-folding regex from ``byte_pattern``; a term without a long ASCII
+    run (Cyrillic, CJK) is searched with its regex over the whole chunk."""
+    needles = {k: k.lower().encode("ascii") for k in patterns if k.isascii()}
+    anchored: dict[str, tuple[int, int, re.Pattern]] = {}
+    regexes: dict[str, re.Pattern] = {}
+    for k, pat in patterns.items():
+        if k in needles:
+            continue
+        a = _anchor(k)
+        if a is None:
+            regexes[k] = pat
+        else:
+            run, pre, post = a
+            needles["\0" + k] = run.lower().encode("ascii")
+            anchored[k] = (pre, post, pat)
+    return _scan(path, NeedleScan(needles), anchored, regexes, fold=True)
+
+
+def _anchor(term: str) -> tuple[str, int, int] | None:
+    """The term's longest ASCII run of 15+ bytes, with the most bytes any case form of the
+    characters before and after it can take."""
+    best = None
+    for m in re.finditer(r"[\x00-\x7f]{15,}", term):
+        if best is None or len(m.group()) > len(best.group()):
+            best = m
+    if best is None:
+        return None
+
+    def widest(chars: str) -> int:
+        return sum(max(len(f.encode("utf-8")) for f in {c, c.lower(), c.upper()} if len(f) == 1)
+                   for c in chars)
+    return best.group(), widest(term[:best.start()]), widest(term[best.end():])
 
 
 def count_bytes(path: Path, needles: dict[str, bytes]) -> dict[str, int]:
     """Occurrences of exact byte strings (vectors' float32 bytes) in a file."""
-    return _scan(path, NeedleScan(needles), {}, fold=False)
+    return _scan(path, NeedleScan(needles), {}, {}, fold=False)
 
 
-def _scan(path: Path, scan: NeedleScan, regexes: dict[str, re.Pattern],
-          fold: bool) -> dict[str, int]:
-    longest = max([scan.longest] + [len(p.pattern) for p in regexes.values()])
+def _scan(path: Path, scan: NeedleScan, anchored: dict[str, tuple[int, int, re.Pattern]],
+          regexes: dict[str, re.Pattern], fold: bool) -> dict[str, int]:
+    longest = max([scan.longest] + [len(p.pattern) for p in regexes.values()]
+                  + [len(p.pattern) for _a, _b, p in anchored.values()])
     overlap = max(64, longest)
-    hits = {k: 0 for k in list(scan.needles) + list(regexes)}
+    hits = {k: 0 for k in scan.needles if not k.startswith("\0")}
+    hits.update({k: 0 for k in list(anchored) + list(regexes)})
     try:
         fh = open(path, "rb")
     except OSError:
@@ -159,6 +190,18 @@ def _scan(path: Path, scan: NeedleScan, regexes: dict[str, re.Pattern],
             if scan.needles:
                 low = buf.lower() if fold else buf
                 for k, starts in scan.starts(low).items():
+                    if k.startswith("\0"):
+                        term = k[1:]
+                        pre, post, pat = anchored[term]
+                        size = len(scan.needles[k])
+                        found: set[int] = set()
+                        for p in starts:
+                            lo = max(0, p - pre)
+                            for m in pat.finditer(buf, lo, p + size + post):
+                                if m.end() > len(tail):
+                                    found.add(m.start())
+                        hits[term] += len(found)
+                        continue
                     size = len(scan.needles[k])
                     hits[k] += sum(1 for p in starts if p + size > len(tail))
             for k, pat in regexes.items():

@@ -36,6 +36,7 @@ def test_many_terms_counted_like_the_slow_scan_across_chunks(tmp_path, monkeypat
     monkeypatch.setattr(raw_scan, "CHUNK", 4096)  # many chunk boundaries
     rng = random.Random(7)
     terms = [f"Memory number {i}: the deploy setting is {i * 7 % 13}" for i in range(300)]
+    terms += [f"Éditions {i} — the user prefers the dark dashboard theme" for i in range(40)]
     terms += ["short one", "ümlaut Straße café", "Ключ к серверу: переехал", "x" * 15,
               "the user prefers"]
     data = corpus(rng, terms, 400_000)
