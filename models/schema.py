@@ -65,8 +65,17 @@ def _v2(db: pw.Database) -> None:
     db.execute_sql("CREATE INDEX IF NOT EXISTS fact_event_day ON fact(agent_id, event_date)")
 
 
+def _v3(db: pw.Database) -> None:
+    """memory.md reads each project's section best-first; with only ``fact_rank`` SQLite walks
+    every active fact in rank order to find one project's few hundred (100k facts in 300
+    projects: 19 s per compile, 40 ms with this index)."""
+    db.execute_sql("CREATE INDEX IF NOT EXISTS fact_category_rank ON fact(agent_id, category, "
+                   "status, pinned DESC, importance DESC, access_count DESC, created_at DESC, "
+                   "id DESC)")
+
+
 # Append new migrations here; never edit a released one.
-MIGRATIONS = [(1, _v1), (2, _v2)]
+MIGRATIONS = [(1, _v1), (2, _v2), (3, _v3)]
 CURRENT_VERSION = MIGRATIONS[-1][0]
 
 

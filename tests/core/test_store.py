@@ -182,3 +182,42 @@ def test_restating_an_archived_fact_revives_it(agent):
     assert again.status == "duplicate" and again.fact_id == fid
     assert agent.get(fid).status == "active"
     assert agent.facts.history(fid)[-1]["action"] == "restore"
+
+
+def test_a_v2_store_is_upgraded_with_a_backup_and_compile_reads_sections_by_index(tmp_path):
+    """An older store opens without losing a fact; a backup of it is kept; and the per-project
+    query memory.md runs is answered from the category index instead of a walk over every
+    fact (the difference between 40 ms and 19 s at 100k facts)."""
+    import sqlite3
+
+    from services.config import StoreConfig
+    from services.engram import Engram
+
+    cfg = StoreConfig(data_dir=tmp_path / "store", semantic=False)
+    e = Engram.open(cfg)
+    m = e.agent("claude", create=True)
+    m.remember_many([NewFact(f"Project {i % 5} uses service {i}", category=f"proj:p{i % 5}")
+                     for i in range(40)])
+    e.close()
+    db = tmp_path / "store" / "engram.db"
+    con = sqlite3.connect(db)
+    con.execute("DROP INDEX fact_category_rank")
+    con.execute("DELETE FROM schema_version WHERE version > 2")
+    con.commit()
+    con.close()
+
+    e = Engram.open(cfg)
+    try:
+        assert e.agent("claude").facts.count() == 40
+        plan = " ".join(str(r) for r in e.db.execute_sql(
+            "EXPLAIN QUERY PLAN SELECT id, content FROM fact WHERE agent_id = 1 AND "
+            "status = 'active' AND category = 'proj:p1' ORDER BY pinned DESC, importance DESC, "
+            "access_count DESC, created_at DESC, id DESC LIMIT 300").fetchall())
+        assert "fact_category_rank" in plan and "TEMP B-TREE" not in plan
+    finally:
+        e.close()
+    backups = list((tmp_path / "store").glob("engram.v2.*.bak"))
+    assert len(backups) == 1
+    con = sqlite3.connect(backups[0])
+    assert con.execute("SELECT COUNT(*) FROM fact").fetchone()[0] == 40
+    con.close()
