@@ -25,9 +25,10 @@ SYSTEM_LABELS = {"engram": "Engram search (production)", "bm25": "FTS5 BM25 alon
                  "dense": "MiniLM dense alone (exact)", "rrf": "plain RRF k=60 (BM25+dense)",
                  "abl_keyword": "  ablation: Engram keyword mode",
                  "abl_no_context": "  ablation: no context signal",
-                 "abl_no_sharpen": "  ablation: no sharpening"}
+                 "abl_no_sharpen": "  ablation: no sharpening",
+                 "abl_no_temporal": "  ablation: no temporal signal"}
 # What each step adds: the production search with one part switched off (full runs only).
-ABLATIONS = ("abl_keyword", "abl_no_context", "abl_no_sharpen")
+ABLATIONS = ("abl_keyword", "abl_no_context", "abl_no_sharpen", "abl_no_temporal")
 DEFAULT_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "bench" / "locomo" \
     / "locomo_dev.json"
 RRF_K = 60
@@ -209,7 +210,8 @@ def run(data: Path, data_dir: Path, conversations: int | None = None,
     from services.search import DEFAULT_WEIGHTS
 
     variants = {"abl_no_context": replace(DEFAULT_WEIGHTS, context=0.0),
-                "abl_no_sharpen": replace(DEFAULT_WEIGHTS, sharpen=1.0)}
+                "abl_no_sharpen": replace(DEFAULT_WEIGHTS, sharpen=1.0),
+                "abl_no_temporal": replace(DEFAULT_WEIGHTS, temporal=0.0)}
 
     t0 = time.perf_counter()
     convs = load(data)

@@ -17,6 +17,12 @@ What the LoCoMo benchmark (``python -m bench locomo``) taught, and why the code 
   before it does. A memory gets a ``context`` share of the best relevance of its neighbours
   (up to ``context_window`` places away in the same ``source_ref``, decaying by
   ``context_decay`` per step). On LoCoMo this lifted Recall@5 from ~0.56 to ~0.62.
+* A question that names a date ("on May 3, 2023", "in December 2023", "in June") asks about
+  what happened then. Memories dated on it (event date, else creation time; up to
+  ``temporal_after_days`` later, since events are often told some days after) get a
+  ``temporal`` share of their own relevance, so the date ranks among equally relevant
+  memories without lifting an unrelated one. On LoCoMo: Recall@5 +0.01–0.02 overall, on the
+  held-out conversations too (12 % of its questions name a date).
 """
 from __future__ import annotations
 
@@ -24,12 +30,12 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 from models import Fact
 from models.entities import utcnow
 from services.facts import FactFilters, fact_view
-from services.text import query_terms
+from services.text import query_dates, query_terms
 from services.views import SearchHit
 
 MODES = ("hybrid", "keyword", "semantic")
@@ -47,6 +53,9 @@ class SearchWeights:
     recency: float = 0.03
     importance: float = 0.03
     access: float = 0.01
+    temporal: float = 2.0  # boost for memories dated at a date the query names
+    temporal_after_days: float = 14.0  # told up to this long after the named date
+    temporal_before_days: float = 3.0
     half_life_days: float = 60.0
     candidates: int = 200  # per signal, before fusion
 
@@ -230,6 +239,7 @@ class Searcher:
         now = now or utcnow()
         light = self._light_rows(set(rel) | set(ctx))
         amax = max((r[4] for r in light.values()), default=0)
+        dates = query_dates(query) if w.temporal > 0 else []
         scored = []
         for fid, (created, event_date, importance, pinned, access) in light.items():
             when = _as_datetime(event_date) or _as_datetime(created) or now
@@ -240,6 +250,11 @@ class Searcher:
                 "keyword": kw_w * kw_n.get(fid, 0.0),
                 "semantic": sem_w * sem_n.get(fid, 0.0),
                 "context": ctx.get(fid, 0.0),
+            }
+            near = date_match(when, dates, w.temporal_after_days,
+                              w.temporal_before_days) if dates else 0.0
+            signals["temporal"] = w.temporal * near * sum(signals.values())
+            signals |= {
                 "recency": w.recency * rec,
                 "importance": w.importance * (1.0 if pinned else importance),
                 "access": w.access * acc,
@@ -316,6 +331,33 @@ class Searcher:
         sql = "SELECT f.id FROM fact f WHERE f.agent_id = ? AND f.id IN (SELECT value FROM json_each(?))"
         sql, params = _sql_filters(sql, [self.m.agent_id, json.dumps(ids)], filters)
         return {int(r[0]) for r in self.m.db.execute_sql(sql, params).fetchall()}
+
+
+def date_match(when: datetime, dates, after_days: float, before_days: float) -> float:
+    """How well a memory dated ``when`` fits the dates a query names (``query_dates``): 1 on
+    the named day or in the named month, falling linearly to 0 ``after_days`` later (a memory
+    often tells of an event some days after it) or ``before_days`` earlier; a month named
+    without a year fits that month of any year."""
+    d = when.date()
+    best = 0.0
+    for y, mo, day in dates:
+        for year in ((y,) if y else (d.year - 1, d.year, d.year + 1)):
+            try:
+                if day:
+                    lo = hi = date(year, mo, day)
+                else:
+                    lo = date(year, mo, 1)
+                    hi = date(year + (mo == 12), mo % 12 + 1, 1) - timedelta(days=1)
+            except ValueError:
+                continue
+            if d < lo:
+                fit = 1.0 - (lo - d).days / before_days if before_days > 0 else 0.0
+            elif d > hi:
+                fit = 1.0 - (d - hi).days / after_days if after_days > 0 else 0.0
+            else:
+                fit = 1.0
+            best = max(best, fit)
+    return best
 
 
 def _as_datetime(v) -> datetime | None:

@@ -155,3 +155,50 @@ def test_facts_stored_by_a_hook_without_the_model_get_vectors_later(tmp_path):
         assert [h.fact.id for h in mem.search("what pet dog", k=1, mode="semantic")] == [fid]
     finally:
         app.close()
+
+
+@pytest.mark.parametrize("text, want", [
+    ("What did Maria donate on May 3, 2023?", [(2023, 5, 3)]),
+    ("what happened on 3 June, 2023", [(2023, 6, 3)]),
+    ("the 1st of May 2022", [(2022, 5, 1)]),
+    ("What class did she start in December 2023?", [(2023, 12, None)]),
+    ("When did Melanie go camping in June?", [(None, 6, None)]),
+    ("notes from 2024-02-29", [(2024, 2, 29)]),
+    ("I may go to the beach", []),  # the verb is no month
+    ("everything in 2023", []),  # a year alone is too broad
+    ("on February 30, 2023", []),  # no such day
+])
+def test_query_dates(text, want):
+    from services.text import query_dates
+
+    assert query_dates(text) == want
+
+
+def test_memory_dated_at_the_date_a_query_names_ranks_first(agent):
+    # three equally relevant memories; only the date the question names tells them apart
+    days = [date(2023, 2, 20), date(2023, 5, 3), date(2023, 8, 14)]
+    res = agent.remember_many([
+        NewFact(f"Went to the pottery class with {who}", event_date=d,
+                created_at=datetime(d.year, d.month, d.day, 12), subject=f"turn{i}")
+        for i, (d, who) in enumerate(zip(days, ("Anna", "Bert", "Cleo")))],
+        near_duplicate=None)
+    fids = [r.fact_id for r in res]
+    assert len(set(fids)) == 3
+    for q, want in (("What did she do at the pottery class on May 3, 2023?", fids[1]),
+                    ("pottery class in August 2023", fids[2]),
+                    ("pottery class in February", fids[0])):
+        hits = agent.search(q, k=3, touch=False)
+        assert ids(hits)[0] == want, q
+        assert hits[0].signals["temporal"] > 0
+        assert all(h.signals["temporal"] == 0 for h in hits[1:])
+        assert hits[0].score == pytest.approx(sum(hits[0].signals.values()))
+    # with no date in the query the signal is off
+    assert all(h.signals["temporal"] == 0 for h in agent.search("pottery class", k=3, touch=False))
+    # and the weight switches it off
+    from dataclasses import replace
+
+    from services.search import DEFAULT_WEIGHTS
+
+    off = agent.search("pottery class on May 3, 2023", k=3, touch=False,
+                       weights=replace(DEFAULT_WEIGHTS, temporal=0.0))
+    assert all(h.signals["temporal"] == 0 for h in off)
