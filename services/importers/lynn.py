@@ -10,6 +10,7 @@
 - ``today.md``, ``week.md``, ``longterm.md``, ``memory.md``, ``facts.md``: compiled prose,
   kept in ``ParsedSource.compiled``. ``facts.md`` lines are imported as facts only when
   ``facts.db`` is missing or unreadable (otherwise they are copies of its rows).
+- ``active-task.json`` and the shared ``$LYNN_HOME/user/user.md``: see ``lynn_state``.
 
 Category mapping, Lynn → Engram: ``user_preference``/``preference`` → ``pref``;
 ``project_fact``/``project``/``project_decision`` → ``proj:<basename of project_path or
@@ -30,6 +31,7 @@ import tempfile
 from datetime import datetime, timedelta
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
+from services.importers import lynn_state
 from services.importers.base import (
     ImportedEpisode, ImportedFact, ImportFormatError, ImportProblem, ParsedSource,
 )
@@ -79,6 +81,9 @@ def memory_dir(path: Path) -> Path | None:
             return d
         if _assembled(d / "memory.md"):
             return d
+        # other tools keep an active-task.json too: only Lynn's agents/<id>/memory/ one counts
+        if (d / lynn_state.TASK_FILE).is_file() and lynn_state.agent_id(d.resolve()):
+            return d
     return None
 
 
@@ -104,8 +109,8 @@ def detect(path: Path) -> bool:
 def parse(path: Path) -> ParsedSource:
     d = memory_dir(Path(path))
     if d is None:
-        raise ImportFormatError(f"{path}: not a Lynn memory dir (no facts.db, summaries/ "
-                                "or compiled today/week/longterm.md)")
+        raise ImportFormatError(f"{path}: not a Lynn memory dir (no facts.db, summaries/, "
+                                "active-task.json or compiled today/week/longterm.md)")
     d = d.resolve()
     out = ParsedSource(format=FORMAT, root=d)
     db_ok = False
@@ -131,6 +136,11 @@ def parse(path: Path) -> ParsedSource:
         out.compiled[name] = clean(text)
         if name == "facts" and not db_ok:
             _facts_md(f, text, out)
+    if (d / lynn_state.TASK_FILE).is_file():
+        lynn_state.parse_active_task(d / lynn_state.TASK_FILE, d, out)
+    profile = lynn_state.user_profile(d)
+    if profile is not None:
+        lynn_state.parse_user_profile(profile, out)
     return out
 
 
