@@ -132,7 +132,7 @@ def cmd_all(args) -> None:
     sizes = QUICK_SIZES if args.quick else FULL_SIZES
     work = Path(tempfile.mkdtemp(prefix="engram-scale-"))
     args.sizes, args.work, args.keep = ",".join(map(str, sizes)), str(work), sizes[-1]
-    args.forget_timeout = 120
+    args.forget_timeout = 300
     args.queries = 50 if args.quick else 200
     summary["scale"] = cmd_scale(args)
     print()
@@ -166,7 +166,7 @@ def main(argv=None) -> int:
     s.add_argument("--sizes", help="comma-separated, default 10000,100000,1000000")
     s.add_argument("--work", help="work directory (default: a temp dir)")
     s.add_argument("--queries", type=int, default=200, help="searches timed per size")
-    s.add_argument("--forget-timeout", type=float, default=120,
+    s.add_argument("--forget-timeout", type=float, default=300,
                    help="cut forget off at 100k+ facts after this many seconds ('> N')")
     s.set_defaults(func=cmd_scale, keep=None)
     st = sub.add_parser("scale-step", help=argparse.SUPPRESS)

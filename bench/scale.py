@@ -240,8 +240,8 @@ def run(sizes: list[int], work: Path, vector_sizes: set[int], log=print,
         d = work / f"scale-{n}"
         shutil.rmtree(d, ignore_errors=True)
         t = time.perf_counter()
-        # ForgetService compacts and verifies the whole store: minutes at 10^5+ facts, so
-        # it is cut off there (reported as "> N") to keep the run bounded
+        # ForgetService rebuilds the agent's HNSW graph and verifies the whole store: about
+        # 1.5 min at 10^5 facts; cut off (reported as "> N") so a slow machine stays bounded
         r = run_size(n, d, n in vector_sizes,
                      forget_timeout=forget_timeout if n >= 100_000 else 900,
                      queries=queries if n < 1_000_000 else min(queries, 50))
