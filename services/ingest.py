@@ -102,11 +102,25 @@ class Ingestor:
         # Restating a superseded fact makes it current again (a new fact that supersedes the
         # newer one); re-importing an old file (bump=False) must not, so there it is a duplicate.
         live = DEDUP_STATUSES if bump else DEDUP_STATUSES + ("superseded",)
+        rows_of: dict[str, list[tuple[int, str, str | None]]] = {}
         for s in range(0, len(hashes), 500):
-            for fid, h in (Fact.select(Fact.id, Fact.content_hash)
-                           .where((Fact.agent == m.agent_id) & Fact.content_hash.in_(hashes[s:s + 500])
-                                  & Fact.status.in_(live)).order_by(Fact.id).tuples()):
-                existing.setdefault(h, fid)
+            for fid, h, st, subj in (Fact.select(Fact.id, Fact.content_hash, Fact.status,
+                                                 Fact.subject)
+                                     .where((Fact.agent == m.agent_id)
+                                            & Fact.content_hash.in_(hashes[s:s + 500])
+                                            & Fact.status.in_(live)).order_by(Fact.id).tuples()):
+                rows_of.setdefault(h, []).append((fid, st, subj))
+        old_subjects: dict[str, set] = {}  # hash -> subjects of its twins, all superseded
+        for h, rows in rows_of.items():
+            current = [r for r in rows if r[1] != "superseded"]
+            existing[h] = (current or rows)[0][0]  # a live twin wins over superseded ones
+            if not current:
+                old_subjects[h] = {r[2] for r in rows}
+        # ...except that a source naming its subject (a task file, a profile line) which says
+        # an earlier thing again has changed back: that is current again, not a stale re-import
+        for _, item, _, h in prepared:
+            if item.subject and item.subject in old_subjects.get(h, ()):
+                existing.pop(h, None)
         fresh: list[tuple[int, NewFact, str, str]] = []
         seen_batch: dict[str, int] = {}
         dup_of: dict[int, int] = {}  # index → fact id or -(batch index)-1
@@ -177,18 +191,24 @@ class Ingestor:
         if index is not None and index.count(m.agent_id) > 0:
             nearest = index.query_many(m.agent_id, vectors, k=3)
             cand = {fid for hits in nearest for fid, sim in hits if sim >= threshold}
-            ok = {r[0] for r in Fact.select(Fact.id).where(
+            subject_of = dict(Fact.select(Fact.id, Fact.subject).where(
                 (Fact.agent == m.agent_id) & Fact.id.in_(list(cand))
-                & Fact.status.in_(live)).tuples()} if cand else set()
-            nearest = [[(fid, sim) for fid, sim in hits if fid in ok] for hits in nearest]
+                & Fact.status.in_(live)).tuples()) if cand else {}
+            # a fact naming the same subject as its near twin is a newer statement about it
+            # (a task moving on by a word): it supersedes, it is not absorbed
+            nearest = [[(fid, sim) for fid, sim in hits if fid in subject_of
+                        and not (item.subject and subject_of[fid] == item.subject)]
+                       for hits, (_i, item, _t, _h) in zip(nearest, fresh)]
         for j, (i, item, text, h) in enumerate(fresh):
             v = vectors[j]
             hit = next((fid for fid, sim in nearest[j] if sim >= threshold), None)
-            if hit is None and keep_idx:
-                sims = vectors[keep_idx] @ v
+            twins = keep_idx if not item.subject else \
+                [k for k in keep_idx if fresh[k][1].subject != item.subject]
+            if hit is None and twins:
+                sims = vectors[twins] @ v
                 best = int(np.argmax(sims))
                 if sims[best] >= threshold:
-                    twin = fresh[keep_idx[best]][0]
+                    twin = fresh[twins[best]][0]
                     results[i].status = "near-duplicate"
                     dup_of[i] = -twin - 1
                     continue

@@ -221,3 +221,41 @@ def test_a_v2_store_is_upgraded_with_a_backup_and_compile_reads_sections_by_inde
     con = sqlite3.connect(backups[0])
     assert con.execute("SELECT COUNT(*) FROM fact").fetchone()[0] == 40
     con.close()
+
+
+def test_a_near_twin_with_the_same_named_subject_is_an_update_not_a_duplicate(agent, engram):
+    """A task file that moves on by a few words says something new about the same subject:
+    it must become the current fact, not be absorbed as a near-duplicate of the old one."""
+    import numpy as np
+
+    old = "Active task: ship the v2 release — next: write the changelog"
+    new = "Active task: ship the v2 release — next: write the changelog now"
+    a, b = engram.embedder.embed([old, new])
+    assert float(np.dot(a, b)) >= 0.95, "the two texts are near twins for the model"
+    first = agent.remember_many([NewFact(old, category="task", subject="lynn:active-task")],
+                                bump=False)[0]
+    second = agent.remember_many([NewFact(new, category="task", subject="lynn:active-task")],
+                                 bump=False)[0]
+    assert second.status == "added" and second.superseded == [first.fact_id]
+    assert agent.get(first.fact_id).status == "superseded"
+    # without a named subject the same pair is still one memory (a near-duplicate)
+    third = agent.remember_many([NewFact(new.replace("write the changelog now",
+                                                     "now write the changelog"),
+                                         category="task")])[0]
+    assert third.status == "near-duplicate" and third.fact_id == second.fact_id
+
+
+def test_a_named_subject_changing_back_makes_the_earlier_wording_current(agent):
+    """active -> blocked -> active again, re-imported from the same file (bump=False)."""
+    texts = ["Active task: migrate the billing service", "Blocked task: migrate the billing "
+             "service (waiting on credentials)", "Active task: migrate the billing service"]
+    ids = [agent.remember_many([NewFact(t, category="task", subject="lynn:active-task")],
+                               bump=False)[0].fact_id for t in texts]
+    current = agent.facts.list(FactFilters(status="active", category="task"))
+    assert [f.content for f in current] == [texts[0]]
+    assert current[0].id == ids[2] != ids[0]
+    assert agent.get(ids[1]).status == "superseded"
+    # re-importing the same file again adds nothing
+    again = agent.remember_many([NewFact(texts[2], category="task", subject="lynn:active-task")],
+                                bump=False)[0]
+    assert again.status == "duplicate" and again.fact_id == ids[2]
