@@ -26,9 +26,11 @@ SYSTEM_LABELS = {"engram": "Engram search (production)", "bm25": "FTS5 BM25 alon
                  "abl_keyword": "  ablation: Engram keyword mode",
                  "abl_no_context": "  ablation: no context signal",
                  "abl_no_sharpen": "  ablation: no sharpening",
-                 "abl_no_temporal": "  ablation: no temporal signal"}
+                 "abl_no_temporal": "  ablation: no temporal signal",
+                 "abl_no_question": "  ablation: questions not discounted"}
 # What each step adds: the production search with one part switched off (full runs only).
-ABLATIONS = ("abl_keyword", "abl_no_context", "abl_no_sharpen", "abl_no_temporal")
+ABLATIONS = ("abl_keyword", "abl_no_context", "abl_no_sharpen", "abl_no_temporal",
+             "abl_no_question")
 DEFAULT_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "bench" / "locomo" \
     / "locomo_dev.json"
 RRF_K = 60
@@ -211,7 +213,8 @@ def run(data: Path, data_dir: Path, conversations: int | None = None,
 
     variants = {"abl_no_context": replace(DEFAULT_WEIGHTS, context=0.0),
                 "abl_no_sharpen": replace(DEFAULT_WEIGHTS, sharpen=1.0),
-                "abl_no_temporal": replace(DEFAULT_WEIGHTS, temporal=0.0)}
+                "abl_no_temporal": replace(DEFAULT_WEIGHTS, temporal=0.0),
+                "abl_no_question": replace(DEFAULT_WEIGHTS, question=1.0)}
 
     t0 = time.perf_counter()
     convs = load(data)

@@ -23,6 +23,10 @@ What the LoCoMo benchmark (``python -m bench locomo``) taught, and why the code 
   ``temporal`` share of their own relevance, so the date ranks among equally relevant
   memories without lifting an unrelated one. On LoCoMo: Recall@5 +0.01–0.02 overall, on the
   held-out conversations too (12 % of its questions name a date).
+* A memory that ends in a question ("How has your family been supportive?") asks; the one
+  after it tells. In hybrid mode such a memory keeps only ``question`` of its own keyword
+  and semantic relevance, but still passes its full relevance on as context, so the answer
+  next to it can win. On LoCoMo: Recall@5 +0.013, MRR +0.024 (held-out +0.010 / +0.024).
 """
 from __future__ import annotations
 
@@ -56,6 +60,7 @@ class SearchWeights:
     temporal: float = 2.0  # boost for memories dated at a date the query names
     temporal_after_days: float = 14.0  # told up to this long after the named date
     temporal_before_days: float = 3.0
+    question: float = 0.6  # share of its own relevance kept by a memory that ends in a "?"
     half_life_days: float = 60.0
     candidates: int = 200  # per signal, before fusion
 
@@ -241,14 +246,15 @@ class Searcher:
         amax = max((r[4] for r in light.values()), default=0)
         dates = query_dates(query) if w.temporal > 0 else []
         scored = []
-        for fid, (created, event_date, importance, pinned, access) in light.items():
+        for fid, (created, event_date, importance, pinned, access, asks) in light.items():
             when = _as_datetime(event_date) or _as_datetime(created) or now
             age = max(0.0, (now - when).total_seconds() / 86400.0)
             rec = math.exp(-math.log(2) * age / w.half_life_days)
             acc = math.log1p(access) / math.log1p(amax) if amax else 0.0
+            own = w.question if asks and mode == "hybrid" else 1.0
             signals = {
-                "keyword": kw_w * kw_n.get(fid, 0.0),
-                "semantic": sem_w * sem_n.get(fid, 0.0),
+                "keyword": own * kw_w * kw_n.get(fid, 0.0),
+                "semantic": own * sem_w * sem_n.get(fid, 0.0),
                 "context": ctx.get(fid, 0.0),
             }
             near = date_match(when, dates, w.temporal_after_days,
@@ -278,10 +284,13 @@ class Searcher:
     def _light_rows(self, ids: set[int]) -> dict[int, tuple]:
         if not ids:
             return {}
-        sql = ("SELECT f.id, f.created_at, f.event_date, f.importance, f.pinned, f.access_count "
+        # asks: the memory ends in a question mark (cheaper in SQL than reading every text)
+        sql = ("SELECT f.id, f.created_at, f.event_date, f.importance, f.pinned, f.access_count, "
+               "rtrim(f.content, ' ' || char(9, 10, 13)) LIKE '%?' "
                "FROM fact f WHERE f.agent_id = ? AND f.id IN (SELECT value FROM json_each(?))")
         cur = self.m.db.execute_sql(sql, (self.m.agent_id, json.dumps(sorted(ids))))
-        return {int(r[0]): (r[1], r[2], float(r[3]), bool(r[4]), int(r[5] or 0)) for r in cur}
+        return {int(r[0]): (r[1], r[2], float(r[3]), bool(r[4]), int(r[5] or 0), bool(r[6]))
+                for r in cur}
 
     def _context(self, rel: dict[int, float], filters: FactFilters,
                  w: SearchWeights) -> dict[int, float]:

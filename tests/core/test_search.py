@@ -202,3 +202,37 @@ def test_memory_dated_at_the_date_a_query_names_ranks_first(agent):
     off = agent.search("pottery class on May 3, 2023", k=3, touch=False,
                        weights=replace(DEFAULT_WEIGHTS, temporal=0.0))
     assert all(h.signals["temporal"] == 0 for h in off)
+
+
+def test_the_answer_after_a_question_outranks_the_question(agent):
+    # a transcript: the question repeats the words of the query, its answer does not
+    ref = "chat:2023-05-03"
+    turns = ["Ana: Any plans for the long weekend?",
+             "Ben: How did your sister like the pottery class last weekend?",
+             "Ana: My sister loved the pottery class, she wants to go every Saturday.",
+             "Ben: Nice, I should try that too.",
+             "Ana: Our cat knocked a vase off the shelf again."]
+    res = agent.remember_many([NewFact(t, source_ref=ref, subject=f"t{i}")
+                               for i, t in enumerate(turns)], near_duplicate=None)
+    fids = [r.fact_id for r in res]
+    query = "how did the sister like the pottery class"
+    # keyword mode ranks by the words alone: the question first
+    assert ids(agent.search(query, k=1, mode="keyword", touch=False)) == [fids[1]]
+    hits = {h.fact.id: h for h in agent.search(query, k=5, touch=False)}
+    assert max(hits, key=lambda i: hits[i].score) == fids[2]
+    # without the discount the question would win
+    from dataclasses import replace
+
+    from services.search import DEFAULT_WEIGHTS
+
+    plain = {h.fact.id: h for h in agent.search(
+        query, k=5, touch=False, weights=replace(DEFAULT_WEIGHTS, question=1.0))}
+    assert max(plain, key=lambda i: plain[i].score) == fids[1]
+    # the question keeps `question` of its own relevance, still passes all of it on as
+    # context, and a memory that asks nothing is untouched
+    q = DEFAULT_WEIGHTS.question
+    for sig in ("keyword", "semantic"):
+        assert hits[fids[1]].signals[sig] == pytest.approx(q * plain[fids[1]].signals[sig])
+        assert hits[fids[2]].signals[sig] == pytest.approx(plain[fids[2]].signals[sig])
+    assert hits[fids[2]].signals["context"] == pytest.approx(plain[fids[2]].signals["context"])
+    assert hits[fids[1]].score == pytest.approx(sum(hits[fids[1]].signals.values()))
