@@ -228,10 +228,10 @@ def test_the_answer_after_a_question_outranks_the_question(agent):
     plain = {h.fact.id: h for h in agent.search(
         query, k=5, touch=False, weights=replace(DEFAULT_WEIGHTS, question=1.0))}
     assert max(plain, key=lambda i: plain[i].score) == fids[1]
-    # the question keeps `question` of its own relevance, still passes all of it on as
+    # the question keeps `question` of its score, still passes all of its relevance on as
     # context, and a memory that asks nothing is untouched
     q = DEFAULT_WEIGHTS.question
-    for sig in ("keyword", "semantic"):
+    for sig in ("keyword", "semantic", "context"):
         assert hits[fids[1]].signals[sig] == pytest.approx(q * plain[fids[1]].signals[sig])
         assert hits[fids[2]].signals[sig] == pytest.approx(plain[fids[2]].signals[sig])
     assert hits[fids[2]].signals["context"] == pytest.approx(plain[fids[2]].signals["context"])
