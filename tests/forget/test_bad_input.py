@@ -128,7 +128,7 @@ def test_full_data_dir(cli, tmp_path, no_model):
     try:
         d = mnt / "s"
         assert cli(d, "remember", "--agent", "x", "--create-agent", "first fact")[0] == 0
-        with open(mnt / "filler", "wb") as fh:
+        with open(mnt / "filler", "wb", buffering=0) as fh:  # nothing left to flush on close
             try:
                 while True:
                     fh.write(b"\0" * 65536)
