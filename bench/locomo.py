@@ -27,7 +27,7 @@ SYSTEM_LABELS = {"engram": "Engram search (production)", "bm25": "FTS5 BM25 alon
                  "abl_no_context": "  ablation: no context signal",
                  "abl_no_sharpen": "  ablation: no sharpening",
                  "abl_no_temporal": "  ablation: no temporal signal",
-                 "abl_no_question": "  ablation: questions not discounted"}
+                 "abl_no_question": "  ablation: no question discount"}
 # What each step adds: the production search with one part switched off (full runs only).
 ABLATIONS = ("abl_keyword", "abl_no_context", "abl_no_sharpen", "abl_no_temporal",
              "abl_no_question")
