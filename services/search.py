@@ -106,16 +106,41 @@ def keyword_candidates(db, agent_id: int, query: str, filters: FactFilters, n: i
     match = keyword_query(query, stopwords=stopwords, mode=mode)
     if not match:
         return []
-    sql = ("SELECT f.id, -bm25(fact_fts, 1.0, 0.4, 0.4) AS s FROM fact_fts "
-           "JOIN fact f ON f.id = fact_fts.rowid WHERE fact_fts MATCH ? AND f.agent_id = ?")
-    params: list = [match, agent_id]
-    sql, params = _sql_filters(sql, params, filters)
-    sql += " ORDER BY bm25(fact_fts, 1.0, 0.4, 0.4) LIMIT ?"
-    params.append(n)
-    hits = [(int(i), float(s)) for i, s in db.execute_sql(sql, params).fetchall()]
+    hits = _top_in_fts(db, agent_id, match, filters, n)
+    if hits is None:
+        sql = ("SELECT f.id, -bm25(fact_fts, 1.0, 0.4, 0.4) AS s FROM fact_fts "
+               "JOIN fact f ON f.id = fact_fts.rowid WHERE fact_fts MATCH ? AND f.agent_id = ?")
+        params: list = [match, agent_id]
+        sql, params = _sql_filters(sql, params, filters)
+        sql += " ORDER BY bm25(fact_fts, 1.0, 0.4, 0.4) LIMIT ?"
+        params.append(n)
+        hits = [(int(i), float(s)) for i, s in db.execute_sql(sql, params).fetchall()]
     runs = CJK_RUN.findall(query)
     if runs:
         hits = _merge_substring_hits(db, agent_id, runs, filters, n, hits)
+    return hits
+
+
+def _top_in_fts(db, agent_id: int, match: str, filters: FactFilters,
+                n: int) -> list[tuple[int, float]] | None:
+    """The best ``n`` matches ranked inside FTS5 alone, then checked against the agent and the
+    filters; None when too few of them pass (another agent's facts fill the top), and the
+    caller ranks the joined rows instead. Joining every match to its row before ranking is
+    what made a common word cost 200+ ms at a million facts; BM25 scores are the same either
+    way (its statistics are the whole table's)."""
+    limit = max(4 * n, 200)
+    ranked = db.execute_sql(
+        "SELECT rowid, -bm25(fact_fts, 1.0, 0.4, 0.4) FROM fact_fts WHERE fact_fts MATCH ? "
+        "ORDER BY bm25(fact_fts, 1.0, 0.4, 0.4) LIMIT ?", (match, limit)).fetchall()
+    if not ranked:
+        return []
+    sql = "SELECT f.id FROM fact f WHERE f.id IN (%s) AND f.agent_id = ?" % ",".join(
+        "?" * len(ranked))
+    sql, params = _sql_filters(sql, [r[0] for r in ranked] + [agent_id], filters)
+    ok = {r[0] for r in db.execute_sql(sql, params).fetchall()}
+    hits = [(int(i), float(s)) for i, s in ranked if i in ok][:n]
+    if len(hits) < n and len(ranked) == limit:
+        return None  # the agent's own best may lie below this window
     return hits
 
 

@@ -236,3 +236,30 @@ def test_the_answer_after_a_question_outranks_the_question(agent):
         assert hits[fids[2]].signals[sig] == pytest.approx(plain[fids[2]].signals[sig])
     assert hits[fids[2]].signals["context"] == pytest.approx(plain[fids[2]].signals["context"])
     assert hits[fids[1]].score == pytest.approx(sum(hits[fids[1]].signals.values()))
+
+
+def test_keyword_search_finds_an_agents_few_matches_under_another_agents_many(keyword_engram):
+    """FTS5 ranks the whole table first; when another agent's facts fill that top (here 900
+    'deploy' facts against 3), the agent's own matches must still all come back, filtered."""
+    from services.search import keyword_candidates
+
+    busy = keyword_engram.agent("busy", create=True)
+    quiet = keyword_engram.agent("quiet", create=True)
+    busy.remember_many([NewFact(f"deploy note {i}: deploy the deploy script") for i in range(900)],
+                       near_duplicate=None)
+    mine = quiet.remember_many([NewFact("We deploy on Fridays", category="rule"),
+                                NewFact("The deploy key rotates monthly", category="env"),
+                                NewFact("Never deploy without a backup", category="rule")])
+    hits = quiet.search("deploy", k=10, mode="keyword", touch=False)
+    assert {h.fact.id for h in hits} == {r.fact_id for r in mine}
+    rules = quiet.search("deploy", k=10, mode="keyword", touch=False,
+                         filters=FactFilters(category="rule"))
+    assert {h.fact.content for h in rules} == {"We deploy on Fridays", "Never deploy without a backup"}
+    # the busy agent's top scores are those of ranking its joined rows (ties may reorder ids)
+    top = keyword_candidates(keyword_engram.db, busy.agent_id, "deploy",
+                             FactFilters(status=["active"]), 20)
+    joined = keyword_engram.db.execute_sql(
+        "SELECT -bm25(fact_fts, 1.0, 0.4, 0.4) FROM fact_fts JOIN fact f ON f.id = "
+        "fact_fts.rowid WHERE fact_fts MATCH '\"deploy\"' AND f.agent_id = ? "
+        "ORDER BY bm25(fact_fts, 1.0, 0.4, 0.4) LIMIT 20", (busy.agent_id,)).fetchall()
+    assert [round(s, 9) for _, s in top] == [round(r[0], 9) for r in joined]
