@@ -364,14 +364,19 @@ def parse_entries(text: str, ctx: FileContext) -> tuple[list[ImportedFact], list
                 j = cuts[k + 1] if k + 1 < len(cuts) else len(lines)
                 items.append((b.line_of(off + i), lines[i:j], None))
     for line, lines, section in items:
-        r = lenient_entry(line, lines, ctx, section)
-        if isinstance(r, ImportProblem):
-            problems.append(r)
-        elif isinstance(r, list):
-            facts.extend(r)
-        elif r is not None:
-            facts.append(r)
+        sort_entry(lenient_entry(line, lines, ctx, section), facts, problems)
     return facts, problems
+
+
+def sort_entry(r, facts: list, problems: list) -> None:
+    """File what ``lenient_entry`` returned: a fact, a profile block's facts, a problem, or
+    nothing."""
+    if isinstance(r, ImportProblem):
+        problems.append(r)
+    elif isinstance(r, list):
+        facts.extend(r)
+    elif r is not None:
+        facts.append(r)
 
 
 def parse_entry_file(f, rel: str, text: str, out) -> None:

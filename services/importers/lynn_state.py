@@ -35,7 +35,7 @@ from services.importers.base import ImportedFact, ImportProblem, ParsedSource
 from services.importers.common import (
     file_time, is_decoration, parse_iso, profile_line, read_text, slug, split_lines,
 )
-from services.importers.entries import FileContext, lenient_entry
+from services.importers.entries import FileContext, lenient_entry, sort_entry
 
 TASK_FILE = "active-task.json"
 _STR_FIELDS = ("title", "status", "goal", "next_step", "project_path", "source", "updated_at")
@@ -207,10 +207,4 @@ def parse_user_profile(f: Path, out: ParsedSource) -> None:
     ctx = FileContext(rel=rel, fallback=file_time(f), user_file=True,
                       extra_tags=("user", "lynn-user"))
     for no, line, section in _profile_items(text):
-        r = lenient_entry(no, [line], ctx, section)
-        if isinstance(r, ImportProblem):
-            out.problems.append(r)
-        elif isinstance(r, list):
-            out.facts.extend(r)
-        elif r is not None:
-            out.facts.append(r)
+        sort_entry(lenient_entry(no, [line], ctx, section), out.facts, out.problems)

@@ -22,7 +22,7 @@ from services.importers.common import (
     file_time, has_bad_bytes, has_delimiter, parse_clock, parse_date, read_text, split_lines,
 )
 from services.importers.entries import (
-    FileContext, is_strict, lenient_entry, parse_entry_file,
+    FileContext, is_strict, lenient_entry, parse_entry_file, sort_entry,
 )
 
 FORMAT = "memory-setup"
@@ -192,13 +192,7 @@ def _parse_pending(f: Path, root: Path, out: ParsedSource) -> None:
         if not body:
             out.problems.append(ImportProblem(rel, no, "pending entry has no content"))
             continue
-        r = lenient_entry(no, [body], ctx)
-        if isinstance(r, ImportProblem):
-            out.problems.append(r)
-        elif isinstance(r, list):
-            out.facts.extend(r)
-        elif r is not None:
-            out.facts.append(r)
+        sort_entry(lenient_entry(no, [body], ctx), out.facts, out.problems)
 
 
 def _parse_episodes(f: Path, root: Path, out: ParsedSource) -> None:
