@@ -39,6 +39,9 @@ class Engram:
     # lifecycle ---------------------------------------------------------------------------
     @classmethod
     def open(cls, config: StoreConfig | str | Path) -> "Engram":
+        from services.memory_hygiene import harden_allocator
+
+        harden_allocator()  # before any memory text passes through this process
         if not isinstance(config, StoreConfig):
             config = StoreConfig(data_dir=Path(config))
         config.data_dir.mkdir(parents=True, exist_ok=True)

@@ -405,6 +405,9 @@ class ForgetService:
             sample = verify_sample(terms, [scope.matching] if scope.matching else [])
             if sample:
                 rep = self.verify(sample, agent=slug)
+                if rep.stale_segments:
+                    notes += self._rebuild_leaky_segments(rep.stale_segments)
+                    rep = self.verify(sample, agent=slug)
                 checked += len(sample)
                 remaining += len(rep.remaining)
                 notes += [f"still present: {p} ({d})" for p, d in rep.remaining[:20]]
@@ -486,6 +489,19 @@ class ForgetService:
                                        scope=scope.to_receipt(key), counts=counts,
                                        hashes=sorted(hashes))
         return rec
+
+    def _rebuild_leaky_segments(self, agent_ids: set[int]) -> list[str]:
+        """A vector segment holding forgotten text in slots Chroma never initialised (written
+        before the allocator was hardened): rebuild that agent's index from its own vectors,
+        then compact, so the segment files are written anew."""
+        notes = []
+        for aid in sorted(agent_ids):
+            notes += purge_vectors(self.e, aid, set())
+            a = Agent.get_or_none(Agent.id == aid)
+            notes.append(f"{a.slug if a else aid}: vector index rewritten (its segment files "
+                         "held stale memory)")
+        notes += self.compact()
+        return notes
 
     def _recompile(self, slug: str) -> str:
         try:

@@ -26,6 +26,9 @@ class VerifyForgetReport:
     shared: list[tuple[str, str]] = field(default_factory=list)  # raw hits other agents explain
     files_scanned: int = 0
     bytes_scanned: int = 0
+    # agents whose HNSW segment files hold the text in bytes Chroma never initialised
+    # (text is never legitimately there); rebuilding their index clears it
+    stale_segments: set[int] = field(default_factory=set)
 
     @property
     def ok(self) -> bool:
@@ -75,8 +78,21 @@ def verify_forgotten(engram, texts, agent: str | None = None,
     got = isolated.run(isolated.scan_job, [str(r) for r in roots], texts, vecs,
                        str(chroma) if chroma.is_dir() else None)
     seg_owner = got["segments"]
+    for seg, n in got.get("segment_text", {}).items():
+        if seg_owner.get(seg) is not None:
+            rep.stale_segments.add(seg_owner[seg])
     for path, size, n in got["files"]:
         rp = Path(path)
+        owner = _segment_owner(rp, chroma, seg_owner)
+        if owner is not None:
+            # whoever owns the segment, text in it is a leak, never that agent's data
+            rep.files_scanned += 1
+            rep.bytes_scanned += size
+            if n:
+                rep.remaining.append(("raw", f"{n} raw occurrence(s) in {rp} (unused memory "
+                                             f"Chroma wrote into a vector segment)"))
+                rep.stale_segments.add(owner)
+            continue
         if agent is not None and _belongs_to_other(rp, data_dir, chroma, seg_owner,
                                                    other_slugs, other_ids):
             continue
@@ -129,6 +145,15 @@ def _belongs_to_other(rp: Path, data_dir: Path, chroma: Path, seg_owner, other_s
     except ValueError:
         return False
     return len(crel.parts) >= 2 and seg_owner.get(crel.parts[0]) in other_ids
+
+def _segment_owner(rp: Path, chroma: Path, seg_owner) -> int | None:
+    """The agent id owning the HNSW segment directory ``rp`` is in (None: not in one)."""
+    try:
+        crel = rp.relative_to(chroma.resolve())
+    except ValueError:
+        return None
+    return seg_owner.get(crel.parts[0]) if len(crel.parts) >= 2 else None
+
 
 def _is_shared_file(rp: Path, data_dir: Path, chroma: Path, dbp: Path | None) -> bool:
     shared = {chroma.resolve() / "chroma.sqlite3"}

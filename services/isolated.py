@@ -76,7 +76,8 @@ def scan_job(roots: list[str], texts: list[str], vectors: list[list[float]] | No
                 size = 0
             hits = scan_file(f, pats)
             files.append([str(rp), size, sum(hits.values())])
-    out = {"files": files, "segments": {}, "vectors": [], "vector_bytes": []}
+    out = {"files": files, "segments": {}, "vectors": [], "vector_bytes": [],
+           "segment_text": segment_text(chroma_dir) if chroma_dir else {}}
     if chroma_dir:
         out["segments"] = segment_owners(chroma_dir)
         if vectors:
@@ -86,6 +87,21 @@ def scan_job(roots: list[str], texts: list[str], vectors: list[list[float]] | No
             db = Path(chroma_dir) / "chroma.sqlite3"
             if db.is_file():
                 out["vector_bytes"] = [[str(f), k] for f, k in vector_bytes_present([db], vectors)]
+    return out
+
+
+def segment_text(chroma_dir: str) -> dict[str, int]:
+    """HNSW segment directory name -> runs of 32+ printable bytes in its files. Segments hold
+    floats, ids and links, never text: any such run is memory Chroma wrote without
+    initialising it (whatever text this or an earlier process had freed)."""
+    from services.raw_scan import text_runs
+
+    out: dict[str, int] = {}
+    for d in Path(chroma_dir).iterdir():
+        if d.is_dir() and (d / "header.bin").exists():
+            n = sum(text_runs(f) for f in d.iterdir() if f.is_file())
+            if n:
+                out[d.name] = n
     return out
 
 

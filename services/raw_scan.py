@@ -212,6 +212,24 @@ def _scan(path: Path, scan: NeedleScan, anchored: dict[str, tuple[int, int, re.P
     return hits
 
 
+_TEXT_RUN = re.compile(rb"[\x20-\x7e]{32,}")
+
+
+def text_runs(path: Path) -> int:
+    """Runs of 32+ printable ASCII bytes in a binary file (random floats make one about
+    once in 10^14 bytes)."""
+    n, tail = 0, b""
+    try:
+        with open(path, "rb") as fh:
+            while block := fh.read(CHUNK):
+                buf = tail + block
+                n += sum(1 for m in _TEXT_RUN.finditer(buf) if m.end() > len(tail))
+                tail = buf[-64:]
+    except OSError:
+        return 0
+    return n
+
+
 # Chroma HNSW segments ----------------------------------------------------------------------
 @dataclass
 class HnswSegment:

@@ -132,3 +132,33 @@ def test_pii_deny_covers_episode_summaries(engram):
     m = engram.agent("strict2")
     eid, _ = m.episodes.add(date(2026, 4, 13), "Emailed sam.jones@example.org the lease draft")
     assert m.episodes.get(eid).summary == "Emailed [REDACTED:email] the lease draft"
+
+
+def test_freed_memory_does_not_hand_text_to_the_next_allocation(engram):
+    """Opening a store hardens glibc's allocator (services/memory_hygiene.py): a buffer that
+    held memory text and was freed is not handed to the next allocation with the text still in
+    it, so a library persisting uninitialised slots (Chroma's HNSW files) cannot write it out."""
+    import ctypes
+    import ctypes.util
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("glibc only")
+    from services.memory_hygiene import harden_allocator
+
+    assert harden_allocator()
+    libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+    libc.malloc.restype, libc.malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
+    libc.free.argtypes = [ctypes.c_void_p]
+    text = b"My secret pet is named Quetzalcoatlus Borogove"
+    # blocks of 1 KiB and less sit in glibc's per-thread cache, which perturbing does not
+    # reach; a segment buffer is far larger (100 slots of 1.8 KB at the least)
+    for size in (4096, 60_000, 300_000):
+        p = libc.malloc(size)
+        ctypes.memmove(p + 64, text, len(text))  # past the allocator's own free-list words
+        libc.free(p)
+        q = libc.malloc(size)
+        try:
+            assert text not in ctypes.string_at(q, size), size
+        finally:
+            libc.free(q)

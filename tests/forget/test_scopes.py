@@ -234,3 +234,40 @@ def test_a_migration_backup_holding_it_is_destroyed(store, monkeypatch):
     assert not baks[0].exists()
     assert raw_hits(e, [SECRET, "Borogove"]) == []
     e.close()
+
+
+def test_forgotten_text_in_another_agents_vector_segment_is_found_and_cleared(template,
+                                                                              tmp_path):
+    """Chroma writes an empty segment's slots from memory it never initialised; in a process
+    that had handled alice's text, bob's segment file could carry it (seen in this suite
+    before the allocator was hardened, see services/memory_hygiene.py). Forgetting alice must
+    find text in bob's segment too and rewrite bob's index without changing bob's vectors."""
+    import shutil
+
+    from services.config import StoreConfig
+    from services.engram import Engram
+    from services.isolated import segment_owners
+
+    root = tmp_path / "t"
+    shutil.copytree(template, root)
+    e = Engram.open(StoreConfig(data_dir=root / "store"))
+    try:
+        b = e.agent("bob")
+        before = e.index.vectors(b.agent_id)  # Chroma has loaded (and re-written) bob's segment
+        chroma = root / "store" / "chroma"
+        seg = next(chroma / s / "data_level0.bin"
+                   for s, aid in segment_owners(str(chroma)).items()
+                   if aid == b.agent_id and (chroma / s / "data_level0.bin").is_file())
+        data = bytearray(seg.read_bytes())
+        assert len(data) > 2000
+        data[1000:1000 + len(SECRET)] = SECRET.encode()  # where stale heap bytes would lie
+        seg.write_bytes(bytes(data))
+        receipt = ForgetService(e).execute(ForgetScope(agent="alice", all=True))
+        assert receipt["counts"]["remaining_after_verify"] == 0, receipt["notes"]
+        assert any("bob: vector index rewritten" in n for n in receipt["notes"])
+        assert raw_hits(e, [SECRET]) == []
+        after = e.index.vectors(b.agent_id)
+        assert set(after) == set(before) and all((after[i] == before[i]).all() for i in after)
+        assert b.search("Kraken Protocol", mode="semantic", k=1)[0].fact.content == SHARED
+    finally:
+        e.close()
