@@ -6,12 +6,13 @@ reserved for shared team stores; FTS5 is SQLite-only, so the keyword search need
 """
 from __future__ import annotations
 
-import os
-from contextlib import contextmanager
+from contextlib import nullcontext
 from pathlib import Path
 
 import peewee
 from peewee import SqliteDatabase
+
+from models.filelock import exclusive_lock
 
 database_proxy = peewee.DatabaseProxy()
 
@@ -68,19 +69,7 @@ def connect_database(url: str) -> peewee.Database:
     return db
 
 
-@contextmanager
 def _open_lock(path: Path | None):
-    try:
-        import fcntl
-    except ImportError:  # no advisory locks (Windows): busy_timeout still applies
-        fcntl = None
-    if path is None or fcntl is None:
-        yield
-        return
-    fd = os.open(str(path) + ".open-lock", os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
+    if path is None:
+        return nullcontext()
+    return exclusive_lock(Path(str(path) + ".open-lock"))

@@ -1,25 +1,5 @@
-"""An advisory inter-process lock on a file (fcntl; on Windows a no-op: the atomic writes
-and the checks under it still guard the files)."""
-from __future__ import annotations
+"""The store's advisory file lock, for services (it lives in ``models``, which opens the
+database under it and cannot import from here)."""
+from models.filelock import exclusive_lock
 
-import os
-from contextlib import contextmanager
-from pathlib import Path
-
-
-@contextmanager
-def exclusive_lock(path: Path):
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        import fcntl
-    except ImportError:
-        yield
-        return
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
+__all__ = ["exclusive_lock"]
