@@ -93,8 +93,7 @@ def verify_forgotten(engram, texts, agent: str | None = None,
                                              f"Chroma wrote into a vector segment)"))
                 rep.stale_segments.add(owner)
             continue
-        if agent is not None and _belongs_to_other(rp, data_dir, chroma, seg_owner,
-                                                   other_slugs, other_ids):
+        if agent is not None and _belongs_to_other(rp, data_dir, other_slugs):
             continue
         rep.files_scanned += 1
         rep.bytes_scanned += size
@@ -131,20 +130,15 @@ def _logical(a: Agent, t: Terms):
         if t.mentions(L.markdown):
             yield f"layer {L.id}", f"compiled layer {L.layer}"
 
-def _belongs_to_other(rp: Path, data_dir: Path, chroma: Path, seg_owner, other_slugs,
-                      other_ids) -> bool:
+def _belongs_to_other(rp: Path, data_dir: Path, other_slugs) -> bool:
+    """A file in another agent's own folder (compiled layers, exports). Vector segments are
+    not skipped: text is never legitimately in one, whoever owns it."""
     try:
         rel = rp.relative_to(data_dir.resolve())
     except ValueError:
-        rel = None
-    if rel is not None and len(rel.parts) >= 2 and rel.parts[0] == "agents" \
-            and rel.parts[1] in other_slugs:
-        return True
-    try:
-        crel = rp.relative_to(chroma.resolve())
-    except ValueError:
         return False
-    return len(crel.parts) >= 2 and seg_owner.get(crel.parts[0]) in other_ids
+    return len(rel.parts) >= 2 and rel.parts[0] == "agents" and rel.parts[1] in other_slugs
+
 
 def _segment_owner(rp: Path, chroma: Path, seg_owner) -> int | None:
     """The agent id owning the HNSW segment directory ``rp`` is in (None: not in one)."""
