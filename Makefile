@@ -7,7 +7,7 @@ APT_PACKAGES := libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-keysyms1 
 	libxcb-render-util0 libxcb-image0 libxcb-randr0 libxcb-xinerama0 libegl1 libgl1 \
 	libfontconfig1 libdbus-1-3 xvfb xauth
 
-.PHONY: install system-deps run test bench bench-quick demo screenshots package clean
+.PHONY: install system-deps run test test-fast lint format bench bench-quick demo screenshots package clean
 
 install: $(STAMP)
 
@@ -40,6 +40,20 @@ run: $(STAMP)
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider
 
+test-fast: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider -m "not gui and not slow"
+
+# the gates CI runs before the tests (CONTRIBUTING.md)
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
+	$(BIN)/mypy
+
+format: $(STAMP)
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
 bench: $(STAMP)
 	$(BIN)/python -m bench all
 
@@ -50,7 +64,7 @@ demo: $(STAMP)
 	$(BIN)/python -m app.cli demo
 
 screenshots: $(STAMP)
-	xvfb-run -a -s "-screen 0 1400x900x24" $(BIN)/python -m ui.screenshots screenshots
+	xvfb-run -a -s "-screen 0 1400x900x24" $(BIN)/python -m app.screenshots screenshots
 
 package: $(STAMP)
 	$(BIN)/pip install --quiet pyinstaller

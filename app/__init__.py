@@ -1,2 +1,5 @@
 """Composition root: entry points (GUI, CLI), settings and wiring."""
-__version__ = "0.1.0"
+
+from services.version import VERSION as __version__
+
+__all__ = ["__version__"]

@@ -3,6 +3,7 @@
 Commands live in ``app/commands/*.py``; each module has ``register(subparsers)`` and its
 handlers take ``(args, ctx)``. Errors are one line on stderr and a non-zero exit.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -11,10 +12,10 @@ import json
 import logging
 import os
 import sqlite3
-
-import peewee
 import sys
 from dataclasses import dataclass, field
+
+import peewee
 
 from app import __version__
 
@@ -52,9 +53,12 @@ def emit_json(obj) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="engram", description="See, search, correct and erase "
-                                "what your AI agents remember.")
-    p.add_argument("--data-dir", help="store directory (default: $ENGRAM_HOME or the user data dir)")
+    p = argparse.ArgumentParser(
+        prog="engram", description="See, search, correct and erase what your AI agents remember."
+    )
+    p.add_argument(
+        "--data-dir", help="store directory (default: $ENGRAM_HOME or the user data dir)"
+    )
     p.add_argument("--version", action="version", version=f"engram {__version__}")
     p.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
@@ -70,10 +74,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _hint(exc, ctx) -> str:
-    """Read-only, full or damaged store: say so (services/store_health.py)."""
+    """Read-only, full or damaged store: say so (services/store/health.py)."""
     try:
         from app.settings import store_config
-        from services.store_health import explain
+        from services.store.health import explain
 
         return explain(exc, store_config(ctx.data_dir, semantic=False).data_dir)
     except Exception:  # a hint must never hide the error itself
@@ -84,14 +88,16 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
     ctx = Context(args.data_dir)
     from services.errors import EngramError
-    from services.importers.base import ImportFormatError
+    from services.interop.importers.base import ImportFormatError
 
     try:
         rc = args.func(args, ctx)
@@ -111,8 +117,10 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # a hook's stderr must stay one readable line
         if args.verbose:
             logging.exception("unexpected error")
-        print(f"engram: unexpected error ({type(exc).__name__}): {exc} "
-              "(run with -v for details)", file=sys.stderr)
+        print(
+            f"engram: unexpected error ({type(exc).__name__}): {exc} (run with -v for details)",
+            file=sys.stderr,
+        )
         return 1
     finally:
         ctx.close()

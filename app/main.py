@@ -1,4 +1,5 @@
 """GUI entry point (``engram-gui``, ``engram gui``, ``make run``)."""
+
 from __future__ import annotations
 
 import argparse
@@ -11,14 +12,23 @@ import time
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="engram-gui")
     p.add_argument("--data-dir")
-    p.add_argument("--demo-if-empty", action="store_true",
-                   help="seed a clearly-marked demo store when there are no agents yet")
+    p.add_argument(
+        "--demo-if-empty",
+        action="store_true",
+        help="seed a clearly-marked demo store when there are no agents yet",
+    )
     p.add_argument("--version", action="store_true")
-    p.add_argument("--self-test", action="store_true",
-                   help="open a store, run a search, exit 0 (packaging smoke test)")
-    p.add_argument("--exit-after-first-paint", action="store_true",
-                   help="print {first_paint_ms, rss_mb, facts} as JSON once the fact "
-                        "browser's first page has painted, then exit (benchmarks)")
+    p.add_argument(
+        "--self-test",
+        action="store_true",
+        help="open a store, run a search, exit 0 (packaging smoke test)",
+    )
+    p.add_argument(
+        "--exit-after-first-paint",
+        action="store_true",
+        help="print {first_paint_ms, rss_mb, facts} as JSON once the fact "
+        "browser's first page has painted, then exit (benchmarks)",
+    )
     p.add_argument("--dark", action="store_true", help="use the dark palette")
     p.add_argument("--light", action="store_true", help="use the light palette")
     p.add_argument("--no-tray", action="store_true", help="do not show a tray icon")
@@ -52,16 +62,20 @@ def main(argv: list[str] | None = None) -> int:
         from app.selftest import run_self_test
 
         return run_self_test()
+    from app.crash_log import install_excepthook, setup_file_logging
     from app.settings import store_config
-    from services.engram import Engram
+    from services import Engram
 
+    config = store_config(args.data_dir, semantic=False)
+    log_path = setup_file_logging(config.data_dir)
+    install_excepthook(log_path)  # until the window exists: the log and stderr
     # the GUI opens the store without the embedding model (2–3 s) so the first page paints
     # at once; the window loads it in a worker (see MainWindow._load_semantic)
-    engram = Engram.open(store_config(args.data_dir, semantic=False))
+    engram = Engram.open(config)
     if args.demo_if_empty and not engram.agents():
         engram.load_semantic()  # demo facts need their vectors; the self-test searches
     if args.demo_if_empty and not engram.agents():
-        from services.demo import seed_demo
+        from services import seed_demo
 
         seed_demo(engram)
     from PySide6.QtCore import QTimer
@@ -76,26 +90,42 @@ def main(argv: list[str] | None = None) -> int:
     app.setDesktopFileName("io.engram.Engram")  # packaging/engram.desktop installs under this id
     app.setWindowIcon(icon())
     apply_theme(app, True if args.dark else False if args.light else None)
-    win = MainWindow(engram, use_tray=not (args.no_tray or args.exit_after_first_paint),
-                     load_semantic=True)
+    win = MainWindow(
+        engram, use_tray=not (args.no_tray or args.exit_after_first_paint), load_semantic=True
+    )
 
     if args.exit_after_first_paint:
+
         def report():
             tab = win.current_agent_tab()
-            print(json.dumps({"first_paint_ms": round((time.perf_counter() - t0) * 1000, 1),
-                              "rss_mb": round(rss_mb(), 1),
-                              "facts": tab.model.total_count() if tab else 0}), flush=True)
+            print(
+                json.dumps(
+                    {
+                        "first_paint_ms": round((time.perf_counter() - t0) * 1000, 1),
+                        "rss_mb": round(rss_mb(), 1),
+                        "facts": tab.model.total_count() if tab else 0,
+                    }
+                ),
+                flush=True,
+            )
             QTimer.singleShot(0, win.quit)
 
         if win.current_agent_tab() is None:
             QTimer.singleShot(0, report)
         else:
             win.first_page_painted.connect(report)
+    install_excepthook(log_path, show=lambda text: _crash_dialog(win, text))
     win.show()
     rc = app.exec()
     win.shutdown()
     engram.close()
     return rc
+
+
+def _crash_dialog(parent, text: str) -> None:
+    from PySide6.QtWidgets import QMessageBox
+
+    QMessageBox.critical(parent, "Engram", text)
 
 
 if __name__ == "__main__":

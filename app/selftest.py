@@ -6,6 +6,7 @@ offscreen; prints one JSON line and exits 0, or 1 with the reason. The packaging
 runs it against the frozen bundle, where a missing model file, Qt plugin or hidden import
 shows up here rather than on a user's desktop.
 """
+
 from __future__ import annotations
 
 import json
@@ -15,9 +16,11 @@ import sys
 import tempfile
 import time
 
-FACTS = [("pref", "Prefers pnpm over npm for JavaScript projects"),
-         ("env", "Development machine runs Debian 12"),
-         ("rule", "Never push to main without a pull request")]
+FACTS = [
+    ("pref", "Prefers pnpm over npm for JavaScript projects"),
+    ("env", "Development machine runs Debian 12"),
+    ("rule", "Never push to main without a pull request"),
+]
 QUERY = "which JavaScript package manager does the user like"
 
 
@@ -31,7 +34,7 @@ def run_self_test() -> int:
         from app import __version__
         from services.config import StoreConfig
         from services.engram import Engram
-        from services.ingest import NewFact
+        from services.ingest.pipeline import NewFact
 
         out["version"] = __version__
         eng = Engram.open(StoreConfig(data_dir=tmp))
@@ -52,13 +55,11 @@ def run_self_test() -> int:
         import keyring
 
         out["keyring"] = type(keyring.get_keyring()).__module__
-        try:  # the path the app takes: never raises, explains a missing/locked keyring
-            from services.secrets_store import SecretsStore
+        from services import SecretsStore
 
-            ok, backend, _ = SecretsStore().status()
-            out["secrets"] = {"ok": ok, "backend": backend}
-        except ImportError:
-            pass
+        # the path the app takes: never raises, explains a missing/locked keyring
+        ok, backend, _ = SecretsStore().status()
+        out["secrets"] = {"ok": ok, "backend": backend}
         from PySide6.QtCore import qVersion
         from PySide6.QtWidgets import QApplication, QLabel
 

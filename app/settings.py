@@ -1,4 +1,5 @@
 """One place resolves where data lives: --data-dir, then $ENGRAM_HOME, then platformdirs."""
+
 from __future__ import annotations
 
 import os
@@ -24,6 +25,8 @@ def store_config(data_dir: str | Path | None = None, semantic: bool = True) -> S
         data_dir=d,
         db_url=os.environ.get("ENGRAM_DB_URL") or None,
         vector_url=os.environ.get("ENGRAM_CHROMA_URL") or None,
-        model_dir=Path(os.environ["ENGRAM_MODEL_DIR"]) if os.environ.get("ENGRAM_MODEL_DIR") else None,
+        model_dir=Path(os.environ["ENGRAM_MODEL_DIR"])
+        if os.environ.get("ENGRAM_MODEL_DIR")
+        else None,
         semantic=semantic,
     )

@@ -6,6 +6,7 @@ writes JSON under ``bench/results/``. Parts also run alone:
     python -m bench scale [--sizes 10000,100000]
     python -m bench gui --data-dir D
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,7 +26,7 @@ VECTOR_SIZES = {10_000, 100_000}
 
 
 def _write(path: Path, data: dict) -> Path:
-    from services.atomic import atomic_write
+    from services.store.atomic import atomic_write
 
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, (json.dumps(data, indent=2, default=str) + "\n").encode("utf-8"))
@@ -33,9 +34,13 @@ def _write(path: Path, data: dict) -> Path:
 
 
 def _machine() -> dict:
-    return {"python": platform.python_version(), "cpus": os.cpu_count(),
-            "platform": platform.platform(), "loadavg_at_start": os.getloadavg(),
-            "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    return {
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "platform": platform.platform(),
+        "loadavg_at_start": os.getloadavg(),
+        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
 
 
 def cmd_locomo(args) -> dict:
@@ -46,18 +51,26 @@ def cmd_locomo(args) -> dict:
         raise SystemExit(f"no LoCoMo file at {data} (pass --data PATH)")
     print(f"LoCoMo retrieval on {data}")
     with tempfile.TemporaryDirectory(prefix="engram-locomo-") as tmp:
-        r = locomo.run(data, Path(tmp), conversations=args.conversations,
-                       held_out=tuple(args.held_out.split(",")) if args.held_out else (),
-                       ablations=not getattr(args, "quick", False))
+        r = locomo.run(
+            data,
+            Path(tmp),
+            conversations=args.conversations,
+            held_out=tuple(args.held_out.split(",")) if args.held_out else (),
+            ablations=not getattr(args, "quick", False),
+        )
     r["data"] = str(data)
     print(locomo.table(r))
-    print(f"queries {r['queries']} over {r['turns']} turns; dropped {r['dropped']['questions']} "
-          f"questions with no resolvable evidence and {r['dropped']['evidence_ids']} "
-          f"unresolvable evidence ids")
+    print(
+        f"queries {r['queries']} over {r['turns']} turns; dropped {r['dropped']['questions']} "
+        f"questions with no resolvable evidence and {r['dropped']['evidence_ids']} "
+        f"unresolvable evidence ids"
+    )
     for key, f in r["fidelity"].items():
-        print(f"HNSW fidelity ({key}): top-10 differs from exact cosine for {f['differ']}/"
-              f"{f['queries']} queries ({f['fraction']:.4f}); as a set {f['differ_as_set']}; "
-              f"rank-1 gold lost {f['gold_rank1_lost']}")
+        print(
+            f"HNSW fidelity ({key}): top-10 differs from exact cosine for {f['differ']}/"
+            f"{f['queries']} queries ({f['fraction']:.4f}); as a set {f['differ_as_set']}; "
+            f"rank-1 gold lost {f['gold_rank1_lost']}"
+        )
     out = Path(args.json) if getattr(args, "json", None) else RESULTS / "locomo.json"
     _write(out, r | {"machine": _machine()})
     print(f"→ {out}")
@@ -83,8 +96,14 @@ def cmd_scale(args) -> list:
     sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else FULL_SIZES
     work = Path(args.work or tempfile.mkdtemp(prefix="engram-scale-"))
     print(f"Scale: {', '.join(f'{n:,d}' for n in sizes)} facts (work dir {work})")
-    rows = scale.run(sizes, work, VECTOR_SIZES, keep=getattr(args, "keep", None),
-                     forget_timeout=args.forget_timeout, queries=args.queries)
+    rows = scale.run(
+        sizes,
+        work,
+        VECTOR_SIZES,
+        keep=getattr(args, "keep", None),
+        forget_timeout=args.forget_timeout,
+        queries=args.queries,
+    )
     print(scale.table(rows))
     _write(RESULTS / "scale.json", {"rows": rows, "machine": _machine()})
     return rows
@@ -93,8 +112,10 @@ def cmd_scale(args) -> list:
 def cmd_scale_step(args) -> None:
     from bench import scale
 
-    print(json.dumps(scale.step(args.size, Path(args.dir), args.vectors, queries=args.queries)),
-          flush=True)
+    print(
+        json.dumps(scale.step(args.size, Path(args.dir), args.vectors, queries=args.queries)),
+        flush=True,
+    )
 
 
 def cmd_scale_forget(args) -> None:
@@ -166,8 +187,12 @@ def main(argv=None) -> int:
     s.add_argument("--sizes", help="comma-separated, default 10000,100000,1000000")
     s.add_argument("--work", help="work directory (default: a temp dir)")
     s.add_argument("--queries", type=int, default=200, help="searches timed per size")
-    s.add_argument("--forget-timeout", type=float, default=300,
-                   help="cut forget off at 100k+ facts after this many seconds ('> N')")
+    s.add_argument(
+        "--forget-timeout",
+        type=float,
+        default=300,
+        help="cut forget off at 100k+ facts after this many seconds ('> N')",
+    )
     s.set_defaults(func=cmd_scale, keep=None)
     st = sub.add_parser("scale-step", help=argparse.SUPPRESS)
     st.add_argument("--size", type=int, required=True)

@@ -5,6 +5,7 @@ One memory per turn (``speaker: text`` plus ``[image: caption]``), session date 
 memory's event date, one agent per conversation, ingested through ``AgentMemory.remember_many``.
 Queries: categories 1–4 whose evidence resolves to turns; gold = those turns' facts.
 """
+
 from __future__ import annotations
 
 import json
@@ -21,18 +22,32 @@ from bench.metrics import METRICS, average, normalize_dia_id, score_query
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 SYSTEMS = ("engram", "bm25", "dense", "rrf")
-SYSTEM_LABELS = {"engram": "Engram search (production)", "bm25": "FTS5 BM25 alone",
-                 "dense": "MiniLM dense alone (exact)", "rrf": "plain RRF k=60 (BM25+dense)",
-                 "abl_keyword": "  ablation: Engram keyword mode",
-                 "abl_no_context": "  ablation: no context signal",
-                 "abl_no_sharpen": "  ablation: no sharpening",
-                 "abl_no_temporal": "  ablation: no temporal signal",
-                 "abl_no_question": "  ablation: no question discount"}
+SYSTEM_LABELS = {
+    "engram": "Engram search (production)",
+    "bm25": "FTS5 BM25 alone",
+    "dense": "MiniLM dense alone (exact)",
+    "rrf": "plain RRF k=60 (BM25+dense)",
+    "abl_keyword": "  ablation: Engram keyword mode",
+    "abl_no_context": "  ablation: no context signal",
+    "abl_no_sharpen": "  ablation: no sharpening",
+    "abl_no_temporal": "  ablation: no temporal signal",
+    "abl_no_question": "  ablation: no question discount",
+}
 # What each step adds: the production search with one part switched off (full runs only).
-ABLATIONS = ("abl_keyword", "abl_no_context", "abl_no_sharpen", "abl_no_temporal",
-             "abl_no_question")
-DEFAULT_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "bench" / "locomo" \
+ABLATIONS = (
+    "abl_keyword",
+    "abl_no_context",
+    "abl_no_sharpen",
+    "abl_no_temporal",
+    "abl_no_question",
+)
+DEFAULT_DATA = (
+    Path(__file__).resolve().parent.parent.parent
+    / "shared"
+    / "bench"
+    / "locomo"
     / "locomo_dev.json"
+)
 RRF_K = 60
 POOL = 100  # baseline candidate lists fused by RRF
 
@@ -91,8 +106,11 @@ def load(path: Path) -> list[Conversation]:
     convs = []
     for c in data:
         conv = c["conversation"]
-        sessions = sorted((int(k.split("_")[1]), v) for k, v in conv.items()
-                          if re.fullmatch(r"session_\d+", k) and isinstance(v, list))
+        sessions = sorted(
+            (int(k.split("_")[1]), v)
+            for k, v in conv.items()
+            if re.fullmatch(r"session_\d+", k) and isinstance(v, list)
+        )
         turns: list[tuple[Turn, str | None]] = []
         for n, lst in sessions:
             when = parse_session_date(conv.get(f"session_{n}_date_time"))
@@ -100,8 +118,12 @@ def load(path: Path) -> list[Conversation]:
                 dia = normalize_dia_id(t.get("dia_id", ""))
                 if dia is None:
                     continue
-                turns.append((Turn(dia, n, t.get("speaker", ""), t.get("text", ""), when),
-                              t.get("blip_caption")))
+                turns.append(
+                    (
+                        Turn(dia, n, t.get("speaker", ""), t.get("text", ""), when),
+                        t.get("blip_caption"),
+                    )
+                )
         known = {t.dia_id for t, _ in turns}
         qs, dropped = [], defaultdict(int)
         for q in c.get("qa", []):
@@ -136,18 +158,29 @@ def ingest(memory, conv: Conversation, near_duplicate=None) -> dict[str, int]:
     ``subject`` is the turn's id so two speakers' "I live in …" never supersede each other:
     a transcript turn is a record of what was said, not a current attribute.
     """
-    from services.ingest import NewFact
+    from services.ingest.pipeline import NewFact
 
     items = []
     for j, (t, cap) in enumerate(conv.turns):
         created = (t.when + timedelta(seconds=j)) if t.when else None
-        items.append(NewFact(
-            content=t.content(cap), category="episode", source="import",
-            source_ref=f"locomo:{conv.sample_id}:session_{t.session}", subject=t.dia_id,
-            memory_type="episodic", event_date=t.when.date() if t.when else None,
-            created_at=created,
-            metadata={"dia_id": t.dia_id, "session": t.session, "speaker": t.speaker,
-                      "date_time": t.when.isoformat() if t.when else None}))
+        items.append(
+            NewFact(
+                content=t.content(cap),
+                category="episode",
+                source="import",
+                source_ref=f"locomo:{conv.sample_id}:session_{t.session}",
+                subject=t.dia_id,
+                memory_type="episodic",
+                event_date=t.when.date() if t.when else None,
+                created_at=created,
+                metadata={
+                    "dia_id": t.dia_id,
+                    "session": t.session,
+                    "speaker": t.speaker,
+                    "date_time": t.when.isoformat() if t.when else None,
+                },
+            )
+        )
     res = memory.remember_many(items, near_duplicate=near_duplicate, bump=False)
     return {t.dia_id: r.fact_id for (t, _), r in zip(conv.turns, res) if r.fact_id}
 
@@ -155,7 +188,7 @@ def ingest(memory, conv: Conversation, near_duplicate=None) -> dict[str, int]:
 # baselines --------------------------------------------------------------------------------
 def bm25_ranking(db, agent_id: int, query: str, n: int = POOL) -> list[int]:
     """Plain FTS5: every query word ORed, default bm25() over the table, best first."""
-    from services.text import fts_query
+    from services.store.text import fts_query
 
     match = fts_query(query, "any")
     if not match:
@@ -163,7 +196,8 @@ def bm25_ranking(db, agent_id: int, query: str, n: int = POOL) -> list[int]:
     rows = db.execute_sql(
         "SELECT f.id FROM fact_fts JOIN fact f ON f.id = fact_fts.rowid "
         "WHERE fact_fts MATCH ? AND f.agent_id = ? ORDER BY bm25(fact_fts) LIMIT ?",
-        (match, agent_id, n)).fetchall()
+        (match, agent_id, n),
+    ).fetchall()
     return [int(r[0]) for r in rows]
 
 
@@ -190,7 +224,7 @@ def _default_hnsw_collection(index, agent_id: int, dense: ExactDense):
         pass
     col = index.client.create_collection(name, metadata={"hnsw:space": "cosine"})
     for s in range(0, len(dense.ids), 2000):
-        col.add(ids=[str(i) for i in dense.ids[s:s + 2000]], embeddings=dense.mat[s:s + 2000])
+        col.add(ids=[str(i) for i in dense.ids[s : s + 2000]], embeddings=dense.mat[s : s + 2000])
     return col
 
 
@@ -203,18 +237,26 @@ def rrf(*rankings: list[int], k: int = RRF_K) -> list[int]:
 
 
 # run --------------------------------------------------------------------------------------
-def run(data: Path, data_dir: Path, conversations: int | None = None,
-        held_out: tuple[str, ...] = (), log=print, ablations: bool = False) -> dict:
+def run(
+    data: Path,
+    data_dir: Path,
+    conversations: int | None = None,
+    held_out: tuple[str, ...] = (),
+    log=print,
+    ablations: bool = False,
+) -> dict:
     from dataclasses import replace
 
     from services.config import StoreConfig
     from services.engram import Engram
-    from services.search import DEFAULT_WEIGHTS
+    from services.search.hybrid import DEFAULT_WEIGHTS
 
-    variants = {"abl_no_context": replace(DEFAULT_WEIGHTS, context=0.0),
-                "abl_no_sharpen": replace(DEFAULT_WEIGHTS, sharpen=1.0),
-                "abl_no_temporal": replace(DEFAULT_WEIGHTS, temporal=0.0),
-                "abl_no_question": replace(DEFAULT_WEIGHTS, question=1.0)}
+    variants = {
+        "abl_no_context": replace(DEFAULT_WEIGHTS, context=0.0),
+        "abl_no_sharpen": replace(DEFAULT_WEIGHTS, sharpen=1.0),
+        "abl_no_temporal": replace(DEFAULT_WEIGHTS, temporal=0.0),
+        "abl_no_question": replace(DEFAULT_WEIGHTS, question=1.0),
+    }
 
     t0 = time.perf_counter()
     convs = load(data)
@@ -224,8 +266,10 @@ def run(data: Path, data_dir: Path, conversations: int | None = None,
     if engram.embedder is None:
         raise SystemExit(f"LoCoMo bench needs the embedding model: {engram.semantic_error}")
     per_query: list[dict] = []
-    fidelity = {k: {"queries": 0, "differ": 0, "differ_as_set": 0, "gold_rank1_lost": 0}
-                for k in ("engram", "chroma_default")}
+    fidelity = {
+        k: {"queries": 0, "differ": 0, "differ_as_set": 0, "gold_rank1_lost": 0}
+        for k in ("engram", "chroma_default")
+    }
     ingest_s = 0.0
     for conv in convs:
         mem = engram.agent(re.sub(r"[^a-z0-9_.-]", "-", conv.sample_id.lower()), create=True)
@@ -240,14 +284,20 @@ def run(data: Path, data_dir: Path, conversations: int | None = None,
             d_rank = dense.ranking(qv)
             b_rank = bm25_ranking(engram.db, mem.agent_id, q.text)
             hits = mem.search(q.text, k=10, touch=False)
-            ranks = {"engram": [h.fact.id for h in hits], "bm25": b_rank, "dense": d_rank,
-                     "rrf": rrf(b_rank, d_rank)}
+            ranks = {
+                "engram": [h.fact.id for h in hits],
+                "bm25": b_rank,
+                "dense": d_rank,
+                "rrf": rrf(b_rank, d_rank),
+            }
             if ablations:
-                ranks["abl_keyword"] = [h.fact.id for h in mem.search(
-                    q.text, k=10, mode="keyword", touch=False)]
+                ranks["abl_keyword"] = [
+                    h.fact.id for h in mem.search(q.text, k=10, mode="keyword", touch=False)
+                ]
                 for name, wts in variants.items():
-                    ranks[name] = [h.fact.id for h in mem.search(q.text, k=10, touch=False,
-                                                                 weights=wts)]
+                    ranks[name] = [
+                        h.fact.id for h in mem.search(q.text, k=10, touch=False, weights=wts)
+                    ]
             hnsw = [fid for fid, _ in engram.index.query(mem.agent_id, qv, k=10)]
             res = default_col.query(query_embeddings=[qv], n_results=10, include=[])
             default = [int(i) for i in res["ids"][0]]
@@ -273,13 +323,16 @@ def run(data: Path, data_dir: Path, conversations: int | None = None,
     result["conversations"] = [c.sample_id for c in convs]
     result["dropped"] = {
         "questions": sum(c.dropped.get("questions", 0) for c in convs),
-        "evidence_ids": sum(c.dropped.get("evidence_ids", 0) for c in convs)}
-    from services.vector_index import HNSW
+        "evidence_ids": sum(c.dropped.get("evidence_ids", 0) for c in convs),
+    }
+    from services.vectors.index import HNSW
 
-    for key, f in fidelity.items():
+    for f in fidelity.values():
         f["fraction"] = f["differ"] / max(1, f["queries"])
     fidelity["engram"]["hnsw"] = dict(HNSW)
-    fidelity["chroma_default"]["hnsw"] = "chromadb defaults (collection created without a configuration)"
+    fidelity["chroma_default"]["hnsw"] = (
+        "chromadb defaults (collection created without a configuration)"
+    )
     result["fidelity"] = fidelity
     result["ingest_seconds"] = round(ingest_s, 1)
     result["seconds"] = round(time.perf_counter() - t0, 1)
@@ -311,7 +364,9 @@ def table(result: dict) -> str:
     for g in groups:
         for name in result["systems"]:
             s = result["systems"][name][g]
-            lines.append(f"{SYSTEM_LABELS[name]:32s} {g:12s} {s['n']:>4d} "
-                         + " ".join(f"{s[m]:7.3f}" for m in METRICS))
+            lines.append(
+                f"{SYSTEM_LABELS[name]:32s} {g:12s} {s['n']:>4d} "
+                + " ".join(f"{s[m]:7.3f}" for m in METRICS)
+            )
         lines.append("")
     return "\n".join(lines)

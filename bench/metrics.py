@@ -6,11 +6,12 @@ evidence turns. Recall@k is the fraction of the gold items found in the top k (s
 question with one turn found scores 0.5), MRR the reciprocal rank of the first gold item,
 nDCG@k the usual log2-discounted gain over the ideal ranking of min(|gold|, k) items.
 """
+
 from __future__ import annotations
 
 import math
 import re
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 _DIA = re.compile(r"^D(\d+):(\d+)$")
 
@@ -64,8 +65,12 @@ METRICS = ("R@5", "R@10", "MRR", "nDCG@10")
 def score_query(ranked: Sequence, gold: Iterable) -> dict[str, float]:
     ranked = dedupe(ranked)
     gold = set(gold)
-    return {"R@5": recall_at(ranked, gold, 5), "R@10": recall_at(ranked, gold, 10),
-            "MRR": reciprocal_rank(ranked, gold), "nDCG@10": ndcg_at(ranked, gold, 10)}
+    return {
+        "R@5": recall_at(ranked, gold, 5),
+        "R@10": recall_at(ranked, gold, 10),
+        "MRR": reciprocal_rank(ranked, gold),
+        "nDCG@10": ndcg_at(ranked, gold, 10),
+    }
 
 
 def average(rows: Sequence[dict[str, float]]) -> dict[str, float]:

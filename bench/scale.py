@@ -7,6 +7,7 @@ embeddings of a few hundred memories, since embedding 10^5 texts is out of budge
 model's own rate is the throughput bench), compile, store size; then, in a second process, forget of 1 % of the facts through
 ``ForgetService`` (which also compacts the store and verifies nothing remains).
 """
+
 from __future__ import annotations
 
 import json
@@ -52,10 +53,10 @@ def _dir_size(path: Path) -> int:
 def step(size: int, data_dir: Path, vectors: bool, queries: int = 200, seed: int = 11) -> dict:
     """One size, in this process. Returns figures (ms, per-second rates, MB)."""
     from bench.synth import Generator
-    from services.bulk import bulk_remember
     from services.config import StoreConfig
     from services.engram import Engram
-    from services.ingest import NewFact
+    from services.ingest.bulk import bulk_remember
+    from services.ingest.pipeline import NewFact
 
     out: dict = {"facts": size}
     gen = Generator(seed)
@@ -63,8 +64,13 @@ def step(size: int, data_dir: Path, vectors: bool, queries: int = 200, seed: int
     def items(n):
         for i in range(n):
             s, cat, day = gen.fact(i)
-            yield NewFact(content=s, category=cat, event_date=day, source="bench",
-                          source_ref=f"synthetic/{i // 50}")
+            yield NewFact(
+                content=s,
+                category=cat,
+                event_date=day,
+                source="bench",
+                source_ref=f"synthetic/{i // 50}",
+            )
 
     # ingest without embeddings: a keyword-only store opens no model
     e = Engram.open(StoreConfig(data_dir=data_dir, semantic=False))
@@ -97,15 +103,23 @@ def step(size: int, data_dir: Path, vectors: bool, queries: int = 200, seed: int
     m = e.agent(SLUG)
     if vectors and e.embedder is not None:
         rng = np.random.default_rng(seed)
-        ids = [i for (i,) in e.db.execute_sql(
-            "SELECT id FROM fact WHERE agent_id = ? ORDER BY id", (m.agent_id,)).fetchall()]
-        base_txt = [r[0] for r in e.db.execute_sql(
-            "SELECT content FROM fact WHERE agent_id = ? ORDER BY random() LIMIT 300",
-            (m.agent_id,)).fetchall()]
+        ids = [
+            i
+            for (i,) in e.db.execute_sql(
+                "SELECT id FROM fact WHERE agent_id = ? ORDER BY id", (m.agent_id,)
+            ).fetchall()
+        ]
+        base_txt = [
+            r[0]
+            for r in e.db.execute_sql(
+                "SELECT content FROM fact WHERE agent_id = ? ORDER BY random() LIMIT 300",
+                (m.agent_id,),
+            ).fetchall()
+        ]
         base = e.embedder.embed(base_txt)
         t = time.perf_counter()
         for s in range(0, len(ids), 5000):
-            part = ids[s:s + 5000]
+            part = ids[s : s + 5000]
             v = base[rng.integers(0, len(base), len(part))]
             v = v + rng.normal(0, 0.03, v.shape).astype(np.float32)
             v /= np.linalg.norm(v, axis=1, keepdims=True)
@@ -116,9 +130,12 @@ def step(size: int, data_dir: Path, vectors: bool, queries: int = 200, seed: int
             t = time.perf_counter()
             m.search(q, k=10, mode="hybrid", touch=False)
             lat.append((time.perf_counter() - t) * 1000)
-        out["hybrid_p50_ms"], out["hybrid_p95_ms"] = round(_pct(lat, 50), 1), round(_pct(lat, 95), 1)
+        out["hybrid_p50_ms"], out["hybrid_p95_ms"] = (
+            round(_pct(lat, 50), 1),
+            round(_pct(lat, 95), 1),
+        )
     try:
-        from services.compile import CompileService
+        from services.lifecycle.compile import CompileService
 
         t = time.perf_counter()
         CompileService(m).compile()
@@ -140,13 +157,16 @@ def forget_step(data_dir: Path, seed: int = 11) -> dict:
     e = Engram.open(StoreConfig(data_dir=data_dir))
     m = e.agent(SLUG)
     n = max(1, m.facts.count() // 100)
-    rows = [i for (i,) in e.db.execute_sql(
-        "SELECT id FROM fact WHERE agent_id = ? ORDER BY random() LIMIT ?",
-        (m.agent_id, n)).fetchall()]
+    rows = [
+        i
+        for (i,) in e.db.execute_sql(
+            "SELECT id FROM fact WHERE agent_id = ? ORDER BY random() LIMIT ?", (m.agent_id, n)
+        ).fetchall()
+    ]
     out: dict = {"forgot": len(rows)}
     t = time.perf_counter()
     try:
-        from services.forget import ForgetScope, ForgetService
+        from services.forget.service import ForgetScope, ForgetService
 
         ForgetService(e).execute(ForgetScope(agent=SLUG, fact_ids=tuple(rows), rule=False))
         out["forget_via"] = "ForgetService"
@@ -160,18 +180,27 @@ def forget_step(data_dir: Path, seed: int = 11) -> dict:
     return out
 
 
-def run_size(size: int, data_dir: Path, vectors: bool, timeout: float = 1800,
-             forget_timeout: float = 600, queries: int = 200) -> dict:
+def run_size(
+    size: int,
+    data_dir: Path,
+    vectors: bool,
+    timeout: float = 1800,
+    forget_timeout: float = 600,
+    queries: int = 200,
+) -> dict:
     """Run ``step`` then ``forget_step`` in fresh interpreters (clean peak RSS)."""
-    out = _child(["scale-step", "--size", str(size), "--dir", str(data_dir),
-                  "--queries", str(queries)] + (["--vectors"] if vectors else []),
-                 timeout) | {"facts": size}
+    out = _child(
+        ["scale-step", "--size", str(size), "--dir", str(data_dir), "--queries", str(queries)]
+        + (["--vectors"] if vectors else []),
+        timeout,
+    ) | {"facts": size}
     if "error" in out:
         return out
     f = _child(["scale-forget", "--dir", str(data_dir)], forget_timeout)
     if "error" in f:
-        out["forget_1pct_s"] = f"> {forget_timeout:.0f}" if "timed out" in str(f["error"]) \
-            else "error"
+        out["forget_1pct_s"] = (
+            f"> {forget_timeout:.0f}" if "timed out" in str(f["error"]) else "error"
+        )
         out["forget_error"] = f["error"]
     else:
         out.update(f)
@@ -184,8 +213,7 @@ def _child(args: list[str], timeout: float) -> dict:
     env = dict(os.environ, ANONYMIZED_TELEMETRY="False")
     root = Path(__file__).resolve().parent.parent
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=root,
-                           env=env)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=root, env=env)
     except subprocess.TimeoutExpired:
         return {"error": f"timed out after {timeout:.0f} s"}
     lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
@@ -194,12 +222,20 @@ def _child(args: list[str], timeout: float) -> dict:
     return json.loads(lines[-1])
 
 
-COLUMNS = [("facts", "facts"), ("ingest_per_s", "ingest/s"), ("keyword_p50_ms", "kw p50"),
-           ("keyword_p95_ms", "kw p95"), ("hybrid_p50_ms", "hyb p50"),
-           ("hybrid_p95_ms", "hyb p95"), ("compile_s", "compile s"),
-           ("forget_1pct_s", "forget1% s"), ("store_mb", "store MB"),
-           ("rss_keyword_only_mb", "RSS kw MB"), ("peak_rss_mb", "RSS MB"),
-           ("peak_rss_mb_forget", "forget RSS")]
+COLUMNS = [
+    ("facts", "facts"),
+    ("ingest_per_s", "ingest/s"),
+    ("keyword_p50_ms", "kw p50"),
+    ("keyword_p95_ms", "kw p95"),
+    ("hybrid_p50_ms", "hyb p50"),
+    ("hybrid_p95_ms", "hyb p95"),
+    ("compile_s", "compile s"),
+    ("forget_1pct_s", "forget1% s"),
+    ("store_mb", "store MB"),
+    ("rss_keyword_only_mb", "RSS kw MB"),
+    ("peak_rss_mb", "RSS MB"),
+    ("peak_rss_mb_forget", "forget RSS"),
+]
 
 
 def table(rows: list[dict]) -> str:
@@ -232,9 +268,15 @@ def _ratio(a, b) -> str:
     return "-"
 
 
-def run(sizes: list[int], work: Path, vector_sizes: set[int], log=print,
-        keep: int | None = None, forget_timeout: float = 600,
-        queries: int = 200) -> list[dict]:
+def run(
+    sizes: list[int],
+    work: Path,
+    vector_sizes: set[int],
+    log=print,
+    keep: int | None = None,
+    forget_timeout: float = 600,
+    queries: int = 200,
+) -> list[dict]:
     rows = []
     for n in sizes:
         d = work / f"scale-{n}"
@@ -242,9 +284,13 @@ def run(sizes: list[int], work: Path, vector_sizes: set[int], log=print,
         t = time.perf_counter()
         # ForgetService rebuilds the agent's HNSW graph and verifies the whole store: about
         # 1.5 min at 10^5 facts; cut off (reported as "> N") so a slow machine stays bounded
-        r = run_size(n, d, n in vector_sizes,
-                     forget_timeout=forget_timeout if n >= 100_000 else 900,
-                     queries=queries if n < 1_000_000 else min(queries, 50))
+        r = run_size(
+            n,
+            d,
+            n in vector_sizes,
+            forget_timeout=forget_timeout if n >= 100_000 else 900,
+            queries=queries if n < 1_000_000 else min(queries, 50),
+        )
         r["wall_s"] = round(time.perf_counter() - t, 1)
         log(f"  {n:>9,d} facts: {json.dumps(r)}")
         rows.append(r)

@@ -1,12 +1,31 @@
 """Persistence: peewee models over SQLite (FTS5 for exact search), schema and migrations."""
-from models.db import database_proxy, open_database, connect_database
+
+from models.db import connect_database, database_proxy, open_database
 from models.entities import (
-    Agent, Fact, Episode, Session, CompiledLayer, AuditEvent, ForgetRule, ForgetReceipt,
-    SchemaVersion, ALL_MODELS,
+    ALL_MODELS,
+    Agent,
+    AuditEvent,
+    CompiledLayer,
+    Episode,
+    Fact,
+    ForgetReceipt,
+    ForgetRule,
+    SchemaVersion,
+    Session,
 )
 
 __all__ = [
-    "database_proxy", "open_database", "connect_database",
-    "Agent", "Fact", "Episode", "Session", "CompiledLayer", "AuditEvent", "ForgetRule",
-    "ForgetReceipt", "SchemaVersion", "ALL_MODELS",
+    "database_proxy",
+    "open_database",
+    "connect_database",
+    "Agent",
+    "Fact",
+    "Episode",
+    "Session",
+    "CompiledLayer",
+    "AuditEvent",
+    "ForgetRule",
+    "ForgetReceipt",
+    "SchemaVersion",
+    "ALL_MODELS",
 ]

@@ -4,6 +4,7 @@ The URL names the store so that no service assumes a local file: a plain path or
 ``sqlite:///path`` opens SQLite; other URLs go through ``playhouse.db_url`` (PostgreSQL is
 reserved for shared team stores; FTS5 is SQLite-only, so the keyword search needs SQLite today).
 """
+
 from __future__ import annotations
 
 from contextlib import nullcontext
@@ -31,7 +32,7 @@ SQLITE_PRAGMAS = {
 
 def sqlite_path_from_url(url: str) -> Path | None:
     if url.startswith("sqlite:///"):
-        return Path(url[len("sqlite:///"):])
+        return Path(url[len("sqlite:///") :])
     if "://" not in url:
         return Path(url)
     return None
@@ -46,7 +47,10 @@ def open_database(url: str) -> peewee.Database:
         # SQLITE_BUSY without waiting on busy_timeout; taking the write lock up front makes
         # concurrent writers (GUI, compile worker, agents' hooks) queue instead of failing.
         return SqliteDatabase(
-            str(path), pragmas=SQLITE_PRAGMAS, check_same_thread=False, timeout=30,
+            str(path),
+            pragmas=SQLITE_PRAGMAS,
+            check_same_thread=False,
+            timeout=30,
             lock_type="IMMEDIATE",
         )
     from playhouse.db_url import connect

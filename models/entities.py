@@ -1,8 +1,9 @@
 """Peewee models. Times are naive UTC datetimes; JSON columns hold lists/dicts as text."""
+
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import peewee as pw
 
@@ -10,7 +11,7 @@ from models.db import database_proxy
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc).replace(tzinfo=None, microsecond=0)
+    return datetime.now(UTC).replace(tzinfo=None, microsecond=0)
 
 
 class JSONField(pw.TextField):
@@ -139,6 +140,13 @@ class ForgetReceipt(BaseModel):
 
 
 ALL_MODELS = [
-    SchemaVersion, Agent, Fact, Session, Episode, CompiledLayer, AuditEvent, ForgetRule,
+    SchemaVersion,
+    Agent,
+    Fact,
+    Session,
+    Episode,
+    CompiledLayer,
+    AuditEvent,
+    ForgetRule,
     ForgetReceipt,
 ]

@@ -1,5 +1,6 @@
 """An advisory inter-process lock on a file (fcntl; on Windows a no-op: the atomic writes
 and the checks under it still guard the files)."""
+
 from __future__ import annotations
 
 import os

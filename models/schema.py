@@ -4,6 +4,7 @@ Each migration runs inside one transaction together with the version bump, so a 
 either the old or the new schema. Before migrating an existing store with user data, a dated
 copy of the file is taken (Vorta's habit).
 """
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -60,8 +61,10 @@ def _v1(db: pw.Database) -> None:
 def _v2(db: pw.Database) -> None:
     """Lifecycle: compile reads "best first" (pinned, importance, use, recency) and "about
     these days"; without these two indexes every layer sorts all of an agent's facts."""
-    db.execute_sql("CREATE INDEX IF NOT EXISTS fact_rank ON fact(agent_id, status, pinned DESC, "
-                   "importance DESC, access_count DESC, created_at DESC, id DESC)")
+    db.execute_sql(
+        "CREATE INDEX IF NOT EXISTS fact_rank ON fact(agent_id, status, pinned DESC, "
+        "importance DESC, access_count DESC, created_at DESC, id DESC)"
+    )
     db.execute_sql("CREATE INDEX IF NOT EXISTS fact_event_day ON fact(agent_id, event_date)")
 
 
@@ -69,9 +72,11 @@ def _v3(db: pw.Database) -> None:
     """memory.md reads each project's section best-first; with only ``fact_rank`` SQLite walks
     every active fact in rank order to find one project's few hundred (100k facts in 300
     projects: 19 s per compile, 40 ms with this index)."""
-    db.execute_sql("CREATE INDEX IF NOT EXISTS fact_category_rank ON fact(agent_id, category, "
-                   "status, pinned DESC, importance DESC, access_count DESC, created_at DESC, "
-                   "id DESC)")
+    db.execute_sql(
+        "CREATE INDEX IF NOT EXISTS fact_category_rank ON fact(agent_id, category, "
+        "status, pinned DESC, importance DESC, access_count DESC, created_at DESC, "
+        "id DESC)"
+    )
 
 
 # Append new migrations here; never edit a released one.
@@ -94,7 +99,7 @@ def backup_before_migration(db: pw.Database, version: int) -> Path | None:
     dest = path.with_name(f"{path.stem}.v{version}.{stamp}.bak")
     db.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)")
     # SQLite's backup API, not a file copy: closing another descriptor of the live file
-    # would drop this process's locks on it (see services/isolated.py)
+    # would drop this process's locks on it (see services/forget/isolated.py)
     import sqlite3
 
     out = sqlite3.connect(str(dest))

@@ -4,6 +4,7 @@
 (what agents' hooks call); ``engram --self-test`` checks the bundle (model, store, keyring,
 Qt) and exits.
 """
+
 import sys
 
 GUI_ONLY_FLAGS = {"--demo-if-empty", "--exit-after-first-paint"}

@@ -1,1 +1,121 @@
-"""Business logic. Plain Python: no Qt widgets, usable from the CLI, the GUI and benchmarks."""
+"""Engram's service layer: plain Python (no Qt), used by the CLI, the GUI, hooks and benchmarks.
+
+The public API is this package's ``__all__``: callers above it (``app``, ``ui``, ``bench``)
+import from ``services``, not from its packages. Names resolve on first use (PEP 562), so a
+hook that only needs the store does not pay for Chroma or onnxruntime.
+
+Packages, bottom to top (checked by import-linter):
+``store`` rows of one agent, text helpers, atomic files · ``vectors`` model, embedder, Chroma ·
+``ingest`` the write policy and pipeline · ``search`` hybrid ranking, context block ·
+``lifecycle`` decay, GC, compile · ``capture`` transcripts, extraction, sessions ·
+``interop`` importers, sync, export, archive · ``forget`` scope, preview, purge, verify ·
+``integrations`` agents' hooks · and on top the ``engram`` façade.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS: dict[str, str] = {
+    # the façade, configuration, errors, records, events
+    "Engram": "services.engram",
+    "AgentMemory": "services.engram",
+    "StoreConfig": "services.config",
+    "EngramError": "services.errors",
+    "InvalidInput": "services.errors",
+    "NotFound": "services.errors",
+    "ModelUnavailable": "services.errors",
+    "EventBus": "services.events",
+    "EventKind": "services.events",
+    "AgentInfo": "services.records",
+    "FactView": "services.records",
+    "SearchHit": "services.records",
+    "RememberResult": "services.records",
+    "ImportReport": "services.records",
+    # facts and writes
+    "FactFilters": "services.store.facts",
+    "FACT_STATUSES": "services.store.facts",
+    "MEMORY_TYPES": "services.store.facts",
+    "FactStatus": "services.store.facts",
+    "agent_stats": "services.store.stats",
+    "explain_store_error": "services.store.health",
+    "NewFact": "services.ingest.pipeline",
+    "bulk_remember": "services.ingest.bulk",
+    "PII_KINDS": "services.ingest.pii",
+    "validate_pii_policy": "services.ingest.pii",
+    # search
+    "SearchMode": "services.search.hybrid",
+    "DEFAULT_WEIGHTS": "services.search.hybrid",
+    "build_context": "services.search.context",
+    # lifecycle
+    "CompileService": "services.lifecycle.compile",
+    "latest_layers": "services.lifecycle.compile",
+    "layer_diff": "services.lifecycle.compile",
+    "run_gc": "services.lifecycle.gc",
+    "LifecycleConfig": "services.lifecycle.config",
+    "load_config": "services.lifecycle.config",
+    "save_config": "services.lifecycle.config",
+    # capture
+    "ingest_session": "services.capture.sessions",
+    # interop
+    "sync_workspace": "services.interop.sync",
+    "workspace_signature": "services.interop.sync",
+    "export_agent": "services.interop.export",
+    "export_archive": "services.interop.archive",
+    "import_archive": "services.interop.archive",
+    "ImportFormatError": "services.interop.importers.base",
+    "seed_demo": "services.interop.demo",
+    # forget
+    "ForgetScope": "services.forget.service",
+    "ForgetService": "services.forget.service",
+    "SEMANTIC_THRESHOLD": "services.forget.service",
+    # secrets
+    "SecretsStore": "services.secrets",
+    "LLM_API_KEY": "services.secrets",
+}
+_ALIASES = {
+    "explain_store_error": "explain",
+    "PII_KINDS": "KINDS",
+    "validate_pii_policy": "validate_policy",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'services' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), _ALIASES.get(name, name))
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
+
+
+if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazily
+    from services.capture.sessions import ingest_session
+    from services.config import StoreConfig
+    from services.engram import AgentMemory, Engram
+    from services.errors import EngramError, InvalidInput, ModelUnavailable, NotFound
+    from services.events import EventBus, EventKind
+    from services.forget.service import SEMANTIC_THRESHOLD, ForgetScope, ForgetService
+    from services.ingest.bulk import bulk_remember
+    from services.ingest.pipeline import NewFact
+    from services.interop.archive import export_archive, import_archive
+    from services.interop.demo import seed_demo
+    from services.interop.export import export_agent
+    from services.interop.importers.base import ImportFormatError
+    from services.interop.sync import sync_workspace, workspace_signature
+    from services.lifecycle.compile import CompileService, latest_layers, layer_diff
+    from services.lifecycle.config import LifecycleConfig, load_config, save_config
+    from services.lifecycle.gc import run_gc
+    from services.records import AgentInfo, FactView, ImportReport, RememberResult, SearchHit
+    from services.search.context import build_context
+    from services.search.hybrid import DEFAULT_WEIGHTS, SearchMode
+    from services.secrets import LLM_API_KEY, SecretsStore
+    from services.store.facts import FACT_STATUSES, MEMORY_TYPES, FactFilters, FactStatus
+    from services.store.stats import agent_stats

@@ -1,4 +1,5 @@
 """What a store is made of. ``app.settings`` resolves it from flags, env and platformdirs."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -10,7 +11,7 @@ class StoreConfig:
     data_dir: Path
     db_url: str | None = None  # default: <data_dir>/engram.db
     vector_url: str | None = None  # default: <data_dir>/chroma (a http(s):// URL: Chroma server)
-    model_dir: Path | None = None  # default: services.model_files.default_model_dir()
+    model_dir: Path | None = None  # default: services.vectors.model_files.default_model_dir()
     semantic: bool = True  # False: keyword search only, no model load (fast CLI hooks)
     extra: dict = field(default_factory=dict)
 

@@ -3,23 +3,25 @@
 ``Engram`` owns the database, the vector index and the embedder; ``AgentMemory`` is a handle
 scoped to one agent through which all fact, episode, ingest and search calls go.
 """
+
 from __future__ import annotations
 
 import logging
 import re
 import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 from models import Agent, Fact, connect_database
 from services.config import StoreConfig
-from services.episodes import EpisodeStore
 from services.errors import InvalidInput, ModelUnavailable, NotFound
 from services.events import EventBus
-from services.facts import FactFilters, FactStore
-from services.ingest import Ingestor, NewFact
-from services.search import SearchWeights, Searcher
-from services.views import AgentInfo, FactView, RememberResult, SearchHit
+from services.ingest.pipeline import Ingestor, NewFact
+from services.ingest.policy import Target, policy_for, sanitize_for
+from services.records import AgentInfo, FactView, RememberResult, SearchHit
+from services.search.hybrid import Searcher, SearchWeights
+from services.store.episodes import EpisodeStore
+from services.store.facts import FactFilters, FactStore
 
 log = logging.getLogger(__name__)
 SLUG = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
@@ -38,8 +40,8 @@ class Engram:
 
     # lifecycle ---------------------------------------------------------------------------
     @classmethod
-    def open(cls, config: StoreConfig | str | Path) -> "Engram":
-        from services.memory_hygiene import harden_allocator
+    def open(cls, config: StoreConfig | str | Path) -> Engram:
+        from services.vectors.memory_hygiene import harden_allocator
 
         harden_allocator()  # before any memory text passes through this process
         if not isinstance(config, StoreConfig):
@@ -49,7 +51,7 @@ class Engram:
         embedder, index, error = None, None, None
         if config.semantic:
             try:
-                from services.embedder import load_embedder
+                from services.vectors.embedder import load_embedder
 
                 embedder = load_embedder(config.model_dir)
             except ModelUnavailable as exc:
@@ -57,7 +59,7 @@ class Engram:
             except Exception as exc:  # a broken onnxruntime must not take the store down
                 error = f"embedding model failed to load: {exc}. Semantic search is off."
         if embedder is not None:
-            from services.vector_index import VectorIndex
+            from services.vectors.index import VectorIndex
 
             index = VectorIndex(config.vector_location, embedder)
         return cls(config, db, index, embedder, error)
@@ -79,8 +81,8 @@ class Engram:
         if self.embedder is not None:
             return True
         try:
-            from services.embedder import load_embedder
-            from services.vector_index import VectorIndex
+            from services.vectors.embedder import load_embedder
+            from services.vectors.index import VectorIndex
 
             embedder = load_embedder(self.config.model_dir)
             index = VectorIndex(self.config.vector_location, embedder)
@@ -110,16 +112,27 @@ class Engram:
         from peewee import JOIN, fn
 
         if not with_counts:  # cheap: no scan of the fact table (timers poll this)
-            return [AgentInfo(a.id, a.slug, a.name, a.kind, a.workspace)
-                    for a in Agent.select().order_by(Agent.slug)]
+            return [
+                AgentInfo(a.id, a.slug, a.name, a.kind, a.workspace)
+                for a in Agent.select().order_by(Agent.slug)
+            ]
 
-        q = (Agent.select(Agent, fn.COUNT(Fact.id).alias("n"))
-             .join(Fact, JOIN.LEFT_OUTER, on=((Fact.agent == Agent.id) & (Fact.status == "active")))
-             .group_by(Agent.id).order_by(Agent.slug))
+        q = (
+            Agent.select(Agent, fn.COUNT(Fact.id).alias("n"))
+            .join(Fact, JOIN.LEFT_OUTER, on=((Fact.agent == Agent.id) & (Fact.status == "active")))
+            .group_by(Agent.id)
+            .order_by(Agent.slug)
+        )
         return [AgentInfo(a.id, a.slug, a.name, a.kind, a.workspace, a.n) for a in q]
 
-    def add_agent(self, slug: str, name: str | None = None, kind: str = "generic",
-                  workspace: str | Path | None = None, exist_ok: bool = False) -> AgentInfo:
+    def add_agent(
+        self,
+        slug: str,
+        name: str | None = None,
+        kind: str = "generic",
+        workspace: str | Path | None = None,
+        exist_ok: bool = False,
+    ) -> AgentInfo:
         if not SLUG.match(slug or ""):
             raise InvalidInput(f"agent name {slug!r}: use lowercase letters, digits, '-', '_', '.'")
         with self.db.atomic():
@@ -129,13 +142,23 @@ class Engram:
                     raise InvalidInput(f"agent {slug!r} exists already")
                 a = old
             else:
-                a = Agent.create(slug=slug, name=name or slug, kind=kind,
-                                 workspace=str(workspace) if workspace else None)
+                a = Agent.create(
+                    slug=slug,
+                    name=name or slug,
+                    kind=kind,
+                    workspace=str(workspace) if workspace else None,
+                )
         self.bus.emit("agent.added", slug=slug)
         return AgentInfo(a.id, a.slug, a.name, a.kind, a.workspace)
 
-    def update_agent(self, slug: str, name: str | None = None, kind: str | None = None,
-                     workspace: str | Path | None = None, settings: dict | None = None) -> AgentInfo:
+    def update_agent(
+        self,
+        slug: str,
+        name: str | None = None,
+        kind: str | None = None,
+        workspace: str | Path | None = None,
+        settings: dict | None = None,
+    ) -> AgentInfo:
         a = self._agent_row(slug)
         if name:
             a.name = name
@@ -165,7 +188,7 @@ class Engram:
             raise NotFound(f"no agent {slug!r} (see `engram agents`)")
         return a
 
-    def agent(self, slug: str, create: bool = False, kind: str = "generic") -> "AgentMemory":
+    def agent(self, slug: str, create: bool = False, kind: str = "generic") -> AgentMemory:
         a = Agent.get_or_none(Agent.slug == slug)
         if a is None:
             if not create:
@@ -191,19 +214,19 @@ class Engram:
     # forget rules ------------------------------------------------------------------------
     def forget_key(self) -> bytes:
         if self._key is None:
-            from services.forget_rules import store_key
+            from services.ingest.forget_rules import store_key
 
             self._key = store_key(self.config.data_dir)
         return self._key
 
     def blocking_rule(self, key: bytes, agent_id: int, text: str):
-        from services.forget_rules import matching_rule
+        from services.ingest.forget_rules import matching_rule
 
         return matching_rule(key, agent_id, text)
 
     # consistency -------------------------------------------------------------------------
     def verify(self, repair: bool = False):
-        from services.verify import verify_store
+        from services.store.verify import verify_store
 
         return verify_store(self, repair=repair)
 
@@ -218,8 +241,13 @@ class AgentMemory:
         self.slug = agent.slug
         self.info = AgentInfo(agent.id, agent.slug, agent.name, agent.kind, agent.workspace)
         self.settings = agent.settings or {}
-        self.facts = FactStore(agent.id, engram.db, on_change=self._changed,
-                               on_delete=self._drop_vectors, on_content=self._reembed)
+        self.facts = FactStore(
+            agent.id,
+            engram.db,
+            on_change=self._changed,
+            on_delete=self._drop_vectors,
+            on_content=self._reembed,
+        )
         self.episodes = EpisodeStore(agent.id, engram.db, engram.bus)
         self._ingest = Ingestor(self)
         self._search = Searcher(self)
@@ -238,15 +266,32 @@ class AgentMemory:
 
     def _reembed(self, facts: Sequence[FactView]) -> None:
         if self.engram.index is not None and facts:
-            self.engram.index.upsert(self.agent_id, [f.id for f in facts],
-                                     [f.content for f in facts])
+            self.engram.index.upsert(
+                self.agent_id, [f.id for f in facts], [f.content for f in facts]
+            )
 
     # writes ------------------------------------------------------------------------------
-    def remember(self, text: str, category: str = "fact", importance: float = 0.5,
-                 pinned: bool = False, source: str = "manual", **kw) -> RememberResult:
-        return self.remember_many([NewFact(content=text, category=category,
-                                           importance=importance, pinned=pinned,
-                                           source=source, **kw)])[0]
+    def remember(
+        self,
+        text: str,
+        category: str = "fact",
+        importance: float = 0.5,
+        pinned: bool = False,
+        source: str = "manual",
+        **kw,
+    ) -> RememberResult:
+        return self.remember_many(
+            [
+                NewFact(
+                    content=text,
+                    category=category,
+                    importance=importance,
+                    pinned=pinned,
+                    source=source,
+                    **kw,
+                )
+            ]
+        )[0]
 
     def remember_many(self, items: Sequence[NewFact], **kw) -> list[RememberResult]:
         return self._ingest.remember_many(items, **kw)
@@ -257,8 +302,66 @@ class AgentMemory:
     def list(self, filters: FactFilters | None = None, **kw) -> list[FactView]:
         return self.facts.list(filters, **kw)
 
-    def edit(self, fact_id: int, **changes) -> FactView:
-        return self.facts.edit(fact_id, **changes)
+    def edit(self, fact_id: int, actor: str = "user", **changes) -> FactView:
+        """Change a fact. New content passes the write policy like any other write: secrets
+        redacted, personal data per the agent's policy ("ask" sends the fact back to review),
+        and text a forget rule covers is refused."""
+        if changes.get("content") is not None:
+            verdict = sanitize_for(self, changes["content"])
+            if verdict.blocked_by:
+                raise InvalidInput(
+                    f"not stored: the text matches forget rule {verdict.blocked_by!r}"
+                )
+            if verdict.empty:
+                raise InvalidInput("a fact cannot be empty")
+            changes["content"] = verdict.text
+            if verdict.pending:
+                changes["status"] = "pending"
+            note = verdict.audit_note()
+            if note:
+                self.facts.audit(
+                    "redact",
+                    fact_id,
+                    None,
+                    note,
+                    actor="engram",
+                    reason="edit: " + _redaction_reason(note),
+                )
+        return self.facts.edit(fact_id, actor=actor, **changes)
+
+    def restore(self, snap: dict, actor: str = "user") -> FactView:
+        """Re-create a deleted fact from its snapshot (undo). The text passes the policy again:
+        a forget made since the delete must not be undone by an undo."""
+        verdict = sanitize_for(self, snap.get("content"))
+        if verdict.blocked_by:
+            raise InvalidInput(
+                f"cannot restore: the text matches forget rule {verdict.blocked_by!r}"
+            )
+        status = (
+            "pending" if verdict.pending and snap.get("status") == "active" else snap.get("status")
+        )
+        return self.facts.restore({**snap, "content": verdict.text, "status": status}, actor=actor)
+
+    # episodes ----------------------------------------------------------------------------
+    def add_episode(self, day, summary: str, **kw) -> tuple[int | None, bool]:
+        """(episode id, created); (None, False) when nothing is left to store (empty, or the
+        summary holds forgotten text)."""
+        policy = policy_for(self)
+        verdict = policy.sanitize(summary, Target.EPISODE)
+        if not verdict.storable:
+            return None, False
+        if kw.get("tags"):
+            kw["tags"] = policy.tags(kw["tags"])
+        return self.episodes.add(day, verdict.text, **kw)
+
+    def upsert_episode(self, day, summary: str, source_file: str, **kw) -> tuple[int | None, str]:
+        policy = policy_for(self)
+        verdict = policy.sanitize(summary, Target.EPISODE)
+        if not verdict.storable:
+            return None, "blocked" if verdict.blocked_by else "empty"
+        if kw.get("tags"):
+            kw["tags"] = policy.tags(kw["tags"])
+        return self.episodes.upsert_by_source(day, verdict.text, source_file, **kw)
 
     def pin(self, fact_id: int) -> FactView:
         return self.facts.pin(fact_id)
@@ -270,13 +373,21 @@ class AgentMemory:
         return self.facts.delete(fact_ids, **kw)
 
     # reads -------------------------------------------------------------------------------
-    def search(self, query: str, k: int = 10, filters: FactFilters | None = None,
-               mode: str = "hybrid", touch: bool = True,
-               weights: SearchWeights | None = None, **kw) -> list[SearchHit]:
+    def search(
+        self,
+        query: str,
+        k: int = 10,
+        filters: FactFilters | None = None,
+        mode: str = "hybrid",
+        touch: bool = True,
+        weights: SearchWeights | None = None,
+        **kw,
+    ) -> list[SearchHit]:
         if mode == "semantic" and not self.engram.semantic_enabled:
             raise ModelUnavailable(self.engram.semantic_error or "semantic search is off")
-        return self._search.search(query, k=k, filters=filters, mode=mode, touch=touch,
-                                   weights=weights, **kw)
+        return self._search.search(
+            query, k=k, filters=filters, mode=mode, touch=touch, weights=weights, **kw
+        )
 
     def embed_missing(self, batch: int = 256, cancelled: Callable[[], bool] | None = None) -> int:
         """Give vectors to facts stored without them (agents' hooks open the store without
@@ -289,8 +400,12 @@ class AgentMemory:
         have = index.all_ids(self.agent_id)
         return self._embed_rows(lambda r: r[0] not in have, batch, None, cancelled)
 
-    def rebuild_index(self, progress: Callable[[int, int], None] | None = None,
-                      cancelled: Callable[[], bool] | None = None, batch: int = 256) -> int:
+    def rebuild_index(
+        self,
+        progress: Callable[[int, int], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
+        batch: int = 256,
+    ) -> int:
         """Recreate this agent's vectors from its rows (the rows are the truth)."""
         if self.engram.index is None:
             raise ModelUnavailable(self.engram.semantic_error or "semantic search is off")
@@ -298,21 +413,30 @@ class AgentMemory:
         return self._embed_rows(lambda r: True, batch, progress, cancelled)
 
     def _embed_rows(self, keep, batch, progress, cancelled) -> int:
-        rows = [r for r in Fact.select(Fact.id, Fact.content).where(Fact.agent == self.agent_id)
-                .order_by(Fact.id).tuples() if keep(r)]
+        rows = [
+            r
+            for r in Fact.select(Fact.id, Fact.content)
+            .where(Fact.agent == self.agent_id)
+            .order_by(Fact.id)
+            .tuples()
+            if keep(r)
+        ]
         done = 0
         for s in range(0, len(rows), batch):
             if cancelled and cancelled():
                 break
-            part = rows[s:s + batch]
+            part = rows[s : s + batch]
             self.engram.index.upsert(self.agent_id, [r[0] for r in part], [r[1] for r in part])
             done += len(part)
             if progress:
                 progress(done, len(rows))
         return done
 
-    def import_path(self, path: str | Path, fmt: str | None = None, progress=None,
-                    cancelled=None):
-        from services.importers.service import import_into
+    def import_path(self, path: str | Path, fmt: str | None = None, progress=None, cancelled=None):
+        from services.interop.importers.service import import_into
 
         return import_into(self, Path(path), fmt=fmt, progress=progress, cancelled=cancelled)
+
+
+def _redaction_reason(note: dict) -> str:
+    return f"{note['secrets']} secret(s), {note['pii_redacted']} personal detail(s) redacted"

@@ -3,14 +3,33 @@
 Services never import widgets (qutebrowser's ``message`` habit): the UI bridges these
 callbacks into Qt signals on the GUI thread.
 """
+
 from __future__ import annotations
 
 import logging
 import threading
-from typing import Callable
+from collections.abc import Callable
+from enum import StrEnum
 
 log = logging.getLogger(__name__)
 Listener = Callable[[str, dict], None]
+
+
+class EventKind(StrEnum):
+    """What changed. A StrEnum, so listeners may still compare with the plain strings."""
+
+    FACT_ADDED = "fact.added"
+    FACT_UPDATED = "fact.updated"
+    FACT_DELETED = "fact.deleted"
+    EPISODE_ADDED = "episode.added"
+    EPISODE_UPDATED = "episode.updated"
+    EPISODE_DELETED = "episode.deleted"
+    AGENT_ADDED = "agent.added"
+    AGENT_UPDATED = "agent.updated"
+    AGENT_REMOVED = "agent.removed"
+    COMPILE_DONE = "compile.done"
+    FORGET_DONE = "forget.done"
+    SYNC_DONE = "sync.done"
 
 
 class EventBus:
@@ -26,9 +45,11 @@ class EventBus:
             with self._lock:
                 if fn in self._listeners:
                     self._listeners.remove(fn)
+
         return unsubscribe
 
-    def emit(self, kind: str, **data) -> None:
+    def emit(self, kind: EventKind | str, **data) -> None:
+        kind = EventKind(kind)  # an unknown event name is a bug, found at the emitter
         with self._lock:
             listeners = list(self._listeners)
         for fn in listeners:

@@ -1,4 +1,5 @@
 """Shared fixtures: real SQLite store, real Chroma client, real embedding model, temp dirs."""
+
 from __future__ import annotations
 
 import os
@@ -57,4 +58,13 @@ def cli(tmp_path, capsys):
         rc = main(["--data-dir", data, *args])
         out, err = capsys.readouterr()
         return rc, out, err
+
     return run
+
+
+def pytest_collection_modifyitems(config, items):
+    """Everything under tests/gui is a `gui` test (left out of `make test-fast`)."""
+    gui_dir = Path(__file__).resolve().parent / "gui"
+    for item in items:
+        if gui_dir in Path(str(item.fspath)).resolve().parents:
+            item.add_marker(pytest.mark.gui)

@@ -1,14 +1,28 @@
 """One agent's tab: fact browser (filter, search, edit, bulk actions), timeline, compiled
 memory and statistics. Writes go through undoable commands on the runner's serial lane."""
+
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QItemSelection, QItemSelectionModel, Qt, Signal, Slot
 from PySide6.QtGui import QUndoStack
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QInputDialog,
-                               QLabel, QMenu, QMessageBox, QPushButton, QSplitter,
-                               QStackedWidget, QTableView, QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QMenu,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
-from services.errors import EngramError
+from services import EngramError
 from ui.compiled_view import CompiledView
 from ui.fact_editor import FactEditor
 from ui.fact_model import COLUMNS, FactTableModel
@@ -37,11 +51,11 @@ class AgentTab(QWidget):
 
         # facts page ------------------------------------------------------------------------
         self.filter_bar = FilterBar()
-        self.search = SearchPanel(engram, runner, memory, filters=self.filter_bar.filters,
-                                  parent=self)
+        self.search = SearchPanel(
+            engram, runner, memory, filters=self.filter_bar.filters, parent=self
+        )
         self.search.hide()
-        self.model = FactTableModel(memory, self, filters=self.filter_bar.filters(),
-                                    runner=runner)
+        self.model = FactTableModel(memory, self, filters=self.filter_bar.filters(), runner=runner)
         self.model.reloaded.connect(self._on_reloaded)
         self.model.load_failed.connect(self.message)
         self._restore: tuple | None = None  # selection to put back after a reload
@@ -65,8 +79,15 @@ class AgentTab(QWidget):
         h.setSectionResizeMode(0, QHeaderView.Stretch)
         h.setMinimumSectionSize(40)
         fm = self.fontMetrics()
-        widths = {1: "proj:engram", 2: "procedural", 3: "Importance", 4: "Pinned",
-                  5: "2026-11-30", 6: "Last accessed", 7: "superseded"}
+        widths = {
+            1: "proj:engram",
+            2: "procedural",
+            3: "Importance",
+            4: "Pinned",
+            5: "2026-11-30",
+            6: "Last accessed",
+            7: "superseded",
+        }
         for col, sample in widths.items():
             h.resizeSection(col, fm.horizontalAdvance(sample) + 16)
         self.table.viewport().installEventFilter(self)
@@ -143,10 +164,20 @@ class AgentTab(QWidget):
         QWidget.setTabOrder(self.filter_bar.clear_btn, self.table)
         QWidget.setTabOrder(self.table, self.search.table)
         QWidget.setTabOrder(self.search.table, self.editor.content)
-        chain = [self.editor.content, self.editor.category, self.editor.importance,
-                 self.editor.tags, self.editor.pinned, self.editor.revert_btn,
-                 self.editor.save_btn, self.editor.history, self.pin_btn, self.unpin_btn,
-                 self.recat_btn, self.delete_btn]
+        chain = [
+            self.editor.content,
+            self.editor.category,
+            self.editor.importance,
+            self.editor.tags,
+            self.editor.pinned,
+            self.editor.revert_btn,
+            self.editor.save_btn,
+            self.editor.history,
+            self.pin_btn,
+            self.unpin_btn,
+            self.recat_btn,
+            self.delete_btn,
+        ]
         for a, b in zip(chain, chain[1:]):
             QWidget.setTabOrder(a, b)
 
@@ -183,8 +214,11 @@ class AgentTab(QWidget):
     def selected_ids(self) -> list[int]:
         if self.stack.currentIndex() == 1:
             rows = self.search.table.selectionModel().selectedRows()
-            return [self.search.model.hits[r.row()][1].fact.id for r in rows
-                    if r.row() < len(self.search.model.hits)]
+            return [
+                self.search.model.hits[r.row()][1].fact.id
+                for r in rows
+                if r.row() < len(self.search.model.hits)
+            ]
         rows = sorted(r.row() for r in self.table.selectionModel().selectedRows())
         return [i for i in (self.model.id_at(r) for r in rows) if i is not None]
 
@@ -204,8 +238,9 @@ class AgentTab(QWidget):
                 sel.select(self.model.index(r, 0), self.model.index(r, len(COLUMNS) - 1))
         sm.select(sel, QItemSelectionModel.ClearAndSelect)
         if current is not None and self.model.row_of(current) is not None:
-            sm.setCurrentIndex(self.model.index(self.model.row_of(current), 0),
-                               QItemSelectionModel.NoUpdate)
+            sm.setCurrentIndex(
+                self.model.index(self.model.row_of(current), 0), QItemSelectionModel.NoUpdate
+            )
 
     def show_fact(self, fact_id: int) -> None:
         """Select a fact (from a search hit or the All agents tab) and open it in the editor."""
@@ -253,10 +288,21 @@ class AgentTab(QWidget):
     def _update_count(self) -> None:
         total = self.model.total_count()
         f = self.model.filters
-        only_active = (f.status == ["active"] and not f.category and not f.memory_type
-                       and f.pinned is None and not f.since and not f.until)
-        what = ("facts" if f.is_empty() else "active facts" if only_active
-                else "facts match the filters")
+        only_active = (
+            f.status == ["active"]
+            and not f.category
+            and not f.memory_type
+            and f.pinned is None
+            and not f.since
+            and not f.until
+        )
+        what = (
+            "facts"
+            if f.is_empty()
+            else "active facts"
+            if only_active
+            else "facts match the filters"
+        )
         self.count_label.setText(f"{total:,} {what}")
 
     # filters and search ----------------------------------------------------------------------
@@ -282,22 +328,36 @@ class AgentTab(QWidget):
 
     @Slot(int, dict, dict)
     def _on_edit_requested(self, fact_id: int, before: dict, after: dict) -> None:
-        self._push(EditFactsCommand(self.memory, self.runner, {fact_id: before},
-                                    {fact_id: after}, self._after_write, self._write_failed))
+        self._push(
+            EditFactsCommand(
+                self.memory,
+                self.runner,
+                {fact_id: before},
+                {fact_id: after},
+                self._after_write,
+                self._write_failed,
+            )
+        )
 
     @Slot()
     def pin_selected(self) -> None:
         facts = [f for f in self.selected_facts() if not f.pinned]
         if facts:
-            self._push(pin_command(self.memory, self.runner, facts, True, self._after_write,
-                                   self._write_failed))
+            self._push(
+                pin_command(
+                    self.memory, self.runner, facts, True, self._after_write, self._write_failed
+                )
+            )
 
     @Slot()
     def unpin_selected(self) -> None:
         facts = [f for f in self.selected_facts() if f.pinned]
         if facts:
-            self._push(pin_command(self.memory, self.runner, facts, False, self._after_write,
-                                   self._write_failed))
+            self._push(
+                pin_command(
+                    self.memory, self.runner, facts, False, self._after_write, self._write_failed
+                )
+            )
 
     @Slot()
     def recategorize_selected(self, category: str | None = None) -> None:
@@ -305,25 +365,44 @@ class AgentTab(QWidget):
         if not facts:
             return
         if not category:
-            category, ok = QInputDialog.getText(self, "Change category",
-                                                f"New category for {len(facts)} fact(s):",
-                                                text=facts[0].category)
+            category, ok = QInputDialog.getText(
+                self,
+                "Change category",
+                f"New category for {len(facts)} fact(s):",
+                text=facts[0].category,
+            )
             if not ok or not category.strip():
                 return
-        self._push(recategorize_command(self.memory, self.runner, facts, category.strip(),
-                                        self._after_write, self._write_failed))
+        self._push(
+            recategorize_command(
+                self.memory,
+                self.runner,
+                facts,
+                category.strip(),
+                self._after_write,
+                self._write_failed,
+            )
+        )
 
     @Slot()
     def delete_selected(self, confirm: bool = True) -> None:
         facts = self.selected_facts()
         if not facts:
             return
-        if confirm and len(facts) > 20 and QMessageBox.question(
-                self, "Delete facts", f"Delete {len(facts)} facts? (Ctrl+Z undoes it)") \
-                != QMessageBox.Yes:
+        if (
+            confirm
+            and len(facts) > 20
+            and QMessageBox.question(
+                self, "Delete facts", f"Delete {len(facts)} facts? (Ctrl+Z undoes it)"
+            )
+            != QMessageBox.Yes
+        ):
             return
-        self._push(DeleteFactsCommand(self.memory, self.runner, facts, self._after_write,
-                                      self._write_failed))
+        self._push(
+            DeleteFactsCommand(
+                self.memory, self.runner, facts, self._after_write, self._write_failed
+            )
+        )
 
     def _after_write(self, kind: str, ids: list) -> None:
         def done():

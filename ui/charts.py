@@ -1,4 +1,5 @@
 """Small QPainter charts (QtCharts is not part of PySide6-Essentials): bars and a line."""
+
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
@@ -79,12 +80,16 @@ class BarChart(_Chart):
             if y + row_h > area.bottom() + 2:
                 break
             p.setPen(text)
-            p.drawText(QRectF(area.left(), y, label_w - 6, row_h), Qt.AlignRight | Qt.AlignVCenter,
-                       label)
+            p.drawText(
+                QRectF(area.left(), y, label_w - 6, row_h), Qt.AlignRight | Qt.AlignVCenter, label
+            )
             bw = (area.width() - label_w - val_w) * v / top
             p.fillRect(QRectF(area.left() + label_w, y + 3, bw, row_h - 6), ACCENT)
-            p.drawText(QRectF(area.left() + label_w + bw + 4, y, val_w, row_h),
-                       Qt.AlignLeft | Qt.AlignVCenter, str(v))
+            p.drawText(
+                QRectF(area.left() + label_w + bw + 4, y, val_w, row_h),
+                Qt.AlignLeft | Qt.AlignVCenter,
+                str(v),
+            )
 
 
 class LineChart(_Chart):
@@ -106,7 +111,7 @@ class LineChart(_Chart):
             return
         fm = p.fontMetrics()
         text = self.palette().color(QPalette.Text)
-        plot = area.adjusted(fm.horizontalAdvance("0000000") , 0, -8, -(fm.height() + 6))
+        plot = area.adjusted(fm.horizontalAdvance("0000000"), 0, -8, -(fm.height() + 6))
         top = max(v for _, v in self.points) or 1
         n = len(self.points)
         path = QPainterPath()
@@ -122,10 +127,18 @@ class LineChart(_Chart):
         p.setPen(QPen(ACCENT, 2))
         p.drawPath(path)
         p.setPen(text)
-        p.drawText(QRectF(area.left(), plot.top() - 2, plot.left() - area.left() - 4,
-                          fm.height()), Qt.AlignRight, str(top))
-        p.drawText(QRectF(area.left(), plot.bottom() - fm.height(), plot.left() - area.left() - 4,
-                          fm.height()), Qt.AlignRight, "0")
+        p.drawText(
+            QRectF(area.left(), plot.top() - 2, plot.left() - area.left() - 4, fm.height()),
+            Qt.AlignRight,
+            str(top),
+        )
+        p.drawText(
+            QRectF(
+                area.left(), plot.bottom() - fm.height(), plot.left() - area.left() - 4, fm.height()
+            ),
+            Qt.AlignRight,
+            "0",
+        )
         lab_y = plot.bottom() + 4
         p.drawText(QPointF(plot.left(), lab_y + fm.ascent()), self.points[0][0])
         last = self.points[-1][0]

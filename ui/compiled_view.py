@@ -1,30 +1,34 @@
 """Compiled memory: memory.md and the today/week/long-term layers, a token meter per budget,
 the facts behind each line (hover for a summary, click for the list), and a diff with the
-previous compilation. Works through ``services.compile``; without it, says so plainly."""
+previous compilation. Works through the compile service."""
+
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QColor, QFontDatabase, QTextCharFormat
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
-                               QPlainTextEdit, QProgressBar, QPushButton,
-                               QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
+from services import latest_layers, layer_diff
 from ui.markdown_view import MarkdownView
 
-try:  # the lifecycle team's module; the view degrades until it exists
-    from services import compile as compile_service
-except ImportError:  # pragma: no cover - depends on the checkout
-    compile_service = None
-
 LAYERS = ["memory", "today", "week", "longterm"]
-LAYER_TITLES = {"memory": "memory.md", "today": "Today", "week": "This week",
-                "longterm": "Long-term"}
-UNAVAILABLE = ("Compilation is not available in this build (services.compile is missing), "
-               "so there are no compiled layers to show yet.")
-
-
-def compile_available() -> bool:
-    return compile_service is not None and hasattr(compile_service, "CompileService")
+LAYER_TITLES = {
+    "memory": "memory.md",
+    "today": "Today",
+    "week": "This week",
+    "longterm": "Long-term",
+}
 
 
 class LayerPane(QWidget):
@@ -77,8 +81,10 @@ class LayerPane(QWidget):
             self.meter.setRange(0, 1)
             self.meter.setValue(0)
             self.meter.setFormat("not compiled yet")
-            self.rendered.set_markdown_text(f"*{LAYER_TITLES[self.name]} has not been compiled "
-                                            "yet. Use Compile now (Ctrl+Shift+C).*")
+            self.rendered.set_markdown_text(
+                f"*{LAYER_TITLES[self.name]} has not been compiled "
+                "yet. Use Compile now (Ctrl+Shift+C).*"
+            )
             self.diff.setPlainText("")
             self.when.setText("")
             return
@@ -87,7 +93,9 @@ class LayerPane(QWidget):
         self.meter.setRange(0, max(budget, tokens, 1))
         self.meter.setValue(tokens)
         over = budget and tokens > budget
-        self.meter.setFormat(f"{tokens:,} / {budget:,} tokens" + (" — over budget!" if over else ""))
+        self.meter.setFormat(
+            f"{tokens:,} / {budget:,} tokens" + (" — over budget!" if over else "")
+        )
         self.meter.setStyleSheet("QProgressBar::chunk { background: #dc2626; }" if over else "")
         self.rendered.set_markdown_text(layer.markdown or "")
         prov = {int(n): list(ids) for n, ids in (getattr(layer, "provenance", None) or [])}
@@ -96,11 +104,12 @@ class LayerPane(QWidget):
             ids = prov.get(i, [])
             item.setData(Qt.UserRole, ids)
             if ids:
-                item.setToolTip(f"From fact{'s' * (len(ids) > 1)} " +
-                                ", ".join(f"#{x}" for x in ids[:12]))
+                item.setToolTip(
+                    f"From fact{'s' * (len(ids) > 1)} " + ", ".join(f"#{x}" for x in ids[:12])
+                )
             self.lines.addItem(item)
         try:
-            diff = compile_service.layer_diff(self.memory, self.name) if compile_service else ""
+            diff = layer_diff(self.memory, self.name)
         except Exception as exc:
             diff = f"(no diff: {exc})"
         self.diff.setPlainText(diff or "No previous compilation to compare with.")
@@ -148,8 +157,11 @@ class LayerPane(QWidget):
         rows = self.memory.facts.rows(ids)
         for i in ids:
             f = rows.get(i)
-            self.sources.addItem(f"#{i} [{f.category}] {f.content}" if f
-                                 else f"#{i} (deleted since this compilation)")
+            self.sources.addItem(
+                f"#{i} [{f.category}] {f.content}"
+                if f
+                else f"#{i} (deleted since this compilation)"
+            )
 
 
 class CompiledView(QWidget):
@@ -176,23 +188,19 @@ class CompiledView(QWidget):
         lay = QVBoxLayout(self)
         lay.addLayout(head)
         lay.addWidget(self.tabs, 1)
-        if not compile_available():
-            self.compile_btn.setEnabled(False)
-            self.tabs.setEnabled(False)
-            self.notice.setText(UNAVAILABLE)
 
     def reload(self) -> None:
-        if not compile_available():
-            return
         try:
-            layers = compile_service.latest_layers(self.memory) or {}
+            layers = latest_layers(self.memory) or {}
         except Exception as exc:
             self.notice.setText(f"Could not read compiled layers: {exc}")
             return
         for name, pane in self.panes.items():
             pane.set_layer(layers.get(name))
         if layers:
-            self.notice.setText(f"Compiled layers of {self.memory.info.name}: hover a line to see "
-                                "the facts it came from.")
+            self.notice.setText(
+                f"Compiled layers of {self.memory.info.name}: hover a line to see "
+                "the facts it came from."
+            )
         else:
             self.notice.setText("Nothing compiled yet for this agent.")

@@ -3,23 +3,45 @@
 The editor never writes: Save emits ``edit_requested(fact_id, before, after)`` and the tab
 turns it into an undoable command.
 """
+
 from __future__ import annotations
 
 import json
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox,
-                               QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPlainTextEdit, QPushButton,
-                               QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
-from services.views import FactView
+from services import FactView
 from ui.filter_bar import CATEGORIES
 from ui.undo import FIELDS, values_of
 
-ACTION_TEXT = {"create": "created", "edit": "edited", "pin": "pinned", "unpin": "unpinned",
-               "delete": "deleted", "restore": "restored", "supersede": "replaced",
-               "redact": "redacted"}
+ACTION_TEXT = {
+    "create": "created",
+    "edit": "edited",
+    "pin": "pinned",
+    "unpin": "unpinned",
+    "delete": "deleted",
+    "restore": "restored",
+    "supersede": "replaced",
+    "redact": "redacted",
+}
 
 
 def _describe(ev: dict) -> str:
@@ -43,7 +65,7 @@ def _describe(ev: dict) -> str:
 
 def _short(s, n: int = 60) -> str:
     s = (s or "").replace("\n", " ")
-    return s if len(s) <= n else s[:n - 1] + "…"
+    return s if len(s) <= n else s[: n - 1] + "…"
 
 
 class FactEditor(QWidget):
@@ -105,10 +127,16 @@ class FactEditor(QWidget):
 
         self.save_btn.clicked.connect(self.save)
         self.revert_btn.clicked.connect(self.revert)
-        QShortcut(QKeySequence.Save, self, activated=self.save,
-                  context=Qt.WidgetWithChildrenShortcut)
-        for sig in (self.content.textChanged, self.category.currentTextChanged,
-                    self.importance.valueChanged, self.tags.textChanged, self.pinned.toggled):
+        QShortcut(
+            QKeySequence.Save, self, activated=self.save, context=Qt.WidgetWithChildrenShortcut
+        )
+        for sig in (
+            self.content.textChanged,
+            self.category.currentTextChanged,
+            self.importance.valueChanged,
+            self.tags.textChanged,
+            self.pinned.toggled,
+        ):
             sig.connect(self._update_buttons)
         self.set_fact(None)
 
@@ -137,7 +165,8 @@ class FactEditor(QWidget):
         self.meta.setText(
             f"Source: {fact.source}{' (' + fact.source_ref + ')' if fact.source_ref else ''}"
             f" · created {fact.created_at:%Y-%m-%d %H:%M} · updated {fact.updated_at:%Y-%m-%d %H:%M}"
-            f" · accessed {fact.access_count}× (last {acc}){sup}")
+            f" · accessed {fact.access_count}× (last {acc}){sup}"
+        )
         self._set_history(history or [])
         self._update_buttons()
 
@@ -164,16 +193,25 @@ class FactEditor(QWidget):
             details = _describe(ev)
             item = QTreeWidgetItem([when, f"{what}: {details}" if details else what])
             item.setData(0, Qt.UserRole, ev["action"])
-            item.setToolTip(1, json.dumps({"before": ev.get("before"), "after": ev.get("after")},
-                                          indent=1, ensure_ascii=False)[:2000])
+            item.setToolTip(
+                1,
+                json.dumps(
+                    {"before": ev.get("before"), "after": ev.get("after")},
+                    indent=1,
+                    ensure_ascii=False,
+                )[:2000],
+            )
             self.history.addTopLevelItem(item)
 
     def values(self) -> dict:
         tags = [t.strip() for t in self.tags.text().split(",") if t.strip()]
-        return {"content": self.content.toPlainText().strip(),
-                "category": self.category.currentText().strip() or "fact",
-                "importance": round(self.importance.value(), 2), "tags": tags,
-                "pinned": self.pinned.isChecked()}
+        return {
+            "content": self.content.toPlainText().strip(),
+            "category": self.category.currentText().strip() or "fact",
+            "importance": round(self.importance.value(), 2),
+            "tags": tags,
+            "pinned": self.pinned.isChecked(),
+        }
 
     def is_dirty(self) -> bool:
         if self.fact is None:
@@ -200,7 +238,9 @@ class FactEditor(QWidget):
             return
         new = self.values()
         old = values_of(self.fact)
-        changed = [k for k in FIELDS if new[k] != (round(old[k], 2) if k == "importance" else old[k])]
+        changed = [
+            k for k in FIELDS if new[k] != (round(old[k], 2) if k == "importance" else old[k])
+        ]
         before = {k: old[k] for k in changed}
         after = {k: new[k] for k in changed}
         self.edit_requested.emit(self.fact.id, before, after)

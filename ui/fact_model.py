@@ -5,6 +5,7 @@ and row data (``memory.facts.rows(ids)``) is loaded for the page around a visibl
 kept in a bounded cache, so a million-fact agent opens with one page of ids and one page of
 rows. Sorting re-queries the ids in the new order.
 """
+
 from __future__ import annotations
 
 from collections import OrderedDict
@@ -12,8 +13,7 @@ from collections import OrderedDict
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QFont
 
-from services.facts import FactFilters
-from services.views import FactView
+from services import FactFilters, FactView
 
 PAGE = 200  # rows a fetchMore shows
 CHUNK = 2000  # ids read ahead per query: sorting 1M rows by importance costs the same for 200
@@ -71,8 +71,7 @@ class FactTableModel(QAbstractTableModel):
 
     # queries -----------------------------------------------------------------------------
     def _fetch_ids(self, offset: int, limit: int) -> list[int]:
-        return self.memory.facts.ids(self._filters, order=self._order, limit=limit,
-                                     offset=offset)
+        return self.memory.facts.ids(self._filters, order=self._order, limit=limit, offset=offset)
 
     def _load_first_page(self, at_least: int = 0) -> None:
         n = max(PAGE, at_least)
@@ -105,7 +104,7 @@ class FactTableModel(QAbstractTableModel):
         view = self._cache.get(fid)
         if view is None:
             start = max(0, row - PAGE // 2)
-            self._load_rows(self._ids[start:start + PAGE])
+            self._load_rows(self._ids[start : start + PAGE])
             view = self._cache.get(fid)  # None: deleted under us (another process)
         else:
             self._cache.move_to_end(fid)
@@ -171,9 +170,13 @@ class FactTableModel(QAbstractTableModel):
             ids = memory.facts.ids(filters, order=order, limit=n + CHUNK)
             return ids, memory.facts.rows(ids[:PAGE]), memory.facts.count(filters)
 
-        self._runner.start("Loading facts", op, visible=False,
-                           success=lambda r: self._landed(query, r),
-                           failure=lambda m: self._landed(query, None, m))
+        self._runner.start(
+            "Loading facts",
+            op,
+            visible=False,
+            success=lambda r: self._landed(query, r),
+            failure=lambda m: self._landed(query, None, m),
+        )
 
     def _landed(self, query: tuple, result, error: str | None = None) -> None:
         self._inflight = None
@@ -261,9 +264,12 @@ class FactTableModel(QAbstractTableModel):
         self._prefetching = True
         gen, offset = self._epoch, self._next_offset
         memory, filters, order = self.memory, self._filters, self._order
-        self._runner.start("Reading ahead", lambda p, c: memory.facts.ids(
-            filters, order=order, limit=CHUNK, offset=offset), visible=False,
-            success=lambda ids: self._prefetched(gen, offset, ids))
+        self._runner.start(
+            "Reading ahead",
+            lambda p, c: memory.facts.ids(filters, order=order, limit=CHUNK, offset=offset),
+            visible=False,
+            success=lambda ids: self._prefetched(gen, offset, ids),
+        )
 
     def _prefetched(self, gen: int, offset: int, ids: list[int]) -> None:
         if gen != self._epoch or offset != self._next_offset:
@@ -293,8 +299,13 @@ class FactTableModel(QAbstractTableModel):
             return None
         if role == ID_ROLE:
             return self._ids[index.row()]
-        if role not in (Qt.DisplayRole, Qt.ToolTipRole, Qt.TextAlignmentRole, Qt.FontRole,
-                        Qt.AccessibleTextRole):
+        if role not in (
+            Qt.DisplayRole,
+            Qt.ToolTipRole,
+            Qt.TextAlignmentRole,
+            Qt.FontRole,
+            Qt.AccessibleTextRole,
+        ):
             return None
         f = self.fact_at(index.row())
         col = index.column()

@@ -1,14 +1,21 @@
 """The fact browser's filter bar: category, type, status, pinned and a created-date range."""
+
 from __future__ import annotations
 
 from datetime import date
 
 from PySide6.QtCore import QDate, Signal, Slot
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDateEdit, QHBoxLayout, QLabel,
-                               QToolButton, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDateEdit,
+    QHBoxLayout,
+    QLabel,
+    QToolButton,
+    QWidget,
+)
 
-from services.facts import FACT_STATUSES, MEMORY_TYPES
-from services.facts import FactFilters
+from services import FACT_STATUSES, MEMORY_TYPES, FactFilters
 
 CATEGORIES = ["fact", "pref", "env", "proj:", "rel:", "task", "tmp", "rule", "meta"]
 ANY = "Any"
@@ -44,8 +51,12 @@ class FilterBar(QWidget):
         self.clear_btn = QToolButton(text="Clear")
         self.clear_btn.setToolTip("Clear all filters")
 
-        for label, w in (("&Category", self.category), ("T&ype", self.type),
-                         ("Stat&us", self.status), ("Pinned", self.pinned)):
+        for label, w in (
+            ("&Category", self.category),
+            ("T&ype", self.type),
+            ("Stat&us", self.status),
+            ("Pinned", self.pinned),
+        ):
             lab = QLabel(label)
             lab.setBuddy(w)
             lay.addWidget(lab)
@@ -79,8 +90,7 @@ class FilterBar(QWidget):
 
     @Slot()
     def clear(self) -> None:
-        for combo, idx in ((self.category, 0), (self.type, 0), (self.status, 0),
-                           (self.pinned, 0)):
+        for combo, idx in ((self.category, 0), (self.type, 0), (self.status, 0), (self.pinned, 0)):
             combo.blockSignals(True)
             combo.setCurrentIndex(idx)
             combo.blockSignals(False)
@@ -104,7 +114,10 @@ class FilterBar(QWidget):
             category=None if cat in ("", ANY) else cat,
             memory_type=None if typ == ANY else typ,
             status=None if status == ANY else status,
-            pinned=pinned, since=since, until=until)
+            pinned=pinned,
+            since=since,
+            until=until,
+        )
 
 
 def _py(d: QDate) -> date:

@@ -1,20 +1,21 @@
 """Forget: preview what a purge would remove in every place, then execute it in a worker."""
+
 from __future__ import annotations
 
 from PySide6.QtCore import Signal, Slot
-from PySide6.QtWidgets import (QDialog, QRadioButton, QDialogButtonBox, QFormLayout, QLabel,
-                               QLineEdit, QMessageBox, QPlainTextEdit, QVBoxLayout)
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPlainTextEdit,
+    QRadioButton,
+    QVBoxLayout,
+)
 
-try:
-    from services.forget import ForgetScope, ForgetService
-except ImportError:  # pragma: no cover - depends on the checkout
-    ForgetScope = ForgetService = None
-
-UNAVAILABLE = "Forgetting is not available in this build (services.forget is missing)."
-
-
-def forget_available() -> bool:
-    return ForgetService is not None
+from services import ForgetScope, ForgetService
 
 
 def _describe_preview(p) -> str:
@@ -60,8 +61,9 @@ class ForgetDialog(QDialog):
         form.addRow(self.use_matching, self.matching)
         self.buttons = QDialogButtonBox()
         self.preview_btn = self.buttons.addButton("&Preview", QDialogButtonBox.ActionRole)
-        self.execute_btn = self.buttons.addButton("&Forget permanently",
-                                                  QDialogButtonBox.DestructiveRole)
+        self.execute_btn = self.buttons.addButton(
+            "&Forget permanently", QDialogButtonBox.DestructiveRole
+        )
         self.buttons.addButton(QDialogButtonBox.Close)
         self.execute_btn.setEnabled(False)
         self.preview_btn.clicked.connect(self.preview)
@@ -73,9 +75,6 @@ class ForgetDialog(QDialog):
         lay.addWidget(self.status)
         lay.addWidget(self.buttons)
         self.resize(560, 420)
-        if not forget_available():
-            self.preview_btn.setEnabled(False)
-            self.status.setText(UNAVAILABLE)
         self.matching.textChanged.connect(self._scope_changed)
         self.use_selection.toggled.connect(self._scope_changed)
 
@@ -101,8 +100,13 @@ class ForgetDialog(QDialog):
             return
         svc = ForgetService(self.engram)
         self.status.setText("Looking in every place…")
-        self.runner.start("Forget preview", lambda p, c: svc.preview(scope), visible=False,
-                          success=self._previewed, failure=self._preview_failed)
+        self.runner.start(
+            "Forget preview",
+            lambda p, c: svc.preview(scope),
+            visible=False,
+            success=self._previewed,
+            failure=self._preview_failed,
+        )
 
     def _preview_failed(self, message: str) -> None:
         self.status.setText(message)
@@ -119,14 +123,23 @@ class ForgetDialog(QDialog):
         scope = self.scope()
         if scope is None:
             return
-        if QMessageBox.question(self, "Forget permanently",
-                                "Remove this everywhere and block it from coming back? "
-                                "This cannot be undone.") != QMessageBox.Yes:
+        if (
+            QMessageBox.question(
+                self,
+                "Forget permanently",
+                "Remove this everywhere and block it from coming back? This cannot be undone.",
+            )
+            != QMessageBox.Yes
+        ):
             return
         svc = ForgetService(self.engram)
         self.execute_btn.setEnabled(False)
-        self.runner.start("Forgetting", lambda p, c: svc.execute(
-            scope, progress=p, cancelled=c), success=self._done, failure=self.status.setText)
+        self.runner.start(
+            "Forgetting",
+            lambda p, c: svc.execute(scope, progress=p, cancelled=c),
+            success=self._done,
+            failure=self.status.setText,
+        )
 
     def _done(self, receipt) -> None:
         self.status.setText("Forgotten. A receipt (counts and hashes, no content) was kept.")

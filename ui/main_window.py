@@ -1,26 +1,40 @@
 """The main window: an "All agents" search tab, one tab per agent, menus with a shortcut for
 every main action, a job bar (progress + Cancel) and the store watcher."""
+
 from __future__ import annotations
 
 import logging
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence, QUndoGroup
-from PySide6.QtWidgets import (QApplication, QFileDialog, QHBoxLayout, QInputDialog, QLabel,
-                               QMainWindow, QMenu, QMessageBox, QProgressBar, QPushButton, QSplitter,
-                               QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QApplication,
+    QFileDialog,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
-from services.errors import EngramError
+from services import EngramError
 from ui.agent_tab import AgentTab
 from ui.fact_editor import FactEditor
 from ui.forget_dialog import ForgetDialog
 from ui.search_panel import SearchPanel
 from ui.settings_dialog import SettingsDialog
 from ui.store_watcher import StoreWatcher
-from ui.workspace_watcher import WorkspaceWatcher
 from ui.theme import icon
 from ui.tray import TrayController
 from ui.workers import JobRunner
+from ui.workspace_watcher import WorkspaceWatcher
 
 log = logging.getLogger(__name__)
 
@@ -95,13 +109,20 @@ class AllAgentsTab(QWidget):
         self.search = SearchPanel(engram, runner, None, parent=self)
         self.preview = FactEditor()
         self.preview.title.setText("Pick a result to see it here.")
-        for w in (self.preview.content, self.preview.category, self.preview.importance,
-                  self.preview.tags, self.preview.pinned):
+        for w in (
+            self.preview.content,
+            self.preview.category,
+            self.preview.importance,
+            self.preview.tags,
+            self.preview.pinned,
+        ):
             w.setEnabled(False)
         self.preview.save_btn.hide()
         self.preview.revert_btn.hide()
-        hint = QLabel("Search the memories of every agent. Press Enter (or double-click) on a "
-                      "result to open it in its agent's tab, where it can be edited.")
+        hint = QLabel(
+            "Search the memories of every agent. Press Enter (or double-click) on a "
+            "result to open it in its agent's tab, where it can be edited."
+        )
         hint.setWordWrap(True)
         split = QSplitter(Qt.Horizontal)
         split.addWidget(self.search)
@@ -122,8 +143,13 @@ class AllAgentsTab(QWidget):
         except EngramError:
             self.preview.set_fact(None)
             return
-        for w in (self.preview.content, self.preview.category, self.preview.importance,
-                  self.preview.tags, self.preview.pinned):
+        for w in (
+            self.preview.content,
+            self.preview.category,
+            self.preview.importance,
+            self.preview.tags,
+            self.preview.pinned,
+        ):
             w.setEnabled(False)
         self.preview.title.setText(f"<b>{slug}</b> · " + self.preview.title.text())
 
@@ -169,8 +195,11 @@ class MainWindow(QMainWindow):
             self.tabs.setCurrentIndex(1)
         self.has_tray = self.tray.install_tray(icon()) if use_tray else False
         if not self.has_tray:
-            self.statusBar().showMessage("No system tray here: the tray's actions are in the "
-                                         "Engram menu; closing the window quits.", 8000)
+            self.statusBar().showMessage(
+                "No system tray here: the tray's actions are in the "
+                "Engram menu; closing the window quits.",
+                8000,
+            )
         self.resize(1280, 800)
         self.watcher.start()
         self.workspaces.start()
@@ -183,15 +212,23 @@ class MainWindow(QMainWindow):
         or delete can miss its vectors. Search is keyword-only until it is ready."""
         engram = self.engram
         self.show_message("Loading the embedding model… (keyword search works meanwhile)")
-        self.runner.start("Loading the embedding model", lambda p, c: engram.load_semantic(),
-                          visible=False, serial=True, success=self._semantic_loaded,
-                          failure=lambda m: self._semantic_loaded(False))
+        self.runner.start(
+            "Loading the embedding model",
+            lambda p, c: engram.load_semantic(),
+            visible=False,
+            serial=True,
+            success=self._semantic_loaded,
+            failure=lambda m: self._semantic_loaded(False),
+        )
 
     def _semantic_loaded(self, ok: bool) -> None:
         for panel in [self.all_tab.search] + [t.search for t in self.agent_tabs.values()]:
             panel.update_semantic()
-        self.show_message("Semantic search is ready." if ok else
-                          f"Semantic search is off: {self.engram.semantic_error}")
+        self.show_message(
+            "Semantic search is ready."
+            if ok
+            else f"Semantic search is off: {self.engram.semantic_error}"
+        )
         self.semantic_ready.emit(bool(ok))
 
     # menus ----------------------------------------------------------------------------------
@@ -210,8 +247,9 @@ class MainWindow(QMainWindow):
         f = mb.addMenu("&File")
         self.act_add_agent = self._act(f, "&New agent…", self.add_agent, "Ctrl+N")
         self.act_rename_agent = self._act(f, "&Rename agent…", self.rename_agent, "F2")
-        self.act_remove_agent = self._act(f, "Re&move agent…", self.remove_agent,
-                                          "Ctrl+Shift+Backspace")
+        self.act_remove_agent = self._act(
+            f, "Re&move agent…", self.remove_agent, "Ctrl+Shift+Backspace"
+        )
         f.addSeparator()
         self.act_import = self._act(f, "&Import memory files…", self.import_files, "Ctrl+I")
         self.act_reindex = self._act(f, "Re-&index vectors", self.reindex, "Ctrl+Shift+R")
@@ -230,12 +268,15 @@ class MainWindow(QMainWindow):
         e.addSeparator()
         self.act_find = self._act(e, "&Find…", self.focus_search, QKeySequence.Find)
         self.act_pin = self._act(e, "&Pin", lambda: self._on_tab("pin_selected"), "Ctrl+P")
-        self.act_unpin = self._act(e, "U&npin", lambda: self._on_tab("unpin_selected"),
-                                   "Ctrl+Shift+P")
-        self.act_recat = self._act(e, "Change &category…",
-                                   lambda: self._on_tab("recategorize_selected"), "Ctrl+K")
-        self.act_delete = self._act(e, "&Delete", lambda: self._on_tab("delete_selected"),
-                                    QKeySequence.Delete)
+        self.act_unpin = self._act(
+            e, "U&npin", lambda: self._on_tab("unpin_selected"), "Ctrl+Shift+P"
+        )
+        self.act_recat = self._act(
+            e, "Change &category…", lambda: self._on_tab("recategorize_selected"), "Ctrl+K"
+        )
+        self.act_delete = self._act(
+            e, "&Delete", lambda: self._on_tab("delete_selected"), QKeySequence.Delete
+        )
         self.act_pin.setIcon(icon("pin"))
         self.act_delete.setIcon(icon("delete"))
         self.tray.act_compile_all.setIcon(icon("compile"))
@@ -253,8 +294,9 @@ class MainWindow(QMainWindow):
         self.act_dark.setCheckable(True)
         app = QApplication.instance()
         if app is not None:
-            self.act_dark.setChecked(app.palette().color(app.palette().ColorRole.Window)
-                                     .lightness() < 128)
+            self.act_dark.setChecked(
+                app.palette().color(app.palette().ColorRole.Window).lightness() < 128
+            )
         self.act_cancel = self._act(v, "Cancel running job", self.jobs.cancel, "Esc")
         self.act_cancel.setShortcutContext(Qt.WindowShortcut)
 
@@ -331,16 +373,25 @@ class MainWindow(QMainWindow):
     def _on_tab_changed(self, _i: int) -> None:
         tab = self.current_agent_tab()
         self.undo_group.setActiveStack(tab.undo_stack if tab else None)
-        for a in (self.act_rename_agent, self.act_remove_agent, self.act_import,
-                  self.act_reindex, self.act_pin, self.act_unpin, self.act_recat,
-                  self.act_delete, self.act_forget):
+        for a in (
+            self.act_rename_agent,
+            self.act_remove_agent,
+            self.act_import,
+            self.act_reindex,
+            self.act_pin,
+            self.act_unpin,
+            self.act_recat,
+            self.act_delete,
+            self.act_forget,
+        ):
             a.setEnabled(tab is not None)
 
     @Slot()
     def add_agent(self, slug: str | None = None) -> AgentTab | None:
         if not slug:
-            slug, ok = QInputDialog.getText(self, "New agent",
-                                            "Agent name (lowercase letters, digits, - _ .):")
+            slug, ok = QInputDialog.getText(
+                self, "New agent", "Agent name (lowercase letters, digits, - _ .):"
+            )
             if not ok or not slug.strip():
                 return None
         try:
@@ -360,8 +411,9 @@ class MainWindow(QMainWindow):
         if tab is None:
             return
         if not name:
-            name, ok = QInputDialog.getText(self, "Rename agent", "Display name:",
-                                            text=tab.memory.info.name)
+            name, ok = QInputDialog.getText(
+                self, "Rename agent", "Display name:", text=tab.memory.info.name
+            )
             if not ok or not name.strip():
                 return
         self.engram.update_agent(tab.memory.slug, name=name.strip())
@@ -373,14 +425,25 @@ class MainWindow(QMainWindow):
         if tab is None:
             return 0
         slug = tab.memory.slug
-        if confirm and QMessageBox.question(
-                self, "Remove agent", f"Remove {slug} and all its memories? This cannot be "
-                "undone. (To also wipe files and leave no trace, use Forget.)") != QMessageBox.Yes:
+        if (
+            confirm
+            and QMessageBox.question(
+                self,
+                "Remove agent",
+                f"Remove {slug} and all its memories? This cannot be "
+                "undone. (To also wipe files and leave no trace, use Forget.)",
+            )
+            != QMessageBox.Yes
+        ):
             return 0
         engram = self.engram
-        return self.runner.start(f"Removing {slug}", lambda p, c: engram.remove_agent(slug),
-                                 serial=True, success=lambda _r: self.sync_agents(),
-                                 failure=self.show_error)
+        return self.runner.start(
+            f"Removing {slug}",
+            lambda p, c: engram.remove_agent(slug),
+            serial=True,
+            success=lambda _r: self.sync_agents(),
+            failure=self.show_error,
+        )
 
     # jobs ------------------------------------------------------------------------------------
     @Slot()
@@ -395,13 +458,19 @@ class MainWindow(QMainWindow):
         memory = tab.memory
         return self.runner.start(
             f"Importing into {memory.slug}",
-            lambda p, c: memory.import_path(path, progress=lambda d, t: p(d, t, "Importing"),
-                                            cancelled=c),
-            serial=True, success=self._imported, failure=self.show_error)
+            lambda p, c: memory.import_path(
+                path, progress=lambda d, t: p(d, t, "Importing"), cancelled=c
+            ),
+            serial=True,
+            success=self._imported,
+            failure=self.show_error,
+        )
 
     def _imported(self, report) -> None:
-        self.show_message(f"Imported {getattr(report, 'added', 0)} fact(s), "
-                          f"{getattr(report, 'duplicates', 0)} duplicate(s) skipped")
+        self.show_message(
+            f"Imported {getattr(report, 'added', 0)} fact(s), "
+            f"{getattr(report, 'duplicates', 0)} duplicate(s) skipped"
+        )
         self.on_store_changed()
 
     @Slot()
@@ -412,10 +481,12 @@ class MainWindow(QMainWindow):
         memory = tab.memory
         return self.runner.start(
             f"Re-indexing {memory.slug}",
-            lambda p, c: memory.rebuild_index(progress=lambda d, t: p(d, t, "Re-indexing"),
-                                              cancelled=c),
+            lambda p, c: memory.rebuild_index(
+                progress=lambda d, t: p(d, t, "Re-indexing"), cancelled=c
+            ),
             success=lambda n: self.show_message(f"Re-indexed {n} fact(s)"),
-            failure=self.show_error)
+            failure=self.show_error,
+        )
 
     @Slot()
     def forget(self) -> None:
@@ -460,8 +531,12 @@ class MainWindow(QMainWindow):
         """Another process (or one of our workers) committed: re-read agents and facts.
         ``agents()`` counts every fact, so it runs in a worker too."""
         engram = self.engram
-        self.runner.start("Checking agents", lambda p, c: engram.agents(), visible=False,
-                          success=self._agents_read)
+        self.runner.start(
+            "Checking agents",
+            lambda p, c: engram.agents(),
+            visible=False,
+            success=self._agents_read,
+        )
 
     def _agents_read(self, agents) -> None:
         if {a.slug for a in agents} != set(self.agent_tabs):
@@ -471,10 +546,12 @@ class MainWindow(QMainWindow):
         if self.engram.semantic_enabled:
             # hooks store facts without vectors (no model load in a hook): embed them here
             engram, slugs = self.engram, [a.slug for a in agents]
-            self.runner.start("Embedding new memories",
-                              lambda p, c: sum(engram.agent(s).embed_missing(cancelled=c)
-                                               for s in slugs),
-                              visible=False, serial=True)
+            self.runner.start(
+                "Embedding new memories",
+                lambda p, c: sum(engram.agent(s).embed_missing(cancelled=c) for s in slugs),
+                visible=False,
+                serial=True,
+            )
 
     @Slot(str, str)
     def _on_workspace_failed(self, slug: str, message: str) -> None:
@@ -483,12 +560,16 @@ class MainWindow(QMainWindow):
     @Slot(str, object)
     def _on_workspace_synced(self, slug: str, report) -> None:
         if report.conflicts:
-            self.show_error(f"{len(report.conflicts)} conflicting edit(s) between Engram and "
-                            f"{slug}'s workspace files; nothing was overwritten. Resolve them "
-                            f"with `engram sync --agent {slug} --prefer engram|file`.")
+            self.show_error(
+                f"{len(report.conflicts)} conflicting edit(s) between Engram and "
+                f"{slug}'s workspace files; nothing was overwritten. Resolve them "
+                f"with `engram sync --agent {slug} --prefer engram|file`."
+            )
         elif report.pulled or report.pushed:
-            self.show_message(f"{slug}: {report.pulled} change(s) from the workspace, "
-                              f"{report.pushed} written back.")
+            self.show_message(
+                f"{slug}: {report.pulled} change(s) from the workspace, "
+                f"{report.pushed} written back."
+            )
             if report.pulled:
                 tab = self.agent_tabs.get(slug)
                 if tab is not None:
@@ -510,19 +591,25 @@ class MainWindow(QMainWindow):
         for menu in self.menuBar().findChildren(QMenu):
             for a in menu.actions():
                 if not a.shortcut().isEmpty():
-                    rows.append(f"<tr><td>{a.text().replace('&', '')}</td>"
-                                f"<td><b>{a.shortcut().toString(QKeySequence.NativeText)}</b></td></tr>")
-        QMessageBox.information(self, "Keyboard shortcuts",
-                                "<table>" + "".join(dict.fromkeys(rows)) + "</table>")
+                    rows.append(
+                        f"<tr><td>{a.text().replace('&', '')}</td>"
+                        f"<td><b>{a.shortcut().toString(QKeySequence.NativeText)}</b></td></tr>"
+                    )
+        QMessageBox.information(
+            self, "Keyboard shortcuts", "<table>" + "".join(dict.fromkeys(rows)) + "</table>"
+        )
 
     def about(self) -> None:
-        from app import __version__
+        from services.version import VERSION as __version__
 
         model = "on" if self.engram.semantic_enabled else "off"
-        QMessageBox.about(self, "About Engram",
-                          f"<b>Engram {__version__}</b><br>See, search, correct and erase what "
-                          f"your AI agents remember.<br>Store: {self.engram.config.data_dir}"
-                          f"<br>Semantic search: {model}")
+        QMessageBox.about(
+            self,
+            "About Engram",
+            f"<b>Engram {__version__}</b><br>See, search, correct and erase what "
+            f"your AI agents remember.<br>Store: {self.engram.config.data_dir}"
+            f"<br>Semantic search: {model}",
+        )
 
     @Slot()
     def toggle_dark(self) -> None:

@@ -4,22 +4,49 @@ Memory files come from agents and imports, so they are untrusted: no scripts, no
 (it is shown escaped, as text), no images at all (so nothing remote is ever fetched), and
 links open only when clicked and only for http/https.
 """
+
 from __future__ import annotations
 
 from functools import partial
 
 import bleach
-from bleach.linkifier import LinkifyFilter
 import markdown as md
+from bleach.linkifier import LinkifyFilter
 from PySide6.QtCore import QUrl, Signal, Slot
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QTextBrowser
 
-ALLOWED_TAGS = {"p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li",
-                "strong", "em", "b", "i", "code", "pre", "blockquote", "a", "table", "thead",
-                "tbody", "tr", "th", "td", "del", "span"}
-ALLOWED_ATTRS = {"a": ["href", "title"], "th": ["align"], "td": ["align"],
-                 "span": ["class"]}
+ALLOWED_TAGS = {
+    "p",
+    "br",
+    "hr",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "ul",
+    "ol",
+    "li",
+    "strong",
+    "em",
+    "b",
+    "i",
+    "code",
+    "pre",
+    "blockquote",
+    "a",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "del",
+    "span",
+}
+ALLOWED_ATTRS = {"a": ["href", "title"], "th": ["align"], "td": ["align"], "span": ["class"]}
 SAFE_SCHEMES = ("http", "https")
 CSS = """
 body { line-height: 140%; }
@@ -34,16 +61,18 @@ td, th { padding: 2px 6px; }
 def render_markdown(text: str) -> str:
     """Markdown → sanitized HTML. Raw HTML in the source survives only as escaped text."""
     html = _converter().convert(text or "")
-    cleaner = bleach.Cleaner(tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRS,
-                             protocols=list(SAFE_SCHEMES), strip=True,
-                             filters=[partial(LinkifyFilter, callbacks=[_only_safe_links],
-                                              skip_tags={"pre", "code"})])
+    cleaner = bleach.Cleaner(
+        tags=ALLOWED_TAGS,
+        attributes=ALLOWED_ATTRS,
+        protocols=list(SAFE_SCHEMES),
+        strip=True,
+        filters=[partial(LinkifyFilter, callbacks=[_only_safe_links], skip_tags={"pre", "code"})],
+    )
     return cleaner.clean(html)
 
 
 def _converter() -> md.Markdown:
-    conv = md.Markdown(extensions=["tables", "fenced_code", "sane_lists"],
-                       output_format="html")
+    conv = md.Markdown(extensions=["tables", "fenced_code", "sane_lists"], output_format="html")
     # without these two, markdown copies the source's raw HTML through verbatim; with them
     # it is escaped and shown as text
     conv.preprocessors.deregister("html_block")

@@ -1,21 +1,38 @@
 """Search: a debounced query field that runs hybrid search in a worker, and a results table
 that shows each signal's share of the score so the user sees *why* a fact ranked."""
+
 from __future__ import annotations
 
-from PySide6.QtCore import (QAbstractTableModel, QModelIndex, QRectF, QSize, Qt, QTimer,
-                            Signal, Slot)
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRectF, QSize, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QColor, QKeySequence, QPainter, QShortcut
-from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QHBoxLayout, QHeaderView,
-                               QLabel, QLineEdit, QStyledItemDelegate, QTableView,
-                               QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QButtonGroup,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QStyledItemDelegate,
+    QTableView,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
-SIGNALS = [("keyword", "#3b82f6"), ("semantic", "#a855f7"), ("recency", "#22c55e"),
-           ("importance", "#f59e0b"), ("access", "#94a3b8")]
+SIGNALS = [
+    ("keyword", "#3b82f6"),
+    ("semantic", "#a855f7"),
+    ("recency", "#22c55e"),
+    ("importance", "#f59e0b"),
+    ("access", "#94a3b8"),
+]
 SHARES_ROLE = Qt.UserRole + 2
 ID_ROLE = Qt.UserRole + 1
-MODES = [("hybrid", "&Hybrid", "Keyword and semantic together (default)"),
-         ("keyword", "&Keyword", "Full-text (BM25) only"),
-         ("semantic", "&Semantic", "Meaning (embedding similarity) only")]
+MODES = [
+    ("hybrid", "&Hybrid", "Keyword and semantic together (default)"),
+    ("keyword", "&Keyword", "Full-text (BM25) only"),
+    ("semantic", "&Semantic", "Meaning (embedding similarity) only"),
+]
 DEBOUNCE_MS = 300
 
 
@@ -36,8 +53,12 @@ class SearchResultsModel(QAbstractTableModel):
         super().__init__(parent)
         self.show_agent = show_agent
         self.hits: list[tuple[str | None, object]] = []  # (agent slug, SearchHit)
-        self.cols = (["Agent"] if show_agent else []) + ["Score", "Content", "Why it ranked",
-                                                          "Category"]
+        self.cols = (["Agent"] if show_agent else []) + [
+            "Score",
+            "Content",
+            "Why it ranked",
+            "Category",
+        ]
 
     def set_hits(self, hits) -> None:
         self.beginResetModel()
@@ -51,7 +72,11 @@ class SearchResultsModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self.cols)
 
     def headerData(self, section, orientation, role=Qt.DisplayRole):
-        if orientation == Qt.Horizontal and role == Qt.DisplayRole and 0 <= section < len(self.cols):
+        if (
+            orientation == Qt.Horizontal
+            and role == Qt.DisplayRole
+            and 0 <= section < len(self.cols)
+        ):
             return self.cols[section]
         return None
 
@@ -68,10 +93,13 @@ class SearchResultsModel(QAbstractTableModel):
         if role == SHARES_ROLE and name == "Why it ranked":
             return shares(hit.signals)
         if role == Qt.DisplayRole:
-            return {"Agent": slug, "Score": f"{hit.score:.3f}",
-                    "Content": hit.fact.content.replace("\n", " "),
-                    "Why it ranked": shares_text(hit.signals),
-                    "Category": hit.fact.category}.get(name)
+            return {
+                "Agent": slug,
+                "Score": f"{hit.score:.3f}",
+                "Content": hit.fact.content.replace("\n", " "),
+                "Why it ranked": shares_text(hit.signals),
+                "Category": hit.fact.category,
+            }.get(name)
         if role == Qt.ToolTipRole:
             if name == "Why it ranked":
                 lines = [f"{k}: +{hit.signals.get(k, 0.0):.3f}" for k, _ in SIGNALS]
@@ -91,8 +119,9 @@ class SharesDelegate(QStyledItemDelegate):
         if not sh:
             return super().paint(painter, option, index)
         painter.save()
-        r = QRectF(option.rect).adjusted(4, option.rect.height() * 0.25, -4,
-                                         -option.rect.height() * 0.25)
+        r = QRectF(option.rect).adjusted(
+            4, option.rect.height() * 0.25, -4, -option.rect.height() * 0.25
+        )
         x = r.left()
         for key, color in SIGNALS:
             w = r.width() * sh.get(key, 0.0)
@@ -169,8 +198,9 @@ class SearchPanel(QWidget):
         self.table.verticalHeader().hide()
         self.table.setWordWrap(False)
         self.table.setTabKeyNavigation(False)
-        self.table.setItemDelegateForColumn(self.model.cols.index("Why it ranked"),
-                                            SharesDelegate(self.table))
+        self.table.setItemDelegateForColumn(
+            self.model.cols.index("Why it ranked"), SharesDelegate(self.table)
+        )
         self._size_columns()
         self.table.activated.connect(self._on_activated)
         self.table.selectionModel().currentRowChanged.connect(self._on_current)
@@ -202,16 +232,20 @@ class SearchPanel(QWidget):
         b = self.mode_buttons["semantic"]
         on = self.engram.semantic_enabled
         b.setEnabled(on)
-        b.setToolTip(MODES[2][2] if on else (self.engram.semantic_error
-                                             or "the embedding model is still loading"))
+        b.setToolTip(
+            MODES[2][2]
+            if on
+            else (self.engram.semantic_error or "the embedding model is still loading")
+        )
         if not on and b.isChecked():
             self.mode_buttons["hybrid"].setChecked(True)
 
     def _size_columns(self) -> None:
         h = self.table.horizontalHeader()
         for i, name in enumerate(self.model.cols):
-            h.setSectionResizeMode(i, QHeaderView.Stretch if name == "Content"
-                                   else QHeaderView.ResizeToContents)
+            h.setSectionResizeMode(
+                i, QHeaderView.Stretch if name == "Content" else QHeaderView.ResizeToContents
+            )
         h.setSectionResizeMode(self.model.cols.index("Why it ranked"), QHeaderView.Interactive)
         h.resizeSection(self.model.cols.index("Why it ranked"), 170)
 
@@ -252,13 +286,19 @@ class SearchPanel(QWidget):
         def op(progress, cancelled):
             if memory is None:
                 return engram.search_all(q, k=50, mode=mode, touch=False)
-            return [(memory.slug, h) for h in memory.search(q, k=50, filters=filters,
-                                                            mode=mode, touch=False)]
+            return [
+                (memory.slug, h)
+                for h in memory.search(q, k=50, filters=filters, mode=mode, touch=False)
+            ]
 
         self.status.setText("Searching…")
-        self.runner.start(f"Search “{q}”", op, visible=False,
-                          success=lambda hits: self._show(gen, hits),
-                          failure=lambda msg: self._fail(gen, msg))
+        self.runner.start(
+            f"Search “{q}”",
+            op,
+            visible=False,
+            success=lambda hits: self._show(gen, hits),
+            failure=lambda msg: self._fail(gen, msg),
+        )
 
     def _show(self, gen: int, hits) -> None:
         if gen != self._generation:

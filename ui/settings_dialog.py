@@ -1,5 +1,6 @@
 """Settings: store location, lifecycle knobs (decay, TTLs, budgets, summaries, LLM provider),
 the API key in the OS keyring, and the embedding model's status."""
+
 from __future__ import annotations
 
 import json
@@ -7,24 +8,40 @@ from dataclasses import fields
 
 from PySide6.QtCore import QUrl, Slot
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QDoubleSpinBox,
-                               QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
-                               QMessageBox, QPushButton, QScrollArea, QSpinBox, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QScrollArea,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 
-try:
-    from services.lifecycle_config import LifecycleConfig, load_config, save_config
-except ImportError:  # pragma: no cover
-    LifecycleConfig = load_config = save_config = None
-try:
-    from services.secrets_store import LLM_API_KEY, SecretsStore
-except ImportError:  # pragma: no cover
-    SecretsStore, LLM_API_KEY = None, "llm-api-key"
+from services import LLM_API_KEY, SecretsStore, load_config, save_config
 
 GROUPS = [  # (title, field-name prefixes/names)
     ("Decay and expiry", ("decay_", "access_bonus", "min_importance", "ttl_days")),
-    ("Capacity", ("short_term_cap", "long_term_cap", "pending_threshold", "promote_",
-                  "episode_retention_days", "session_retention_days", "compiled_versions_kept")),
+    (
+        "Capacity",
+        (
+            "short_term_cap",
+            "long_term_cap",
+            "pending_threshold",
+            "promote_",
+            "episode_retention_days",
+            "session_retention_days",
+            "compiled_versions_kept",
+        ),
+    ),
     ("Compilation budgets (tokens)", ("budget_",)),
     ("Sessions", ("turns_per_summary",)),
     ("LLM provider (optional, OpenAI-compatible)", ("llm_",)),
@@ -42,9 +59,9 @@ class SettingsDialog(QDialog):
         self.setWindowTitle("Engram settings")
         self.engram = engram
         self.data_dir = engram.config.data_dir
-        self.secrets = secrets if secrets is not None else (SecretsStore() if SecretsStore else None)
+        self.secrets = secrets if secrets is not None else SecretsStore()
         self.editors: dict[str, QWidget] = {}
-        self.cfg = load_config(self.data_dir) if load_config else None
+        self.cfg = load_config(self.data_dir)
 
         body = QWidget()
         lay = QVBoxLayout(body)
@@ -56,8 +73,10 @@ class SettingsDialog(QDialog):
         row = QHBoxLayout()
         row.addWidget(path, 1)
         row.addWidget(open_btn)
-        note = QLabel("To use another store, start Engram with <code>--data-dir DIR</code> "
-                      "or set <code>ENGRAM_HOME</code>.")
+        note = QLabel(
+            "To use another store, start Engram with <code>--data-dir DIR</code> "
+            "or set <code>ENGRAM_HOME</code>."
+        )
         note.setWordWrap(True)
         col = QVBoxLayout()
         col.addLayout(row)
@@ -66,41 +85,40 @@ class SettingsDialog(QDialog):
         if self.engram.semantic_enabled:
             model = "Loaded — semantic and hybrid search are on."
         else:
-            model = (self.engram.semantic_error or "not loaded") + \
-                "  Install it with <code>engram model install</code>."
+            model = (
+                self.engram.semantic_error or "not loaded"
+            ) + "  Install it with <code>engram model install</code>."
         self.model_status = QLabel(model)
         self.model_status.setWordWrap(True)
         sf.addRow("Embedding model", self.model_status)
         lay.addWidget(store)
 
-        if self.cfg is None:
-            lay.addWidget(QLabel("Lifecycle settings are not available in this build."))
-        else:
-            if self.cfg.problems:
-                warn = QLabel("⚠ " + "<br>".join(self.cfg.problems))
-                warn.setWordWrap(True)
-                lay.addWidget(warn)
-            names = [f.name for f in fields(self.cfg) if f.name != "problems"]
-            used = set()
-            for title, keys in GROUPS:
-                box = QGroupBox(title)
-                form = QFormLayout(box)
-                for n in names:
-                    if n in used or not any(n == k or (k.endswith("_") and n.startswith(k))
-                                            for k in keys):
-                        continue
-                    used.add(n)
-                    form.addRow(_label(n), self._editor(n, getattr(self.cfg, n)))
-                if title.startswith("LLM"):
-                    self._api_key_rows(form)
-                lay.addWidget(box)
-            rest = [n for n in names if n not in used]
-            if rest:
-                box = QGroupBox("Other")
-                form = QFormLayout(box)
-                for n in rest:
-                    form.addRow(_label(n), self._editor(n, getattr(self.cfg, n)))
-                lay.addWidget(box)
+        if self.cfg.problems:
+            warn = QLabel("⚠ " + "<br>".join(self.cfg.problems))
+            warn.setWordWrap(True)
+            lay.addWidget(warn)
+        names = [f.name for f in fields(self.cfg) if f.name != "problems"]
+        used = set()
+        for title, keys in GROUPS:
+            box = QGroupBox(title)
+            form = QFormLayout(box)
+            for n in names:
+                if n in used or not any(
+                    n == k or (k.endswith("_") and n.startswith(k)) for k in keys
+                ):
+                    continue
+                used.add(n)
+                form.addRow(_label(n), self._editor(n, getattr(self.cfg, n)))
+            if title.startswith("LLM"):
+                self._api_key_rows(form)
+            lay.addWidget(box)
+        rest = [n for n in names if n not in used]
+        if rest:
+            box = QGroupBox("Other")
+            form = QFormLayout(box)
+            for n in rest:
+                form.addRow(_label(n), self._editor(n, getattr(self.cfg, n)))
+            lay.addWidget(box)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(body)
@@ -141,13 +159,13 @@ class SettingsDialog(QDialog):
         self.api_key.setPlaceholderText("unchanged")
         self.keyring_status = QLabel()
         self.keyring_status.setWordWrap(True)
-        ok, backend, message = (self.secrets.status() if self.secrets
-                                else (False, "none", "keyring support is missing"))
+        ok, backend, message = self.secrets.status()
         self.keyring_ok = ok
         if ok:
             stored = self.secrets.get(LLM_API_KEY)
-            self.keyring_status.setText(message + (" A key is stored." if stored else
-                                                   " No key stored yet."))
+            self.keyring_status.setText(
+                message + (" A key is stored." if stored else " No key stored yet.")
+            )
         else:
             self.keyring_status.setText("⚠ " + message)
             self.api_key.setEnabled(False)
@@ -170,19 +188,18 @@ class SettingsDialog(QDialog):
 
     @Slot()
     def save(self) -> None:
-        if self.cfg is not None:
-            try:
-                vals = self.values()
-            except ValueError as exc:
-                QMessageBox.warning(self, "Settings", f"TTL days must be JSON: {exc}")
-                return
-            for k, v in vals.items():
-                setattr(self.cfg, k, v)
-            try:
-                save_config(self.data_dir, self.cfg)
-            except OSError as exc:
-                QMessageBox.warning(self, "Settings", f"Could not save settings: {exc}")
-                return
+        try:
+            vals = self.values()
+        except ValueError as exc:
+            QMessageBox.warning(self, "Settings", f"TTL days must be JSON: {exc}")
+            return
+        for k, v in vals.items():
+            setattr(self.cfg, k, v)
+        try:
+            save_config(self.data_dir, self.cfg)
+        except OSError as exc:
+            QMessageBox.warning(self, "Settings", f"Could not save settings: {exc}")
+            return
         key = getattr(self, "api_key", None)
         if key is not None and key.text() and self.secrets is not None:
             ok, message = self.secrets.set(LLM_API_KEY, key.text())

@@ -1,10 +1,11 @@
 """Statistics of one agent: counts by category/type/status, importance histogram, growth."""
+
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QGridLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
-from services.stats import agent_stats
+from services import agent_stats
 from ui.charts import BarChart, LineChart
 
 
@@ -42,14 +43,20 @@ class StatsView(QWidget):
 
     def reload(self) -> None:
         memory = self.memory
-        self.runner.start(f"Statistics of {memory.slug}", lambda p, c: agent_stats(memory),
-                          visible=False, success=self._show, failure=self.summary.setText)
+        self.runner.start(
+            f"Statistics of {memory.slug}",
+            lambda p, c: agent_stats(memory),
+            visible=False,
+            success=self._show,
+            failure=self.summary.setText,
+        )
 
     def _show(self, s) -> None:
         self.stats = s
         self.summary.setText(
             f"<b>{s.total:,}</b> facts ({s.by_status.get('active', 0):,} active, "
-            f"{s.pinned:,} pinned) · <b>{s.episodes:,}</b> episodes")
+            f"{s.pinned:,} pinned) · <b>{s.episodes:,}</b> episodes"
+        )
         self.by_category.set_items(list(s.by_category.items()))
         self.by_type.set_items(list(s.by_type.items()))
         self.by_status.set_items(list(s.by_status.items()))

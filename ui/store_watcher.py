@@ -3,6 +3,7 @@
 SQLite's ``PRAGMA data_version`` changes when another connection commits; polling it once a
 second is one tiny query, far cheaper than re-reading data, and works for every writer.
 """
+
 from __future__ import annotations
 
 import logging

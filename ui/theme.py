@@ -1,5 +1,6 @@
 """App icon and palettes. Fusion + an explicit dark palette so dark mode looks the same on
 every platform (and under Xvfb, where there is no desktop theme)."""
+
 from __future__ import annotations
 
 from pathlib import Path

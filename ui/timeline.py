@@ -1,13 +1,21 @@
 """Episode timeline: session summaries grouped by day, a per-day density strip above, and the
 selected episode (or whole day) rendered as sanitized markdown."""
+
 from __future__ import annotations
 
 from datetime import date, timedelta
 
 from PySide6.QtCore import QRectF, QSize, Qt, Signal, Slot
 from PySide6.QtGui import QColor, QPainter, QPalette
-from PySide6.QtWidgets import (QLabel, QSizePolicy, QSplitter, QTreeWidget, QTreeWidgetItem,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QLabel,
+    QSizePolicy,
+    QSplitter,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ui.markdown_view import MarkdownView
 
@@ -79,8 +87,9 @@ class DensityStrip(QWidget):
                 p.fillRect(QRectF(x, 0, max(w, 2), self.height()), sel.lighter(150))
             if n:
                 bh = max(3.0, h * n / top)
-                p.fillRect(QRectF(x + w * 0.1, self.height() - 3 - bh, max(1.0, w * 0.8), bh),
-                           accent)
+                p.fillRect(
+                    QRectF(x + w * 0.1, self.height() - 3 - bh, max(1.0, w * 0.8), bh), accent
+                )
             if d.day == 1 or i == 0:  # month ticks (and the first month's name)
                 p.setPen(pal.color(QPalette.Mid))
                 p.drawLine(int(x), 0, int(x), self.height())
@@ -137,13 +146,16 @@ class TimelineView(QWidget):
             child.setData(0, EP_ROLE, e.id)
             child.setToolTip(1, e.summary[:500])
             item.addChild(child)
-        for d, item in days.items():
+        for _d, item in days.items():
             item.setText(1, f"{item.childCount()} episode(s)")
         for i in range(min(3, self.tree.topLevelItemCount())):
             self.tree.topLevelItem(i).setExpanded(True)
         self.tree.blockSignals(False)
-        self.count.setText(f"{len(eps)} episode(s) over {len(days)} day(s)" if eps
-                           else "No episodes yet: session summaries appear here by day.")
+        self.count.setText(
+            f"{len(eps)} episode(s) over {len(days)} day(s)"
+            if eps
+            else "No episodes yet: session summaries appear here by day."
+        )
         if keep and self._reselect(*keep):
             return
         if self.tree.topLevelItemCount():

@@ -1,6 +1,7 @@
 """The tray's actions live in a controller (Vorta habit): the tray menu and, where no tray
 exists (offscreen, bare Xvfb, some desktops), the window's menu are both built from it, and
 tests drive it without a tray. Menus are rebuilt on ``aboutToShow`` so they are current."""
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -9,22 +10,15 @@ from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon
 
-from ui.compiled_view import compile_available, compile_service
-
-try:
-    from services import gc as gc_service
-except ImportError:  # pragma: no cover
-    gc_service = None
-
-
-def gc_available() -> bool:
-    return gc_service is not None and hasattr(gc_service, "run_gc")
+from services import CompileService, run_gc
 
 
 def _summary(result) -> str:
     layers = getattr(result, "layers", None) or {}
     if layers:
-        parts = [f"{n} {getattr(l, 'tokens', 0)}/{getattr(l, 'budget', 0)}" for n, l in layers.items()]
+        parts = [
+            f"{n} {getattr(l, 'tokens', 0)}/{getattr(l, 'budget', 0)}" for n, l in layers.items()
+        ]
         return ", ".join(parts) + " tokens"
     return "done"
 
@@ -53,7 +47,9 @@ class TrayController(QObject):
         self.act_last = QAction("", self)
         self.act_last.setEnabled(False)
         self.act_quit = QAction("Quit Engram", self)
-        self.act_quit.setShortcut(QKeySequence("Ctrl+Q"))  # QKeySequence.Quit is empty on some platforms
+        self.act_quit.setShortcut(
+            QKeySequence("Ctrl+Q")
+        )  # QKeySequence.Quit is empty on some platforms
         self.act_quit.triggered.connect(self.quit_requested)
         self._update_states()
 
@@ -66,7 +62,6 @@ class TrayController(QObject):
         menu.addSeparator()
         menu.addAction(self.act_compile_all)
         sub = menu.addMenu("Compile one agent")
-        sub.setEnabled(compile_available())
         for a in self.engram.agents():
             act = sub.addAction(f"{a.name} ({a.fact_count} facts)")
             act.setData(a.slug)
@@ -78,10 +73,6 @@ class TrayController(QObject):
         menu.addAction(self.act_quit)
 
     def _update_states(self) -> None:
-        self.act_compile_all.setEnabled(compile_available())
-        if not compile_available():
-            self.act_compile_all.setText("Compile now (not available in this build)")
-        self.act_gc.setEnabled(gc_available())
         if self.last_compile is None:
             self.act_last.setText("Last compile: never (this session)")
         else:
@@ -130,10 +121,7 @@ class TrayController(QObject):
         return self.compile(None)
 
     def compile(self, slug: str | None) -> int:
-        """Compile one agent (or all) in a worker; returns the job id (0: not available)."""
-        if not compile_available():
-            self._record_compile("not available in this build")
-            return 0
+        """Compile one agent (or all) in a worker; returns the job id."""
         engram = self.engram
         slugs = [slug] if slug else [a.slug for a in engram.agents()]
 
@@ -143,20 +131,28 @@ class TrayController(QObject):
                 if cancelled():
                     break
                 progress(i, len(slugs), f"Compiling {s}")
-                svc = compile_service.CompileService(engram.agent(s))
-                out[s] = svc.compile(progress=lambda d, t, m="", s=s: progress(
-                    i, len(slugs), f"{s}: {m}" if m else f"Compiling {s}"), cancelled=cancelled)
+                svc = CompileService(engram.agent(s))
+                out[s] = svc.compile(
+                    progress=lambda d, t, m="", s=s, i=i: progress(
+                        i, len(slugs), f"{s}: {m}" if m else f"Compiling {s}"
+                    ),
+                    cancelled=cancelled,
+                )
             progress(len(slugs), len(slugs), "Compiled")
             return out
 
         title = f"Compiling {slug}" if slug else "Compiling all agents"
-        return self.runner.start(title, op, success=self._compiled,
-                                 failure=lambda m: self._record_compile(f"failed: {m}"),
-                                 on_cancel=lambda: self._record_compile("cancelled"))
+        return self.runner.start(
+            title,
+            op,
+            success=self._compiled,
+            failure=lambda m: self._record_compile(f"failed: {m}"),
+            on_cancel=lambda: self._record_compile("cancelled"),
+        )
 
     def _compiled(self, results: dict) -> None:
         if len(results) == 1:
-            (slug, r), = results.items()
+            ((slug, r),) = results.items()
             text = f"{slug}: {_summary(r)}"
         else:
             text = f"{len(results)} agents compiled"
@@ -171,9 +167,6 @@ class TrayController(QObject):
 
     @Slot()
     def gc_all(self) -> int:
-        if not gc_available():
-            self.gc_done.emit("GC is not available in this build")
-            return 0
         engram = self.engram
         slugs = [a.slug for a in engram.agents()]
 
@@ -183,11 +176,15 @@ class TrayController(QObject):
                 if cancelled():
                     break
                 progress(i, len(slugs), f"GC {s}")
-                reports[s] = gc_service.run_gc(engram.agent(s), cancelled=cancelled)
+                reports[s] = run_gc(engram.agent(s), cancelled=cancelled)
             return reports
 
-        return self.runner.start("Running GC", op, success=self._gc_finished,
-                                 failure=lambda m: self.gc_done.emit(f"GC failed: {m}"))
+        return self.runner.start(
+            "Running GC",
+            op,
+            success=self._gc_finished,
+            failure=lambda m: self.gc_done.emit(f"GC failed: {m}"),
+        )
 
     def _gc_finished(self, reports: dict) -> None:
         text = f"GC done for {len(reports)} agent(s)"

@@ -3,30 +3,42 @@
 Each command's ``redo``/``undo`` queues its write on the runner's serial lane, so the GUI
 never waits on SQLite and the writes reach the store in the order the user made them. A
 delete keeps the snapshots of what it removed; undoing it restores them with their ids
-through ``memory.facts.restore``.
+through ``memory.restore``.
 """
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from PySide6.QtGui import QUndoCommand
 
-from services.views import FactView
+from services import FactView
 
 # what the fact editor and the bulk actions may change
 FIELDS = ("content", "category", "importance", "tags", "pinned")
 
 
 def snapshot_of(f: FactView) -> dict:
-    """The restore snapshot (same shape as ``services.facts.snapshot``) from a FactView."""
+    """The restore snapshot (same shape as ``services.store.facts.snapshot``) from a FactView."""
     iso = lambda v: v.isoformat() if v else None  # noqa: E731
     return {
-        "id": f.id, "content": f.content, "category": f.category, "memory_type": f.memory_type,
-        "importance": f.importance, "confidence": f.confidence, "pinned": f.pinned,
-        "status": f.status, "source": f.source, "source_ref": f.source_ref,
-        "subject": f.subject, "tags": list(f.tags), "event_date": iso(f.event_date),
-        "created_at": iso(f.created_at), "expires_at": iso(f.expires_at),
-        "access_count": f.access_count, "metadata": dict(f.metadata or {}),
+        "id": f.id,
+        "content": f.content,
+        "category": f.category,
+        "memory_type": f.memory_type,
+        "importance": f.importance,
+        "confidence": f.confidence,
+        "pinned": f.pinned,
+        "status": f.status,
+        "source": f.source,
+        "source_ref": f.source_ref,
+        "subject": f.subject,
+        "tags": list(f.tags),
+        "event_date": iso(f.event_date),
+        "created_at": iso(f.created_at),
+        "expires_at": iso(f.expires_at),
+        "access_count": f.access_count,
+        "metadata": dict(f.metadata or {}),
         "superseded_by": f.superseded_by,
     }
 
@@ -38,15 +50,26 @@ def values_of(f: FactView, fields=FIELDS) -> dict:
 class _WriteCommand(QUndoCommand):
     """Queues ``op`` on the serial lane; ``done(kind, ids)`` runs on the GUI thread after."""
 
-    def __init__(self, text: str, memory, runner, done: Callable[[str, list], None],
-                 failed: Callable[[str], None] | None = None):
+    def __init__(
+        self,
+        text: str,
+        memory,
+        runner,
+        done: Callable[[str, list], None],
+        failed: Callable[[str], None] | None = None,
+    ):
         super().__init__(text)
         self.memory, self.runner, self._done, self._failed = memory, runner, done, failed
 
     def _queue(self, title: str, op, kind: str, ids: list[int]) -> None:
-        self.runner.start(title, lambda progress, cancelled: op(), serial=True, visible=False,
-                          success=lambda _r: self._done(kind, ids),
-                          failure=self._on_failure)
+        self.runner.start(
+            title,
+            lambda progress, cancelled: op(),
+            serial=True,
+            visible=False,
+            success=lambda _r: self._done(kind, ids),
+            failure=self._on_failure,
+        )
 
     def _on_failure(self, message: str) -> None:
         # the write did not happen: undoing it must not write the old values back
@@ -58,11 +81,24 @@ class _WriteCommand(QUndoCommand):
 class EditFactsCommand(_WriteCommand):
     """Changes fields of one or many facts; ``before``/``after`` map fact id → values."""
 
-    def __init__(self, memory, runner, before: dict[int, dict], after: dict[int, dict],
-                 done, failed=None, text: str | None = None):
+    def __init__(
+        self,
+        memory,
+        runner,
+        before: dict[int, dict],
+        after: dict[int, dict],
+        done,
+        failed=None,
+        text: str | None = None,
+    ):
         n = len(after)
-        super().__init__(text or (f"Edit fact #{next(iter(after))}" if n == 1
-                                  else f"Edit {n} facts"), memory, runner, done, failed)
+        super().__init__(
+            text or (f"Edit fact #{next(iter(after))}" if n == 1 else f"Edit {n} facts"),
+            memory,
+            runner,
+            done,
+            failed,
+        )
         self.before, self.after = before, after
 
     def _apply(self, values: dict[int, dict]) -> None:
@@ -86,19 +122,24 @@ def pin_command(memory, runner, facts: list[FactView], pinned: bool, done, faile
     return EditFactsCommand(memory, runner, before, after, done, failed, text=text)
 
 
-def recategorize_command(memory, runner, facts: list[FactView], category: str, done,
-                         failed=None):
+def recategorize_command(memory, runner, facts: list[FactView], category: str, done, failed=None):
     before = {f.id: {"category": f.category} for f in facts}
     after = {f.id: {"category": category} for f in facts}
-    return EditFactsCommand(memory, runner, before, after, done, failed,
-                            text=f"Move {len(facts)} fact(s) to {category}")
+    return EditFactsCommand(
+        memory, runner, before, after, done, failed, text=f"Move {len(facts)} fact(s) to {category}"
+    )
 
 
 class DeleteFactsCommand(_WriteCommand):
     def __init__(self, memory, runner, facts: list[FactView], done, failed=None):
         n = len(facts)
-        super().__init__(f"Delete fact #{facts[0].id}" if n == 1 else f"Delete {n} facts",
-                         memory, runner, done, failed)
+        super().__init__(
+            f"Delete fact #{facts[0].id}" if n == 1 else f"Delete {n} facts",
+            memory,
+            runner,
+            done,
+            failed,
+        )
         self.snapshots = [snapshot_of(f) for f in facts]
         self.ids = [f.id for f in facts]
 
@@ -113,5 +154,6 @@ class DeleteFactsCommand(_WriteCommand):
             # oldest supersession targets first: a restored row may point at another
             for snap in sorted(snaps, key=lambda s: s["superseded_by"] is not None):
                 snap = dict(snap)
-                self.memory.facts.restore(snap)
+                self.memory.restore(snap)
+
         self._queue("Undo " + self.text(), restore, "restore", list(self.ids))

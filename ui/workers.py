@@ -8,6 +8,7 @@ Anki's ``op / success / failure`` shape: the operation is plain Python that gets
 Writes go through one *serial* lane so edits, deletes and their undos reach SQLite in the
 order the user made them; reads (search, stats, previews) run in parallel.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -16,15 +17,16 @@ import threading
 import traceback
 import weakref
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 log = logging.getLogger(__name__)
 
 # Every worker ever started, weakly: the test suite fails a test that leaves one running.
-LIVE: "weakref.WeakSet[Worker]" = weakref.WeakSet()
+LIVE: weakref.WeakSet[Worker] = weakref.WeakSet()
 
 
 class Cancelled(Exception):
@@ -62,7 +64,7 @@ class Worker(QThread):
         except Cancelled:
             self.cancelled_sig.emit(self.job_id)
         except Exception as exc:  # shown to the user; EngramError messages are user-facing
-            from services.errors import EngramError
+            from services import EngramError
 
             if not isinstance(exc, EngramError):
                 log.error("background job failed:\n%s", traceback.format_exc())
@@ -116,13 +118,23 @@ class JobRunner(QObject):
         self._closing = False
 
     # public ------------------------------------------------------------------------------
-    def start(self, title: str, op: Callable, success=None, failure=None, *,
-              visible: bool = True, serial: bool = False, on_cancel=None) -> int:
+    def start(
+        self,
+        title: str,
+        op: Callable,
+        success=None,
+        failure=None,
+        *,
+        visible: bool = True,
+        serial: bool = False,
+        on_cancel=None,
+    ) -> int:
         """``op(progress, cancelled)`` runs off the GUI thread; returns the job id."""
         if self._closing:
             return 0
-        job = Job(next(self._ids), title, op, success, failure, visible, serial,
-                  on_cancel=on_cancel)
+        job = Job(
+            next(self._ids), title, op, success, failure, visible, serial, on_cancel=on_cancel
+        )
         self._jobs[job.id] = job
         if serial:
             self._serial.append(job)

@@ -3,8 +3,9 @@
 An agent rewrites ``memories/MEMORY.md`` by rename (atomic writers do), which
 QFileSystemWatcher loses track of; a stat-only signature polled every two seconds does not.
 Edits made in Engram mark the agent dirty through the service bus, so they are written back
-to the files on the next tick. The sync itself runs as a serial job (``services.sync``).
+to the files on the next tick. The sync itself runs as a serial job (``services.interop.sync``).
 """
+
 from __future__ import annotations
 
 import logging
@@ -51,10 +52,8 @@ class WorkspaceWatcher(QObject):
     @Slot()
     def poll(self) -> list[str]:
         """Start a sync for every agent whose files changed or whose facts we edited."""
-        try:
-            from services.sync import workspace_signature
-        except ImportError:
-            return []
+        from services import workspace_signature
+
         started = []
         with self._lock:
             dirty, self._dirty = self._dirty, set()
@@ -79,7 +78,7 @@ class WorkspaceWatcher(QObject):
         return started
 
     def _sync(self, slug: str) -> None:
-        from services.sync import sync_workspace, workspace_signature
+        from services import sync_workspace, workspace_signature
 
         mem = self.engram.agent(slug)
         self._running.add(slug)
@@ -98,5 +97,11 @@ class WorkspaceWatcher(QObject):
             self._running.discard(slug)
             self.failed.emit(slug, message)
 
-        self.runner.start(f"Syncing {slug}'s workspace", op, success=done, failure=fail,
-                          visible=False, serial=True)
+        self.runner.start(
+            f"Syncing {slug}'s workspace",
+            op,
+            success=done,
+            failure=fail,
+            visible=False,
+            serial=True,
+        )

@@ -1,8 +1,8 @@
 """Core commands: agents, facts, import, recall, export, verify, gui."""
+
 from __future__ import annotations
 
 import sys
-from datetime import date
 from pathlib import Path
 
 from app.cli import emit_json
@@ -68,8 +68,11 @@ def register(sub) -> None:
     p.add_argument("--importance", type=_float01)
     p.set_defaults(func=cmd_edit)
 
-    for name, helptext in (("pin", "pin a fact (never decays, compiled first)"),
-                           ("unpin", "unpin a fact"), ("delete", "delete a fact")):
+    for name, helptext in (
+        ("pin", "pin a fact (never decays, compiled first)"),
+        ("unpin", "unpin a fact"),
+        ("delete", "delete a fact"),
+    ):
         p = sub.add_parser(name, help=helptext)
         p.add_argument("id", type=int, nargs="+")
         p.set_defaults(func=cmd_pin_unpin_delete, action=name)
@@ -114,8 +117,18 @@ def register(sub) -> None:
 def cmd_agents(args, ctx):
     agents = ctx.engram(semantic=False).agents()
     if args.json:
-        emit_json([{"slug": a.slug, "name": a.name, "kind": a.kind, "workspace": a.workspace,
-                    "facts": a.fact_count} for a in agents])
+        emit_json(
+            [
+                {
+                    "slug": a.slug,
+                    "name": a.name,
+                    "kind": a.kind,
+                    "workspace": a.workspace,
+                    "facts": a.fact_count,
+                }
+                for a in agents
+            ]
+        )
     else:
         for a in agents:
             print(f"{a.slug}\t{a.kind}\t{a.fact_count} facts\t{a.workspace or ''}")
@@ -123,8 +136,9 @@ def cmd_agents(args, ctx):
 
 def cmd_agent_add(args, ctx):
     ws = str(Path(args.workspace).expanduser().resolve()) if args.workspace else None
-    a = ctx.engram(semantic=False).add_agent(args.slug, name=args.name, kind=args.kind,
-                                             workspace=ws)
+    a = ctx.engram(semantic=False).add_agent(
+        args.slug, name=args.name, kind=args.kind, workspace=ws
+    )
     print(a.slug)
 
 
@@ -135,11 +149,25 @@ def cmd_agent_rename(args, ctx):
 def cmd_remember(args, ctx):
     mem = ctx.engram().agent(args.agent, create=args.create_agent)
     tags = [t.strip() for t in args.tags.split(",") if t.strip()]
-    r = mem.remember(args.text, category=args.category, importance=args.importance,
-                     pinned=args.pin, source="cli", subject=args.subject, tags=tags)
+    r = mem.remember(
+        args.text,
+        category=args.category,
+        importance=args.importance,
+        pinned=args.pin,
+        source="cli",
+        subject=args.subject,
+        tags=tags,
+    )
     if args.json:
-        emit_json({"status": r.status, "id": r.fact_id, "superseded": r.superseded,
-                   "redactions": r.redactions, "reason": r.reason})
+        emit_json(
+            {
+                "status": r.status,
+                "id": r.fact_id,
+                "superseded": r.superseded,
+                "redactions": r.redactions,
+                "reason": r.reason,
+            }
+        )
     elif r.status == "blocked":
         print(f"engram: not stored: {r.reason}", file=sys.stderr)
         return 3
@@ -155,11 +183,14 @@ def cmd_remember(args, ctx):
 
 
 def _filters(args):
-    from services.facts import FactFilters
+    from services.store.facts import FactFilters
 
-    return FactFilters(status=getattr(args, "status", None), category=args.category,
-                       memory_type=getattr(args, "memory_type", None),
-                       pinned=True if getattr(args, "pinned", False) else None)
+    return FactFilters(
+        status=getattr(args, "status", None),
+        category=args.category,
+        memory_type=getattr(args, "memory_type", None),
+        pinned=True if getattr(args, "pinned", False) else None,
+    )
 
 
 def cmd_list(args, ctx):
@@ -181,10 +212,14 @@ def cmd_show(args, ctx):
     if args.json:
         emit_json({**f.to_json(), "agent": mem.slug, "history": hist})
     else:
-        print(f"#{f.id} ({mem.slug}) [{f.category}/{f.memory_type}] {f.status}"
-              f"{' pinned' if f.pinned else ''} importance={f.importance:.2f}")
+        print(
+            f"#{f.id} ({mem.slug}) [{f.category}/{f.memory_type}] {f.status}"
+            f"{' pinned' if f.pinned else ''} importance={f.importance:.2f}"
+        )
         print(f.content)
-        print(f"created {f.created_at}  accessed {f.access_count}x  source {f.source} {f.source_ref or ''}")
+        print(
+            f"created {f.created_at}  accessed {f.access_count}x  source {f.source} {f.source_ref or ''}"
+        )
         for h in hist:
             print(f"  {h['created_at']} {h['action']} by {h['actor']} {h['reason'] or ''}")
 
@@ -195,8 +230,15 @@ def _owner(ctx, fact_id: int, semantic: bool = True):
 
 
 def cmd_edit(args, ctx):
-    changes = {k: v for k, v in (("content", args.content), ("category", args.category),
-                                 ("importance", args.importance)) if v is not None}
+    changes = {
+        k: v
+        for k, v in (
+            ("content", args.content),
+            ("category", args.category),
+            ("importance", args.importance),
+        )
+        if v is not None
+    }
     if not changes:
         raise ValueError("nothing to change: give --content, --category or --importance")
     f = _owner(ctx, args.id).edit(args.id, **changes)
@@ -230,17 +272,20 @@ def cmd_import(args, ctx):
     if args.json:
         emit_json(rep.to_json())
         return 1 if failed else 0
-    print(f"imported {rep.source} ({rep.format}): added {rep.added}, duplicates "
-          f"{rep.duplicates}, superseded {rep.superseded}, blocked {rep.blocked}, "
-          f"episodes {rep.episodes_added} (+{rep.episodes_duplicates} already there"
-          f"{f', {rep.episodes_updated} updated' if rep.episodes_updated else ''}), "
-          f"skipped {len(rep.skipped)}, secrets redacted {rep.redacted}")
+    print(
+        f"imported {rep.source} ({rep.format}): added {rep.added}, duplicates "
+        f"{rep.duplicates}, superseded {rep.superseded}, blocked {rep.blocked}, "
+        f"episodes {rep.episodes_added} (+{rep.episodes_duplicates} already there"
+        f"{f', {rep.episodes_updated} updated' if rep.episodes_updated else ''}), "
+        f"skipped {len(rep.skipped)}, secrets redacted {rep.redacted}"
+    )
     for p in rep.skipped:
         loc = f"{p.file}:{p.line}" if p.line else p.file
         print(f"  skipped {loc}: {p.reason}")
     if failed:
-        print(f"engram: nothing imported from {rep.source}: {rep.skipped[0].reason}",
-              file=sys.stderr)
+        print(
+            f"engram: nothing imported from {rep.source}: {rep.skipped[0].reason}", file=sys.stderr
+        )
         return 1
     return 0
 
@@ -252,8 +297,10 @@ def cmd_recall(args, ctx):
     mode = args.mode if eng.semantic_enabled else "keyword"
     filt = _filters(args)
     if args.agent:
-        hits = [(args.agent, h) for h in eng.agent(args.agent).search(args.query, k=args.k,
-                                                                      filters=filt, mode=mode)]
+        hits = [
+            (args.agent, h)
+            for h in eng.agent(args.agent).search(args.query, k=args.k, filters=filt, mode=mode)
+        ]
     else:
         hits = eng.search_all(args.query, k=args.k, filters=filt, mode=mode)
     if args.json:
@@ -265,7 +312,7 @@ def cmd_recall(args, ctx):
 
 
 def cmd_export(args, ctx):
-    from services.export import export_agent
+    from services.interop.export import export_agent
 
     mem = ctx.engram(semantic=False).agent(args.agent)
     path = export_agent(mem, Path(args.out).expanduser(), args.format)
@@ -280,19 +327,23 @@ def cmd_verify(args, ctx):
         for m in rep.messages:
             print(m)
         for c in rep.agents:
-            print(f"{c.slug}: {c.facts} facts, {c.vectors} vectors, missing "
-                  f"{len(c.missing_vectors)}, orphan {len(c.orphan_vectors)}, stale "
-                  f"{len(c.stale_vectors)}")
+            print(
+                f"{c.slug}: {c.facts} facts, {c.vectors} vectors, missing "
+                f"{len(c.missing_vectors)}, orphan {len(c.orphan_vectors)}, stale "
+                f"{len(c.stale_vectors)}"
+            )
         if rep.repaired:
             print(f"repaired: {rep.repaired}")
-        print("ok" if rep.ok else ("repaired" if args.repair else "inconsistent (run with --repair)"))
+        print(
+            "ok" if rep.ok else ("repaired" if args.repair else "inconsistent (run with --repair)")
+        )
     if not rep.ok and not args.repair:
         return 1
     return 0
 
 
 def cmd_model(args, ctx):
-    from services import model_files
+    from services.vectors import model_files
 
     if args.action == "install":
         print(model_files.install_tokenizer())

@@ -1,4 +1,5 @@
 """Forget commands: ``engram forget``, ``engram rules``, ``engram receipts``, ``engram pii``."""
+
 from __future__ import annotations
 
 import argparse
@@ -10,35 +11,60 @@ from app.cli import emit_json
 
 def _date(s: str) -> datetime:
     try:
-        return datetime.fromisoformat(s) if "T" in s or " " in s else \
-            datetime.combine(date.fromisoformat(s), datetime.min.time())
+        return (
+            datetime.fromisoformat(s)
+            if "T" in s or " " in s
+            else datetime.combine(date.fromisoformat(s), datetime.min.time())
+        )
     except ValueError:
         raise argparse.ArgumentTypeError(f"{s!r}: use YYYY-MM-DD (or YYYY-MM-DDTHH:MM)") from None
 
 
 def register(sub) -> None:
-    p = sub.add_parser("forget", help="erase memories everywhere (preview first; --yes to do it)",
-                       description="Without --yes this only shows what would be removed from "
-                       "each place. With --yes it removes it, adds a forget rule and prints "
-                       "the receipt.")
+    p = sub.add_parser(
+        "forget",
+        help="erase memories everywhere (preview first; --yes to do it)",
+        description="Without --yes this only shows what would be removed from "
+        "each place. With --yes it removes it, adds a forget rule and prints "
+        "the receipt.",
+    )
     p.add_argument("--agent")
-    p.add_argument("--all-agents", action="store_true",
-                   help="every agent: with --matching TEXT, or alone to forget everything")
+    p.add_argument(
+        "--all-agents",
+        action="store_true",
+        help="every agent: with --matching TEXT, or alone to forget everything",
+    )
     g = p.add_mutually_exclusive_group()
     g.add_argument("--fact", type=int, action="append", metavar="ID", help="one fact (repeatable)")
     g.add_argument("--matching", metavar="TEXT", help="every fact about TEXT (keyword + semantic)")
     g.add_argument("--before", type=_date, metavar="DATE", help="everything created before DATE")
     g.add_argument("--all", action="store_true", help="all of the agent's memory")
-    g.add_argument("--verify", metavar="TEXT", action="append",
-                   help="scan every store and file for TEXT; exit 1 while any remains")
+    g.add_argument(
+        "--verify",
+        metavar="TEXT",
+        action="append",
+        help="scan every store and file for TEXT; exit 1 while any remains",
+    )
     p.add_argument("--keyword-only", action="store_true", help="--matching: no semantic matches")
-    p.add_argument("--threshold", type=float, default=None,
-                   help="--matching: cosine for semantic matches (default 0.8)")
-    p.add_argument("--exclude", type=int, action="append", default=[], metavar="ID",
-                   help="leave this candidate out (after reviewing the preview)")
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="--matching: cosine for semantic matches (default 0.8)",
+    )
+    p.add_argument(
+        "--exclude",
+        type=int,
+        action="append",
+        default=[],
+        metavar="ID",
+        help="leave this candidate out (after reviewing the preview)",
+    )
     p.add_argument("--label", help="the forget rule's label (default: the date)")
     p.add_argument("--no-rule", action="store_true", help="do not block this content in future")
-    p.add_argument("--rule", action="store_true", help="add a forget rule for date/agent scopes too")
+    p.add_argument(
+        "--rule", action="store_true", help="add a forget rule for date/agent scopes too"
+    )
     p.add_argument("--dry-run", action="store_true", help="preview only, even with --yes")
     p.add_argument("--yes", action="store_true", help="do it")
     p.add_argument("--json", action="store_true")
@@ -60,20 +86,29 @@ def register(sub) -> None:
     p = sub.add_parser("pii", help="show or set an agent's personal-data policy")
     p.add_argument("--agent", required=True)
     p.add_argument("policy", nargs="?", choices=["allow", "ask", "deny"])
-    p.add_argument("--kind", choices=["email", "phone", "address"],
-                   help="set the policy for one kind only")
+    p.add_argument(
+        "--kind", choices=["email", "phone", "address"], help="set the policy for one kind only"
+    )
     p.set_defaults(func=cmd_pii)
 
 
 def _scope(args):
-    from services.forget import SEMANTIC_THRESHOLD, ForgetScope
+    from services.forget.service import SEMANTIC_THRESHOLD, ForgetScope
 
     rule = False if args.no_rule else (True if args.rule else None)
-    return ForgetScope(agent=args.agent, fact_ids=tuple(args.fact or ()), matching=args.matching,
-                       before=args.before, all=args.all, all_agents=args.all_agents,
-                       semantic=not args.keyword_only,
-                       threshold=args.threshold if args.threshold is not None else SEMANTIC_THRESHOLD,
-                       exclude_ids=tuple(args.exclude), rule=rule, label=args.label)
+    return ForgetScope(
+        agent=args.agent,
+        fact_ids=tuple(args.fact or ()),
+        matching=args.matching,
+        before=args.before,
+        all=args.all,
+        all_agents=args.all_agents,
+        semantic=not args.keyword_only,
+        threshold=args.threshold if args.threshold is not None else SEMANTIC_THRESHOLD,
+        exclude_ids=tuple(args.exclude),
+        rule=rule,
+        label=args.label,
+    )
 
 
 def _print_preview(pv) -> None:
@@ -81,12 +116,14 @@ def _print_preview(pv) -> None:
     print("This forget would remove:")
     for ap in pv.agents:
         ac = ap.counts()
-        print(f"  agent {ap.slug}: {ac['facts']} fact(s), {ac['history_events']} history "
-              f"event(s), {ac['fts_entries']} FTS entr(ies), {ac['vectors']} vector(s), "
-              f"{ac['episodes']} episode(s), {ac['session_logs']} session log(s), "
-              f"{ac['compiled_layers']} compiled layer(s) + {ac['layer_files']} layer file(s), "
-              f"{ac['workspace_entries']} workspace entr(ies) in {ac['workspace_files']} "
-              f"file(s), {ac['exports']} export(s)")
+        print(
+            f"  agent {ap.slug}: {ac['facts']} fact(s), {ac['history_events']} history "
+            f"event(s), {ac['fts_entries']} FTS entr(ies), {ac['vectors']} vector(s), "
+            f"{ac['episodes']} episode(s), {ac['session_logs']} session log(s), "
+            f"{ac['compiled_layers']} compiled layer(s) + {ac['layer_files']} layer file(s), "
+            f"{ac['workspace_entries']} workspace entr(ies) in {ac['workspace_files']} "
+            f"file(s), {ac['exports']} export(s)"
+        )
         for f in ap.facts[:200]:
             why = f["why"] + (f" {f['score']:.2f}" if f.get("score") is not None else "")
             print(f"    #{f['id']} [{why}] {f['content'][:100]}")
@@ -95,8 +132,11 @@ def _print_preview(pv) -> None:
         for e in ap.episodes[:20]:
             print(f"    episode {e['id']} {e['day']}: {e['summary'][:80]}")
         for ed in ap.workspace + ap.exports + ap.layer_files:
-            what = "delete file" if ed.new_data is None and not ed.problem else \
-                f"{len(ed.removed)} {ed.kind}"
+            what = (
+                "delete file"
+                if ed.new_data is None and not ed.problem
+                else f"{len(ed.removed)} {ed.kind}"
+            )
             print(f"    {ed.path}: {ed.problem or what}")
     for b in pv.backups:
         print(f"  store backup holding it (deleted): {b}")
@@ -110,7 +150,7 @@ def _print_preview(pv) -> None:
 
 def cmd_forget(args, ctx):
     from services.errors import InvalidInput
-    from services.forget import ForgetService
+    from services.forget.service import ForgetService
 
     eng = ctx.engram()
     svc = ForgetService(eng)
@@ -125,8 +165,10 @@ def cmd_forget(args, ctx):
                 print(f"remains: {place}: {detail}")
             for place, detail in rep.shared:
                 print(f"held by other agents (not this one's): {place}: {detail}")
-            print(f"scanned {rep.files_scanned} file(s), {rep.bytes_scanned} bytes: "
-                  + ("nothing remains" if rep.ok else f"{len(rep.remaining)} place(s) remain"))
+            print(
+                f"scanned {rep.files_scanned} file(s), {rep.bytes_scanned} bytes: "
+                + ("nothing remains" if rep.ok else f"{len(rep.remaining)} place(s) remain")
+            )
         return 0 if rep.ok else 1
     scope = _scope(args)
     pv = svc.preview(scope)
@@ -149,15 +191,17 @@ def cmd_forget(args, ctx):
 
 def _print_receipt(r: dict) -> None:
     c = r["counts"]
-    print(f"receipt {r['id']} at {r['created_at']} ({r['scope'].get('kind')}"
-          f"{', agent ' + r['agent'] if r.get('agent') else ''}):")
+    print(
+        f"receipt {r['id']} at {r['created_at']} ({r['scope'].get('kind')}"
+        f"{', agent ' + r['agent'] if r.get('agent') else ''}):"
+    )
     print("  " + ", ".join(f"{k} {v}" for k, v in sorted(c.items())))
     for n in r.get("notes", []):
         print(f"  note: {n}")
 
 
 def cmd_rules_list(args, ctx):
-    from services.forget import ForgetService
+    from services.forget.service import ForgetService
 
     rules = ForgetService(ctx.engram(semantic=False)).rules()
     if args.json:
@@ -166,18 +210,20 @@ def cmd_rules_list(args, ctx):
     if not rules:
         print("no forget rules")
     for r in rules:
-        print(f"{r.id:>4}  {r.created_at}  {r.agent or 'all agents':<12} {r.terms} term(s)  {r.label}")
+        print(
+            f"{r.id:>4}  {r.created_at}  {r.agent or 'all agents':<12} {r.terms} term(s)  {r.label}"
+        )
 
 
 def cmd_rules_remove(args, ctx):
-    from services.forget import ForgetService
+    from services.forget.service import ForgetService
 
     ForgetService(ctx.engram(semantic=False)).remove_rule(args.id)
     print(f"removed rule {args.id}")
 
 
 def cmd_receipts(args, ctx):
-    from services.forget import ForgetService
+    from services.forget.service import ForgetService
 
     recs = ForgetService(ctx.engram(semantic=False)).receipts()
     if args.json:
@@ -190,7 +236,7 @@ def cmd_receipts(args, ctx):
 
 
 def cmd_pii(args, ctx):
-    from services.pii import KINDS, validate_policy
+    from services.ingest.pii import KINDS, validate_policy
 
     eng = ctx.engram(semantic=False)
     mem = eng.agent(args.agent)

@@ -1,4 +1,5 @@
 """Agent integration commands: hooks, hook-run, context, sync, archive, demo."""
+
 from __future__ import annotations
 
 import sys
@@ -6,15 +7,18 @@ import time
 from pathlib import Path
 
 from app.cli import emit_json
-from services.hooks import TARGETS
+from services.integrations.hooks_install import TARGETS
 
 
 def register(sub) -> None:
-    p = sub.add_parser("hooks", help="install or remove an agent integration (shows the plan first)")
+    p = sub.add_parser(
+        "hooks", help="install or remove an agent integration (shows the plan first)"
+    )
     hsub = p.add_subparsers(dest="hooks_cmd", required=True)
-    for name, helptext in (("install", "write the integration (needs --yes; without it only "
-                                       "the plan is printed)"),
-                           ("uninstall", "remove it, restoring the files Engram edited")):
+    for name, helptext in (
+        ("install", "write the integration (needs --yes; without it only the plan is printed)"),
+        ("uninstall", "remove it, restoring the files Engram edited"),
+    ):
         h = hsub.add_parser(name, help=helptext)
         h.add_argument("target", choices=TARGETS)
         h.add_argument("--agent", help="agent slug (default: the target's name)")
@@ -23,18 +27,26 @@ def register(sub) -> None:
         h.add_argument("--yes", action="store_true", help="apply the plan")
         h.add_argument("--dry-run", action="store_true", help="print the plan only (default)")
         if name == "install":
-            h.add_argument("--with-context", action="store_true",
-                           help="claude-code: also add the relevant memory to every prompt "
-                                "(a UserPromptSubmit hook running `engram context`)")
-            h.add_argument("--budget", type=int, default=1500,
-                           help="token budget of that per-prompt block (default 1500)")
+            h.add_argument(
+                "--with-context",
+                action="store_true",
+                help="claude-code: also add the relevant memory to every prompt "
+                "(a UserPromptSubmit hook running `engram context`)",
+            )
+            h.add_argument(
+                "--budget",
+                type=int,
+                default=1500,
+                help="token budget of that per-prompt block (default 1500)",
+            )
         h.set_defaults(func=cmd_hooks, action=name)
     h = hsub.add_parser("status", help="what Engram installed where")
     h.add_argument("--json", action="store_true")
     h.set_defaults(func=cmd_hooks_status)
 
-    p = sub.add_parser("hook-run", help="entry point an agent's hook calls (reads the hook's "
-                                        "JSON on stdin)")
+    p = sub.add_parser(
+        "hook-run", help="entry point an agent's hook calls (reads the hook's JSON on stdin)"
+    )
     p.add_argument("target", choices=("claude-code", "claude-code-context", "generic"))
     p.add_argument("--agent", required=True)
     p.add_argument("--budget", type=int, default=1500, help="claude-code-context: tokens")
@@ -48,12 +60,16 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_context)
 
-    p = sub.add_parser("sync", help="two-way sync with the agent's Memory Setup workspace "
-                                    "(exit status 4 while conflicts remain)")
+    p = sub.add_parser(
+        "sync",
+        help="two-way sync with the agent's Memory Setup workspace "
+        "(exit status 4 while conflicts remain)",
+    )
     p.add_argument("--agent", required=True)
     p.add_argument("--direction", choices=("both", "pull", "push"), default="both")
-    p.add_argument("--prefer", choices=("engram", "file"),
-                   help="resolve conflicts in favour of one side")
+    p.add_argument(
+        "--prefer", choices=("engram", "file"), help="resolve conflicts in favour of one side"
+    )
     p.add_argument("--dry-run", action="store_true")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_sync)
@@ -80,7 +96,7 @@ def _data_dir_arg(ctx):
 
 
 def cmd_hooks(args, ctx):
-    from services import hooks
+    from services.integrations import hooks_install as hooks
 
     eng = ctx.engram(semantic=False)
     slug = args.agent or args.target.replace("-code", "")
@@ -89,14 +105,23 @@ def cmd_hooks(args, ctx):
     if args.action == "install":
         mem = eng.agent(slug, create=True, kind=args.target)
         if args.with_context and args.target != "claude-code":
-            raise ValueError("--with-context is for claude-code (Cursor and scripts call "
-                             "`engram context` themselves)")
-        plan = hooks.plan_install(mem, args.target, home=home, project=project,
-                                  data_dir=_data_dir_arg(ctx), with_context=args.with_context,
-                                  context_budget=args.budget)
+            raise ValueError(
+                "--with-context is for claude-code (Cursor and scripts call "
+                "`engram context` themselves)"
+            )
+        plan = hooks.plan_install(
+            mem,
+            args.target,
+            home=home,
+            project=project,
+            data_dir=_data_dir_arg(ctx),
+            with_context=args.with_context,
+            context_budget=args.budget,
+        )
     else:
-        plan = hooks.plan_uninstall(slug, args.target, eng.config.data_dir, home=home,
-                                    project=project)
+        plan = hooks.plan_uninstall(
+            slug, args.target, eng.config.data_dir, home=home, project=project
+        )
     sys.stdout.write(plan.preview())
     for n in plan.notes:
         print(f"note: {n}")
@@ -113,7 +138,7 @@ def cmd_hooks(args, ctx):
 
 
 def cmd_hooks_status(args, ctx):
-    from services import hooks
+    from services.integrations import hooks_install as hooks
 
     got = hooks.installed(ctx.engram(semantic=False).config.data_dir)
     if args.json:
@@ -128,7 +153,7 @@ def cmd_hooks_status(args, ctx):
 def cmd_hook_run(args, ctx):
     """Fast path: no model load; vectors are added later by the app or `verify --repair`.
     Agents hide a hook's stderr, so each run also leaves one line in ``<data>/hook.log``."""
-    from services import hooks
+    from services.integrations import hook_runtime
 
     if args.target == "claude-code-context":
         return _prompt_context(args, ctx)
@@ -136,21 +161,28 @@ def cmd_hook_run(args, ctx):
     eng = ctx.engram(semantic=False)
     hook: dict = {}
     try:
-        hook = hooks.read_hook_input(sys.stdin)
+        hook = hook_runtime.read_hook_input(sys.stdin)
         mem = eng.agent(args.agent, create=True, kind=args.target)
-        rep = hooks.run_hook(mem, hook)
+        rep = hook_runtime.run_hook(mem, hook)
     except Exception as exc:
-        hooks.log_hook_run(eng.config.data_dir, args.target, args.agent,
-                           hook.get("session_id"), f"error: {exc}")
+        hook_runtime.log_hook_run(
+            eng.config.data_dir, args.target, args.agent, hook.get("session_id"), f"error: {exc}"
+        )
         raise
     ms = (time.perf_counter() - t0) * 1000
-    data = {k: getattr(rep, k, None) for k in ("session_id", "already_processed", "turns",
-                                                "episodes_added", "facts_added")}
+    data = {
+        k: getattr(rep, k, None)
+        for k in ("session_id", "already_processed", "turns", "episodes_added", "facts_added")
+    }
     data["ms"] = round(ms, 1)
-    state = "already ingested" if data["already_processed"] else \
-        f"{data['turns']} turns, {data['facts_added']} facts, {data['episodes_added']} episodes"
-    hooks.log_hook_run(eng.config.data_dir, args.target, args.agent, data["session_id"],
-                       f"{state} in {ms:.0f} ms")
+    state = (
+        "already ingested"
+        if data["already_processed"]
+        else f"{data['turns']} turns, {data['facts_added']} facts, {data['episodes_added']} episodes"
+    )
+    hook_runtime.log_hook_run(
+        eng.config.data_dir, args.target, args.agent, data["session_id"], f"{state} in {ms:.0f} ms"
+    )
     if args.json:
         emit_json(data)
     else:
@@ -160,90 +192,105 @@ def cmd_hook_run(args, ctx):
 def _prompt_context(args, ctx):
     """UserPromptSubmit: what Claude Code adds to the prompt is this command's stdout. A
     failure prints nothing (the prompt goes on without memory) and is logged."""
-    from services import hooks
-    from services.context import build_context
+    from services.integrations import hook_runtime
+    from services.search.context import build_context
 
     # keyword search only: loading the embedding model and Chroma costs 1-3 s, on every
     # prompt; the compiled memory CLAUDE.md imports already carries the long-term picture
     eng = ctx.engram(semantic=False)
     try:
-        prompt = hooks.read_prompt_input(sys.stdin)
+        prompt = hook_runtime.read_prompt_input(sys.stdin)
         mem = eng.agent(args.agent)
         text = build_context(mem, prompt, budget=args.budget) if prompt.strip() else ""
     except Exception as exc:
-        hooks.log_hook_run(eng.config.data_dir, args.target, args.agent, None, f"error: {exc}")
+        hook_runtime.log_hook_run(
+            eng.config.data_dir, args.target, args.agent, None, f"error: {exc}"
+        )
         return 0
     sys.stdout.write(text)
     return 0
 
 
 def cmd_context(args, ctx):
-    from services.context import build_context
+    from services.search.context import build_context
 
     eng = ctx.engram()
     mem = eng.agent(args.agent)
     text = build_context(mem, args.query, budget=args.budget)
     if args.json:
-        from services.context import token_counter
+        from services.search.context import token_counter
 
-        emit_json({"agent": mem.slug, "budget": args.budget,
-                   "tokens": token_counter(mem)(text), "context": text})
+        emit_json(
+            {
+                "agent": mem.slug,
+                "budget": args.budget,
+                "tokens": token_counter(mem)(text),
+                "context": text,
+            }
+        )
     else:
         sys.stdout.write(text)
 
 
 def cmd_sync(args, ctx):
-    from services.sync import sync_workspace
+    from services.interop.sync import sync_workspace
 
     mem = ctx.engram().agent(args.agent)
-    rep = sync_workspace(mem, direction=args.direction, prefer=args.prefer,
-                         dry_run=args.dry_run)
+    rep = sync_workspace(mem, direction=args.direction, prefer=args.prefer, dry_run=args.dry_run)
     if args.json:
         emit_json(rep.to_json())
     else:
         for c in rep.changes:
             print(c)
         for c in rep.conflicts:
-            print(f"CONFLICT {c.file} fact {c.fact_id}: {c.reason}\n"
-                  f"  file:   {c.file_text if c.file_text is not None else '(removed)'}\n"
-                  f"  engram: {c.engram_text if c.engram_text is not None else '(removed)'}")
-        print(f"pulled {rep.pulled}, pushed {rep.pushed}, conflicts {len(rep.conflicts)}"
-              + (" (dry run: nothing written)" if args.dry_run else ""))
+            print(
+                f"CONFLICT {c.file} fact {c.fact_id}: {c.reason}\n"
+                f"  file:   {c.file_text if c.file_text is not None else '(removed)'}\n"
+                f"  engram: {c.engram_text if c.engram_text is not None else '(removed)'}"
+            )
+        print(
+            f"pulled {rep.pulled}, pushed {rep.pushed}, conflicts {len(rep.conflicts)}"
+            + (" (dry run: nothing written)" if args.dry_run else "")
+        )
         if rep.conflicts:
             print("resolve by editing either side to match, or sync with --prefer engram|file")
     return 4 if rep.conflicts else 0
 
 
 def cmd_archive_export(args, ctx):
-    from services.agent_archive import export_archive
+    from services.interop.archive import export_archive
 
     eng = ctx.engram(semantic=bool(args.vectors))
-    counts = export_archive(eng.agent(args.agent), Path(args.out).expanduser(),
-                            vectors=args.vectors)
+    counts = export_archive(
+        eng.agent(args.agent), Path(args.out).expanduser(), vectors=args.vectors
+    )
     print(f"{args.out}: " + ", ".join(f"{n} {k}" for k, n in counts.items()))
 
 
 def cmd_archive_import(args, ctx):
-    from services.agent_archive import import_archive
+    from services.interop.archive import import_archive
 
     rep = import_archive(ctx.engram(), Path(args.path).expanduser(), slug=args.agent)
     if args.json:
         emit_json(rep.to_json())
         return
-    print(f"imported agent {rep.agent}: " + ", ".join(f"{n} {k}" for k, n in rep.counts.items())
-          + f"; ids {'renumbered' if rep.ids_remapped else 'kept'}; vectors: {rep.vectors} "
-          f"from the archive, {rep.embedded} embedded"
-          + (f", {rep.embedded_later} left for `engram verify --repair`"
-             if rep.embedded_later else "")
-          + (f"; {rep.blocked} blocked by forget rules" if rep.blocked else ""))
+    print(
+        f"imported agent {rep.agent}: "
+        + ", ".join(f"{n} {k}" for k, n in rep.counts.items())
+        + f"; ids {'renumbered' if rep.ids_remapped else 'kept'}; vectors: {rep.vectors} "
+        f"from the archive, {rep.embedded} embedded"
+        + (
+            f", {rep.embedded_later} left for `engram verify --repair`"
+            if rep.embedded_later
+            else ""
+        )
+        + (f"; {rep.blocked} blocked by forget rules" if rep.blocked else "")
+    )
 
 
 def cmd_demo(args, ctx):
-    try:
-        from services.demo import seed_demo
-    except ImportError:
-        print("engram: the demo is not available in this build", file=sys.stderr)
-        return 1
+    from services import seed_demo
+
     eng = ctx.engram()
     seed_demo(eng)
     for a in eng.agents():

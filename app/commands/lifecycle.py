@@ -1,4 +1,5 @@
 """Lifecycle commands: ingest-session, compile, gc."""
+
 from __future__ import annotations
 
 import argparse
@@ -16,8 +17,11 @@ def _day(s: str) -> datetime:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("ingest-session", help="read an agent session transcript: episodes "
-                       "every N turns and facts the user stated (once per session id)")
+    p = sub.add_parser(
+        "ingest-session",
+        help="read an agent session transcript: episodes "
+        "every N turns and facts the user stated (once per session id)",
+    )
     p.add_argument("--agent", required=True)
     p.add_argument("file")
     p.add_argument("--session-id", help="default: the id in the transcript, else the file name")
@@ -40,7 +44,7 @@ def register(sub) -> None:
 
 
 def cmd_ingest_session(args, ctx) -> int:
-    from services.sessions import ingest_session
+    from services.capture.sessions import ingest_session
 
     memory = ctx.engram().agent(args.agent, create=True)
     r = ingest_session(memory, args.file, session_id=args.session_id, fmt=args.fmt)
@@ -50,15 +54,18 @@ def cmd_ingest_session(args, ctx) -> int:
     if r.already_processed:
         print(f"session {r.session_id} was already processed; nothing added")
         return 0
-    print(f"session {r.session_id}: {r.turns} turns, {r.episodes_added} episodes added, "
-          f"{r.facts_added} facts added" + (f" ({r.facts_pending} pending)" if r.facts_pending else ""))
+    print(
+        f"session {r.session_id}: {r.turns} turns, {r.episodes_added} episodes added, "
+        f"{r.facts_added} facts added"
+        + (f" ({r.facts_pending} pending)" if r.facts_pending else "")
+    )
     for w in r.warnings:
         print(f"note: {w}")
     return 0
 
 
 def cmd_compile(args, ctx) -> int:
-    from services.compile import CompileService, layer_diff
+    from services.lifecycle.compile import CompileService, layer_diff
 
     memory = ctx.engram().agent(args.agent)
     result = CompileService(memory).compile()
@@ -77,7 +84,7 @@ def cmd_compile(args, ctx) -> int:
 
 
 def cmd_gc(args, ctx) -> int:
-    from services.gc import run_gc
+    from services.lifecycle.gc import run_gc
 
     memory = ctx.engram(semantic=False).agent(args.agent)
     r = run_gc(memory, now=args.now, dry_run=args.dry_run)
@@ -85,9 +92,11 @@ def cmd_gc(args, ctx) -> int:
         emit_json(r.to_json())
         return 0
     head = "would change (dry run)" if r.dry_run else "done"
-    print(f"gc {head}: {r.decayed} decayed, {r.expired} expired, {r.archived} archived, "
-          f"{r.evicted} evicted, {r.promoted} promoted, {r.drained} drained, "
-          f"{r.episodes_pruned} episodes and {r.sessions_pruned} session logs pruned")
+    print(
+        f"gc {head}: {r.decayed} decayed, {r.expired} expired, {r.archived} archived, "
+        f"{r.evicted} evicted, {r.promoted} promoted, {r.drained} drained, "
+        f"{r.episodes_pruned} episodes and {r.sessions_pruned} session logs pruned"
+    )
     for a in r.actions:
         if a.kind != "decay":
             print(f"  {a.kind} {a.target} {a.fact_id if a.fact_id is not None else ''}: {a.reason}")

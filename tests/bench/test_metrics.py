@@ -1,5 +1,6 @@
 """The benchmark's metric functions and LoCoMo evidence handling, on hand-computed cases: a
 wrong metric would mislead anyone reading the benchmark table."""
+
 from __future__ import annotations
 
 import json
@@ -8,8 +9,14 @@ import math
 import pytest
 
 from bench.locomo import load, parse_session_date, rrf
-from bench.metrics import (average, ndcg_at, normalize_dia_id, recall_at, reciprocal_rank,
-                           score_query)
+from bench.metrics import (
+    average,
+    ndcg_at,
+    normalize_dia_id,
+    recall_at,
+    reciprocal_rank,
+    score_query,
+)
 
 
 def test_recall_counts_the_fraction_of_gold_found():
@@ -51,8 +58,18 @@ def test_average_per_metric():
     assert avg["n"] == 2 and avg["R@5"] == 0.5 and avg["MRR"] == 0.5
 
 
-@pytest.mark.parametrize("raw,want", [("D30:05", "D30:5"), ("D1:3", "D1:3"), (" D2:10 ", "D2:10"),
-                                      ("D", None), ("D:11:26", None), ("", None), ("d3:4", None)])
+@pytest.mark.parametrize(
+    "raw,want",
+    [
+        ("D30:05", "D30:5"),
+        ("D1:3", "D1:3"),
+        (" D2:10 ", "D2:10"),
+        ("D", None),
+        ("D:11:26", None),
+        ("", None),
+        ("d3:4", None),
+    ],
+)
 def test_evidence_id_normalisation(raw, want):
     assert normalize_dia_id(raw) == want
 
@@ -74,29 +91,44 @@ def test_load_drops_unresolvable_evidence_and_counts_it(tmp_path):
     conv = {
         "sample_id": "c1",
         "conversation": {
-            "speaker_a": "Ann", "speaker_b": "Bo",
+            "speaker_a": "Ann",
+            "speaker_b": "Bo",
             "session_1_date_time": "1:56 pm on 8 May, 2023",
             "session_1": [
                 {"speaker": "Ann", "dia_id": "D1:1", "text": "I adopted a cat."},
-                {"speaker": "Bo", "dia_id": "D1:2", "text": "Look!", "img_url": ["x"],
-                 "blip_caption": "a photo of a cat"},
+                {
+                    "speaker": "Bo",
+                    "dia_id": "D1:2",
+                    "text": "Look!",
+                    "img_url": ["x"],
+                    "blip_caption": "a photo of a cat",
+                },
             ],
         },
         "qa": [
             {"question": "Pet?", "answer": "cat", "evidence": ["D1:01"], "category": 4},
-            {"question": "Bad ids", "answer": "x", "evidence": ["D", "D:11:26", "D1:9"],
-             "category": 1},
+            {
+                "question": "Bad ids",
+                "answer": "x",
+                "evidence": ["D", "D:11:26", "D1:9"],
+                "category": 1,
+            },
             {"question": "None", "answer": "x", "evidence": [], "category": 3},
             {"question": "Mixed", "answer": "x", "evidence": ["D1:2", "D7:1"], "category": 2},
-            {"question": "Adversarial", "adversarial_answer": "x", "evidence": ["D1:1"],
-             "category": 5},
+            {
+                "question": "Adversarial",
+                "adversarial_answer": "x",
+                "evidence": ["D1:1"],
+                "category": 5,
+            },
         ],
     }
     path = tmp_path / "locomo.json"
     path.write_text(json.dumps([conv]))
     (c,) = load(path)
     assert [t.content(cap) for t, cap in c.turns] == [
-        "Ann: I adopted a cat.", "Bo: Look! [image: a photo of a cat]"]
-    assert [(q.text, q.evidence) for q in c.questions] == [("Pet?", ["D1:1"]),
-                                                           ("Mixed", ["D1:2"])]
+        "Ann: I adopted a cat.",
+        "Bo: Look! [image: a photo of a cat]",
+    ]
+    assert [(q.text, q.evidence) for q in c.questions] == [("Pet?", ["D1:1"]), ("Mixed", ["D1:2"])]
     assert c.dropped == {"questions": 2, "evidence_ids": 4}

@@ -1,4 +1,5 @@
 """The `engram` CLI as agents' hooks use it: ids on stdout, JSON, one-line errors."""
+
 from __future__ import annotations
 
 import json
@@ -8,14 +9,22 @@ from pathlib import Path
 
 import pytest
 
-
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_remember_list_show_recall_roundtrip(cli):
     assert cli("agent", "add", "claude", "--kind", "claude-code")[0] == 0
-    rc, out, _ = cli("remember", "--agent", "claude", "Prefers pnpm over npm",
-                     "--category", "pref", "--importance", "0.8", "--pin")
+    rc, out, _ = cli(
+        "remember",
+        "--agent",
+        "claude",
+        "Prefers pnpm over npm",
+        "--category",
+        "pref",
+        "--importance",
+        "0.8",
+        "--pin",
+    )
     assert rc == 0
     fid = int(out.strip())
     rc, out, err = cli("remember", "--agent", "claude", "prefers pnpm over NPM.")
@@ -24,7 +33,8 @@ def test_remember_list_show_recall_roundtrip(cli):
     rc, out, _ = cli("list", "--agent", "claude", "--json")
     facts = json.loads(out)
     assert [(f["id"], f["category"], f["pinned"], f["importance"]) for f in facts] == [
-        (fid, "pref", True, pytest.approx(0.82))]
+        (fid, "pref", True, pytest.approx(0.82))
+    ]
 
     rc, out, _ = cli("recall", "--agent", "claude", "which package manager", "--json")
     hits = json.loads(out)
@@ -47,13 +57,16 @@ def test_edit_pin_unpin_delete(cli):
     assert rc == 1 and err.startswith("engram: no fact") and "Traceback" not in err
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["list", "--agent", "ghost"], "no agent 'ghost'"),
-    (["remember", "--agent", "ghost", "x"], "no agent 'ghost'"),
-    (["import", "--agent", "a", "/nonexistent/path"], "no such file"),
-    (["edit", "999", "--content", "x"], "no fact 999"),
-    (["list", "--agent", "a", "--sort", "bogus"], "cannot sort"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["list", "--agent", "ghost"], "no agent 'ghost'"),
+        (["remember", "--agent", "ghost", "x"], "no agent 'ghost'"),
+        (["import", "--agent", "a", "/nonexistent/path"], "no such file"),
+        (["edit", "999", "--content", "x"], "no fact 999"),
+        (["list", "--agent", "a", "--sort", "bogus"], "cannot sort"),
+    ],
+)
 def test_errors_are_one_line_without_traceback(cli, args, needle):
     cli("agent", "add", "a")
     rc, out, err = cli(*args)
@@ -75,12 +88,15 @@ def test_export_json_and_markdown(cli, tmp_path):
 
 def test_verify_detects_vector_deleted_behind_the_stores_back_and_repairs(cli, tmp_path):
     cli("agent", "add", "a")
-    ids = [int(cli("remember", "--agent", "a", t)[1]) for t in
-           ("Likes hiking in the Alps", "Drinks green tea", "Builds keyboards")]
+    ids = [
+        int(cli("remember", "--agent", "a", t)[1])
+        for t in ("Likes hiking in the Alps", "Drinks green tea", "Builds keyboards")
+    ]
     assert cli("verify")[0] == 0
 
     from app.settings import store_config
     from services.engram import Engram
+
     eng = Engram.open(store_config(tmp_path / "cli-store"))
     agent_id = eng.agent("a").agent_id
     eng.index.delete(agent_id, [ids[1]])  # behind the store's back
@@ -103,9 +119,19 @@ def test_installed_entry_point_runs_as_a_process(tmp_path):
     if not exe.exists():
         pytest.skip("entry point not installed (pip install -e .)")
     env = {"ENGRAM_HOME": str(tmp_path / "home"), "PATH": "/usr/bin:/bin"}
-    r = subprocess.run([str(exe), "remember", "--agent", "hooky", "--create-agent",
-                        "Hook wrote this"], capture_output=True, text=True, env=env, timeout=120)
+    r = subprocess.run(
+        [str(exe), "remember", "--agent", "hooky", "--create-agent", "Hook wrote this"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr
-    r = subprocess.run([str(exe), "list", "--agent", "hooky", "--json"], capture_output=True,
-                       text=True, env=env, timeout=120)
+    r = subprocess.run(
+        [str(exe), "list", "--agent", "hooky", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert json.loads(r.stdout)[0]["content"] == "Hook wrote this"

@@ -1,4 +1,5 @@
 """The embedding model: offline files, hash checks, batching that does not change vectors."""
+
 from __future__ import annotations
 
 import shutil
@@ -6,15 +7,18 @@ import shutil
 import numpy as np
 import pytest
 
-from services.embedder import Embedder, load_embedder
 from services.errors import ModelUnavailable
-from services.model_files import locate_model
+from services.vectors.embedder import load_embedder
+from services.vectors.model_files import locate_model
 
 
 def test_vectors_do_not_depend_on_batch_companions():
     emb = load_embedder()
-    texts = ["short", "a considerably longer sentence about configuring the CI pipeline " * 3,
-             "medium length text about pnpm"]
+    texts = [
+        "short",
+        "a considerably longer sentence about configuring the CI pipeline " * 3,
+        "medium length text about pnpm",
+    ]
     together = emb.embed(texts)
     alone = np.stack([emb.embed_one(t) for t in texts])
     assert together.shape == (3, 384)
@@ -24,9 +28,13 @@ def test_vectors_do_not_depend_on_batch_companions():
 
 def test_paraphrases_are_closer_than_unrelated_text():
     emb = load_embedder()
-    a, b, c = emb.embed(["The user prefers pnpm over npm",
-                         "They like using pnpm rather than npm",
-                         "It is snowing in Oslo today"])
+    a, b, c = emb.embed(
+        [
+            "The user prefers pnpm over npm",
+            "They like using pnpm rather than npm",
+            "It is snowing in Oslo today",
+        ]
+    )
     assert a @ b > 0.7 > a @ c
 
 

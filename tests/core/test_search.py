@@ -1,4 +1,5 @@
 """Hybrid search: each signal finds what the other misses, and the fusion keeps both."""
+
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
@@ -6,8 +7,8 @@ from datetime import date, datetime, timedelta
 import pytest
 
 from services.errors import ModelUnavailable
-from services.facts import FactFilters
-from services.ingest import NewFact
+from services.ingest.pipeline import NewFact
+from services.store.facts import FactFilters
 
 CORPUS = [
     ("The user adopted a golden retriever puppy named Biscuit", "fact"),
@@ -25,8 +26,7 @@ CORPUS = [
 
 @pytest.fixture
 def corpus(agent):
-    res = agent.remember_many([NewFact(c, category=cat) for c, cat in CORPUS],
-                              near_duplicate=None)
+    res = agent.remember_many([NewFact(c, category=cat) for c, cat in CORPUS], near_duplicate=None)
     return {c: r.fact_id for (c, _), r in zip(CORPUS, res)}
 
 
@@ -60,8 +60,10 @@ def test_hits_carry_each_signal_contribution(agent, corpus):
 
 
 def test_exact_phrase_query(agent):
-    agent.remember_many([NewFact("deploy the blue green cluster"),
-                         NewFact("green tea and a blue notebook")], near_duplicate=None)
+    agent.remember_many(
+        [NewFact("deploy the blue green cluster"), NewFact("green tea and a blue notebook")],
+        near_duplicate=None,
+    )
     hits = agent.search('"blue green"', k=5, mode="keyword")
     assert [h.fact.content for h in hits] == ["deploy the blue green cluster"]
 
@@ -102,10 +104,13 @@ def test_retrieval_updates_access_stats(agent, corpus):
 
 def test_date_range_filter(agent):
     now = datetime(2026, 11, 30)
-    agent.remember_many([
-        NewFact("Standup notes from October", created_at=now - timedelta(days=50)),
-        NewFact("Standup notes from November", created_at=now - timedelta(days=5)),
-    ], near_duplicate=None)
+    agent.remember_many(
+        [
+            NewFact("Standup notes from October", created_at=now - timedelta(days=50)),
+            NewFact("Standup notes from November", created_at=now - timedelta(days=5)),
+        ],
+        near_duplicate=None,
+    )
     hits = agent.search("standup notes", k=5, filters=FactFilters(since=date(2026, 11, 1)))
     assert [h.fact.content for h in hits] == ["Standup notes from November"]
 
@@ -157,19 +162,22 @@ def test_facts_stored_by_a_hook_without_the_model_get_vectors_later(tmp_path):
         app.close()
 
 
-@pytest.mark.parametrize("text, want", [
-    ("What did Maria donate on May 3, 2023?", [(2023, 5, 3)]),
-    ("what happened on 3 June, 2023", [(2023, 6, 3)]),
-    ("the 1st of May 2022", [(2022, 5, 1)]),
-    ("What class did she start in December 2023?", [(2023, 12, None)]),
-    ("When did Melanie go camping in June?", [(None, 6, None)]),
-    ("notes from 2024-02-29", [(2024, 2, 29)]),
-    ("I may go to the beach", []),  # the verb is no month
-    ("everything in 2023", []),  # a year alone is too broad
-    ("on February 30, 2023", []),  # no such day
-])
+@pytest.mark.parametrize(
+    "text, want",
+    [
+        ("What did Maria donate on May 3, 2023?", [(2023, 5, 3)]),
+        ("what happened on 3 June, 2023", [(2023, 6, 3)]),
+        ("the 1st of May 2022", [(2022, 5, 1)]),
+        ("What class did she start in December 2023?", [(2023, 12, None)]),
+        ("When did Melanie go camping in June?", [(None, 6, None)]),
+        ("notes from 2024-02-29", [(2024, 2, 29)]),
+        ("I may go to the beach", []),  # the verb is no month
+        ("everything in 2023", []),  # a year alone is too broad
+        ("on February 30, 2023", []),  # no such day
+    ],
+)
 def test_query_dates(text, want):
-    from services.text import query_dates
+    from services.store.text import query_dates
 
     assert query_dates(text) == want
 
@@ -177,16 +185,25 @@ def test_query_dates(text, want):
 def test_memory_dated_at_the_date_a_query_names_ranks_first(agent):
     # three equally relevant memories; only the date the question names tells them apart
     days = [date(2023, 2, 20), date(2023, 5, 3), date(2023, 8, 14)]
-    res = agent.remember_many([
-        NewFact(f"Went to the pottery class with {who}", event_date=d,
-                created_at=datetime(d.year, d.month, d.day, 12), subject=f"turn{i}")
-        for i, (d, who) in enumerate(zip(days, ("Anna", "Bert", "Cleo")))],
-        near_duplicate=None)
+    res = agent.remember_many(
+        [
+            NewFact(
+                f"Went to the pottery class with {who}",
+                event_date=d,
+                created_at=datetime(d.year, d.month, d.day, 12),
+                subject=f"turn{i}",
+            )
+            for i, (d, who) in enumerate(zip(days, ("Anna", "Bert", "Cleo")))
+        ],
+        near_duplicate=None,
+    )
     fids = [r.fact_id for r in res]
     assert len(set(fids)) == 3
-    for q, want in (("What did she do at the pottery class on May 3, 2023?", fids[1]),
-                    ("pottery class in August 2023", fids[2]),
-                    ("pottery class in February", fids[0])):
+    for q, want in (
+        ("What did she do at the pottery class on May 3, 2023?", fids[1]),
+        ("pottery class in August 2023", fids[2]),
+        ("pottery class in February", fids[0]),
+    ):
         hits = agent.search(q, k=3, touch=False)
         assert ids(hits)[0] == want, q
         assert hits[0].signals["temporal"] > 0
@@ -197,23 +214,31 @@ def test_memory_dated_at_the_date_a_query_names_ranks_first(agent):
     # and the weight switches it off
     from dataclasses import replace
 
-    from services.search import DEFAULT_WEIGHTS
+    from services.search.hybrid import DEFAULT_WEIGHTS
 
-    off = agent.search("pottery class on May 3, 2023", k=3, touch=False,
-                       weights=replace(DEFAULT_WEIGHTS, temporal=0.0))
+    off = agent.search(
+        "pottery class on May 3, 2023",
+        k=3,
+        touch=False,
+        weights=replace(DEFAULT_WEIGHTS, temporal=0.0),
+    )
     assert all(h.signals["temporal"] == 0 for h in off)
 
 
 def test_the_answer_after_a_question_outranks_the_question(agent):
     # a transcript: the question repeats the words of the query, its answer does not
     ref = "chat:2023-05-03"
-    turns = ["Ana: Any plans for the long weekend?",
-             "Ben: How did your sister like the pottery class last weekend?",
-             "Ana: My sister loved the pottery class, she wants to go every Saturday.",
-             "Ben: Nice, I should try that too.",
-             "Ana: Our cat knocked a vase off the shelf again."]
-    res = agent.remember_many([NewFact(t, source_ref=ref, subject=f"t{i}")
-                               for i, t in enumerate(turns)], near_duplicate=None)
+    turns = [
+        "Ana: Any plans for the long weekend?",
+        "Ben: How did your sister like the pottery class last weekend?",
+        "Ana: My sister loved the pottery class, she wants to go every Saturday.",
+        "Ben: Nice, I should try that too.",
+        "Ana: Our cat knocked a vase off the shelf again.",
+    ]
+    res = agent.remember_many(
+        [NewFact(t, source_ref=ref, subject=f"t{i}") for i, t in enumerate(turns)],
+        near_duplicate=None,
+    )
     fids = [r.fact_id for r in res]
     query = "how did the sister like the pottery class"
     # keyword mode ranks by the words alone: the question first
@@ -223,10 +248,14 @@ def test_the_answer_after_a_question_outranks_the_question(agent):
     # without the discount the question would win
     from dataclasses import replace
 
-    from services.search import DEFAULT_WEIGHTS
+    from services.search.hybrid import DEFAULT_WEIGHTS
 
-    plain = {h.fact.id: h for h in agent.search(
-        query, k=5, touch=False, weights=replace(DEFAULT_WEIGHTS, question=1.0))}
+    plain = {
+        h.fact.id: h
+        for h in agent.search(
+            query, k=5, touch=False, weights=replace(DEFAULT_WEIGHTS, question=1.0)
+        )
+    }
     assert max(plain, key=lambda i: plain[i].score) == fids[1]
     # the question keeps `question` of its score, still passes all of its relevance on as
     # context, and a memory that asks nothing is untouched
@@ -238,33 +267,47 @@ def test_the_answer_after_a_question_outranks_the_question(agent):
     assert hits[fids[1]].score == pytest.approx(sum(hits[fids[1]].signals.values()))
 
 
-def test_keyword_search_finds_an_agents_few_matches_under_another_agents_many(keyword_engram,
-                                                                             monkeypatch):
+def test_keyword_search_finds_an_agents_few_matches_under_another_agents_many(
+    keyword_engram, monkeypatch
+):
     """FTS5 ranks the whole table first (big stores); when another agent's facts fill that top
     (here 900 'deploy' facts against 3), the agent's own matches must still all come back,
     filtered."""
-    from services import search
-    from services.search import keyword_candidates
+    from services.search import hybrid as search
+    from services.search.hybrid import keyword_candidates
 
     monkeypatch.setattr(search, "FTS_FIRST_FROM", 0)  # as in a store of 30k+ facts
 
     busy = keyword_engram.agent("busy", create=True)
     quiet = keyword_engram.agent("quiet", create=True)
-    busy.remember_many([NewFact(f"deploy note {i}: deploy the deploy script") for i in range(900)],
-                       near_duplicate=None)
-    mine = quiet.remember_many([NewFact("We deploy on Fridays", category="rule"),
-                                NewFact("The deploy key rotates monthly", category="env"),
-                                NewFact("Never deploy without a backup", category="rule")])
+    busy.remember_many(
+        [NewFact(f"deploy note {i}: deploy the deploy script") for i in range(900)],
+        near_duplicate=None,
+    )
+    mine = quiet.remember_many(
+        [
+            NewFact("We deploy on Fridays", category="rule"),
+            NewFact("The deploy key rotates monthly", category="env"),
+            NewFact("Never deploy without a backup", category="rule"),
+        ]
+    )
     hits = quiet.search("deploy", k=10, mode="keyword", touch=False)
     assert {h.fact.id for h in hits} == {r.fact_id for r in mine}
-    rules = quiet.search("deploy", k=10, mode="keyword", touch=False,
-                         filters=FactFilters(category="rule"))
-    assert {h.fact.content for h in rules} == {"We deploy on Fridays", "Never deploy without a backup"}
+    rules = quiet.search(
+        "deploy", k=10, mode="keyword", touch=False, filters=FactFilters(category="rule")
+    )
+    assert {h.fact.content for h in rules} == {
+        "We deploy on Fridays",
+        "Never deploy without a backup",
+    }
     # the busy agent's top scores are those of ranking its joined rows (ties may reorder ids)
-    top = keyword_candidates(keyword_engram.db, busy.agent_id, "deploy",
-                             FactFilters(status=["active"]), 20)
+    top = keyword_candidates(
+        keyword_engram.db, busy.agent_id, "deploy", FactFilters(status=["active"]), 20
+    )
     joined = keyword_engram.db.execute_sql(
         "SELECT -bm25(fact_fts, 1.0, 0.4, 0.4) FROM fact_fts JOIN fact f ON f.id = "
         "fact_fts.rowid WHERE fact_fts MATCH '\"deploy\"' AND f.agent_id = ? "
-        "ORDER BY bm25(fact_fts, 1.0, 0.4, 0.4) LIMIT 20", (busy.agent_id,)).fetchall()
+        "ORDER BY bm25(fact_fts, 1.0, 0.4, 0.4) LIMIT 20",
+        (busy.agent_id,),
+    ).fetchall()
     assert [round(s, 9) for _, s in top] == [round(r[0], 9) for r in joined]

@@ -1,11 +1,12 @@
 """The fact store: agent isolation, dedup, supersession, redaction, edits and history."""
+
 from __future__ import annotations
 
 import pytest
 
 from services.errors import InvalidInput, NotFound
-from services.facts import FactFilters
-from services.ingest import NewFact
+from services.ingest.pipeline import NewFact
+from services.store.facts import FactFilters
 
 
 def test_agents_cannot_see_or_change_each_others_facts(engram):
@@ -16,14 +17,19 @@ def test_agents_cannot_see_or_change_each_others_facts(engram):
 
     assert [f.id for f in a.list()] == [fa]
     assert [f.id for f in b.list()] == [fb]
-    for call in (lambda: b.get(fa), lambda: b.edit(fa, content="hijacked"),
-                 lambda: b.pin(fa), lambda: b.delete(fa)):
+    for call in (
+        lambda: b.get(fa),
+        lambda: b.edit(fa, content="hijacked"),
+        lambda: b.pin(fa),
+        lambda: b.delete(fa),
+    ):
         with pytest.raises(NotFound):
             call()
     assert a.get(fa).content == "Alpha deploys with Kubernetes on GKE"
     # search in one agent never returns the other's facts, even on a perfect match
     assert b.search("Kubernetes GKE", k=5) == [] or all(
-        h.fact.agent_id == b.agent_id for h in b.search("Kubernetes GKE", k=5))
+        h.fact.agent_id == b.agent_id for h in b.search("Kubernetes GKE", k=5)
+    )
     assert all(h.fact.agent_id == a.agent_id for h in a.search("Nomad bare metal", k=5))
     assert b.facts.rows([fa]) == {}
     assert b.facts.history(fa) == []
@@ -75,15 +81,30 @@ def test_explicit_subject_supersedes(agent):
     assert b.superseded == [a]
 
 
-@pytest.mark.parametrize("text,secret", [
-    ("My OpenAI key is sk-proj-Ab3dEf6hIj9kLmN0pQr5StUvWxYz1234", "sk-proj-Ab3dEf6hIj9kLmN0pQr5StUvWxYz1234"),
-    ("use postgres://app:S3cretPass@db.internal:5432/prod for staging", "S3cretPass"),
-    ("the admin password=correct-horse-battery", "correct-horse-battery"),
-    ("curl -H 'Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.abcdefghijklmnop'", "eyJhbGciOiJIUzI1NiJ9.abcdefghijklmnop"),
-    ("GitHub token ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789", "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"),
-    ("AWS AKIAIOSFODNN7EXAMPLE in ~/.aws", "AKIAIOSFODNN7EXAMPLE"),
-    ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----", "b3BlbnNzaC1rZXktdjEAAAAA"),
-])
+@pytest.mark.parametrize(
+    "text,secret",
+    [
+        (
+            "My OpenAI key is sk-proj-Ab3dEf6hIj9kLmN0pQr5StUvWxYz1234",
+            "sk-proj-Ab3dEf6hIj9kLmN0pQr5StUvWxYz1234",
+        ),
+        ("use postgres://app:S3cretPass@db.internal:5432/prod for staging", "S3cretPass"),
+        ("the admin password=correct-horse-battery", "correct-horse-battery"),
+        (
+            "curl -H 'Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.abcdefghijklmnop'",
+            "eyJhbGciOiJIUzI1NiJ9.abcdefghijklmnop",
+        ),
+        (
+            "GitHub token ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789",
+            "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789",
+        ),
+        ("AWS AKIAIOSFODNN7EXAMPLE in ~/.aws", "AKIAIOSFODNN7EXAMPLE"),
+        (
+            "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----",
+            "b3BlbnNzaC1rZXktdjEAAAAA",
+        ),
+    ],
+)
 def test_secrets_are_redacted_before_storage(agent, engram, text, secret):
     r = agent.remember(text)
     assert r.redactions >= 1
@@ -109,7 +130,7 @@ def test_edit_pin_delete_are_audited_and_delete_can_be_undone(agent, engram):
     assert engram.index.documents(agent.agent_id, [fid]) == {}
     assert agent.search("zsh", k=3) == []
     snap = agent.facts.history(fid)[-1]["before"]
-    restored = agent.facts.restore(snap)
+    restored = agent.restore(snap)
     assert restored.id == fid and restored.content == "Uses zsh with oh-my-zsh"
     assert [h.fact.id for h in agent.search("zsh shell", k=3)] == [fid]
 
@@ -127,28 +148,38 @@ def test_invalid_input_is_refused_with_clear_message(agent, engram):
 
 
 def test_filters_and_lazy_ids(agent):
-    agent.remember_many([
-        NewFact("Never force-push shared branches", category="rule", pinned=True),
-        NewFact("Working on the billing service", category="proj:billing"),
-        NewFact("Working on the search service", category="proj:search"),
-        NewFact("Clean the tmp folder", category="tmp"),
-    ], near_duplicate=None)
+    agent.remember_many(
+        [
+            NewFact("Never force-push shared branches", category="rule", pinned=True),
+            NewFact("Working on the billing service", category="proj:billing"),
+            NewFact("Working on the search service", category="proj:search"),
+            NewFact("Clean the tmp folder", category="tmp"),
+        ],
+        near_duplicate=None,
+    )
     assert agent.facts.count(FactFilters(category="proj:")) == 2
     assert agent.facts.count(FactFilters(category="proj:billing")) == 1
     assert [f.content for f in agent.list(FactFilters(pinned=True))] == [
-        "Never force-push shared branches"]
+        "Never force-push shared branches"
+    ]
     assert agent.facts.count(FactFilters(memory_type="temporal")) == 1
     ids = agent.facts.ids(order="content")
     page = agent.facts.rows(ids[:2])
-    assert [page[i].content for i in ids[:2]] == ["Clean the tmp folder",
-                                                 "Never force-push shared branches"]
+    assert [page[i].content for i in ids[:2]] == [
+        "Clean the tmp folder",
+        "Never force-push shared branches",
+    ]
 
 
 def test_batch_ingest_reports_each_item(agent):
-    res = agent.remember_many([
-        NewFact("Likes espresso"), NewFact("likes espresso"), NewFact(""),
-        NewFact("Runs Arch Linux on the laptop", category="env"),
-    ])
+    res = agent.remember_many(
+        [
+            NewFact("Likes espresso"),
+            NewFact("likes espresso"),
+            NewFact(""),
+            NewFact("Runs Arch Linux on the laptop", category="env"),
+        ]
+    )
     assert [r.status for r in res] == ["added", "duplicate", "empty", "added"]
     assert res[1].fact_id == res[0].fact_id
     assert agent.facts.count() == 2
@@ -158,11 +189,16 @@ def test_episodes_list_newest_day_first_and_sessions_in_clock_order(agent):
     from datetime import date
 
     for t in ("1:00 PM", "3:45 PM", "9:15 AM", "12:10 PM"):
-        agent.episodes.add(date(2026, 11, 29), f"session at {t}", time=t)
-    agent.episodes.add(date(2026, 11, 28), "the day before", time="6:30 PM")
+        agent.add_episode(date(2026, 11, 29), f"session at {t}", time=t)
+    agent.add_episode(date(2026, 11, 28), "the day before", time="6:30 PM")
     got = [(e.day.day, e.time) for e in agent.episodes.list()]
-    assert got == [(29, "9:15 AM"), (29, "12:10 PM"), (29, "1:00 PM"), (29, "3:45 PM"),
-                   (28, "6:30 PM")]
+    assert got == [
+        (29, "9:15 AM"),
+        (29, "12:10 PM"),
+        (29, "1:00 PM"),
+        (29, "3:45 PM"),
+        (28, "6:30 PM"),
+    ]
 
 
 def test_restating_a_superseded_fact_makes_it_current_again(agent):
@@ -196,8 +232,9 @@ def test_a_v2_store_is_upgraded_with_a_backup_and_compile_reads_sections_by_inde
     cfg = StoreConfig(data_dir=tmp_path / "store", semantic=False)
     e = Engram.open(cfg)
     m = e.agent("claude", create=True)
-    m.remember_many([NewFact(f"Project {i % 5} uses service {i}", category=f"proj:p{i % 5}")
-                     for i in range(40)])
+    m.remember_many(
+        [NewFact(f"Project {i % 5} uses service {i}", category=f"proj:p{i % 5}") for i in range(40)]
+    )
     e.close()
     db = tmp_path / "store" / "engram.db"
     con = sqlite3.connect(db)
@@ -209,10 +246,14 @@ def test_a_v2_store_is_upgraded_with_a_backup_and_compile_reads_sections_by_inde
     e = Engram.open(cfg)
     try:
         assert e.agent("claude").facts.count() == 40
-        plan = " ".join(str(r) for r in e.db.execute_sql(
-            "EXPLAIN QUERY PLAN SELECT id, content FROM fact WHERE agent_id = 1 AND "
-            "status = 'active' AND category = 'proj:p1' ORDER BY pinned DESC, importance DESC, "
-            "access_count DESC, created_at DESC, id DESC LIMIT 300").fetchall())
+        plan = " ".join(
+            str(r)
+            for r in e.db.execute_sql(
+                "EXPLAIN QUERY PLAN SELECT id, content FROM fact WHERE agent_id = 1 AND "
+                "status = 'active' AND category = 'proj:p1' ORDER BY pinned DESC, importance DESC, "
+                "access_count DESC, created_at DESC, id DESC LIMIT 300"
+            ).fetchall()
+        )
         assert "fact_category_rank" in plan and "TEMP B-TREE" not in plan
     finally:
         e.close()
@@ -232,30 +273,44 @@ def test_a_near_twin_with_the_same_named_subject_is_an_update_not_a_duplicate(ag
     new = "Active task: ship the v2 release — next: write the changelog now"
     a, b = engram.embedder.embed([old, new])
     assert float(np.dot(a, b)) >= 0.95, "the two texts are near twins for the model"
-    first = agent.remember_many([NewFact(old, category="task", subject="lynn:active-task")],
-                                bump=False)[0]
-    second = agent.remember_many([NewFact(new, category="task", subject="lynn:active-task")],
-                                 bump=False)[0]
+    first = agent.remember_many(
+        [NewFact(old, category="task", subject="lynn:active-task")], bump=False
+    )[0]
+    second = agent.remember_many(
+        [NewFact(new, category="task", subject="lynn:active-task")], bump=False
+    )[0]
     assert second.status == "added" and second.superseded == [first.fact_id]
     assert agent.get(first.fact_id).status == "superseded"
     # without a named subject the same pair is still one memory (a near-duplicate)
-    third = agent.remember_many([NewFact(new.replace("write the changelog now",
-                                                     "now write the changelog"),
-                                         category="task")])[0]
+    third = agent.remember_many(
+        [
+            NewFact(
+                new.replace("write the changelog now", "now write the changelog"), category="task"
+            )
+        ]
+    )[0]
     assert third.status == "near-duplicate" and third.fact_id == second.fact_id
 
 
 def test_a_named_subject_changing_back_makes_the_earlier_wording_current(agent):
     """active -> blocked -> active again, re-imported from the same file (bump=False)."""
-    texts = ["Active task: migrate the billing service", "Blocked task: migrate the billing "
-             "service (waiting on credentials)", "Active task: migrate the billing service"]
-    ids = [agent.remember_many([NewFact(t, category="task", subject="lynn:active-task")],
-                               bump=False)[0].fact_id for t in texts]
+    texts = [
+        "Active task: migrate the billing service",
+        "Blocked task: migrate the billing service (waiting on credentials)",
+        "Active task: migrate the billing service",
+    ]
+    ids = [
+        agent.remember_many([NewFact(t, category="task", subject="lynn:active-task")], bump=False)[
+            0
+        ].fact_id
+        for t in texts
+    ]
     current = agent.facts.list(FactFilters(status="active", category="task"))
     assert [f.content for f in current] == [texts[0]]
     assert current[0].id == ids[2] != ids[0]
     assert agent.get(ids[1]).status == "superseded"
     # re-importing the same file again adds nothing
-    again = agent.remember_many([NewFact(texts[2], category="task", subject="lynn:active-task")],
-                                bump=False)[0]
+    again = agent.remember_many(
+        [NewFact(texts[2], category="task", subject="lynn:active-task")], bump=False
+    )[0]
     assert again.status == "duplicate" and again.fact_id == ids[2]

@@ -1,6 +1,7 @@
 """Fixtures for the forget tests: a real store (SQLite + Chroma + the real model) built once
 per session with enough facts that Chroma has flushed its HNSW segment to disk, then copied
 for each test so every test purges its own store."""
+
 from __future__ import annotations
 
 import shutil
@@ -11,7 +12,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # importlib mode: make forget_data importable
 
-from forget_data import _build  # noqa: E402
+from forget_data import _build
 
 
 @pytest.fixture(scope="session")
@@ -35,7 +36,7 @@ def store(template, tmp_path):
     old, new = str(template), str(root)
     for L in CompiledLayer.select():
         if L.path and L.path.startswith(old):
-            L.path = new + L.path[len(old):]
+            L.path = new + L.path[len(old) :]
             L.save()
     e.root = root
     yield e

@@ -2,6 +2,7 @@
 invalid/truncated UTF-8, binary garbage named MEMORY.md, a 200 MB garbage transcript, a
 corrupt store, a read-only or full data dir (real mounts: a read-only bind mount and a 3 MB
 tmpfs, skipped where the test cannot mount), a missing model."""
+
 from __future__ import annotations
 
 import hashlib
@@ -20,6 +21,7 @@ def cli(tmp_path, capsys):
         rc = main(["--data-dir", str(data_dir), *argv])
         out = capsys.readouterr()
         return rc, out.out, out.err
+
     return run
 
 
@@ -42,7 +44,8 @@ def test_invalid_and_truncated_utf8(cli, tmp_path, no_model):
     ws.mkdir(parents=True)
     (ws / "MEMORY.md").write_bytes(
         "# MEMORY.md\n\n§\n[2026-04-12][pref] Prefers pnpm\n§\n".encode()
-        + b"[2026-04-12][fact] bad \xff\xfe bytes here\n\xc2\xa7\n[2026-04-13][fact] truncated \xe2\x82")
+        + b"[2026-04-12][fact] bad \xff\xfe bytes here\n\xc2\xa7\n[2026-04-13][fact] truncated \xe2\x82"
+    )
     rc, out, err = cli(d, "import", "--agent", "x", str(tmp_path / "ws"))
     assert "invalid UTF-8" in out and "added 1" in out  # the good entry, and why not the rest
     assert [ln.split("] ", 1)[1].split(None, 1)[1] for ln in _facts(cli, d)] == ["Prefers pnpm"]
@@ -76,6 +79,7 @@ def test_200mb_garbage_transcript(cli, tmp_path, no_model):
     rc, out, err = cli(d, "import", "--agent", "x", str(big))
     assert rc == 1 and "not a format Engram can import" in err
     from models import Session
+
     assert Session.select().count() == 0 and _facts(cli, d) == []
 
 
@@ -83,10 +87,12 @@ def test_200mb_garbage_transcript(cli, tmp_path, no_model):
 def test_corrupt_store(cli, tmp_path, no_model, damage):
     d = tmp_path / "s"
     for i in range(50):
-        assert cli(d, "remember", "--agent", "x", "--create-agent", f"fact number {i} " * 20)[0] == 0
+        assert (
+            cli(d, "remember", "--agent", "x", "--create-agent", f"fact number {i} " * 20)[0] == 0
+        )
     db = d / "engram.db"
     raw = db.read_bytes()
-    db.write_bytes(os.urandom(len(raw)) if damage == "garbage" else raw[:len(raw) // 3])
+    db.write_bytes(os.urandom(len(raw)) if damage == "garbage" else raw[: len(raw) // 3])
     before = hashlib.sha256(db.read_bytes()).hexdigest()
     rc, out, err = cli(d, "list", "--agent", "x")
     if damage == "truncated" and rc == 0:
@@ -152,7 +158,9 @@ def test_missing_model_keeps_keyword_search(cli, tmp_path, no_model):
     d = tmp_path / "s"
     assert cli(d, "remember", "--agent", "x", "--create-agent", "Prefers pnpm over npm")[0] == 0
     rc, out, err = cli(d, "recall", "--agent", "x", "pnpm")
-    assert rc == 0 and "pnpm" in out and "not installed" in err and "keyword search still works" in err
+    assert (
+        rc == 0 and "pnpm" in out and "not installed" in err and "keyword search still works" in err
+    )
     rc, out, err = cli(d, "model", "status")
     assert rc == 1 and "not installed" in err
     rc, out, err = cli(d, "forget", "--agent", "x", "--matching", "pnpm")

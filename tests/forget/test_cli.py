@@ -1,5 +1,6 @@
 """`engram forget`, `rules`, `receipts` and `pii` as a user runs them (the real CLI entry point,
 in-process, on a real store with the real model)."""
+
 from __future__ import annotations
 
 import json
@@ -60,8 +61,12 @@ def test_forget_one_fact_by_id_and_bad_scopes(cli):
 
 
 def test_rules_and_receipts_commands(cli):
-    assert cli("forget", "--agent", "claude", "--matching", "Borogove", "--yes",
-               "--label", "pet name")[0] == 0
+    assert (
+        cli(
+            "forget", "--agent", "claude", "--matching", "Borogove", "--yes", "--label", "pet name"
+        )[0]
+        == 0
+    )
     rc, out, _ = cli("rules", "list")
     assert rc == 0 and "pet name" in out and "claude" in out
     rc, out, _ = cli("rules", "list", "--json")
@@ -93,10 +98,13 @@ def test_pii_command_sets_policy(cli):
     assert cli("pii", "--agent", "claude", "ask", "--kind", "phone")[0] == 0
     rc, out, _ = cli("pii", "--agent", "claude")
     assert "email: deny" in out and "phone: ask" in out
-    rc, out, _ = cli("remember", "--agent", "claude", "--json",
-                     "Write to sam.jones@example.org about the lease")
+    rc, out, _ = cli(
+        "remember", "--agent", "claude", "--json", "Write to sam.jones@example.org about the lease"
+    )
     fid = json.loads(out)["id"]
     rc, out, _ = cli("show", str(fid), "--json")
     shown = json.loads(out)
-    assert "sam.jones@example.org" not in shown["content"] and "[REDACTED:email]" in shown["content"]
+    assert (
+        "sam.jones@example.org" not in shown["content"] and "[REDACTED:email]" in shown["content"]
+    )
     assert any(h["action"] == "redact" for h in shown["history"])

@@ -2,6 +2,7 @@
 committed and leaves a store that `verify` passes (or `--repair` fixes); a forget killed
 mid-purge can be re-run to completion; a GUI-like reader, a writer thread and two CLI
 writer processes at once never show "database is locked" and lose no write."""
+
 from __future__ import annotations
 
 import os
@@ -19,7 +20,7 @@ WRITER = textwrap.dedent("""
     import sys
     from services.config import StoreConfig
     from services.engram import Engram
-    from services.ingest import NewFact
+    from services.ingest.pipeline import NewFact
     e = Engram.open(StoreConfig(data_dir=sys.argv[1]))
     m = e.agent("w", create=True)
     total = 0
@@ -59,8 +60,14 @@ def test_sigkill_mid_import_loses_no_committed_fact(tmp_path):
     d = tmp_path / "store"
     script = tmp_path / "writer.py"
     script.write_text(WRITER)
-    proc = subprocess.Popen([sys.executable, str(script), str(d)], cwd=ROOT, env=_env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(script), str(d)],
+        cwd=ROOT,
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     committed = _kill_after(proc, lambda line, n: n is not None and n >= 160)
     assert proc.returncode == -signal.SIGKILL
     e = Engram.open(StoreConfig(data_dir=d))
@@ -82,7 +89,7 @@ FORGETTER = textwrap.dedent("""
     import sys
     from services.config import StoreConfig
     from services.engram import Engram
-    from services.forget import ForgetScope, ForgetService
+    from services.forget.service import ForgetScope, ForgetService
     e = Engram.open(StoreConfig(data_dir=sys.argv[1]))
     def progress(done, total, msg):
         print(f"step {msg}", flush=True)
@@ -95,30 +102,40 @@ FORGETTER = textwrap.dedent("""
 def test_sigkill_mid_forget_then_rerun_completes(tmp_path):
     from services.config import StoreConfig
     from services.engram import Engram
-    from services.forget import ForgetScope, ForgetService
-    from services.ingest import NewFact
+    from services.forget.service import ForgetScope, ForgetService
+    from services.ingest.pipeline import NewFact
 
     d = tmp_path / "store"
     e = Engram.open(StoreConfig(data_dir=d))
     m = e.agent("w", create=True)
-    m.remember_many([NewFact(content=f"Trip {i} to Zanzibar on day {i}", subject=f"z{i}")
-                     for i in range(30)] +
-                    [NewFact(content=f"Unrelated note {i} about the garden", subject=f"g{i}")
-                     for i in range(30)], near_duplicate=None)
+    m.remember_many(
+        [NewFact(content=f"Trip {i} to Zanzibar on day {i}", subject=f"z{i}") for i in range(30)]
+        + [
+            NewFact(content=f"Unrelated note {i} about the garden", subject=f"g{i}")
+            for i in range(30)
+        ],
+        near_duplicate=None,
+    )
     e.close()
     script = tmp_path / "forget.py"
     script.write_text(FORGETTER)
     for stop_at in ("vectors", "layers"):  # before and after the row transaction
-        proc = subprocess.Popen([sys.executable, str(script), str(d), stop_at], cwd=ROOT,
-                                env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True)
-        _kill_after(proc, lambda line, n: line.strip() == f"step {stop_at}")
+        proc = subprocess.Popen(
+            [sys.executable, str(script), str(d), stop_at],
+            cwd=ROOT,
+            env=_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        _kill_after(proc, lambda line, n, stop_at=stop_at: line.strip() == f"step {stop_at}")
         e = Engram.open(StoreConfig(data_dir=d))
         try:
             m = e.agent("w")
             assert m.facts.count() in (30, 60)  # all of the scope went, or none of it
-            assert {f.content for f in m.list() if "garden" in f.content} == \
-                {f"Unrelated note {i} about the garden" for i in range(30)}
+            assert {f.content for f in m.list() if "garden" in f.content} == {
+                f"Unrelated note {i} about the garden" for i in range(30)
+            }
             rep = e.verify(repair=True)
             assert e.verify().ok, rep.to_json()
         finally:
@@ -159,9 +176,17 @@ def test_gui_reader_writer_thread_and_two_cli_writers_at_once(tmp_path):
     script.write_text(CLI_WRITER)
     n_cli, n_thread = 25, 40
     # the hooks run keyword-only (no model: ENGRAM_MODEL_DIR is empty), like a fast hook
-    procs = [subprocess.Popen([sys.executable, str(script), tag, str(n_cli), str(d)], cwd=ROOT,
-                              env=_env(ENGRAM_MODEL_DIR=str(empty)), stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) for tag in ("hook-a", "hook-b")]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(script), tag, str(n_cli), str(d)],
+            cwd=ROOT,
+            env=_env(ENGRAM_MODEL_DIR=str(empty)),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for tag in ("hook-a", "hook-b")
+    ]
     errors: list[BaseException] = []
     stop = threading.Event()
 
@@ -171,18 +196,19 @@ def test_gui_reader_writer_thread_and_two_cli_writers_at_once(tmp_path):
                 e.data_version()
                 m.facts.ids(limit=100)
                 m.search("note", mode="keyword", touch=False)
-        except BaseException as exc:  # noqa: BLE001 - the test reports it
+        except BaseException as exc:
             errors.append(exc)
 
     def writer():  # a compile/import worker writing through the same store
         try:
-            from services.ingest import NewFact
+            from services.ingest.pipeline import NewFact
 
             for i in range(n_thread):  # near-duplicate merging off: each write must land
-                r = m.remember_many([NewFact(content=f"worker thread note {i}")],
-                                    near_duplicate=None)[0]
+                r = m.remember_many(
+                    [NewFact(content=f"worker thread note {i}")], near_duplicate=None
+                )[0]
                 assert r.status == "added", r
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:
             errors.append(exc)
 
     threads = [threading.Thread(target=reader), threading.Thread(target=writer)]
@@ -208,10 +234,10 @@ def test_gui_reader_writer_thread_and_two_cli_writers_at_once(tmp_path):
 
 COMPILER = textwrap.dedent("""
     import sys
-    from services.compile import CompileService
+    from services.lifecycle.compile import CompileService
     from services.config import StoreConfig
     from services.engram import Engram
-    from services.ingest import NewFact
+    from services.ingest.pipeline import NewFact
     e = Engram.open(StoreConfig(data_dir=sys.argv[1]))
     m = e.agent("w")
     for run in range(1000):
@@ -224,22 +250,33 @@ COMPILER = textwrap.dedent("""
 def test_sigkill_mid_compile_leaves_whole_layers(tmp_path):
     import pytest
 
-    pytest.importorskip("services.compile")
+    pytest.importorskip("services.lifecycle.compile")
     from models import CompiledLayer
     from services.config import StoreConfig
     from services.engram import Engram
-    from services.ingest import NewFact
+    from services.ingest.pipeline import NewFact
 
     d = tmp_path / "store"
     e = Engram.open(StoreConfig(data_dir=d))
     m = e.agent("w", create=True)
-    m.remember_many([NewFact(content=f"Project note {i}: module {i} owns the {i % 7} queue",
-                             subject=f"p{i}") for i in range(200)], near_duplicate=None)
+    m.remember_many(
+        [
+            NewFact(content=f"Project note {i}: module {i} owns the {i % 7} queue", subject=f"p{i}")
+            for i in range(200)
+        ],
+        near_duplicate=None,
+    )
     e.close()
     script = tmp_path / "compile.py"
     script.write_text(COMPILER)
-    proc = subprocess.Popen([sys.executable, str(script), str(d)], cwd=ROOT, env=_env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(script), str(d)],
+        cwd=ROOT,
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     _kill_after(proc, lambda line, n: line.startswith("3 compiled week"))
     e = Engram.open(StoreConfig(data_dir=d))
     try:
@@ -252,8 +289,12 @@ def test_sigkill_mid_compile_leaves_whole_layers(tmp_path):
         assert m.facts.count() >= 203  # the seed facts and three finished runs
         # every layer file on disk is one whole compiled version, never a torn write
         for f in (d / "agents" / "w").glob("*.md"):
-            versions = {L.markdown for L in CompiledLayer.select().where(
-                (CompiledLayer.agent == m.agent_id) & (CompiledLayer.layer == f.stem))}
+            versions = {
+                L.markdown
+                for L in CompiledLayer.select().where(
+                    (CompiledLayer.agent == m.agent_id) & (CompiledLayer.layer == f.stem)
+                )
+            }
             assert f.read_text("utf-8") in versions
     finally:
         e.close()
@@ -264,23 +305,34 @@ def test_forget_while_a_reader_and_a_cli_writer_are_busy(tmp_path):
     purge still truncates the WAL (readers are waited for, not failed) and nothing remains."""
     from services.config import StoreConfig
     from services.engram import Engram
-    from services.forget import ForgetScope, ForgetService
-    from services.ingest import NewFact
+    from services.forget.service import ForgetScope, ForgetService
+    from services.ingest.pipeline import NewFact
 
     d = tmp_path / "store"
     empty = tmp_path / "no-model"
     empty.mkdir()
     e = Engram.open(StoreConfig(data_dir=d))
     m = e.agent("w", create=True)
-    m.remember_many([NewFact(content=f"Pager rota {i}: Wolfgang Quibble covers week {i}",
-                             subject=f"r{i}") for i in range(40)] +
-                    [NewFact(content=f"Kitchen note {i}: buy {i} lemons", subject=f"k{i}")
-                     for i in range(40)], near_duplicate=None)
+    m.remember_many(
+        [
+            NewFact(content=f"Pager rota {i}: Wolfgang Quibble covers week {i}", subject=f"r{i}")
+            for i in range(40)
+        ]
+        + [
+            NewFact(content=f"Kitchen note {i}: buy {i} lemons", subject=f"k{i}") for i in range(40)
+        ],
+        near_duplicate=None,
+    )
     script = tmp_path / "cli_writer.py"
     script.write_text(CLI_WRITER)
-    proc = subprocess.Popen([sys.executable, str(script), "hook", "15", str(d)], cwd=ROOT,
-                            env=_env(ENGRAM_MODEL_DIR=str(empty)), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(script), "hook", "15", str(d)],
+        cwd=ROOT,
+        env=_env(ENGRAM_MODEL_DIR=str(empty)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     errors: list[BaseException] = []
     stop = threading.Event()
 
@@ -289,7 +341,7 @@ def test_forget_while_a_reader_and_a_cli_writer_are_busy(tmp_path):
             while not stop.is_set():
                 m.facts.ids(limit=50)
                 m.search("rota", mode="keyword", touch=False)
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:
             errors.append(exc)
 
     t = threading.Thread(target=reader)

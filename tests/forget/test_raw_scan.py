@@ -1,5 +1,6 @@
 """The raw-bytes verifier's scanner: it must find every occurrence the slow way finds, at any
 alignment, across chunk boundaries, in any letter case, for hundreds of strings at once."""
+
 from __future__ import annotations
 
 import random
@@ -7,13 +8,16 @@ import re
 
 import numpy as np
 
-from services import raw_scan
-from services.raw_scan import NeedleScan, byte_pattern, count_bytes, scan_file
+from services.forget import raw_scan
+from services.forget.raw_scan import NeedleScan, byte_pattern, count_bytes, scan_file
 
 
 def naive(data: bytes, term: str) -> int:
-    return len(re.findall(re.escape(term.lower().encode()), data.lower())) if term.isascii() \
+    return (
+        len(re.findall(re.escape(term.lower().encode()), data.lower()))
+        if term.isascii()
         else len(byte_pattern(term).findall(data))
+    )
 
 
 def corpus(rng: random.Random, terms: list[str], size: int) -> bytes:
@@ -37,8 +41,13 @@ def test_many_terms_counted_like_the_slow_scan_across_chunks(tmp_path, monkeypat
     rng = random.Random(7)
     terms = [f"Memory number {i}: the deploy setting is {i * 7 % 13}" for i in range(300)]
     terms += [f"Éditions {i} — the user prefers the dark dashboard theme" for i in range(40)]
-    terms += ["short one", "ümlaut Straße café", "Ключ к серверу: переехал", "x" * 15,
-              "the user prefers"]
+    terms += [
+        "short one",
+        "ümlaut Straße café",
+        "Ключ к серверу: переехал",
+        "x" * 15,
+        "the user prefers",
+    ]
     data = corpus(rng, terms, 400_000)
     f = tmp_path / "blob.bin"
     f.write_bytes(data)
@@ -65,7 +74,7 @@ def test_vector_bytes_found_exactly(tmp_path):
     vecs = rng.standard_normal((50, 384)).astype(np.float32)
     blob = bytearray(rng.integers(0, 256, 300_000, dtype=np.uint8).tobytes())
     at = 12345  # not 8-aligned
-    blob[at:at + 1536] = vecs[17].tobytes()
+    blob[at : at + 1536] = vecs[17].tobytes()
     f = tmp_path / "chroma.sqlite3"
     f.write_bytes(bytes(blob))
     assert raw_scan.vector_bytes_present([f], vecs) == [(f, 17)]

@@ -1,12 +1,13 @@
 """Forget rules block the same content on a later import or remember, without keeping the
 text; receipts say what went where without content. Real store, model and Memory Setup
 importer."""
+
 from __future__ import annotations
 
 import json
 
 from models import ForgetReceipt, ForgetRule
-from services.forget import ForgetScope, ForgetService
+from services.forget.service import ForgetScope, ForgetService
 
 PET = "My secret pet is named Quetzalcoatlus Borogove"
 
@@ -57,8 +58,11 @@ def test_rule_is_per_agent_unless_forgotten_for_all(engram):
     svc = ForgetService(engram)
     svc.execute(ForgetScope(agent="a", matching="Xylophonic Marmalade"))
     assert a.remember("vault code word Xylophonic Marmalade").status == "blocked"
-    assert b.remember("again: Xylophonic Marmalade").status in ("added", "duplicate",
-                                                                "near-duplicate")
+    assert b.remember("again: Xylophonic Marmalade").status in (
+        "added",
+        "duplicate",
+        "near-duplicate",
+    )
     svc.execute(ForgetScope(all_agents=True, matching="Xylophonic Marmalade"))
     c = engram.agent("c", create=True)
     assert c.remember("Xylophonic Marmalade").status == "blocked"  # a rule for every agent

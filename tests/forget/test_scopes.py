@@ -1,17 +1,31 @@
 """Each forget scope on a real store (SQLite + FTS5 + Chroma with its HNSW files on disk + the
 real model), checked with the raw-bytes verifier: the purge is done only when nothing remains
 in any file, and nothing outside the scope was touched."""
+
 from __future__ import annotations
 
-import importlib.util
 import json
 from datetime import date
 from pathlib import Path
 
-from forget_data import (ALLERGY, EPISODE, FILLERS, MEMORY_MD, OLD_EPISODE, OLD_FACT, ONE_FACT,
-                      SECRET, SESSION_LOG, SHARED, UNRELATED_PEANUT, hnsw_hits, raw_hits)
+from forget_data import (
+    ALLERGY,
+    EPISODE,
+    FILLERS,
+    MEMORY_MD,
+    OLD_EPISODE,
+    OLD_FACT,
+    ONE_FACT,
+    SECRET,
+    SESSION_LOG,
+    SHARED,
+    UNRELATED_PEANUT,
+    hnsw_hits,
+    raw_hits,
+)
+
 from models import AuditEvent, CompiledLayer, Episode, Fact, Session
-from services.forget import ForgetScope, ForgetService
+from services.forget.service import ForgetScope, ForgetService
 
 
 def _fact_id(mem, text):
@@ -48,7 +62,9 @@ def test_forget_one_fact_leaves_no_bytes_and_nothing_else_changes(store):
     # the workspace file lost exactly that entry; every other byte is as it was
     kept = [e for e in mem_before.split("\n§\n") if ONE_FACT not in e]
     assert memory_md.read_text("utf-8") == "\n§\n".join(kept)
-    assert MEMORY_MD.replace(f"[2026-04-14][fact] {ONE_FACT}\n§\n", "") in memory_md.read_text("utf-8")
+    assert MEMORY_MD.replace(f"[2026-04-14][fact] {ONE_FACT}\n§\n", "") in memory_md.read_text(
+        "utf-8"
+    )
 
 
 def test_forget_matching_lists_keyword_and_semantic_candidates_then_purges_every_place(store):
@@ -62,10 +78,8 @@ def test_forget_matching_lists_keyword_and_semantic_candidates_then_purges_every
     assert len(ap.sessions) == 1
     assert {Path(e.path).name for e in ap.workspace} == {"MEMORY.md", "USER.md", "2026-04-13.md"}
     has_layers = CompiledLayer.select().where(CompiledLayer.agent == a.agent_id).exists()
-    if importlib.util.find_spec("services.compile"):  # the template compiled when it could
-        assert has_layers
-    if has_layers:
-        assert ap.layers and ap.layer_files
+    assert has_layers
+    assert ap.layers and ap.layer_files
 
     receipt = svc.execute(ForgetScope(agent="alice", matching="Borogove", label="my pet"))
     assert receipt["counts"]["facts"] == 1 and receipt["counts"]["episodes"] == 1
@@ -74,11 +88,14 @@ def test_forget_matching_lists_keyword_and_semantic_candidates_then_purges_every
     assert raw_hits(store, texts, [store.root / "ws_alice"]) == []
     assert hnsw_hits(store, [SECRET]) == []
     # no audit event keeps a snapshot of it
-    assert not any("Borogove" in json.dumps([e.before, e.after, e.reason])
-                   for e in AuditEvent.select())
+    assert not any(
+        "Borogove" in json.dumps([e.before, e.after, e.reason]) for e in AuditEvent.select()
+    )
     # the session keeps its other lines
     log = Session.get(Session.external_id == "s-1").log
-    assert log == "".join(ln for ln in SESSION_LOG.splitlines(keepends=True) if "Borogove" not in ln)
+    assert log == "".join(
+        ln for ln in SESSION_LOG.splitlines(keepends=True) if "Borogove" not in ln
+    )
     # workspace: only the entries and the episode block that mention it went
     ws = store.root / "ws_alice"
     assert (ws / "memories" / "USER.md").read_text("utf-8") == "# USER.md\n\n§\n- **Name:** Sam\n"
@@ -100,8 +117,9 @@ def test_forget_matching_semantic_candidates_are_shown_and_can_be_excluded(store
     assert all(f["why"] == "semantic" and f["score"] >= 0.8 for f in found.values())
     assert UNRELATED_PEANUT not in found  # related but not the same thing
     keep = found[ALLERGY[1]]["id"]
-    svc.execute(ForgetScope(agent="alice", matching="I am allergic to peanuts",
-                            exclude_ids=(keep,)))
+    svc.execute(
+        ForgetScope(agent="alice", matching="I am allergic to peanuts", exclude_ids=(keep,))
+    )
     left = {f.content for f in a.list()}
     assert ALLERGY[0] not in left and ALLERGY[1] in left and UNRELATED_PEANUT in left
     assert svc.verify([ALLERGY[0]], agent="alice").ok
@@ -190,8 +208,8 @@ def test_forget_everything_backs_up_first_and_purges_the_backup(store):
 
 
 def test_exports_and_archives_engram_wrote_are_purged(store, tmp_path):
-    from services.agent_archive import export_archive
-    from services.export import export_agent
+    from services.interop.archive import export_archive
+    from services.interop.export import export_agent
 
     a = store.agent("alice")
     out = tmp_path / "exports"
@@ -207,8 +225,9 @@ def test_exports_and_archives_engram_wrote_are_purged(store, tmp_path):
     # the rest of each export is still there and still readable
     data = json.loads((out / "alice.json").read_text("utf-8"))
     assert len(data["facts"]) == a.facts.count()
-    assert "Prefers pnpm" in (out / "alice.md").read_text("utf-8") or \
-        "Routine note" in (out / "alice.md").read_text("utf-8")
+    assert "Prefers pnpm" in (out / "alice.md").read_text("utf-8") or "Routine note" in (
+        out / "alice.md"
+    ).read_text("utf-8")
     lines = [json.loads(ln) for ln in (out / "alice.jsonl").read_text("utf-8").splitlines()]
     vec_ids = {ln["fact"] for ln in lines if ln.get("type") == "vector"}
     assert vec_ids == set(a.facts.ids())  # the forgotten fact's archived vector went too
@@ -236,17 +255,16 @@ def test_a_migration_backup_holding_it_is_destroyed(store, monkeypatch):
     e.close()
 
 
-def test_forgotten_text_in_another_agents_vector_segment_is_found_and_cleared(template,
-                                                                              tmp_path):
+def test_forgotten_text_in_another_agents_vector_segment_is_found_and_cleared(template, tmp_path):
     """Chroma writes an empty segment's slots from memory it never initialised; in a process
     that had handled alice's text, bob's segment file could carry it (seen in this suite
-    before the allocator was hardened, see services/memory_hygiene.py). Forgetting alice must
+    before the allocator was hardened, see services/vectors/memory_hygiene.py). Forgetting alice must
     find text in bob's segment too and rewrite bob's index without changing bob's vectors."""
     import shutil
 
     from services.config import StoreConfig
     from services.engram import Engram
-    from services.isolated import segment_owners
+    from services.forget.isolated import segment_owners
 
     root = tmp_path / "t"
     shutil.copytree(template, root)
@@ -255,12 +273,14 @@ def test_forgotten_text_in_another_agents_vector_segment_is_found_and_cleared(te
         b = e.agent("bob")
         before = e.index.vectors(b.agent_id)  # Chroma has loaded (and re-written) bob's segment
         chroma = root / "store" / "chroma"
-        seg = next(chroma / s / "data_level0.bin"
-                   for s, aid in segment_owners(str(chroma)).items()
-                   if aid == b.agent_id and (chroma / s / "data_level0.bin").is_file())
+        seg = next(
+            chroma / s / "data_level0.bin"
+            for s, aid in segment_owners(str(chroma)).items()
+            if aid == b.agent_id and (chroma / s / "data_level0.bin").is_file()
+        )
         data = bytearray(seg.read_bytes())
         assert len(data) > 2000
-        data[1000:1000 + len(SECRET)] = SECRET.encode()  # where stale heap bytes would lie
+        data[1000 : 1000 + len(SECRET)] = SECRET.encode()  # where stale heap bytes would lie
         seg.write_bytes(bytes(data))
         receipt = ForgetService(e).execute(ForgetScope(agent="alice", all=True))
         assert receipt["counts"]["remaining_after_verify"] == 0, receipt["notes"]

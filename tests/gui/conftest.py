@@ -1,5 +1,6 @@
 """GUI fixtures: a real MainWindow over the real store, and napari's habit of failing a test
 that leaves a worker thread running or a QTimer active."""
+
 from __future__ import annotations
 
 import sys
@@ -67,18 +68,34 @@ def seeded(agent):
     """Forty varied facts for the browser tests (the real ingest pipeline, real vectors)."""
     from datetime import datetime, timedelta
 
-    from services.ingest import NewFact
+    from services.ingest.pipeline import NewFact
 
     base = datetime(2026, 10, 1, 12, 0)
     cats = ["fact", "pref", "env", "proj:web", "task", "rule", "tmp", "rel:maria"]
-    items = [NewFact(f"Memory number {i}: the {w} setting is {i * 7 % 13}",
-                     category=cats[i % len(cats)], importance=round((i % 10) / 10 + 0.05, 2),
-                     pinned=(i % 9 == 0), created_at=base + timedelta(days=i))
-             for i, w in enumerate(["alpha", "bravo", "charlie", "delta", "echo"] * 8)]
-    items += [NewFact("Prefers PostgreSQL over MySQL for new services", category="pref",
-                      importance=0.8, created_at=base + timedelta(days=50)),
-              NewFact("The deploy pipeline runs on GitHub Actions", category="env",
-                      importance=0.6, created_at=base + timedelta(days=51))]
+    items = [
+        NewFact(
+            f"Memory number {i}: the {w} setting is {i * 7 % 13}",
+            category=cats[i % len(cats)],
+            importance=round((i % 10) / 10 + 0.05, 2),
+            pinned=(i % 9 == 0),
+            created_at=base + timedelta(days=i),
+        )
+        for i, w in enumerate(["alpha", "bravo", "charlie", "delta", "echo"] * 8)
+    ]
+    items += [
+        NewFact(
+            "Prefers PostgreSQL over MySQL for new services",
+            category="pref",
+            importance=0.8,
+            created_at=base + timedelta(days=50),
+        ),
+        NewFact(
+            "The deploy pipeline runs on GitHub Actions",
+            category="env",
+            importance=0.6,
+            created_at=base + timedelta(days=51),
+        ),
+    ]
     res = agent.remember_many(items, near_duplicate=None)
     assert all(r.status == "added" for r in res), [r.status for r in res]
     return agent

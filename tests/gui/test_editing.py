@@ -1,10 +1,11 @@
 """Edit, pin, delete, bulk actions, each undone and redone through the window's actions."""
+
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from tests_gui_helpers import open_tab, wait_write
 
 from services.errors import NotFound
-from tests_gui_helpers import open_tab, wait_write
 
 
 def test_edit_in_editor_then_undo_redo(window, seeded, qtbot):
@@ -22,8 +23,10 @@ def test_edit_in_editor_then_undo_redo(window, seeded, qtbot):
     assert after.content == "The deploy pipeline runs on Forgejo Actions"
     assert after.importance == 0.9 and after.tags == ("ci", "infra")
     assert tab.model.fact_at(0).content == after.content  # the row shows the new text
-    assert any(tab.editor.history.topLevelItem(i).text(1).startswith("edited: content")
-               for i in range(tab.editor.history.topLevelItemCount()))
+    assert any(
+        tab.editor.history.topLevelItem(i).text(1).startswith("edited: content")
+        for i in range(tab.editor.history.topLevelItemCount())
+    )
     # the new text is searchable by meaning and keyword right away (re-embedded)
     assert seeded.search("Forgejo", k=1, mode="keyword", touch=False)[0].fact.id == fact.id
 
@@ -63,19 +66,25 @@ def test_pin_and_delete_with_undo(window, seeded, qtbot):
         pass
     assert tab.model.row_of(fid) is None
     assert tab.count_label.text() == "41 active facts"
-    assert not seeded.search(snapshot.content, k=5, mode="keyword", touch=False) or \
-        fid not in [h.fact.id for h in seeded.search(snapshot.content, k=5, touch=False)]
+    assert not seeded.search(snapshot.content, k=5, mode="keyword", touch=False) or fid not in [
+        h.fact.id for h in seeded.search(snapshot.content, k=5, touch=False)
+    ]
 
     with wait_write(qtbot, tab):
         window.act_undo.trigger()
     restored = seeded.get(fid)
-    assert (restored.content, restored.category, restored.importance, restored.created_at) == \
-        (snapshot.content, snapshot.category, snapshot.importance, snapshot.created_at)
+    assert (restored.content, restored.category, restored.importance, restored.created_at) == (
+        snapshot.content,
+        snapshot.category,
+        snapshot.importance,
+        snapshot.created_at,
+    )
     assert tab.model.row_of(fid) is not None, "the restored fact is back in the list"
     assert tab.editor.fact.id == fid
     # restored vectors: semantic search finds it again
-    assert fid in [h.fact.id for h in seeded.search(snapshot.content, k=3, mode="semantic",
-                                                     touch=False)]
+    assert fid in [
+        h.fact.id for h in seeded.search(snapshot.content, k=3, mode="semantic", touch=False)
+    ]
     with wait_write(qtbot, tab):
         window.act_redo.trigger()
     assert tab.model.row_of(fid) is None
@@ -108,8 +117,7 @@ def test_bulk_pin_recategorize_delete(window, seeded, qtbot):
     assert all(seeded.get(i).pinned for i in ids)
 
 
-def test_a_rejected_edit_says_why_and_leaves_nothing_to_undo(window, seeded, qtbot,
-                                                             monkeypatch):
+def test_a_rejected_edit_says_why_and_leaves_nothing_to_undo(window, seeded, qtbot, monkeypatch):
     from PySide6.QtWidgets import QMessageBox
 
     shown = []

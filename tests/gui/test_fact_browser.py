@@ -1,11 +1,12 @@
 """The fact browser over a real store: lazy paging, sorting, filters, model invariants."""
+
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-
-from services.facts import FactFilters
-from ui import fact_model
 from tests_gui_helpers import open_tab, reloaded
+
+from services.store.facts import FactFilters
+from ui import fact_model
 from ui.fact_model import FactTableModel
 
 
@@ -101,8 +102,15 @@ def test_tab_order_walks_search_filters_table_editor_actions(window, seeded, qtb
     for _ in range(24):
         seen.append(QApplication.focusWidget())
         qtbot.keyClick(QApplication.focusWidget(), Qt.Key_Tab)
-    order = [tab.search.query, tab.filter_bar.category, tab.table, tab.editor.content,
-             tab.editor.tags, tab.pin_btn, tab.delete_btn]
+    order = [
+        tab.search.query,
+        tab.filter_bar.category,
+        tab.table,
+        tab.editor.content,
+        tab.editor.tags,
+        tab.pin_btn,
+        tab.delete_btn,
+    ]
     positions = [seen.index(w) for w in order]
     assert positions == sorted(positions), positions
     assert seen.count(tab.table) == 1, "Tab leaves the table instead of walking its cells"

@@ -3,6 +3,7 @@ starve, never lose the user's filter, and say so when the store cannot be read.
 
 The store, the runner and its worker threads are real; a gate (an Event) only holds the
 first query in its worker so the test can ask again while it is running."""
+
 from __future__ import annotations
 
 import sqlite3
@@ -11,7 +12,7 @@ import threading
 import pytest
 from PySide6.QtTest import QSignalSpy
 
-from services.facts import FactFilters
+from services.store.facts import FactFilters
 from ui.fact_model import FactTableModel
 from ui.workers import JobRunner
 

@@ -1,19 +1,20 @@
 """Background jobs: compile from the tray controller, cancel a running job, close the window
 while a job runs, and the PySide6 refcount bug the app depends on being absent."""
+
 from __future__ import annotations
 
 import sys
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMenu
-
-from services.ingest import NewFact
 from tests_gui_helpers import open_tab
+
+from services.ingest.pipeline import NewFact
 from ui import workers
 
 
 def test_compile_from_tray_action_updates_menu_and_view(window, seeded, qtbot):
-    from services.compile import latest_layers
+    from services.lifecycle.compile import latest_layers
 
     tab = open_tab(window, "claude")
     tab.show_view("Compiled")
@@ -39,11 +40,14 @@ def test_compile_from_tray_action_updates_menu_and_view(window, seeded, qtbot):
     pane.lines.setCurrentRow(row)
     fid = pane.facts_of_line(row)[0]
     assert pane.sources.item(0).text().startswith(f"#{fid} ")
-    assert "Prefers PostgreSQL" in tab.compiled.panes["memory"].rendered.toPlainText() or \
-        pane.lines.count() > 1
+    assert (
+        "Prefers PostgreSQL" in tab.compiled.panes["memory"].rendered.toPlainText()
+        or pane.lines.count() > 1
+    )
     # a second compile gives a diff with the previous one
-    seeded.remember("Always pin the Python version in CI", category="rule", importance=0.9,
-                    pinned=True)
+    seeded.remember(
+        "Always pin the Python version in CI", category="rule", importance=0.9, pinned=True
+    )
     with qtbot.waitSignal(window.tray.compiled, timeout=60000):
         tab.compiled.compile_btn.click()
     diff = tab.compiled.panes["memory"].diff.toPlainText()
@@ -59,8 +63,10 @@ def test_cancel_a_running_job_from_the_jobs_bar(window, agent, qtbot):
         for b in range(1000):
             if cancelled():
                 return b
-            agent.remember_many([NewFact(f"Batch {b} note {i} about ticket {b * 10 + i}")
-                                 for i in range(5)], near_duplicate=None)
+            agent.remember_many(
+                [NewFact(f"Batch {b} note {i} about ticket {b * 10 + i}") for i in range(5)],
+                near_duplicate=None,
+            )
             batches.append(b)
             progress(b + 1, 1000, f"batch {b + 1}")
         return 1000
@@ -70,8 +76,9 @@ def test_cancel_a_running_job_from_the_jobs_bar(window, agent, qtbot):
     # the bar follows the worker's progress signals (queued to the GUI thread)
     qtbot.waitUntil(lambda: window.jobs.bar.value() >= 2, timeout=30000)
     assert window.jobs.bar.maximum() == 1000
-    with qtbot.waitSignal(window.runner.job_finished, timeout=30000,
-                          check_params_cb=lambda i, outcome, m: i == job) as sig:
+    with qtbot.waitSignal(
+        window.runner.job_finished, timeout=30000, check_params_cb=lambda i, outcome, m: i == job
+    ) as sig:
         window.jobs.cancel_btn.click()
     assert sig.args[1] == "cancelled"
     assert not window.jobs.isVisible()
@@ -116,8 +123,9 @@ def test_failed_job_reports_the_message(window, qtbot):
     def op(progress, cancelled):
         raise InvalidInput("importance must be between 0 and 1")
 
-    with qtbot.waitSignal(window.runner.job_finished, timeout=10000,
-                          check_params_cb=lambda i, outcome, m: m != "") as sig:
+    with qtbot.waitSignal(
+        window.runner.job_finished, timeout=10000, check_params_cb=lambda i, outcome, m: m != ""
+    ) as sig:
         window.runner.start("Bad", op, failure=got.append)
     assert sig.args[1] == "failed" and got == ["importance must be between 0 and 1"]
 
@@ -125,6 +133,7 @@ def test_failed_job_reports_the_message(window, qtbot):
 def test_signal_emit_keeps_refcounts():
     """PySide6 6.12.0 drops a reference to True on every Signal.emit() and crashes Python 3.11
     after a few hundred emits; pyproject pins it out. This guards against it coming back."""
+
     class Emitter(QObject):
         sig = Signal(int)
 
@@ -158,12 +167,27 @@ def test_without_a_tray_the_actions_live_in_the_window_menu(engram, agent, qtbot
 
 
 def test_every_main_action_has_a_unique_shortcut(window):
-    actions = [window.act_add_agent, window.act_rename_agent, window.act_remove_agent,
-               window.act_import, window.act_reindex, window.act_settings, window.act_undo,
-               window.act_redo, window.act_find, window.act_pin, window.act_unpin,
-               window.act_recat, window.act_delete, window.act_forget, window.act_cancel,
-               window.tray.act_compile_all, window.tray.act_gc, window.tray.act_quit,
-               window.act_dark]
+    actions = [
+        window.act_add_agent,
+        window.act_rename_agent,
+        window.act_remove_agent,
+        window.act_import,
+        window.act_reindex,
+        window.act_settings,
+        window.act_undo,
+        window.act_redo,
+        window.act_find,
+        window.act_pin,
+        window.act_unpin,
+        window.act_recat,
+        window.act_delete,
+        window.act_forget,
+        window.act_cancel,
+        window.tray.act_compile_all,
+        window.tray.act_gc,
+        window.tray.act_quit,
+        window.act_dark,
+    ]
     keys = [a.shortcut().toString() for a in actions]
     assert all(keys), [a.text() for a, k in zip(actions, keys) if not k]
     assert len(set(keys)) == len(keys), keys
@@ -172,9 +196,10 @@ def test_every_main_action_has_a_unique_shortcut(window):
 def test_model_loads_after_first_paint_and_writes_wait_for_it(engram, agent, qtbot):
     """The app opens the store without the model and loads it in the serial lane: a delete
     made meanwhile must still remove the fact's vector (no deleted memory comes back)."""
+    from tests_gui_helpers import wait_write
+
     from services.config import StoreConfig
     from services.engram import Engram
-    from tests_gui_helpers import wait_write
     from ui.main_window import MainWindow
 
     fid = agent.remember("The VPN config lives in the ops vault").fact_id
@@ -189,8 +214,10 @@ def test_model_loads_after_first_paint_and_writes_wait_for_it(engram, agent, qtb
         tab = w.agent_tabs["claude"]
         assert tab.model.row_of(fid) is not None  # the first page needs no model
         tab.table.selectRow(tab.model.row_of(fid))
-        with qtbot.waitSignal(w.semantic_ready, timeout=60000) as ready, \
-                wait_write(qtbot, tab, timeout=60000):
+        with (
+            qtbot.waitSignal(w.semantic_ready, timeout=60000) as ready,
+            wait_write(qtbot, tab, timeout=60000),
+        ):
             tab.delete_selected()
             assert not tab.search.mode_buttons["semantic"].isEnabled()
         assert ready.args == [True] and lazy.semantic_enabled
@@ -206,23 +233,27 @@ def test_import_from_the_file_menu_runs_in_a_worker(window, agent, qtbot, tmp_pa
     from tests_gui_helpers import open_tab
 
     src = tmp_path / "MEMORY.md"
-    src.write_text("User prefers Fish shell\n§\nThe build server is called hopper\n",
-                   encoding="utf-8")
+    src.write_text(
+        "User prefers Fish shell\n§\nThe build server is called hopper\n", encoding="utf-8"
+    )
     tab = open_tab(window, "claude")
-    with qtbot.waitSignal(window.runner.job_finished, timeout=60000,
-                          check_params_cb=lambda i, outcome, m: outcome != "" and
-                          window.jobs.current is None):
+    with qtbot.waitSignal(
+        window.runner.job_finished,
+        timeout=60000,
+        check_params_cb=lambda i, outcome, m: outcome != "" and window.jobs.current is None,
+    ):
         job = window.import_files(str(src))
         assert job and window.jobs.label.text() == "Importing into claude"
     assert "Imported 2 fact(s)" in window.statusBar().currentMessage()
     qtbot.waitUntil(lambda: tab.model.rowCount() == 2, timeout=10000)
     assert {tab.model.fact_at(r).content for r in range(2)} == {
-        "User prefers Fish shell", "The build server is called hopper"}
+        "User prefers Fish shell",
+        "The build server is called hopper",
+    }
 
 
 def test_import_of_a_bad_file_says_why(window, agent, qtbot, tmp_path, monkeypatch):
     from PySide6.QtWidgets import QMessageBox
-
     from tests_gui_helpers import open_tab
 
     shown = []
@@ -230,8 +261,11 @@ def test_import_of_a_bad_file_says_why(window, agent, qtbot, tmp_path, monkeypat
     open_tab(window, "claude")
     bad = tmp_path / "photo.jpg"
     bad.write_bytes(b"\xff\xd8\xff")
-    with qtbot.waitSignal(window.runner.job_finished, timeout=30000,
-                          check_params_cb=lambda i, outcome, m: outcome == "failed") as sig:
+    with qtbot.waitSignal(
+        window.runner.job_finished,
+        timeout=30000,
+        check_params_cb=lambda i, outcome, m: outcome == "failed",
+    ) as sig:
         window.import_files(str(bad))
     assert "not a format Engram can import" in sig.args[2] and shown == [sig.args[2]]
 
@@ -263,8 +297,11 @@ def test_gc_and_reindex_run_as_jobs(window, seeded, qtbot):
     assert window.tray.last_gc is not None
     seeded.engram.index.drop(seeded.agent_id)  # vectors lost: semantic search finds nothing
     assert seeded.search("relational database", k=3, mode="semantic", touch=False) == []
-    with qtbot.waitSignal(window.runner.job_finished, timeout=60000,
-                          check_params_cb=lambda i, outcome, m: window.jobs.current is None):
+    with qtbot.waitSignal(
+        window.runner.job_finished,
+        timeout=60000,
+        check_params_cb=lambda i, outcome, m: window.jobs.current is None,
+    ):
         window.act_reindex.trigger()
     assert window.statusBar().currentMessage() == f"Re-indexed {seeded.facts.count()} fact(s)"
     hits = seeded.search("relational database", k=3, mode="semantic", touch=False)

@@ -1,5 +1,6 @@
 """Search in a worker with signal shares, the All agents tab, and the store watcher picking
 up a fact written by another process (the CLI, as an agent's hook would run it)."""
+
 from __future__ import annotations
 
 import os
@@ -8,7 +9,6 @@ import sys
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-
 from tests_gui_helpers import open_tab
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,9 +77,23 @@ def test_fact_from_another_process_appears_keeping_selection(window, engram, see
     before = tab.model.rowCount()
     env = dict(os.environ, ANONYMIZED_TELEMETRY="False")
     out = subprocess.run(
-        [sys.executable, "-m", "app.cli", "--data-dir", str(engram.config.data_dir), "remember",
-         "--agent", "claude", "The staging database is restored every Sunday night"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "--data-dir",
+            str(engram.config.data_dir),
+            "remember",
+            "--agent",
+            "claude",
+            "The staging database is restored every Sunday night",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     new_id = int(out.stdout.strip().splitlines()[0])
     qtbot.waitUntil(lambda: tab.model.row_of(new_id) is not None, timeout=10000)
@@ -93,9 +107,24 @@ def test_fact_from_another_process_appears_keeping_selection(window, engram, see
 def test_new_agent_from_another_process_gets_a_tab(window, engram, qtbot):
     env = dict(os.environ, ANONYMIZED_TELEMETRY="False")
     out = subprocess.run(
-        [sys.executable, "-m", "app.cli", "--data-dir", str(engram.config.data_dir), "remember",
-         "--agent", "hermes", "--create-agent", "Standup is at 9:30"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "--data-dir",
+            str(engram.config.data_dir),
+            "remember",
+            "--agent",
+            "hermes",
+            "--create-agent",
+            "Standup is at 9:30",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     qtbot.waitUntil(lambda: "hermes" in window.agent_tabs, timeout=10000)
     assert window.agent_tabs["hermes"].model.rowCount() == 1

@@ -1,4 +1,5 @@
 """Timeline, markdown safety, statistics, settings, agent management, forget, first paint."""
+
 from __future__ import annotations
 
 import json
@@ -9,8 +10,8 @@ from datetime import date
 from pathlib import Path
 
 from PySide6.QtCore import QUrl
-
 from tests_gui_helpers import open_tab
+
 from ui.markdown_view import MarkdownView, render_markdown
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -20,7 +21,8 @@ def test_markdown_is_sanitized_and_links_open_only_for_http(qtbot):
     html = render_markdown(
         "# Notes\n<script>alert('x')</script>\n\n![tracker](https://evil.example/p.png)\n\n"
         "[ok](https://example.com) [bad](javascript:alert(1)) [file](file:///etc/passwd)\n\n"
-        "<img src=x onerror=alert(1)> `a < b`")
+        "<img src=x onerror=alert(1)> `a < b`"
+    )
     assert "<script" not in html and "&lt;script&gt;" in html  # shown as text, not run
     assert "<img" not in html and "evil.example" not in html  # no remote images at all
     assert 'href="https://example.com"' in html
@@ -38,10 +40,14 @@ def test_markdown_is_sanitized_and_links_open_only_for_http(qtbot):
 
 
 def test_timeline_groups_episodes_by_day_and_renders_markdown(window, agent, qtbot):
-    agent.episodes.add(date(2026, 11, 2), "Fixed the **importer**.\n\n<script>x()</script>",
-                       time="9:00 AM", tags=["ingest"])
-    agent.episodes.add(date(2026, 11, 2), "Reviewed the migration", time="2:30 PM")
-    agent.episodes.add(date(2026, 11, 5), "Planned the release", time="10:00 AM")
+    agent.add_episode(
+        date(2026, 11, 2),
+        "Fixed the **importer**.\n\n<script>x()</script>",
+        time="9:00 AM",
+        tags=["ingest"],
+    )
+    agent.add_episode(date(2026, 11, 2), "Reviewed the migration", time="2:30 PM")
+    agent.add_episode(date(2026, 11, 5), "Planned the release", time="10:00 AM")
     tab = open_tab(window, "claude")
     tab.show_view("Timeline")
     tl = tab.timeline
@@ -66,8 +72,9 @@ def test_statistics_view_counts(window, seeded, qtbot):
         tab.show_view("Statistics")
     s = tab.stats.stats
     assert s.total == 42 and sum(s.importance) == 42
-    assert s.by_category["proj:"] == seeded.facts.count(__import__(
-        "services.facts", fromlist=["FactFilters"]).FactFilters(category="proj:"))
+    assert s.by_category["proj:"] == seeded.facts.count(
+        __import__("services.store.facts", fromlist=["FactFilters"]).FactFilters(category="proj:")
+    )
     assert s.growth[-1][1] == 42 and s.growth[0][0] == "2026-10-01"
     assert dict(tab.stats.by_category.items) == s.by_category
     assert "42" in tab.stats.summary.text()
@@ -95,7 +102,7 @@ class FakeKeyring:
 
 
 def test_settings_dialog_saves_lifecycle_and_api_key(engram, qtbot):
-    from services.lifecycle_config import load_config
+    from services.lifecycle.config import load_config
     from ui.settings_dialog import SettingsDialog
 
     locked = SettingsDialog(engram, secrets=FakeKeyring(False))
@@ -112,8 +119,11 @@ def test_settings_dialog_saves_lifecycle_and_api_key(engram, qtbot):
     dlg.api_key.setText("sk-test-123")
     dlg.save()
     cfg = load_config(engram.config.data_dir)
-    assert (cfg.budget_today, cfg.turns_per_summary, cfg.llm_endpoint) == \
-        (1234, 9, "https://llm.example/v1")
+    assert (cfg.budget_today, cfg.turns_per_summary, cfg.llm_endpoint) == (
+        1234,
+        9,
+        "https://llm.example/v1",
+    )
     assert keys.saved == {"llm-api-key": "sk-test-123"}
     assert "sk-test" not in (engram.config.data_dir / "settings.json").read_text()
 
@@ -157,9 +167,21 @@ def test_forget_dialog_previews_then_forgets(window, seeded, qtbot, monkeypatch)
 def test_exit_after_first_paint_reports_json(engram, seeded, tmp_path):
     engram.close()
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", ANONYMIZED_TELEMETRY="False")
-    out = subprocess.run([sys.executable, "-m", "app.main", "--data-dir",
-                          str(engram.config.data_dir), "--exit-after-first-paint"],
-                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "app.main",
+            "--data-dir",
+            str(engram.config.data_dir),
+            "--exit-after-first-paint",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert out.returncode == 0, out.stderr
     line = [l for l in out.stdout.splitlines() if l.startswith("{")][-1]
     data = json.loads(line)

@@ -1,13 +1,17 @@
 """Live two-way sync while the app is open: an agent's edit to MEMORY.md shows up in the
 window, and an edit made in the window is written back to the file."""
+
 from __future__ import annotations
 
-from services.facts import FactFilters
+from services.store.facts import FactFilters
 
 
 def _memory_md(entries: list[str]) -> str:
-    return ("# MEMORY.md\n\n> Durable facts and context. Loaded every session.\n"
-            + "".join(f"\n§\n{e}" for e in entries) + "\n")
+    return (
+        "# MEMORY.md\n\n> Durable facts and context. Loaded every session.\n"
+        + "".join(f"\n§\n{e}" for e in entries)
+        + "\n"
+    )
 
 
 def test_agent_file_edits_are_pulled_and_app_edits_pushed(engram, qtbot, tmp_path):
@@ -27,8 +31,15 @@ def test_agent_file_edits_are_pulled_and_app_edits_pushed(engram, qtbot, tmp_pat
         w.workspaces.poll()  # first look records the files as they are
         # the agent writes a new entry, as Hermes does: a whole new file by rename
         tmp = md.with_suffix(".tmp")
-        tmp.write_text(_memory_md(["[2026-11-01][pref] Prefers pnpm over npm",
-                                   "[2026-11-29][env] CI runs on Buildkite"]), encoding="utf-8")
+        tmp.write_text(
+            _memory_md(
+                [
+                    "[2026-11-01][pref] Prefers pnpm over npm",
+                    "[2026-11-29][env] CI runs on Buildkite",
+                ]
+            ),
+            encoding="utf-8",
+        )
         tmp.replace(md)
         with qtbot.waitSignal(w.workspaces.synced, timeout=30000):
             assert w.workspaces.poll() == ["hermes"]

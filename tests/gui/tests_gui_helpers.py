@@ -1,4 +1,5 @@
 """Helpers shared by the GUI tests (imported as a sibling module under importlib mode)."""
+
 from __future__ import annotations
 
 from PySide6.QtTest import QSignalSpy
@@ -14,8 +15,10 @@ def open_tab(window, slug):
     if not spy.wait(30000):
         jobs = [(j.title, j.worker is not None) for j in window.runner._jobs.values()]
         messages = [failed.at(i) for i in range(failed.count())]
-        raise AssertionError(f"the fact list did not reload; jobs (title, started): {jobs}; "
-                             f"load failures: {messages}")
+        raise AssertionError(
+            f"the fact list did not reload; jobs (title, started): {jobs}; "
+            f"load failures: {messages}"
+        )
     return tab
 
 

@@ -1,16 +1,14 @@
 """`engram import --agent A PATH` as a user runs it: counts, skipped entries with reasons."""
+
 from __future__ import annotations
 
 import json
 import re
 
 
-
-
 def _counts(out: str) -> dict[str, int]:
     head = out.splitlines()[0]
-    return {k: int(v) for k, v in re.findall(r"(added|duplicates|skipped|superseded) (\d+)",
-                                             head)}
+    return {k: int(v) for k, v in re.findall(r"(added|duplicates|skipped|superseded) (\d+)", head)}
 
 
 def test_import_prints_counts_and_each_skipped_entry(cli, memory_setup_dir):
@@ -20,12 +18,12 @@ def test_import_prints_counts_and_each_skipped_entry(cli, memory_setup_dir):
     assert _counts(out) == {"added": 19, "duplicates": 0, "superseded": 1, "skipped": 5}
     assert "episodes 4 (+0 already there)" in out and "secrets redacted 1" in out
     skipped = [ln.strip() for ln in out.splitlines()[1:]]
-    assert "skipped memories/MEMORY.md:25: invalid date '2026-13-45' in the entry prefix" \
-        in skipped
-    assert "skipped memories/MEMORY.md:27: entry has a date and category but no content" \
-        in skipped
-    assert any(s.startswith("skipped episodes/2026-04-13.md:13: cannot read the episode time")
-               for s in skipped)
+    assert "skipped memories/MEMORY.md:25: invalid date '2026-13-45' in the entry prefix" in skipped
+    assert "skipped memories/MEMORY.md:27: entry has a date and category but no content" in skipped
+    assert any(
+        s.startswith("skipped episodes/2026-04-13.md:13: cannot read the episode time")
+        for s in skipped
+    )
 
     rc, out, _ = cli("import", "--agent", "hermes", str(memory_setup_dir))
     assert rc == 0
@@ -54,7 +52,7 @@ def test_import_of_binary_memory_md_reports_not_crashes(cli, tmp_path):
     assert "skipped MEMORY.md: not a text file (binary data)" in out
     # no empty agent is left behind by a failed first import
     rc, out, _ = cli("agents", "--json")
-    assert "\"h\"" not in out
+    assert '"h"' not in out
 
 
 def test_import_of_unknown_path_is_one_clear_error(cli, tmp_path):

@@ -1,6 +1,7 @@
 """Whole-agent archive (JSON lines): export → import into a fresh store → export gives the
 same lines; importing next to the original renumbers ids and rewrites every reference.
 Real stores, real Chroma, real model (vectors travel in the archive)."""
+
 from __future__ import annotations
 
 import json
@@ -10,11 +11,11 @@ import numpy as np
 import pytest
 
 from models import CompiledLayer, Session
-from services.agent_archive import export_archive, import_archive
 from services.config import StoreConfig
 from services.engram import Engram
 from services.errors import InvalidInput
-from services.ingest import NewFact
+from services.ingest.pipeline import NewFact
+from services.interop.archive import export_archive, import_archive
 
 
 def lines(path):
@@ -24,23 +25,32 @@ def lines(path):
 def build_agent(eng):
     m = eng.agent("claude", create=True, kind="claude-code")
     eng.update_agent("claude", settings={"budget": 1200})
-    m.remember_many([NewFact(content="User lives in Berlin", category="fact"),
-                     NewFact(content="Prefers pnpm over npm", category="pref", pinned=True,
-                             tags=["js"]),
-                     NewFact(content="Temporary: debugging the login test", category="tmp")])
+    m.remember_many(
+        [
+            NewFact(content="User lives in Berlin", category="fact"),
+            NewFact(content="Prefers pnpm over npm", category="pref", pinned=True, tags=["js"]),
+            NewFact(content="Temporary: debugging the login test", category="tmp"),
+        ]
+    )
     m.remember("User moved to Lisbon", category="fact")  # supersedes Berlin
     tmp = [f for f in m.list() if f.category == "tmp"][0]
     m.edit(tmp.id, content="Temporary: debugging the flaky login test", importance=0.3)
     gone = m.remember("A fact that gets deleted", category="fact").fact_id
     m.delete(gone)
     m.search("package manager")  # access counts travel too
-    s = Session.create(agent=m.agent_id, external_id="sess-1", turn_count=4,
-                       log="user: hi\nassistant: hello")
-    m.episodes.add(date(2026, 11, 20), "Set up CI", time="2:30 PM", tags=["ci"],
-                   session_id=s.id)
+    s = Session.create(
+        agent=m.agent_id, external_id="sess-1", turn_count=4, log="user: hi\nassistant: hello"
+    )
+    m.add_episode(date(2026, 11, 20), "Set up CI", time="2:30 PM", tags=["ci"], session_id=s.id)
     pnpm = [f for f in m.list() if "pnpm" in f.content][0]
-    CompiledLayer.create(agent=m.agent_id, layer="memory", markdown="- Prefers pnpm\n",
-                         token_count=4, budget=1000, provenance=[[1, [pnpm.id]]])
+    CompiledLayer.create(
+        agent=m.agent_id,
+        layer="memory",
+        markdown="- Prefers pnpm\n",
+        token_count=4,
+        budget=1000,
+        provenance=[[1, [pnpm.id]]],
+    )
     return m
 
 
@@ -102,10 +112,19 @@ def test_import_beside_the_original_renumbers_and_keeps_links(tmp_path):
         assert not set(f.id for f in orig_facts.values()) & set(f.id for f in copy_facts.values())
         ber, lis = copy_facts["User lives in Berlin"], copy_facts["User moved to Lisbon"]
         assert ber.superseded_by == lis.id
-        for k in ("category", "status", "pinned", "importance", "tags", "created_at",
-                  "access_count", "event_date"):
-            assert [getattr(orig_facts[c], k) for c in sorted(orig_facts)] == \
-                   [getattr(copy_facts[c], k) for c in sorted(copy_facts)], k
+        for k in (
+            "category",
+            "status",
+            "pinned",
+            "importance",
+            "tags",
+            "created_at",
+            "access_count",
+            "event_date",
+        ):
+            assert [getattr(orig_facts[c], k) for c in sorted(orig_facts)] == [
+                getattr(copy_facts[c], k) for c in sorted(copy_facts)
+            ], k
         # history follows the new ids, snapshots included
         hist = copy.facts.history(lis.id)
         assert any(h["after"] and h["after"]["id"] == lis.id for h in hist)
@@ -123,11 +142,23 @@ def test_import_beside_the_original_renumbers_and_keeps_links(tmp_path):
         def strip(ls):
             out = []
             for l in ls[2:]:
-                l = {k: v for k, v in l.items() if k not in ("id", "superseded_by_id", "fact_id",
-                                                              "session_id", "before", "after",
-                                                              "provenance")}
+                l = {
+                    k: v
+                    for k, v in l.items()
+                    if k
+                    not in (
+                        "id",
+                        "superseded_by_id",
+                        "fact_id",
+                        "session_id",
+                        "before",
+                        "after",
+                        "provenance",
+                    )
+                }
                 out.append(l)
             return out
+
         assert strip(lines(out)) == strip(lines(again))
     finally:
         eng.close()
@@ -142,7 +173,7 @@ def test_forget_rules_apply_to_an_imported_archive(tmp_path):
         out = tmp_path / "a.jsonl"
         export_archive(m, out)
         eng.remove_agent("a")
-        from services.forget_rules import add_rule
+        from services.ingest.forget_rules import add_rule
 
         add_rule(eng.forget_key(), None, "pin", ["bank PIN hint"])
         rep = import_archive(eng, out)

@@ -2,6 +2,7 @@
 writes, that it backs files up, that installing twice adds nothing, and that uninstall gives
 back every byte. Also the hook entry point: a finished Claude Code session ingested twice is
 counted once."""
+
 from __future__ import annotations
 
 import json
@@ -33,7 +34,8 @@ def home(tmp_path):
     (h / ".claude" / "settings.json").write_bytes(
         b'{"permissions": {"allow": ["Bash(ls:*)"]},\n "hooks": {"PreToolUse": '
         b'[{"matcher": "Bash", "hooks": [{"type": "command", "command": "~/bin/guard.sh"}]}]},'
-        b'\n "model": "opus"}')
+        b'\n "model": "opus"}'
+    )
     (h / ".claude" / "CLAUDE.md").write_bytes(b"# Me\n\n- Answer briefly.\n- Use British spelling.")
     return h
 
@@ -47,13 +49,34 @@ def test_claude_code_install_then_uninstall_restores_every_byte(tmp_path, home, 
     data = str(tmp_path / "data")
     before = snapshot(home)
 
-    rc, out = run(capsys, "--data-dir", data, "hooks", "install", "claude-code",
-                  "--agent", "claude", "--home", str(home))
+    rc, out = run(
+        capsys,
+        "--data-dir",
+        data,
+        "hooks",
+        "install",
+        "claude-code",
+        "--agent",
+        "claude",
+        "--home",
+        str(home),
+    )
     assert rc == 0 and "SessionEnd" in out and "--yes" in out
     assert snapshot(home) == before, "without --yes only the plan is shown"
 
-    rc, out = run(capsys, "--data-dir", data, "hooks", "install", "claude-code",
-                  "--agent", "claude", "--home", str(home), "--yes")
+    rc, out = run(
+        capsys,
+        "--data-dir",
+        data,
+        "hooks",
+        "install",
+        "claude-code",
+        "--agent",
+        "claude",
+        "--home",
+        str(home),
+        "--yes",
+    )
     assert rc == 0
     settings = json.loads((home / ".claude" / "settings.json").read_text())
     assert settings["permissions"] == {"allow": ["Bash(ls:*)"]}
@@ -76,13 +99,35 @@ def test_claude_code_install_then_uninstall_restores_every_byte(tmp_path, home, 
         assert (home / ".claude" / b).read_bytes() == before[f".claude/{orig}"]
 
     installed = snapshot(home)
-    rc, out = run(capsys, "--data-dir", data, "hooks", "install", "claude-code",
-                  "--agent", "claude", "--home", str(home), "--yes")
+    rc, out = run(
+        capsys,
+        "--data-dir",
+        data,
+        "hooks",
+        "install",
+        "claude-code",
+        "--agent",
+        "claude",
+        "--home",
+        str(home),
+        "--yes",
+    )
     assert "nothing to change" in out
     assert snapshot(home) == installed, "installing twice adds nothing (and no new backup)"
 
-    rc, out = run(capsys, "--data-dir", data, "hooks", "uninstall", "claude-code",
-                  "--agent", "claude", "--home", str(home), "--yes")
+    rc, out = run(
+        capsys,
+        "--data-dir",
+        data,
+        "hooks",
+        "uninstall",
+        "claude-code",
+        "--agent",
+        "claude",
+        "--home",
+        str(home),
+        "--yes",
+    )
     assert rc == 0
     assert snapshot(home) == before
 
@@ -91,19 +136,26 @@ def test_install_into_an_empty_home_and_uninstall_leaves_it_empty(tmp_path, caps
     home = tmp_path / "empty-home"
     home.mkdir()
     data = str(tmp_path / "data")
-    run(capsys, "--data-dir", data, "hooks", "install", "claude-code", "--home", str(home),
-        "--yes")
+    run(capsys, "--data-dir", data, "hooks", "install", "claude-code", "--home", str(home), "--yes")
     assert (home / ".claude" / "settings.json").exists()
     assert not list(home.rglob("*.engram-bak-*")), "nothing existed, nothing to back up"
-    run(capsys, "--data-dir", data, "hooks", "uninstall", "claude-code", "--home", str(home),
-        "--yes")
+    run(
+        capsys,
+        "--data-dir",
+        data,
+        "hooks",
+        "uninstall",
+        "claude-code",
+        "--home",
+        str(home),
+        "--yes",
+    )
     assert snapshot(home) == {}
 
 
 def test_uninstall_keeps_what_the_user_added_after_install(tmp_path, home, capsys):
     data = str(tmp_path / "data")
-    run(capsys, "--data-dir", data, "hooks", "install", "claude-code", "--home", str(home),
-        "--yes")
+    run(capsys, "--data-dir", data, "hooks", "install", "claude-code", "--home", str(home), "--yes")
     md = home / ".claude" / "CLAUDE.md"
     md.write_text(md.read_text() + "- Added later by hand.\n")
     s = home / ".claude" / "settings.json"
@@ -111,8 +163,17 @@ def test_uninstall_keeps_what_the_user_added_after_install(tmp_path, home, capsy
     cfg["theme"] = "dark"
     s.write_text(json.dumps(cfg))
 
-    rc, out = run(capsys, "--data-dir", data, "hooks", "uninstall", "claude-code",
-                  "--home", str(home), "--yes")
+    rc, out = run(
+        capsys,
+        "--data-dir",
+        data,
+        "hooks",
+        "uninstall",
+        "claude-code",
+        "--home",
+        str(home),
+        "--yes",
+    )
     assert "changed since install" in out
     text = md.read_text()
     assert "- Added later by hand." in text and "engram" not in text
@@ -135,8 +196,17 @@ def test_cursor_rule_embeds_compiled_memory_and_uninstall_removes_it(tmp_path, c
     mem_md.parent.mkdir(parents=True)
     mem_md.write_text("# Memory\n\n- [pref] Prefers pnpm over npm\n")
 
-    run(capsys, "--data-dir", str(data), "hooks", "install", "cursor", "--project",
-        str(project), "--yes")
+    run(
+        capsys,
+        "--data-dir",
+        str(data),
+        "hooks",
+        "install",
+        "cursor",
+        "--project",
+        str(project),
+        "--yes",
+    )
     rule = (project / ".cursor" / "rules" / "engram-memory.mdc").read_text()
     head = rule.split("---\n")[1]
     assert "alwaysApply: true" in head.splitlines()
@@ -145,14 +215,32 @@ def test_cursor_rule_embeds_compiled_memory_and_uninstall_removes_it(tmp_path, c
 
     # after a new compile, installing again refreshes the rule, without backing up our own file
     mem_md.write_text("# Memory\n\n- [pref] Prefers bun over npm\n")
-    run(capsys, "--data-dir", str(data), "hooks", "install", "cursor", "--project",
-        str(project), "--yes")
+    run(
+        capsys,
+        "--data-dir",
+        str(data),
+        "hooks",
+        "install",
+        "cursor",
+        "--project",
+        str(project),
+        "--yes",
+    )
     rule = (project / ".cursor" / "rules" / "engram-memory.mdc").read_text()
     assert "Prefers bun over npm" in rule and "pnpm" not in rule
     assert not list(project.rglob("*.engram-bak-*"))
 
-    run(capsys, "--data-dir", str(data), "hooks", "uninstall", "cursor", "--project",
-        str(project), "--yes")
+    run(
+        capsys,
+        "--data-dir",
+        str(data),
+        "hooks",
+        "uninstall",
+        "cursor",
+        "--project",
+        str(project),
+        "--yes",
+    )
     assert snapshot(project) == before
 
 
@@ -161,13 +249,29 @@ def test_generic_snippet_is_working_shell(tmp_path, capsys):
     data = tmp_path / "data"
     home = tmp_path / "home"
     home.mkdir()
-    run(capsys, "--data-dir", str(data), "hooks", "install", "generic", "--agent", "bot",
-        "--home", str(home), "--yes")
+    run(
+        capsys,
+        "--data-dir",
+        str(data),
+        "hooks",
+        "install",
+        "generic",
+        "--agent",
+        "bot",
+        "--home",
+        str(home),
+        "--yes",
+    )
     snippet = home / ".config" / "engram" / "agent-hook.sh"
     assert os.access(snippet, os.X_OK)
     env = {**os.environ, "ANONYMIZED_TELEMETRY": "False"}
-    res = subprocess.run(["bash", "-c", f". {snippet} && engram_remember 'Deploys happen on "
-                          "Tuesdays' rule"], capture_output=True, text=True, env=env, timeout=60)
+    res = subprocess.run(
+        ["bash", "-c", f". {snippet} && engram_remember 'Deploys happen on Tuesdays' rule"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert res.returncode == 0, res.stderr
     from services.config import StoreConfig
     from services.engram import Engram
@@ -175,8 +279,17 @@ def test_generic_snippet_is_working_shell(tmp_path, capsys):
     with Engram.open(StoreConfig(data_dir=data, semantic=False)) as eng:
         facts = eng.agent("bot").list()
     assert [(f.content, f.category) for f in facts] == [("Deploys happen on Tuesdays", "rule")]
-    run(capsys, "--data-dir", str(data), "hooks", "uninstall", "generic", "--home", str(home),
-        "--yes")
+    run(
+        capsys,
+        "--data-dir",
+        str(data),
+        "hooks",
+        "uninstall",
+        "generic",
+        "--home",
+        str(home),
+        "--yes",
+    )
     assert snapshot(home) == {}
 
 
@@ -185,8 +298,18 @@ def test_broken_settings_json_is_refused_not_overwritten(tmp_path, capsys):
     (home / ".claude").mkdir(parents=True)
     bad = b'{"model": "opus",,}'
     (home / ".claude" / "settings.json").write_bytes(bad)
-    rc = cli(["--data-dir", str(tmp_path / "d"), "hooks", "install", "claude-code", "--home",
-              str(home), "--yes"])
+    rc = cli(
+        [
+            "--data-dir",
+            str(tmp_path / "d"),
+            "hooks",
+            "install",
+            "claude-code",
+            "--home",
+            str(home),
+            "--yes",
+        ]
+    )
     err = capsys.readouterr().err
     assert rc == 1 and "not valid JSON" in err
     assert (home / ".claude" / "settings.json").read_bytes() == bad
@@ -194,21 +317,53 @@ def test_broken_settings_json_is_refused_not_overwritten(tmp_path, capsys):
 
 def _transcript(path: Path, session: str) -> Path:
     lines = [
-        {"type": "user", "sessionId": session, "uuid": "u1", "parentUuid": None,
-         "timestamp": "2026-11-20T10:00:00.000Z", "cwd": "/home/u/proj",
-         "message": {"role": "user", "content": "I prefer pnpm over npm for all JavaScript "
-                                                "projects. Please set up the repo."}},
-        {"type": "assistant", "sessionId": session, "uuid": "a1", "parentUuid": "u1",
-         "timestamp": "2026-11-20T10:00:05.000Z",
-         "message": {"id": "msg_1", "role": "assistant", "model": "claude",
-                     "content": [{"type": "text", "text": "Done: the repo uses pnpm now."}]}},
-        {"type": "user", "sessionId": session, "uuid": "u2", "parentUuid": "a1",
-         "timestamp": "2026-11-20T10:01:00.000Z",
-         "message": {"role": "user", "content": "My timezone is Europe/Berlin, remember that."}},
-        {"type": "assistant", "sessionId": session, "uuid": "a2", "parentUuid": "u2",
-         "timestamp": "2026-11-20T10:01:04.000Z",
-         "message": {"id": "msg_2", "role": "assistant", "model": "claude",
-                     "content": [{"type": "text", "text": "Noted."}]}},
+        {
+            "type": "user",
+            "sessionId": session,
+            "uuid": "u1",
+            "parentUuid": None,
+            "timestamp": "2026-11-20T10:00:00.000Z",
+            "cwd": "/home/u/proj",
+            "message": {
+                "role": "user",
+                "content": "I prefer pnpm over npm for all JavaScript "
+                "projects. Please set up the repo.",
+            },
+        },
+        {
+            "type": "assistant",
+            "sessionId": session,
+            "uuid": "a1",
+            "parentUuid": "u1",
+            "timestamp": "2026-11-20T10:00:05.000Z",
+            "message": {
+                "id": "msg_1",
+                "role": "assistant",
+                "model": "claude",
+                "content": [{"type": "text", "text": "Done: the repo uses pnpm now."}],
+            },
+        },
+        {
+            "type": "user",
+            "sessionId": session,
+            "uuid": "u2",
+            "parentUuid": "a1",
+            "timestamp": "2026-11-20T10:01:00.000Z",
+            "message": {"role": "user", "content": "My timezone is Europe/Berlin, remember that."},
+        },
+        {
+            "type": "assistant",
+            "sessionId": session,
+            "uuid": "a2",
+            "parentUuid": "u2",
+            "timestamp": "2026-11-20T10:01:04.000Z",
+            "message": {
+                "id": "msg_2",
+                "role": "assistant",
+                "model": "claude",
+                "content": [{"type": "text", "text": "Noted."}],
+            },
+        },
     ]
     path.write_text("".join(json.dumps(l) + "\n" for l in lines))
     return path
@@ -218,27 +373,60 @@ def test_session_end_hook_ingests_a_session_once(tmp_path, capsys):
     """What Claude Code does: run the command the install wrote into settings.json, in a
     shell, with the hook JSON on stdin; twice (hooks can fire twice). The second run adds
     nothing."""
-    pytest.importorskip("services.sessions", reason="the lifecycle's session ingest is absent")
+    pytest.importorskip(
+        "services.capture.sessions", reason="the lifecycle's session ingest is absent"
+    )
     data = tmp_path / "data"
     home = tmp_path / "home"
     home.mkdir()
-    run(capsys, "--data-dir", str(data), "hooks", "install", "claude-code", "--agent", "claude",
-        "--home", str(home), "--yes")
+    run(
+        capsys,
+        "--data-dir",
+        str(data),
+        "hooks",
+        "install",
+        "claude-code",
+        "--agent",
+        "claude",
+        "--home",
+        str(home),
+        "--yes",
+    )
     settings = json.loads((home / ".claude" / "settings.json").read_text())
     command = settings["hooks"]["SessionEnd"][0]["hooks"][0]["command"] + " --json"
     sid = "0b5e4a7c-1111-4222-8333-944455556666"
     tr = _transcript(tmp_path / f"{sid}.jsonl", sid)
-    hook_json = json.dumps({"session_id": sid, "transcript_path": str(tr),
-                            "cwd": "/home/u/proj", "hook_event_name": "SessionEnd",
-                            "reason": "exit"})
+    hook_json = json.dumps(
+        {
+            "session_id": sid,
+            "transcript_path": str(tr),
+            "cwd": "/home/u/proj",
+            "hook_event_name": "SessionEnd",
+            "reason": "exit",
+        }
+    )
     env = {**os.environ, "ANONYMIZED_TELEMETRY": "False"}
-    first = subprocess.run(["bash", "-c", command], input=hook_json, capture_output=True,
-                           text=True, cwd=tmp_path, env=env, timeout=60)
+    first = subprocess.run(
+        ["bash", "-c", command],
+        input=hook_json,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=60,
+    )
     assert first.returncode == 0, first.stderr
     r1 = json.loads(first.stdout)
     assert r1["already_processed"] is False and r1["turns"] == 2
-    second = subprocess.run(["bash", "-c", command], input=hook_json, capture_output=True,
-                            text=True, cwd=tmp_path, env=env, timeout=60)
+    second = subprocess.run(
+        ["bash", "-c", command],
+        input=hook_json,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=60,
+    )
     r2 = json.loads(second.stdout)
     assert r2["already_processed"] is True and r2["facts_added"] == 0
     log = (data / "hook.log").read_text().splitlines()
@@ -264,15 +452,31 @@ def test_session_end_hook_ingests_a_session_once(tmp_path, capsys):
         [c] = [c for c in check.agents if c.slug == "claude"]
         assert c.vectors == 0 and len(c.missing_vectors) == len(facts)
         eng.verify(repair=True)
-        hits = eng.agent("claude").search("javascript package manager", mode="semantic",
-                                          touch=False)
+        hits = eng.agent("claude").search(
+            "javascript package manager", mode="semantic", touch=False
+        )
         assert hits and "pnpm" in hits[0].fact.content
 
 
 def test_hook_run_without_input_says_what_it_expects(tmp_path):
-    res = subprocess.run([sys.executable, "-m", "app.cli", "--data-dir", str(tmp_path / "d"),
-                          "hook-run", "claude-code", "--agent", "claude"], input="",
-                         capture_output=True, text=True, cwd=ROOT, timeout=60)
+    res = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "--data-dir",
+            str(tmp_path / "d"),
+            "hook-run",
+            "claude-code",
+            "--agent",
+            "claude",
+        ],
+        input="",
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
     assert res.returncode == 1
     assert "transcript_path" in res.stderr
     assert "error: hook-run expects" in (tmp_path / "d" / "hook.log").read_text()
@@ -281,30 +485,74 @@ def test_hook_run_without_input_says_what_it_expects(tmp_path):
 def test_with_context_adds_a_prompt_hook_that_prints_relevant_memory(tmp_path, home, capsys):
     data = str(tmp_path / "data")
     before = snapshot(home)
-    assert cli(["--data-dir", data, "remember", "--create-agent", "--agent", "claude",
-                "--category", "pref", "Prefers pnpm over npm for JavaScript"]) == 0
-    run(capsys, "--data-dir", data, "hooks", "install", "claude-code", "--home", str(home),
-        "--with-context", "--budget", "300", "--yes")
+    assert (
+        cli(
+            [
+                "--data-dir",
+                data,
+                "remember",
+                "--create-agent",
+                "--agent",
+                "claude",
+                "--category",
+                "pref",
+                "Prefers pnpm over npm for JavaScript",
+            ]
+        )
+        == 0
+    )
+    run(
+        capsys,
+        "--data-dir",
+        data,
+        "hooks",
+        "install",
+        "claude-code",
+        "--home",
+        str(home),
+        "--with-context",
+        "--budget",
+        "300",
+        "--yes",
+    )
     settings = json.loads((home / ".claude" / "settings.json").read_text())
     [group] = settings["hooks"]["UserPromptSubmit"]
     command = group["hooks"][0]["command"]
     assert "hook-run claude-code-context --agent claude --budget 300" in command
     assert "SessionEnd" in settings["hooks"] and "PreToolUse" in settings["hooks"]
 
-    res = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=60,
-                         input=json.dumps({"session_id": "s", "hook_event_name":
-                                           "UserPromptSubmit", "prompt": "set up the JavaScript repo"}),
-                         env={**os.environ, "ANONYMIZED_TELEMETRY": "False"})
+    res = subprocess.run(
+        ["bash", "-c", command],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        input=json.dumps(
+            {
+                "session_id": "s",
+                "hook_event_name": "UserPromptSubmit",
+                "prompt": "set up the JavaScript repo",
+            }
+        ),
+        env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
+    )
     assert res.returncode == 0, res.stderr
     assert res.stdout.startswith("<engram-memory") and "Prefers pnpm over npm" in res.stdout
 
     # installing again without the flag takes the prompt hook out, keeps the rest
-    run(capsys, "--data-dir", data, "hooks", "install", "claude-code", "--home", str(home),
-        "--yes")
+    run(capsys, "--data-dir", data, "hooks", "install", "claude-code", "--home", str(home), "--yes")
     settings = json.loads((home / ".claude" / "settings.json").read_text())
     assert "UserPromptSubmit" not in settings["hooks"] and "SessionEnd" in settings["hooks"]
-    run(capsys, "--data-dir", data, "hooks", "uninstall", "claude-code", "--home", str(home),
-        "--yes")
+    run(
+        capsys,
+        "--data-dir",
+        data,
+        "hooks",
+        "uninstall",
+        "claude-code",
+        "--home",
+        str(home),
+        "--yes",
+    )
     assert snapshot(home) == before
 
 
@@ -313,8 +561,17 @@ def test_memory_path_with_a_space_is_imported_through_a_link(tmp_path, home, cap
     space, so the import goes through a space-free symlink that uninstall removes."""
     data = tmp_path / "Library" / "Application Support" / "engram"
     before = snapshot(home)
-    run(capsys, "--data-dir", str(data), "hooks", "install", "claude-code", "--home",
-        str(home), "--yes")
+    run(
+        capsys,
+        "--data-dir",
+        str(data),
+        "hooks",
+        "install",
+        "claude-code",
+        "--home",
+        str(home),
+        "--yes",
+    )
     link = home / ".claude" / "engram" / "claude-memory.md"
     assert link.is_symlink()
     assert Path(os.readlink(link)) == data.resolve() / "agents" / "claude" / "memory.md"
@@ -323,11 +580,31 @@ def test_memory_path_with_a_space_is_imported_through_a_link(tmp_path, home, cap
     assert imports == [f"@{link}"] and " " not in imports[0]
     # the hook command quotes the spaced data dir for the shell
     settings = json.loads((home / ".claude" / "settings.json").read_text())
-    assert "'" + str(data.resolve()) + "'" in settings["hooks"]["SessionEnd"][0]["hooks"][0]["command"]
+    assert (
+        "'" + str(data.resolve()) + "'" in settings["hooks"]["SessionEnd"][0]["hooks"][0]["command"]
+    )
 
-    _, out = run(capsys, "--data-dir", str(data), "hooks", "install", "claude-code", "--home",
-                 str(home), "--yes")
+    _, out = run(
+        capsys,
+        "--data-dir",
+        str(data),
+        "hooks",
+        "install",
+        "claude-code",
+        "--home",
+        str(home),
+        "--yes",
+    )
     assert "nothing to change" in out, "the link makes installing twice a no-op too"
-    run(capsys, "--data-dir", str(data), "hooks", "uninstall", "claude-code", "--home",
-        str(home), "--yes")
+    run(
+        capsys,
+        "--data-dir",
+        str(data),
+        "hooks",
+        "uninstall",
+        "claude-code",
+        "--home",
+        str(home),
+        "--yes",
+    )
     assert snapshot(home) == before

@@ -1,5 +1,6 @@
 """What the packaged app relies on, checked without building it (the PyInstaller build and
 packaging/smoke_test.sh run by hand: `make package && packaging/smoke_test.sh`)."""
+
 from __future__ import annotations
 
 import configparser
@@ -25,10 +26,20 @@ def _launcher():
 
 
 def test_self_test_passes_offscreen_and_leaves_no_store_behind(tmp_path):
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "TMPDIR": str(tmp_path),
-           "ENGRAM_HOME": str(tmp_path / "user-store")}
-    res = subprocess.run([sys.executable, "-m", "app.selftest"], capture_output=True,
-                         text=True, cwd=ROOT, env=env, timeout=120)
+    env = {
+        **os.environ,
+        "QT_QPA_PLATFORM": "offscreen",
+        "TMPDIR": str(tmp_path),
+        "ENGRAM_HOME": str(tmp_path / "user-store"),
+    }
+    res = subprocess.run(
+        [sys.executable, "-m", "app.selftest"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=120,
+    )
     assert res.returncode == 0, res.stdout + res.stderr
     out = json.loads(res.stdout.strip().splitlines()[-1])
     assert out["ok"] and "pnpm" in out["search"] and out["qt_platform"] == "offscreen"
@@ -59,7 +70,10 @@ def test_desktop_entry_is_well_formed():
 
 @pytest.mark.skipif(shutil.which("appstreamcli") is None, reason="appstreamcli not installed")
 def test_appstream_metainfo_validates():
-    res = subprocess.run(["appstreamcli", "validate", "--no-net",
-                          str(PKG / "io.engram.Engram.metainfo.xml")],
-                         capture_output=True, text=True, timeout=60)
+    res = subprocess.run(
+        ["appstreamcli", "validate", "--no-net", str(PKG / "io.engram.Engram.metainfo.xml")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert res.returncode == 0, res.stdout + res.stderr

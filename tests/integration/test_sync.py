@@ -1,16 +1,19 @@
 """Two-way sync with a Memory Setup workspace (real store, real files): entries flow both
 ways, the file's layout survives byte for byte, and a conflicting edit is reported, never
 silently overwritten. The store is keyword-only here: sync does not need the model."""
+
 from __future__ import annotations
 
 import json
 
 import pytest
 
-from services.sync import sync_workspace
+from services.interop.sync import sync_workspace
 
-HEADER = ("# MEMORY.md\n\n> Durable facts and context. Loaded every session.\n"
-          "> Entry format: [YYYY-MM-DD][category] content\n")
+HEADER = (
+    "# MEMORY.md\n\n> Durable facts and context. Loaded every session.\n"
+    "> Entry format: [YYYY-MM-DD][category] content\n"
+)
 ENTRIES = [
     "[2026-04-12][pref] Prefers pnpm over npm",
     "Scratch note the agent wrote without a prefix\nspanning two lines",  # unknown: kept
@@ -64,9 +67,19 @@ def test_engram_edits_are_written_back_in_place(mem, ws):
     assert rep.pushed == 3 and rep.pulled == 0
     text = ws.read_text()
     new_entry = [e for e in text.split("\n§\n") if "Deploys happen on Tuesdays" in e][0]
-    expected = (HEADER + "\n§\n" + "\n§\n".join([
-        ENTRIES[0], ENTRIES[1], "[2026-04-13][proj:alpha] Alpha API runs on port 9090",
-        new_entry.strip()]) + "\n")
+    expected = (
+        HEADER
+        + "\n§\n"
+        + "\n§\n".join(
+            [
+                ENTRIES[0],
+                ENTRIES[1],
+                "[2026-04-13][proj:alpha] Alpha API runs on port 9090",
+                new_entry.strip(),
+            ]
+        )
+        + "\n"
+    )
     assert text == expected  # header, unknown block, order and separators all kept
     assert new_entry.strip().endswith("][fact] Deploys happen on Tuesdays")
 
@@ -172,10 +185,13 @@ def test_entries_are_read_like_the_importer_reads_them(mem, ws):
 def test_sync_after_import_changes_nothing(mem, ws):
     """A workspace imported with `engram import` (USER.md profile, a block holding two
     entries) and then synced: no entry is pulled twice or written back a second time."""
-    ws.write_text(ws.read_text() + "§\n[2026-04-20][env] Node 22 on the laptop\n"
-                  "[2026-04-21][env] Python 3.11 on the server\n")
-    (ws.parent / "USER.md").write_text("# USER.md\n\n- **Name:** Sam\n- **Timezone:** "
-                                       "Europe/Berlin\n")
+    ws.write_text(
+        ws.read_text() + "§\n[2026-04-20][env] Node 22 on the laptop\n"
+        "[2026-04-21][env] Python 3.11 on the server\n"
+    )
+    (ws.parent / "USER.md").write_text(
+        "# USER.md\n\n- **Name:** Sam\n- **Timezone:** Europe/Berlin\n"
+    )
     before = {p.name: p.read_bytes() for p in ws.parent.iterdir()}
     rep = mem.import_path(ws.parent.parent)
     assert rep.added >= 7  # (the importer may also take the unprefixed note)
@@ -187,7 +203,7 @@ def test_sync_after_import_changes_nothing(mem, ws):
 
 
 def test_signature_tells_a_poller_when_to_sync(mem, ws):
-    from services.sync import workspace_signature
+    from services.interop.sync import workspace_signature
 
     sync_workspace(mem)
     sig = workspace_signature(mem)
@@ -197,13 +213,15 @@ def test_signature_tells_a_poller_when_to_sync(mem, ws):
     assert sync_workspace(mem).pulled == 1
 
 
-def test_moving_the_workspace_does_not_read_as_every_entry_removed(mem, ws, keyword_engram,
-                                                                     tmp_path):
+def test_moving_the_workspace_does_not_read_as_every_entry_removed(
+    mem, ws, keyword_engram, tmp_path
+):
     sync_workspace(mem)
     other = tmp_path / "other"
     (other / "memories").mkdir(parents=True)
-    (other / "memories" / "MEMORY.md").write_text(HEADER + "\n§\n[2026-06-02][fact] Office "
-                                                  "moved to the third floor\n")
+    (other / "memories" / "MEMORY.md").write_text(
+        HEADER + "\n§\n[2026-06-02][fact] Office moved to the third floor\n"
+    )
     keyword_engram.update_agent("hermes", workspace=other)
     moved = keyword_engram.agent("hermes")
     rep = sync_workspace(moved)
@@ -222,8 +240,11 @@ def test_reordering_entries_changes_no_fact(mem, ws):
     assert (rep.pulled, rep.pushed, rep.conflicts) == (0, 0, [])
     assert [f.status for f in mem.list()] == ["active"] * 3
     # and an edit after the move is still an edit of the right fact
-    ws.write_text(ws.read_text().replace("Never push to main without a PR",
-                                         "Never push to main without two approvals"))
+    ws.write_text(
+        ws.read_text().replace(
+            "Never push to main without a PR", "Never push to main without two approvals"
+        )
+    )
     assert sync_workspace(mem).pulled == 1
     assert by_content(mem, "Never push to main without two approvals").category == "rule"
     assert len(mem.list()) == 3

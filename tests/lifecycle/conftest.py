@@ -1,4 +1,5 @@
 """Fixtures of the lifecycle tests: transcript writers (generic JSONL {role, content})."""
+
 from __future__ import annotations
 
 import json
@@ -26,19 +27,36 @@ USER_LINES = [
 ]
 
 
-def write_generic(path: Path, turns: int, start: datetime = datetime(2026, 3, 2, 9, 0),
-                  session_id: str | None = "gen-1", assistant_claims: str = "") -> Path:
+def write_generic(
+    path: Path,
+    turns: int,
+    start: datetime = datetime(2026, 3, 2, 9, 0),
+    session_id: str | None = "gen-1",
+    assistant_claims: str = "",
+) -> Path:
     """``turns`` user/assistant exchanges, one minute apart, with a system line first."""
     lines = []
     if session_id:
-        lines.append({"role": "system", "content": "You are a coding agent.", "session_id": session_id})
+        lines.append(
+            {"role": "system", "content": "You are a coding agent.", "session_id": session_id}
+        )
     for i in range(turns):
         ts = start + timedelta(minutes=2 * i)
-        lines.append({"role": "user", "content": USER_LINES[i % len(USER_LINES)] + f" (step {i + 1})",
-                      "timestamp": ts.isoformat() + "Z"})
+        lines.append(
+            {
+                "role": "user",
+                "content": USER_LINES[i % len(USER_LINES)] + f" (step {i + 1})",
+                "timestamp": ts.isoformat() + "Z",
+            }
+        )
         reply = f"Done with step {i + 1}. {assistant_claims}".strip()
-        lines.append({"role": "assistant", "content": [{"type": "text", "text": reply}],
-                      "timestamp": (ts + timedelta(minutes=1)).isoformat() + "Z"})
+        lines.append(
+            {
+                "role": "assistant",
+                "content": [{"type": "text", "text": reply}],
+                "timestamp": (ts + timedelta(minutes=1)).isoformat() + "Z",
+            }
+        )
     path.write_text("".join(json.dumps(l) + "\n" for l in lines), encoding="utf-8")
     return path
 
@@ -65,6 +83,6 @@ def cc_fixture() -> Path:
 @pytest.fixture
 def lc_config():
     """A config with the defaults, the LLM off (tests pass it explicitly, nothing read from disk)."""
-    from services.lifecycle_config import LifecycleConfig
+    from services.lifecycle.config import LifecycleConfig
 
     return LifecycleConfig()

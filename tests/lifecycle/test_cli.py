@@ -1,4 +1,5 @@
 """The lifecycle CLI commands on a real store in a temp dir."""
+
 from __future__ import annotations
 
 import json
@@ -19,26 +20,59 @@ def test_ingest_compile_gc(tmp_path, capsys, transcript):
     path = str(transcript(7))
     rc, out, _ = run(capsys, "--data-dir", d, "ingest-session", "--agent", "claude", path)
     assert rc == 0 and "7 turns, 2 episodes added, 4 facts added" in out
-    rc, out, _ = run(capsys, "--data-dir", d, "ingest-session", "--agent", "claude", path,
-                     "--session-id", "gen-1", "--json")
+    rc, out, _ = run(
+        capsys,
+        "--data-dir",
+        d,
+        "ingest-session",
+        "--agent",
+        "claude",
+        path,
+        "--session-id",
+        "gen-1",
+        "--json",
+    )
     data = json.loads(out)
     assert rc == 0 and data["already_processed"] and data["facts_added"] == 0
 
     rc, out, _ = run(capsys, "--data-dir", d, "compile", "--agent", "claude")
     assert rc == 0 and out.strip().endswith("agents/claude/memory.md")
     assert "I prefer pnpm over npm" in open(out.strip(), encoding="utf-8").read()
-    rc, out, _ = run(capsys, "--data-dir", d, "remember", "--agent", "claude",
-                     "Deploys happen on Tuesdays", "--category", "fact")
+    rc, out, _ = run(
+        capsys,
+        "--data-dir",
+        d,
+        "remember",
+        "--agent",
+        "claude",
+        "Deploys happen on Tuesdays",
+        "--category",
+        "fact",
+    )
     rc, out, _ = run(capsys, "--data-dir", d, "compile", "--agent", "claude", "--diff")
     assert rc == 0 and "\n+- Deploys happen on Tuesdays\n" in out
     rc, out, _ = run(capsys, "--data-dir", d, "compile", "--agent", "claude", "--json")
     layers = json.loads(out)["layers"]
-    assert {k: v["budget"] for k, v in layers.items()} == {"today": 2000, "week": 1500,
-                                                          "longterm": 1000, "memory": 2500}
+    assert {k: v["budget"] for k, v in layers.items()} == {
+        "today": 2000,
+        "week": 1500,
+        "longterm": 1000,
+        "memory": 2500,
+    }
     assert all(0 < v["tokens"] <= v["budget"] for v in layers.values())
 
-    rc, out, _ = run(capsys, "--data-dir", d, "gc", "--agent", "claude", "--now", "2026-06-01",
-                     "--dry-run", "--json")
+    rc, out, _ = run(
+        capsys,
+        "--data-dir",
+        d,
+        "gc",
+        "--agent",
+        "claude",
+        "--now",
+        "2026-06-01",
+        "--dry-run",
+        "--json",
+    )
     rep = json.loads(out)
     assert rc == 0 and rep["dry_run"] and rep["expired"] == 4
     rc, out, _ = run(capsys, "--data-dir", d, "gc", "--agent", "claude", "--now", "2026-06-01")
@@ -49,8 +83,9 @@ def test_ingest_compile_gc(tmp_path, capsys, transcript):
 
 def test_cli_errors_are_one_line(tmp_path, capsys):
     d = str(tmp_path / "store")
-    rc, _, err = run(capsys, "--data-dir", d, "ingest-session", "--agent", "a",
-                     str(tmp_path / "missing.jsonl"))
+    rc, _, err = run(
+        capsys, "--data-dir", d, "ingest-session", "--agent", "a", str(tmp_path / "missing.jsonl")
+    )
     assert rc == 1 and "no such transcript" in err and err.count("\n") == 1
     with pytest.raises(SystemExit) as exc:
         main(["--data-dir", d, "gc", "--agent", "a", "--now", "tomorrow"])
@@ -68,10 +103,22 @@ def test_two_hook_processes_ingest_a_session_once(tmp_path, transcript):
     root = Path(__file__).resolve().parents[2]
     d = str(tmp_path / "store")
     path = str(transcript(8))
-    cmd = [sys.executable, "-m", "app.cli", "--data-dir", d, "ingest-session", "--agent",
-           "claude", path, "--json"]
-    procs = [subprocess.Popen(cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True) for _ in range(2)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "app.cli",
+        "--data-dir",
+        d,
+        "ingest-session",
+        "--agent",
+        "claude",
+        path,
+        "--json",
+    ]
+    procs = [
+        subprocess.Popen(cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
     outs = [p.communicate(timeout=120) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], outs
     reports = [json.loads(o) for o, _ in outs]

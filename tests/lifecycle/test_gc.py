@@ -1,5 +1,6 @@
 """GC on a real store with an injected clock: decay over simulated days, TTL per category,
 pinned immunity, cap eviction order, pending drain, pruning, dry runs and the audit trail."""
+
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
@@ -7,20 +8,39 @@ from datetime import date, datetime, timedelta
 import pytest
 
 from models import AuditEvent, Episode, Session
-from services.facts import FactFilters
-from services.gc import run_gc
-from services.ingest import NewFact
-from services.sessions import ingest_session
+from services.capture.sessions import ingest_session
+from services.ingest.pipeline import NewFact
+from services.lifecycle.gc import run_gc
+from services.store.facts import FactFilters
 
 DAY0 = datetime(2026, 1, 1, 10, 0)
 
 
-def add(agent, text, category="fact", importance=0.5, tier=None, pinned=False,
-        created=DAY0, status="active"):
+def add(
+    agent,
+    text,
+    category="fact",
+    importance=0.5,
+    tier=None,
+    pinned=False,
+    created=DAY0,
+    status="active",
+):
     meta = {"tier": tier} if tier else {}
-    (r,) = agent.remember_many([NewFact(content=text, category=category, importance=importance,
-                                        pinned=pinned, created_at=created, status=status,
-                                        metadata=meta)], near_duplicate=None)
+    (r,) = agent.remember_many(
+        [
+            NewFact(
+                content=text,
+                category=category,
+                importance=importance,
+                pinned=pinned,
+                created_at=created,
+                status=status,
+                metadata=meta,
+            )
+        ],
+        near_duplicate=None,
+    )
     assert r.status == "added", r
     return r.fact_id
 
@@ -43,9 +63,12 @@ def test_decay_over_simulated_days(agent, lc_config):
     assert agent.get(used).importance == pytest.approx(0.45)  # 0.5 - 0.1 + 0.05
     lc_config.decay_relative, lc_config.decay_absolute = 0.05, 0.0
     run_gc(agent, now=DAY0 + timedelta(days=30), config=lc_config)
-    assert agent.get(fid).importance == pytest.approx(0.4 * 0.95 ** 10, abs=1e-5)
-    ev = AuditEvent.select().where((AuditEvent.agent == agent.agent_id)
-                                   & (AuditEvent.action == "gc.decay")).count()
+    assert agent.get(fid).importance == pytest.approx(0.4 * 0.95**10, abs=1e-5)
+    ev = (
+        AuditEvent.select()
+        .where((AuditEvent.agent == agent.agent_id) & (AuditEvent.action == "gc.decay"))
+        .count()
+    )
     assert ev == 3  # one summary event per run that decayed something
 
 
@@ -60,18 +83,23 @@ def test_low_importance_is_archived_not_destroyed(agent, lc_config):
     assert ev["before"]["status"] == "active" and ev["after"]["status"] == "archived"
 
 
-@pytest.mark.parametrize("days,gone", [
-    (7, set()),
-    (8, {"tmp"}),
-    (15, {"tmp", "task"}),
-    (31, {"tmp", "task", "env", "proj:alpha"}),
-    (61, {"tmp", "task", "env", "proj:alpha", "fact", "pref"}),
-    (4000, {"tmp", "task", "env", "proj:alpha", "fact", "pref"}),
-])
+@pytest.mark.parametrize(
+    "days,gone",
+    [
+        (7, set()),
+        (8, {"tmp"}),
+        (15, {"tmp", "task"}),
+        (31, {"tmp", "task", "env", "proj:alpha"}),
+        (61, {"tmp", "task", "env", "proj:alpha", "fact", "pref"}),
+        (4000, {"tmp", "task", "env", "proj:alpha", "fact", "pref"}),
+    ],
+)
 def test_ttl_per_category(agent, lc_config, days, gone):
     cats = ["tmp", "task", "env", "proj:alpha", "fact", "pref", "rule", "meta", "rel:sam"]
-    ids = {c: add(agent, f"A {c.replace(':', ' ')} memory about subject {i}", c, 0.9)
-           for i, c in enumerate(cats)}
+    ids = {
+        c: add(agent, f"A {c.replace(':', ' ')} memory about subject {i}", c, 0.9)
+        for i, c in enumerate(cats)
+    }
     report = run_gc(agent, now=DAY0 + timedelta(days=days), config=lc_config)
     status = {c: agent.get(i).status for c, i in ids.items()}
     assert {c for c, s in status.items() if s == "archived"} == gone
@@ -102,7 +130,7 @@ def test_pinned_facts_are_immune(agent, lc_config):
 def test_cap_eviction_order(agent, lc_config):
     lc_config.short_term_cap = 3
     lc_config.promote_importance = 1.01  # keep them all short-term for this test
-    lc_config.promote_access = 10 ** 6
+    lc_config.promote_access = 10**6
     imps = [0.45, 0.9, 0.3, 0.6, 0.35, 0.8]
     ids = [add(agent, f"Short-term memory with weight {w}", "fact", w, tier="short") for w in imps]
     popular = add(agent, "Short-term memory used a lot", "fact", 0.3, tier="short")
@@ -149,7 +177,7 @@ def test_pending_queue_drains(agent, transcript, lc_config):
 
 def test_prunes_old_episodes_and_session_logs(agent, transcript, lc_config):
     ingest_session(agent, transcript(3, start=datetime(2026, 1, 1, 9)), config=lc_config)
-    agent.episodes.add(date(2026, 5, 1), "Recent episode kept", time="9:00 AM")
+    agent.add_episode(date(2026, 5, 1), "Recent episode kept", time="9:00 AM")
     now = datetime(2026, 7, 1)  # 181 days after the session, 91 after its episode
     report = run_gc(agent, now=now, config=lc_config)
     assert report.episodes_pruned == 1 and report.sessions_pruned == 1
@@ -159,8 +187,12 @@ def test_prunes_old_episodes_and_session_logs(agent, transcript, lc_config):
     # the session stays "processed": a late hook does not ingest it again
     again = ingest_session(agent, transcript(3, start=datetime(2026, 1, 1, 9)), config=lc_config)
     assert again.already_processed
-    reasons = [e.reason for e in AuditEvent.select().where(
-        (AuditEvent.agent == agent.agent_id) & AuditEvent.action.startswith("gc.prune"))]
+    reasons = [
+        e.reason
+        for e in AuditEvent.select().where(
+            (AuditEvent.agent == agent.agent_id) & AuditEvent.action.startswith("gc.prune")
+        )
+    ]
     assert any("older than 90 days" in r for r in reasons)
     assert any("older than 180 days" in r for r in reasons)
 
@@ -181,12 +213,20 @@ def test_dry_run_changes_nothing(agent, transcript, lc_config):
 def test_cancel_and_progress(agent, lc_config):
     fid = add(agent, "Scratch note to expire", "tmp", 0.5)
     seen = []
-    report = run_gc(agent, now=DAY0 + timedelta(days=30), config=lc_config,
-                    progress=lambda d, t, m: seen.append((d, t, m)),
-                    cancelled=lambda: len(seen) >= 2)
+    report = run_gc(
+        agent,
+        now=DAY0 + timedelta(days=30),
+        config=lc_config,
+        progress=lambda d, t, m: seen.append((d, t, m)),
+        cancelled=lambda: len(seen) >= 2,
+    )
     assert report.cancelled and agent.get(fid).status == "active"
     seen.clear()
-    report = run_gc(agent, now=DAY0 + timedelta(days=30), config=lc_config,
-                    progress=lambda d, t, m: seen.append((d, t, m)))
+    report = run_gc(
+        agent,
+        now=DAY0 + timedelta(days=30),
+        config=lc_config,
+        progress=lambda d, t, m: seen.append((d, t, m)),
+    )
     assert not report.cancelled and agent.get(fid).status == "archived"
     assert seen[-1][0] == seen[-1][1] and [d for d, _, _ in seen] == sorted(d for d, _, _ in seen)

@@ -2,6 +2,7 @@
 API. That server is the one fake here: it stands in for an external provider (OpenAI,
 Ollama, llama.cpp). The API key is read through ``SecretsStore`` from an in-memory keyring
 backend (a fake of the OS keyring, also outside the product). The store is real."""
+
 from __future__ import annotations
 
 import json
@@ -12,16 +13,18 @@ import keyring
 import pytest
 from keyring.backend import KeyringBackend
 
-from services.compile import CompileService
+from services.capture.llm_extract import llm_extract, parse_facts_json
+from services.capture.sessions import ingest_session
 from services.errors import EngramError
-from services.llm import ChatClient, LLMError, check_provider, llm_extract, parse_facts_json
-from services.secrets_store import LLM_API_KEY, SecretsStore
-from services.sessions import ingest_session
-from services.tokens import count_tokens
+from services.lifecycle.compile import CompileService
+from services.lifecycle.llm import ChatClient, LLMError, check_provider
+from services.secrets import LLM_API_KEY, SecretsStore
+from services.vectors.tokens import count_tokens
 
 
 class MemoryKeyring(KeyringBackend):
     """Fake OS keyring: a dict."""
+
     priority = 1
 
     def __init__(self):
@@ -50,16 +53,26 @@ class FakeProvider:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                provider.requests.append({"path": self.path, "headers": dict(self.headers),
-                                          "body": json.loads(body)})
+                provider.requests.append(
+                    {"path": self.path, "headers": dict(self.headers), "body": json.loads(body)}
+                )
                 if self.path != "/v1/chat/completions":
                     self.send_response(404)
                     self.end_headers()
                     return
-                payload = json.dumps({"id": "chatcmpl-1", "object": "chat.completion",
-                                      "choices": [{"index": 0, "finish_reason": "stop",
-                                                   "message": {"role": "assistant",
-                                                               "content": provider.answer}}]})
+                payload = json.dumps(
+                    {
+                        "id": "chatcmpl-1",
+                        "object": "chat.completion",
+                        "choices": [
+                            {
+                                "index": 0,
+                                "finish_reason": "stop",
+                                "message": {"role": "assistant", "content": provider.answer},
+                            }
+                        ],
+                    }
+                )
                 self.send_response(provider.status)
                 self.send_header("Content-Type", "application/json")
                 self.end_headers()
@@ -103,18 +116,28 @@ def llm_config(lc_config, provider):
     return lc_config
 
 
-def test_llm_extraction_stores_validated_facts(agent, transcript, provider, fake_keyring, llm_config):
+def test_llm_extraction_stores_validated_facts(
+    agent, transcript, provider, fake_keyring, llm_config
+):
     SecretsStore().set(LLM_API_KEY, "sk-test-key-from-keyring")
-    provider.answer = json.dumps([
-        {"fact": "Prefers pnpm over npm", "importance": 0.8, "category": "pref"},
-        {"fact": "Orders service runs on Postgres", "importance": 0.7, "category": "proj:orders"},
-    ])
+    provider.answer = json.dumps(
+        [
+            {"fact": "Prefers pnpm over npm", "importance": 0.8, "category": "pref"},
+            {
+                "fact": "Orders service runs on Postgres",
+                "importance": 0.7,
+                "category": "proj:orders",
+            },
+        ]
+    )
     path = transcript(4, assistant_claims="ASSISTANT-ONLY-CLAIM you prefer yarn.")
     r = ingest_session(agent, path, config=llm_config)
     assert r.extractor == "llm" and r.facts_added == 2 and not r.warnings
     got = {(f.content, f.category, f.importance) for f in agent.list()}
-    assert got == {("Prefers pnpm over npm", "pref", 0.8),
-                   ("Orders service runs on Postgres", "proj:orders", 0.7)}
+    assert got == {
+        ("Prefers pnpm over npm", "pref", 0.8),
+        ("Orders service runs on Postgres", "proj:orders", 0.7),
+    }
     (req,) = provider.requests
     assert req["headers"]["Authorization"] == "Bearer sk-test-key-from-keyring"
     assert req["body"]["model"] == "test-model"
@@ -123,46 +146,57 @@ def test_llm_extraction_stores_validated_facts(agent, transcript, provider, fake
     assert "ASSISTANT-ONLY-CLAIM" not in sent  # only the user's words go to the model
 
 
-def test_malformed_json_falls_back_to_offline_extractor(agent, transcript, provider, fake_keyring,
-                                                        llm_config):
+def test_malformed_json_falls_back_to_offline_extractor(
+    agent, transcript, provider, fake_keyring, llm_config
+):
     provider.answer = '[{"fact": "Prefers pnpm", "importance": 0.8, "category": "pref"'  # cut off
     r = ingest_session(agent, transcript(3), config=llm_config)
     assert r.extractor == "deterministic"
     assert any("not valid JSON" in w and "offline extractor" in w for w in r.warnings)
     contents = {f.content for f in agent.list()}
     # the deterministic facts, nothing from the broken answer
-    assert contents == {"I prefer pnpm over npm for every project.",
-                        "We decided to use Postgres for the orders service."}
+    assert contents == {
+        "I prefer pnpm over npm for every project.",
+        "We decided to use Postgres for the orders service.",
+    }
     assert "authorization" not in {k.lower() for k in provider.requests[0]["headers"]}  # no key set
 
 
-def test_one_bad_item_rejects_the_whole_answer(agent, transcript, provider, fake_keyring, llm_config):
-    provider.answer = json.dumps([
-        {"fact": "Prefers pnpm", "importance": 0.8, "category": "pref"},
-        {"fact": "Likes tea", "importance": "high", "category": "pref"},
-    ])
+def test_one_bad_item_rejects_the_whole_answer(
+    agent, transcript, provider, fake_keyring, llm_config
+):
+    provider.answer = json.dumps(
+        [
+            {"fact": "Prefers pnpm", "importance": 0.8, "category": "pref"},
+            {"fact": "Likes tea", "importance": "high", "category": "pref"},
+        ]
+    )
     r = ingest_session(agent, transcript(1), config=llm_config)
     assert r.extractor == "deterministic"
     assert any("'importance' must be a number" in w for w in r.warnings)
     assert [f.content for f in agent.list()] == ["I prefer pnpm over npm for every project."]
 
 
-@pytest.mark.parametrize("answer,message", [
-    ("Sure! Here are the facts: none", "not valid JSON"),
-    ('{"fact": "x", "importance": 1, "category": "pref"}', "must be a JSON array"),
-    ('[{"fact": "", "importance": 0.5, "category": "pref"}]', "non-empty text"),
-    ('[{"fact": "x", "importance": 1.5, "category": "pref"}]', "from 0 to 1"),
-    ('[{"fact": "x", "importance": 0.5, "category": "shell"}]', "unknown category"),
-    ('["just a string"]', "is not an object"),
-])
+@pytest.mark.parametrize(
+    "answer,message",
+    [
+        ("Sure! Here are the facts: none", "not valid JSON"),
+        ('{"fact": "x", "importance": 1, "category": "pref"}', "must be a JSON array"),
+        ('[{"fact": "", "importance": 0.5, "category": "pref"}]', "non-empty text"),
+        ('[{"fact": "x", "importance": 1.5, "category": "pref"}]', "from 0 to 1"),
+        ('[{"fact": "x", "importance": 0.5, "category": "shell"}]', "unknown category"),
+        ('["just a string"]', "is not an object"),
+    ],
+)
 def test_validation_messages(answer, message):
     with pytest.raises(LLMError, match=message):
         parse_facts_json(answer)
 
 
 def test_fenced_json_and_wrapper_are_accepted():
-    facts = parse_facts_json('```json\n{"facts": [{"fact": "Uses  zsh", "importance": 0.5, '
-                             '"category": "env"}]}\n```')
+    facts = parse_facts_json(
+        '```json\n{"facts": [{"fact": "Uses  zsh", "importance": 0.5, "category": "env"}]}\n```'
+    )
     assert [(f.content, f.category) for f in facts] == [("Uses zsh", "env")]
 
 
@@ -181,8 +215,10 @@ def test_provider_errors_are_clear(provider):
 
 def test_llm_rewrite_of_layers(agent, provider, fake_keyring, llm_config):
     llm_config.llm_compile = True
-    ids = [agent.remember("Prefers pnpm over npm", category="pref").fact_id,
-           agent.remember("Runs Fedora on the work laptop", category="env").fact_id]
+    ids = [
+        agent.remember("Prefers pnpm over npm", category="pref").fact_id,
+        agent.remember("Runs Fedora on the work laptop", category="env").fact_id,
+    ]
     provider.answer = "- Uses pnpm; works on Fedora."
     result = CompileService(agent, llm_config).compile()
     assert "today" in result.rewritten

@@ -2,6 +2,7 @@
 
 The keyring backends here are fakes of the OS keyring (outside the product): an in-memory
 one, one that is locked and one that is missing, set with ``keyring.set_keyring``."""
+
 from __future__ import annotations
 
 import json
@@ -11,8 +12,8 @@ import pytest
 from keyring.backend import KeyringBackend
 from keyring.errors import KeyringLocked, NoKeyringError
 
-from services.lifecycle_config import LifecycleConfig, load_config, save_config
-from services.secrets_store import LLM_API_KEY, SecretsStore
+from services.lifecycle.config import LifecycleConfig, load_config, save_config
+from services.secrets import LLM_API_KEY, SecretsStore
 
 
 class MemoryKeyring(KeyringBackend):
@@ -122,8 +123,9 @@ def test_config_round_trip_keeps_other_sections(tmp_path):
 
 
 def test_bad_settings_fall_back_with_a_message(tmp_path):
-    (tmp_path / "settings.json").write_text('{"lifecycle": {"turns_per_summary": "six", '
-                                            '"budget_week": 900, "ttl_days": {"tmp": -1}}}')
+    (tmp_path / "settings.json").write_text(
+        '{"lifecycle": {"turns_per_summary": "six", "budget_week": 900, "ttl_days": {"tmp": -1}}}'
+    )
     cfg = load_config(tmp_path)
     assert cfg.turns_per_summary == 6 and cfg.budget_week == 900
     assert cfg.ttl_for("tmp") == 7
@@ -138,27 +140,30 @@ def test_bad_settings_fall_back_with_a_message(tmp_path):
 
 
 def test_store_settings_and_agent_overrides_are_used(engram, transcript):
-    from services.compile import CompileService
-    from services.sessions import ingest_session
+    from services.capture.sessions import ingest_session
+    from services.lifecycle.compile import CompileService
 
     cfg = LifecycleConfig()
     cfg.turns_per_summary = 2
     cfg.budget_memory = 900
     save_config(engram.config.data_dir, cfg)
     engram.add_agent("small", workspace=None)
-    engram.update_agent("small", settings={"lifecycle": {"budget_memory": 120, "bogus": 1,
-                                                         "budget_week": "big"}})
+    engram.update_agent(
+        "small", settings={"lifecycle": {"budget_memory": 120, "bogus": 1, "budget_week": "big"}}
+    )
     small = engram.agent("small")
     big = engram.agent("big", create=True)
     assert ingest_session(big, transcript(5)).episodes_added == 3  # every 2 turns + the end
     for i in range(40):
         for m in (small, big):
-            m.remember(f"Long remembered detail number {i} about the quarterly report pipeline",
-                       category="fact")
+            m.remember(
+                f"Long remembered detail number {i} about the quarterly report pipeline",
+                category="fact",
+            )
     res_small = CompileService(small).compile().layers["memory"]
     res_big = CompileService(big).compile().layers["memory"]
     assert (res_small.budget, res_big.budget) == (120, 900)
     assert 100 < res_small.tokens <= 120 < res_big.tokens <= 900
-    from services.lifecycle_config import config_for
+    from services.lifecycle.config import config_for
 
     assert any("budget_week" in p and "agent small" in p for p in config_for(small).problems)

@@ -1,15 +1,16 @@
 """Session ingest on a real store (SQLite + Chroma + the embedding model): episodes every N
 turns and at the end, exactly once per session id (also under two concurrent calls), facts
 from the user's own words only, overflow into the pending queue."""
+
 from __future__ import annotations
 
 import threading
-from datetime import date
+from datetime import UTC, date
 
 from models import Episode, Session
-from services.facts import FactFilters
-from services.sessions import ingest_session
-from services.transcripts import parse_transcript
+from services.capture.sessions import ingest_session
+from services.capture.transcripts import parse_transcript
+from services.store.facts import FactFilters
 
 
 def test_episodes_every_n_turns_and_at_the_end(agent, transcript, lc_config):
@@ -23,10 +24,13 @@ def test_episodes_every_n_turns_and_at_the_end(agent, transcript, lc_config):
     assert "Write tests for the parser module" in eps[1].summary  # turn 8 is in chunk 2
     assert "TODO: document the deploy script" in eps[2].summary  # turn 13 alone
     # the time is the chunk's last message, in local time, as "H:MM AM/PM"
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    local = datetime(2026, 3, 2, 9, 11, tzinfo=timezone.utc).astimezone()
-    assert eps[0].time == f"{local.hour % 12 or 12}:{local.minute:02d} {'AM' if local.hour < 12 else 'PM'}"
+    local = datetime(2026, 3, 2, 9, 11, tzinfo=UTC).astimezone()
+    assert (
+        eps[0].time
+        == f"{local.hour % 12 or 12}:{local.minute:02d} {'AM' if local.hour < 12 else 'PM'}"
+    )
     row = Session.get(Session.external_id == "gen-1")
     assert row.turn_count == 13 and row.processed_at is not None
     assert "user: I prefer pnpm" in row.log
@@ -72,14 +76,18 @@ def test_two_concurrent_hooks_ingest_once(agent, transcript, lc_config):
 
 
 def test_facts_come_from_the_user_only(agent, transcript, lc_config):
-    path = transcript(5, assistant_claims="You prefer tabs. I prefer emacs. We decided to use Mongo.")
+    path = transcript(
+        5, assistant_claims="You prefer tabs. I prefer emacs. We decided to use Mongo."
+    )
     r = ingest_session(agent, path, config=lc_config)
     facts = agent.list(FactFilters(status="active"))
     contents = {f.content for f in facts}
     assert r.facts_added == len(facts) == 3
-    assert contents == {"I prefer pnpm over npm for every project.",
-                        "We decided to use Postgres for the orders service.",
-                        "I'm on macOS and my editor is Neovim."}
+    assert contents == {
+        "I prefer pnpm over npm for every project.",
+        "We decided to use Postgres for the orders service.",
+        "I'm on macOS and my editor is Neovim.",
+    }
     assert not any("emacs" in c or "Mongo" in c or "tabs" in c for c in contents)
     f = next(f for f in facts if "pnpm" in f.content)
     assert (f.category, f.source, f.source_ref) == ("pref", "session", "gen-1")
@@ -92,9 +100,11 @@ def test_claude_code_session_from_fixture(agent, cc_fixture, lc_config):
     assert (r.turns, r.skipped_lines, r.episodes_added) == (3, 2, 1)
     assert any("skipped 2" in w for w in r.warnings)
     cats = {f.content: f.category for f in agent.list()}
-    assert cats == {"I prefer tabs over spaces.": "pref",
-                    "We decided to use black for formatting.": "proj:alpha",
-                    "Remind me to update the changelog before the release.": "task"}
+    assert cats == {
+        "I prefer tabs over spaces.": "pref",
+        "We decided to use black for formatting.": "proj:alpha",
+        "Remind me to update the changelog before the release.": "task",
+    }
     (ep,) = agent.episodes.list()
     assert "flake8" not in ep.summary and "SIDECHAIN" not in ep.summary
     assert ep.tags[0] == "alpha"  # the project (the transcript's cwd) leads the tags
@@ -106,9 +116,20 @@ def test_transcript_without_conversation(agent, tmp_path, lc_config):
     import json
 
     p = tmp_path / "agent-a1b2c3d.jsonl"  # a sub-agent "Warmup" file: every line a sidechain
-    p.write_text(json.dumps({"type": "user", "uuid": "w1", "parentUuid": None, "isSidechain": True,
-                             "agentId": "a1b2c3d", "sessionId": "parent-sid",
-                             "message": {"role": "user", "content": "Warmup"}}) + "\n")
+    p.write_text(
+        json.dumps(
+            {
+                "type": "user",
+                "uuid": "w1",
+                "parentUuid": None,
+                "isSidechain": True,
+                "agentId": "a1b2c3d",
+                "sessionId": "parent-sid",
+                "message": {"role": "user", "content": "Warmup"},
+            }
+        )
+        + "\n"
+    )
     r = ingest_session(agent, p, config=lc_config)
     assert (r.turns, r.episodes_added, r.facts_added) == (0, 0, 0)
     assert "no conversation found" in r.warnings[0]
@@ -117,10 +138,12 @@ def test_transcript_without_conversation(agent, tmp_path, lc_config):
 
 
 def test_real_samples_ingest(agent, shared_dir, lc_config):
-    from services.sessions import SessionReport
+    from services.capture.sessions import SessionReport
 
-    for rel in ("formats/samples/claude-code-v1.0.98/1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl",
-                "formats/samples/claude-code-v2.1.38/short.jsonl"):
+    for rel in (
+        "formats/samples/claude-code-v1.0.98/1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl",
+        "formats/samples/claude-code-v2.1.38/short.jsonl",
+    ):
         t = parse_transcript(shared_dir / rel)
         r: SessionReport = ingest_session(agent, shared_dir / rel, config=lc_config)
         assert r.session_id == t.session_id and r.turns == 1 and r.episodes_added == 1
@@ -142,9 +165,19 @@ def test_secrets_in_transcripts_are_redacted(agent, tmp_path, lc_config):
 
     p = tmp_path / "s.jsonl"
     key = "sk-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4"
-    p.write_text("".join(json.dumps(x) + "\n" for x in [
-        {"role": "user", "content": f"I use the key {key} for staging. I prefer fish shell."},
-        {"role": "assistant", "content": "ok"}]), encoding="utf-8")
+    p.write_text(
+        "".join(
+            json.dumps(x) + "\n"
+            for x in [
+                {
+                    "role": "user",
+                    "content": f"I use the key {key} for staging. I prefer fish shell.",
+                },
+                {"role": "assistant", "content": "ok"},
+            ]
+        ),
+        encoding="utf-8",
+    )
     ingest_session(agent, p, session_id="sec", config=lc_config)
     row = Session.get(Session.external_id == "sec")
     assert key not in row.log and "[REDACTED" in row.log
@@ -155,15 +188,22 @@ def test_secrets_in_transcripts_are_redacted(agent, tmp_path, lc_config):
 def test_forget_rules_reach_episodes_and_logs(agent, tmp_path, lc_config):
     import json
 
-    from services.forget_rules import add_rule
+    from services.ingest.forget_rules import add_rule
 
     add_rule(agent.engram.forget_key(), agent.agent_id, "falcon", ["Project Falcon"])
     p = tmp_path / "f.jsonl"
-    p.write_text("".join(json.dumps(x) + "\n" for x in [
-        {"role": "user", "content": "I prefer fish shell. Project Falcon launches in May."},
-        {"role": "assistant", "content": "Noted."},
-        {"role": "user", "content": "We decided to use Project Falcon branding."},
-        {"role": "assistant", "content": "ok"}]), encoding="utf-8")
+    p.write_text(
+        "".join(
+            json.dumps(x) + "\n"
+            for x in [
+                {"role": "user", "content": "I prefer fish shell. Project Falcon launches in May."},
+                {"role": "assistant", "content": "Noted."},
+                {"role": "user", "content": "We decided to use Project Falcon branding."},
+                {"role": "assistant", "content": "ok"},
+            ]
+        ),
+        encoding="utf-8",
+    )
     lc_config.turns_per_summary = 1
     r = ingest_session(agent, p, session_id="forget-test", config=lc_config)
     # turn 1's summary quotes only "I prefer fish shell"; turn 2's would name Falcon
@@ -176,7 +216,7 @@ def test_forget_rules_reach_episodes_and_logs(agent, tmp_path, lc_config):
 
 def test_second_hook_stops_before_reading_the_file_again(agent, cc_fixture, lc_config, monkeypatch):
     first = ingest_session(agent, cc_fixture, config=lc_config)
-    import services.sessions as sessions
+    import services.capture.sessions as sessions
 
     def boom(*a, **k):
         raise AssertionError("the transcript was parsed again")

@@ -1,5 +1,6 @@
 """Transcript parsing: Claude Code 1.0 → 2.1 (real samples by path + a fixture with rewinds,
 sidechains, split responses, compaction and bad lines) and generic {role, content} JSONL."""
+
 from __future__ import annotations
 
 import json
@@ -7,14 +8,16 @@ import tracemalloc
 
 import pytest
 
+from services.capture.extract import extract_facts, extract_from_text
+from services.capture.transcripts import parse_transcript
 from services.errors import InvalidInput
-from services.extract import extract_facts, extract_from_text
-from services.transcripts import parse_transcript
 
 
 def test_claude_code_v1_sample_merges_split_responses(shared_dir):
-    t = parse_transcript(shared_dir / "formats/samples/claude-code-v1.0.98/"
-                         "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl")
+    t = parse_transcript(
+        shared_dir / "formats/samples/claude-code-v1.0.98/"
+        "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"
+    )
     assert t.format == "claude-code"
     assert t.session_id == "1af7fc5e-8455-4414-9ccd-011d40f70b2a"
     # 29 lines, 7 distinct assistant message ids of which 3 carry text; tool calls/results
@@ -47,13 +50,27 @@ def test_rewound_branch_sidechain_and_bad_lines(cc_fixture):
     joined = "\n".join(texts)
     assert "flake8" not in joined  # the abandoned branch
     assert "ABANDONED-REPLY" not in joined
-    for hidden in ("SIDECHAIN-FACT", "AGENT-PROGRESS-FACT", "COMPACT-SUMMARY", "HOOK-CONTEXT",
-                   "SECRET-THOUGHT", "TOOL-OUTPUT", "pip install ruff"):
+    for hidden in (
+        "SIDECHAIN-FACT",
+        "AGENT-PROGRESS-FACT",
+        "COMPACT-SUMMARY",
+        "HOOK-CONTEXT",
+        "SECRET-THOUGHT",
+        "TOOL-OUTPUT",
+        "pip install ruff",
+    ):
         assert hidden not in joined, hidden
     # the chain continues across the compaction boundary (logicalParentUuid)
     assert texts[-2] == "Remind me to update the changelog before the release."
-    assert [m.role for m in t.messages] == ["user", "assistant", "assistant", "user",
-                                            "assistant", "user", "assistant"]
+    assert [m.role for m in t.messages] == [
+        "user",
+        "assistant",
+        "assistant",
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+    ]
     assert len(t.exchanges()) == 3
     assert t.cwd == "/home/dana/projects/alpha"
 
@@ -83,12 +100,36 @@ def test_large_transcript_streams(tmp_path):
     with open(p, "w", encoding="utf-8") as fh:
         for i in range(120):
             uid = f"u{i}"
-            fh.write(json.dumps({"type": "user", "uuid": uid, "parentUuid": parent, "sessionId": "big",
-                                 "timestamp": "2026-03-02T10:00:00Z",
-                                 "message": {"role": "user", "content": f"I prefer option {i}."}}) + "\n")
-            fh.write(json.dumps({"type": "user", "uuid": uid + "r", "parentUuid": uid, "sessionId": "big",
-                                 "message": {"role": "user", "content": [
-                                     {"type": "tool_result", "content": blob, "tool_use_id": "t"}]}}) + "\n")
+            fh.write(
+                json.dumps(
+                    {
+                        "type": "user",
+                        "uuid": uid,
+                        "parentUuid": parent,
+                        "sessionId": "big",
+                        "timestamp": "2026-03-02T10:00:00Z",
+                        "message": {"role": "user", "content": f"I prefer option {i}."},
+                    }
+                )
+                + "\n"
+            )
+            fh.write(
+                json.dumps(
+                    {
+                        "type": "user",
+                        "uuid": uid + "r",
+                        "parentUuid": uid,
+                        "sessionId": "big",
+                        "message": {
+                            "role": "user",
+                            "content": [
+                                {"type": "tool_result", "content": blob, "tool_use_id": "t"}
+                            ],
+                        },
+                    }
+                )
+                + "\n"
+            )
             parent = uid + "r"
     size = p.stat().st_size
     assert size > 20_000_000
@@ -103,17 +144,20 @@ def test_large_transcript_streams(tmp_path):
 
 
 # extraction --------------------------------------------------------------------------------
-@pytest.mark.parametrize("text,category,kind", [
-    ("I prefer pnpm over npm.", "pref", "preference"),
-    ("We decided to use Postgres for the API.", "proj:alpha", "decision"),
-    ("Let's go with GitHub Actions.", "proj:alpha", "decision"),
-    ("I'm on macOS Sonoma.", "env", "environment"),
-    ("My editor is Neovim.", "env", "environment"),
-    ("TODO: update the changelog", "task", "task"),
-    ("Remind me to renew the TLS cert on Friday.", "task", "task"),
-    ("Never push to main without a PR.", "rule", "rule"),
-    ("My name is Dana.", "fact", "personal"),
-])
+@pytest.mark.parametrize(
+    "text,category,kind",
+    [
+        ("I prefer pnpm over npm.", "pref", "preference"),
+        ("We decided to use Postgres for the API.", "proj:alpha", "decision"),
+        ("Let's go with GitHub Actions.", "proj:alpha", "decision"),
+        ("I'm on macOS Sonoma.", "env", "environment"),
+        ("My editor is Neovim.", "env", "environment"),
+        ("TODO: update the changelog", "task", "task"),
+        ("Remind me to renew the TLS cert on Friday.", "task", "task"),
+        ("Never push to main without a PR.", "rule", "rule"),
+        ("My name is Dana.", "fact", "personal"),
+    ],
+)
 def test_deterministic_extractor_categories(text, category, kind):
     got = extract_from_text(text, project="alpha")
     assert [(f.category, f.kind, f.content) for f in got] == [(category, kind, text)]
@@ -121,8 +165,10 @@ def test_deterministic_extractor_categories(text, category, kind):
 
 
 def test_questions_requests_and_code_are_not_facts():
-    text = ("Do you prefer tabs? Fix the bug in parser.py.\n```\nI prefer this_inside_code\n```\n"
-            "If I prefer tabs, what changes?")
+    text = (
+        "Do you prefer tabs? Fix the bug in parser.py.\n```\nI prefer this_inside_code\n```\n"
+        "If I prefer tabs, what changes?"
+    )
     assert extract_from_text(text) == []
 
 
@@ -130,7 +176,10 @@ def test_only_user_statements_are_promoted(cc_fixture):
     t = parse_transcript(cc_fixture)
     facts = extract_facts(t.messages, project="alpha")
     contents = [f.content for f in facts]
-    assert contents == ["I prefer tabs over spaces.", "We decided to use black for formatting.",
-                        "Remind me to update the changelog before the release."]
+    assert contents == [
+        "I prefer tabs over spaces.",
+        "We decided to use black for formatting.",
+        "Remind me to update the changelog before the release.",
+    ]
     assert not any("black, so I always" in c for c in contents)  # the assistant's claim
     assert facts[1].category == "proj:alpha"

@@ -1,0 +1,267 @@
+"""Session transcripts → a ``Session`` row, episodes every N turns and at the end, and facts
+the user stated.
+
+Exactly once per (agent, session id): agents' hooks fire twice and may race, so the claim,
+the episodes, the facts and the "processed" mark are one ``BEGIN IMMEDIATE`` transaction. A
+second caller waits for the first to commit, then sees the session as processed and adds
+nothing; a crash part-way leaves nothing half-ingested.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from models import Session
+from models.entities import utcnow
+from services.capture.extract import ExtractedFact, extract_facts, sentences
+from services.capture.transcripts import Exchange, Transcript, parse_transcript, peek_session_id
+from services.ingest.pipeline import NewFact
+from services.ingest.policy import Target, WritePolicy, policy_for
+from services.lifecycle.config import LifecycleConfig, config_for
+from services.lifecycle.gc import hot_count
+
+LOG_CHARS_PER_MESSAGE = 600
+LOG_MAX_CHARS = 60_000
+_STOP = set(
+    """a about above after again all also am an and any are as at be because been before
+being below between both but by can could did do does doing done for from further had has have
+having here how i if in into is it its just let like me more most my no nor not now of off on
+once only or other our out over own please same should so some such than that the their them then
+there these they this those through to too under until up very was we were what when where which
+while who why will with would you your yes okay ok thanks thank sure want need make get use using
+file files code lets let's can't don't it's i'm""".split()
+)
+
+
+@dataclass
+class SessionReport:
+    session_id: str
+    already_processed: bool
+    turns: int = 0
+    episodes_added: int = 0
+    facts_added: int = 0
+    facts_pending: int = 0
+    skipped_lines: int = 0
+    extractor: str = "deterministic"
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return dict(self.__dict__)
+
+
+def local_time(ts: datetime | None) -> datetime | None:
+    """A naive-UTC transcript time in the user's local zone (episodes are read locally)."""
+    if ts is None:
+        return None
+    return ts.replace(tzinfo=UTC).astimezone().replace(tzinfo=None)
+
+
+def clock_label(ts: datetime) -> str:
+    """ "2:30 PM", as Memory Setup episode headings write it."""
+    return f"{ts.hour % 12 or 12}:{ts.minute:02d} {'AM' if ts.hour < 12 else 'PM'}"
+
+
+def _first_sentence(text: str, limit: int) -> str:
+    for s in sentences(text):
+        s = " ".join(s.split())
+        if len(s) >= 3:
+            return s if len(s) <= limit else s[: limit - 1].rstrip() + "…"
+    return ""
+
+
+def keywords(texts: list[str], n: int = 4) -> list[str]:
+    counts: Counter[str] = Counter()
+    for t in texts:
+        for w in re.findall(r"[a-zA-Z][a-zA-Z0-9_-]{3,}", t.lower()):
+            if w not in _STOP:
+                counts[w] += 1
+    return [w for w, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:n]]
+
+
+def summarize(chunk: list[Exchange], facts: list[ExtractedFact]) -> tuple[str, list[str]]:
+    """Extractive and deterministic: the user's asks, what was decided, how it ended."""
+    asks = [a.rstrip(".!;: ") for a in (_first_sentence(x.user, 160) for x in chunk) if a]
+    parts = []
+    if asks:
+        parts.append(f"User asked: {asks[0]}")
+        if len(asks) > 1:
+            parts.append(f"Then: {'; '.join(asks[1:3])}" + (" …" if len(asks) > 3 else ""))
+    decided = [f.content.rstrip(".!;: ") for f in facts if f.kind in ("decision", "rule")]
+    if decided:
+        parts.append("Decided: " + "; ".join(decided[:3]))
+    last = next((x.assistant for x in reversed(chunk) if x.assistant), "")
+    outcome = _first_sentence(last, 200)
+    if outcome:
+        parts.append(f"Assistant: {outcome}")
+    summary = " ".join(p if p.endswith((".", "…", "!", "?")) else p + "." for p in parts)
+    return summary[:900], keywords([x.user for x in chunk] + [x.assistant for x in chunk])
+
+
+def condensed_log(t: Transcript, policy: WritePolicy | None = None) -> str:
+    """The condensed transcript kept for summaries; each line passes the write policy (a line
+    holding forgotten text becomes ``[forgotten]``)."""
+    lines, total = [], 0
+    for m in t.messages:
+        text = " ".join(m.text.split())
+        if len(text) > LOG_CHARS_PER_MESSAGE:
+            text = text[: LOG_CHARS_PER_MESSAGE - 1] + "…"
+        line = f"{m.role}: {text}"
+        total += len(line) + 1
+        if total > LOG_MAX_CHARS:
+            lines.append("… (truncated)")
+            break
+        lines.append(line)
+    if policy is None:
+        return "\n".join(lines)
+    out = []
+    for line in lines:
+        v = policy.sanitize(line, Target.OTHER)
+        out.append("[forgotten]" if v.blocked_by else str(v.text))
+    return "\n".join(out)
+
+
+def _extract(t: Transcript, cfg: LifecycleConfig, secrets, report: SessionReport):
+    project = Path(t.cwd).name if t.cwd else None
+    if cfg.llm_endpoint and cfg.llm_model and cfg.llm_extract:
+        from services.capture.llm_extract import llm_extract
+        from services.lifecycle.llm import LLMError, client_from_config
+
+        try:
+            client = client_from_config(cfg, secrets)
+            facts = llm_extract(client, [m.text for m in t.messages if m.role == "user"])
+            report.extractor = "llm"
+            stamp = t.ended_at
+            for f in facts:
+                f.timestamp = stamp
+            return facts
+        except LLMError as exc:
+            report.warnings.append(f"{exc}; used the offline extractor instead")
+    return extract_facts(t.messages, project)
+
+
+def ingest_session(
+    memory,
+    path,
+    session_id: str | None = None,
+    fmt: str | None = None,
+    config: LifecycleConfig | None = None,
+    secrets=None,
+) -> SessionReport:
+    cfg = config or config_for(memory)
+    path = Path(path)
+    if not session_id and path.is_file():
+        peeked = peek_session_id(path)
+        if peeked and _processed(memory, peeked):
+            return SessionReport(peeked, already_processed=True)
+    if session_id and _processed(memory, session_id):
+        return SessionReport(session_id, already_processed=True)
+    t = parse_transcript(path, fmt)
+    sid = session_id or t.session_id or path.stem
+    report = SessionReport(sid, already_processed=False, skipped_lines=t.skipped_lines)
+    if t.skipped_lines:
+        report.warnings.append(f"skipped {t.skipped_lines} unreadable line(s)")
+    if _processed(memory, sid):
+        report.already_processed = True
+        return report
+    exchanges = t.exchanges()
+    report.turns = len(exchanges)
+    if not exchanges:
+        report.warnings.append(
+            "no conversation found (an empty, summary-only or sub-agent "
+            "transcript); the session is marked processed"
+        )
+    project = Path(t.cwd).name if t.cwd else None
+    facts = _extract(t, cfg, secrets, report)
+    n = max(1, int(cfg.turns_per_summary))
+    chunks = [exchanges[i : i + n] for i in range(0, len(exchanges), n)]
+
+    with memory.db.atomic():  # BEGIN IMMEDIATE: the claim and everything it covers
+        row = Session.get_or_none((Session.agent == memory.agent_id) & (Session.external_id == sid))
+        if row is not None and row.processed_at is not None:
+            report.already_processed = True
+            report.turns = row.turn_count
+            return report
+        if row is None:
+            row = Session.create(agent=memory.agent_id, external_id=sid)
+        row.source_path = str(path)
+        row.started_at, row.ended_at = t.started_at, t.ended_at
+        row.turn_count = len(exchanges)
+        row.log = condensed_log(t, policy_for(memory))
+        for chunk in chunks:
+            end = next(
+                (x.ended_at or x.started_at for x in reversed(chunk) if x.ended_at or x.started_at),
+                None,
+            )
+            when = local_time(end) or datetime.now()
+            in_chunk = [
+                f
+                for f in facts
+                if f.timestamp
+                and chunk[0].started_at
+                and end
+                and chunk[0].started_at <= f.timestamp <= end
+            ]
+            summary, tags = summarize(chunk, in_chunk)
+            if project and project.lower() not in tags:
+                tags = [project.lower()] + tags[:3]
+            if not summary:
+                continue
+            eid, created = memory.add_episode(
+                when.date(),
+                summary,
+                time=clock_label(when),
+                tags=tags,
+                session_id=row.id,
+                source_file=str(path),
+            )
+            if eid is None:
+                report.warnings.append(
+                    "an episode was not stored: it mentions something you asked Engram to forget"
+                )
+            report.episodes_added += int(created)
+        room = max(0, int(cfg.pending_threshold) - hot_count(memory))
+        items = []
+        for f in facts:
+            status = "active" if room > 0 else "pending"  # overflow waits for GC to drain
+            room -= status == "active"
+            stamp = f.timestamp or t.ended_at
+            items.append(
+                NewFact(
+                    content=f.content,
+                    category=f.category,
+                    importance=f.importance,
+                    source="session",
+                    source_ref=sid,
+                    tags=list(f.tags),
+                    status=status,
+                    created_at=stamp,
+                    event_date=local_time(stamp).date() if stamp else None,
+                    confidence=0.7,
+                    metadata={"tier": "short", "kind": f.kind, "extractor": report.extractor},
+                )
+            )
+        if items:
+            results = memory.remember_many(items, actor="session", bump=True)
+            for it, r in zip(items, results):
+                if r.status == "added":
+                    report.facts_added += 1
+                    report.facts_pending += it.status == "pending"
+        row.processed_at = utcnow()
+        row.save()
+    return report
+
+
+def _processed(memory, sid: str) -> bool:
+    return (
+        Session.select()
+        .where(
+            (Session.agent == memory.agent_id)
+            & (Session.external_id == sid)
+            & Session.processed_at.is_null(False)
+        )
+        .exists()
+    )

@@ -1,0 +1,237 @@
+"""Removing forgotten entries from files Engram did not write alone: the agent's workspace
+(MEMORY.md / USER.md ``§`` entries, ``episodes/*.md`` blocks), compiled layers and exports.
+
+Only the entries that mention a forgotten term go; every other byte of the file stays as it
+was. Files are replaced atomically and the old inode is zeroed (``backup.scrub_replace``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from services.forget.scrub import scrub_file, scrub_replace
+from services.store.text import normalize
+
+ENTRY_SEP = "\n§\n"
+HEADING = re.compile(r"^## ", re.M)
+WORKSPACE_FILES = ("memories/MEMORY.md", "memories/USER.md", "MEMORY.md", "USER.md")
+WORKSPACE_DIRS = ("episodes", "memories/episodes", "memories")
+PREVIEW = 80
+
+
+class Terms:
+    """Forgotten strings, compared on normalised text (case, width, punctuation).
+
+    A few terms: plain substring tests. Many (a 10k-fact scope): terms are indexed by the
+    first three characters of their first word and tested only where a word of the text
+    starts with those characters, so the cost follows the text, not the number of terms.
+    """
+
+    MANY = 64
+
+    def __init__(self, terms):
+        self.norm = sorted({n for n in (normalize(t) for t in terms if t) if n}, key=len)
+        self._index: dict[str, list[str]] | None = None
+        if len(self.norm) > self.MANY:
+            self._index = {}
+            for t in self.norm:
+                self._index.setdefault(t[:3], []).append(t)
+
+    def __bool__(self):
+        return bool(self.norm)
+
+    def mentions(self, text: str | None) -> bool:
+        if not text or not self.norm:
+            return False
+        n = normalize(text)
+        if self._index is None:
+            return any(t in n for t in self.norm)
+        for m in _WORD_START.finditer(n):
+            i = m.start()
+            for t in self._index.get(n[i : i + 3], ()):
+                if n.startswith(t, i):
+                    return True
+        return False
+
+
+_WORD_START = re.compile(r"(?<!\S)\S")
+
+
+@dataclass
+class FileEdit:
+    path: Path
+    kind: str  # entries | blocks | lines | json | whole
+    removed: list[str] = field(default_factory=list)  # short previews for the user's review
+    new_data: str | None = None  # None: the file goes entirely
+    problem: str | None = None  # unreadable: listed, left alone
+
+    def to_json(self) -> dict:
+        return {
+            "path": str(self.path),
+            "kind": self.kind,
+            "entries": len(self.removed),
+            "preview": self.removed[:20],
+            "delete_file": self.new_data is None and self.problem is None,
+            "problem": self.problem,
+        }
+
+
+def _short(s: str) -> str:
+    s = " ".join(s.split())
+    return s if len(s) <= PREVIEW else s[: PREVIEW - 1] + "…"
+
+
+def _keep_ending(orig: str, new: str) -> str:
+    if orig.endswith("\n") and new and not new.endswith("\n"):
+        new += "\n"
+    return new
+
+
+def _entries(text: str, terms: Terms) -> tuple[str, list[str]]:
+    parts = text.split(ENTRY_SEP)
+    keep, gone = [], []
+    for _i, p in enumerate(parts):
+        (gone if terms.mentions(p) else keep).append(p)
+    return _keep_ending(text, ENTRY_SEP.join(keep)), gone
+
+
+def _blocks(text: str, terms: Terms) -> tuple[str, list[str]]:
+    starts = [m.start() for m in HEADING.finditer(text)]
+    if not starts:
+        return _lines(text, terms)
+    chunks = [text[: starts[0]]] + [text[a:b] for a, b in zip(starts, starts[1:] + [len(text)])]
+    keep, gone = [], []
+    for _i, c in enumerate(chunks):
+        (gone if terms.mentions(c) else keep).append(c)
+    return "".join(keep), gone
+
+
+def _lines(text: str, terms: Terms) -> tuple[str, list[str]]:
+    lines = text.splitlines(keepends=True)
+    keep = [ln for ln in lines if not terms.mentions(ln)]
+    gone = [ln for ln in lines if terms.mentions(ln)]
+    return "".join(keep), gone
+
+
+def _jsonl(text: str, terms: Terms, ids: set[int]) -> tuple[str, list[str]]:
+    """JSON lines (agent archives): drop a line that mentions a term or belongs to a
+    forgotten fact by id (an archived vector or audit event carries no text)."""
+    keep, gone = [], []
+    for ln in text.splitlines(keepends=True):
+        drop = terms.mentions(ln)
+        if not drop and ids:
+            try:
+                d = json.loads(ln)
+            except ValueError:
+                d = None
+            if isinstance(d, dict):
+                drop = (
+                    d.get("fact") in ids
+                    or d.get("fact_id") in ids
+                    or (d.get("type") == "fact" and d.get("id") in ids)
+                )
+        (gone if drop else keep).append(ln)
+    return "".join(keep), gone
+
+
+def _json(text: str, terms: Terms) -> tuple[str, list[str]]:
+    data = json.loads(text)
+    gone: list[str] = []
+
+    def prune(v):
+        if isinstance(v, list):
+            out = []
+            for x in v:
+                if isinstance(x, (dict, str)) and terms.mentions(
+                    json.dumps(x, ensure_ascii=False) if isinstance(x, dict) else x
+                ):
+                    gone.append(json.dumps(x, ensure_ascii=False) if isinstance(x, dict) else x)
+                else:
+                    out.append(prune(x))
+            return out
+        if isinstance(v, dict):
+            return {k: prune(x) for k, x in v.items()}
+        return v
+
+    data = prune(data)
+    return json.dumps(data, ensure_ascii=False, indent=2) + "\n", gone
+
+
+def plan_file(
+    path: Path, terms: Terms, whole: bool = False, ids: set[int] | None = None
+) -> FileEdit | None:
+    """What forgetting ``terms`` changes in one file (None: nothing)."""
+    path = Path(path)
+    if whole:
+        return FileEdit(path, "whole", ["(whole file)"], None)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        return FileEdit(path, "lines", problem=f"cannot read: {exc.strerror or exc}")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        # not text: we cannot cut entries out of it; if it holds a forgotten term in plain
+        # bytes the verifier will name it
+        return None
+    ids = ids or set()
+    if path.suffix == ".jsonl":
+        new, gone = _jsonl(text, terms, ids)
+        if not gone:
+            return None
+        return FileEdit(path, "lines", [_short(g) for g in gone], new if new.strip() else None)
+    if not terms.mentions(text):
+        return None
+    name = path.name
+    try:
+        if path.suffix == ".json":
+            kind, (new, gone) = "json", _json(text, terms)
+        elif name in ("MEMORY.md", "USER.md") or ENTRY_SEP in text:
+            kind, (new, gone) = "entries", _entries(text, terms)
+        elif "episodes" in path.parts or HEADING.search(text):
+            kind, (new, gone) = "blocks", _blocks(text, terms)
+        else:
+            kind, (new, gone) = "lines", _lines(text, terms)
+    except ValueError:
+        kind, (new, gone) = "lines", _lines(text, terms)
+    if not gone:
+        return None
+    edit = FileEdit(path, kind, [_short(g) for g in gone], new)
+    if not new.strip() or (kind == "entries" and not new.replace(ENTRY_SEP, "").strip()):
+        edit.new_data = None
+    return edit
+
+
+def apply_edit(edit: FileEdit) -> bool:
+    if edit.problem:
+        return False
+    if edit.new_data is None:
+        scrub_file(edit.path)
+    else:
+        scrub_replace(edit.path, edit.new_data)
+    return True
+
+
+def workspace_files(workspace: str | Path | None) -> list[Path]:
+    """The memory files of an agent's workspace (never its source code)."""
+    if not workspace:
+        return []
+    ws = Path(workspace).expanduser()
+    out: list[Path] = []
+    for rel in WORKSPACE_FILES:
+        p = ws / rel
+        if p.is_file():
+            out.append(p)
+    for rel in WORKSPACE_DIRS:
+        d = ws / rel
+        if d.is_dir():
+            out += sorted(p for p in d.rglob("*") if p.is_file() and not p.name.endswith(".lock"))
+    seen, uniq = set(), []
+    for p in out:
+        if p.resolve() not in seen:
+            seen.add(p.resolve())
+            uniq.append(p)
+    return uniq

@@ -1,0 +1,126 @@
+"""Physical purge: vectors out of Chroma's files, free pages and WAL frames out of SQLite.
+
+Deleting an id in Chroma only marks it in hnswlib; the float32 vector stays in
+``data_level0.bin`` and the document in ``chroma.sqlite3``'s free pages. So a purge rebuilds
+the agent's collection from the vectors it keeps, removes the dropped collection's segment
+directory (Chroma leaves it on disk) and VACUUMs ``chroma.sqlite3``. For Engram's own store it
+merges the FTS5 segments (a deleted row's terms stay in old segments until a merge), then
+checkpoints the WAL, VACUUMs and truncates the WAL; ``secure_delete`` zeroes freed pages.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import numpy as np
+
+from models import Fact
+from services.forget.scrub import scrub_file
+
+
+def purge_vectors(engram, agent_id: int, drop_ids: set[int], drop: bool = False) -> list[str]:
+    """Rebuild the agent's collection without ``drop_ids``: deleting ids in Chroma only
+    marks them in HNSW, so the vectors would stay in the segment files."""
+    idx = engram.index
+    notes: list[str] = []
+    if idx is None:
+        _drop_collection_raw(engram, agent_id)
+        notes.append(
+            "vector index dropped for this agent (model not loaded); run "
+            "`engram verify --repair` once the model is available to re-embed"
+        )
+        return notes
+    if drop:
+        idx.drop(agent_id)
+        return notes
+    col = idx.collection(agent_id)
+    keep_ids, keep_vecs = [], []
+    offset, page = 0, 5000
+    while True:
+        got = col.get(include=["embeddings"], limit=page, offset=offset)
+        for i, v in zip(got["ids"], got["embeddings"]):
+            if int(i) not in drop_ids:
+                keep_ids.append(int(i))
+                keep_vecs.append(v)
+        if len(got["ids"]) < page:
+            break
+        offset += page
+    rows = {
+        i: c
+        for i, c in Fact.select(Fact.id, Fact.content).where(Fact.agent == agent_id).tuples()
+        if i not in drop_ids
+    }
+    pairs = [(i, v) for i, v in zip(keep_ids, keep_vecs) if i in rows]
+    idx.drop(agent_id)
+    if pairs:
+        ids = [p[0] for p in pairs]
+        idx.upsert(
+            agent_id,
+            ids,
+            [rows[i] for i in ids],
+            np.asarray([p[1] for p in pairs], dtype=np.float32),
+        )
+    kept = set(keep_ids)
+    missing = [i for i in rows if i not in kept]
+    if missing:  # rows that had no vector yet: embed them now so the index is whole
+        idx.upsert(agent_id, missing, [rows[i] for i in missing])
+    return notes
+
+
+def _drop_collection_raw(engram, agent_id: int) -> None:
+    path = Path(engram.config.vector_location)
+    if not path.is_dir():
+        return
+    from services.vectors.index import VectorIndex
+
+    VectorIndex(path, None).drop(agent_id)
+
+
+def compact_store(engram) -> list[str]:
+    notes: list[str] = []
+    db = engram.db
+    if db.execute_sql("PRAGMA secure_delete").fetchone()[0] != 1:
+        db.execute_sql("PRAGMA secure_delete = 1")
+        notes.append("secure_delete was off on this connection; turned on")
+    for table in ("fact_fts", "episode_fts"):
+        db.execute_sql(f"INSERT INTO {table}({table}) VALUES('optimize')")
+    if not _checkpoint(engram):
+        notes.append(
+            "another process holds the database open; its WAL could not be "
+            "truncated yet (run `engram forget --verify` after it closes)"
+        )
+    db.execute_sql("VACUUM")
+    _checkpoint(engram)
+    notes += _compact_chroma(engram)
+    return notes
+
+
+def _checkpoint(engram, tries: int = 20) -> bool:
+    for i in range(tries):
+        busy, _log, _done = engram.db.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        if not busy:
+            return True
+        time.sleep(0.05 * (i + 1))
+    return False
+
+
+def _compact_chroma(engram) -> list[str]:
+    from services.forget import isolated
+
+    loc = Path(engram.config.vector_location)
+    if not (loc / "chroma.sqlite3").is_file():
+        return []
+    # in a child: a second SQLite library in this process must not touch the file Chroma's
+    # Rust SQLite holds (see services/forget/isolated.py)
+    live, problem = isolated.run(isolated.chroma_compact_job, str(loc))
+    notes = [problem] if problem else []
+    if live is not None:
+        # a dropped collection's HNSW directory stays on disk: remove it
+        for d in loc.iterdir():
+            if d.is_dir() and d.name not in set(live) and (d / "header.bin").exists():
+                for p in d.iterdir():
+                    scrub_file(p)
+                shutil.rmtree(d, ignore_errors=True)
+    return notes

@@ -1,0 +1,162 @@
+"""Bulk import for very large batches (10^5–10^6 memories), where the per-memory pipeline of
+``Ingestor.remember_many`` (one INSERT, one audit event and one supersession query per
+memory) is too slow.
+
+What it keeps: validation, the write policy (secrets, personal data, forget rules), exact dedup against the store and
+within the batch, FTS (the triggers fire on every inserted row), and an audit trail (one
+``bulk-import`` event per transaction with the ids it added). What it skips, and says so: the
+near-duplicate check and supersession by subject (both need a per-memory lookup), and
+embeddings (pass ``embed=True`` to index vectors as it goes, or call
+``AgentMemory.rebuild_index()`` afterwards).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+from models import Fact
+from models.entities import utcnow
+from services.ingest.pipeline import NewFact, memory_type_for, validate
+from services.ingest.policy import WritePolicy
+from services.store.text import content_hash, require_clean
+
+if TYPE_CHECKING:  # the façade sits above this package; only its type is used here
+    from services.engram import AgentMemory
+
+
+_FIELDS = [f for f in Fact._meta.sorted_fields if f.name != "id"]
+_INSERT = 'INSERT INTO "fact" (%s) VALUES (%s)' % (
+    ", ".join(f'"{f.column_name}"' for f in _FIELDS),
+    ", ".join("?" * len(_FIELDS)),
+)
+_DEFAULTS = {"access_count": 0}
+
+
+def bulk_remember(
+    memory: AgentMemory,
+    items: Iterable[NewFact],
+    batch: int = 20000,
+    embed: bool = False,
+    progress: Callable[[int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+    actor: str = "import",
+) -> dict:
+    """Insert ``items`` in transactions of ``batch`` rows; returns counts."""
+    m = memory
+    e = m.engram
+    from models import ForgetRule
+
+    has_rules = (
+        ForgetRule.select()
+        .where((ForgetRule.agent == m.agent_id) | (ForgetRule.agent.is_null()))
+        .exists()
+    )
+    # without a rule in the store the n-gram hashing is skipped: at 10^6 rows it dominates
+    policy = WritePolicy(
+        m.agent_id, (m.settings or {}).get("pii"), e.forget_key() if has_rules else None
+    )
+    counts = {"added": 0, "duplicate": 0, "blocked": 0, "empty": 0, "redactions": 0}
+    seen: set[str] = set()
+    buf: list[dict] = []
+
+    def flush():
+        if not buf:
+            return
+        hashes = [r["content_hash"] for r in buf]
+        known: set[str] = set()
+        for s in range(0, len(hashes), 900):
+            known.update(
+                h
+                for (h,) in Fact.select(Fact.content_hash)
+                .where(
+                    (Fact.agent == m.agent_id)
+                    & Fact.content_hash.in_(hashes[s : s + 900])
+                    & (Fact.status != "forgotten")
+                )
+                .tuples()
+            )
+        rows = [r for r in buf if r["content_hash"] not in known]
+        counts["duplicate"] += len(buf) - len(rows)
+        ids: list[int] = []
+        with m.db.atomic():
+            if rows:
+                # executemany with one prepared statement: building peewee SQL per row costs
+                # more than SQLite's own work at this size
+                m.db.cursor().executemany(
+                    _INSERT,
+                    (
+                        [f.db_value(r.get(f.name, _DEFAULTS.get(f.name))) for f in _FIELDS]
+                        for r in rows
+                    ),
+                )
+                ids = [
+                    i
+                    for (i,) in Fact.select(Fact.id)
+                    .where(Fact.agent == m.agent_id)
+                    .order_by(Fact.id.desc())
+                    .limit(len(rows))
+                    .tuples()
+                ][::-1]
+                m.facts.audit(
+                    "bulk-import",
+                    None,
+                    None,
+                    {"count": len(ids), "first_id": ids[0], "last_id": ids[-1]},
+                    actor=actor,
+                )
+        counts["added"] += len(rows)
+        if rows and embed and e.index is not None:
+            e.index.upsert(m.agent_id, ids, [r["content"] for r in rows])
+        if rows:
+            e.bus.emit("fact.added", agent_id=m.agent_id, ids=ids)
+        buf.clear()
+        if progress:
+            progress(counts["added"])
+
+    now = utcnow()
+    for item in items:
+        if cancelled and cancelled():
+            break
+        validate(item)
+        verdict = policy.sanitize(item.content)
+        text = require_clean(verdict.text)
+        counts["redactions"] += verdict.secrets
+        if not text:
+            counts["empty"] += 1
+            continue
+        if verdict.blocked_by:
+            counts["blocked"] += 1
+            continue
+        status = "pending" if verdict.pending and item.status == "active" else item.status
+        h = content_hash(text)
+        if h in seen:
+            counts["duplicate"] += 1
+            continue
+        seen.add(h)
+        cat = item.category or "fact"
+        buf.append(
+            {
+                "agent": m.agent_id,
+                "content": text,
+                "content_hash": h,
+                "category": cat,
+                "memory_type": item.memory_type or memory_type_for(cat),
+                "importance": float(item.importance),
+                "confidence": float(item.confidence),
+                "pinned": bool(item.pinned),
+                "status": status,
+                "source": item.source,
+                "source_ref": item.source_ref,
+                "subject": item.subject,
+                "tags": policy.tags(item.tags),
+                "event_date": item.event_date,
+                "created_at": item.created_at or now,
+                "updated_at": now,
+                "metadata": item.metadata or {},
+            }
+        )
+        if len(buf) >= batch:
+            flush()
+    flush()
+    return counts

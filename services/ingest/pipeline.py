@@ -1,0 +1,361 @@
+"""The ingest pipeline every write path shares (manual, CLI, importers, sessions, sync):
+
+the write policy (``policy.py``: secrets → personal data → forget rules) → exact dedup (normalised hash) → near-duplicate (cosine) →
+supersession (same subject key) → row + FTS (one transaction) → vectors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from models import Fact
+from models.entities import MEMORY_TYPES, utcnow
+from services.errors import InvalidInput
+from services.ingest.policy import check_utf8, policy_for
+from services.ingest.subjects import infer_subject
+from services.records import RememberResult
+from services.store.facts import snapshot
+from services.store.text import content_hash, require_clean
+
+if TYPE_CHECKING:  # the façade sits above this package; only its type is used here
+    from services.engram import AgentMemory
+
+NEAR_DUPLICATE = 0.95
+DEDUP_STATUSES = (
+    "active",
+    "pending",
+    "archived",
+)  # cosine at or above which two memories say the same thing
+CATEGORY_TYPES = {
+    "task": "procedural",
+    "rule": "procedural",
+    "tmp": "temporal",
+    "episode": "episodic",
+}
+
+
+@dataclass
+class NewFact:
+    content: str
+    category: str = "fact"
+    importance: float = 0.5
+    pinned: bool = False
+    source: str = "manual"
+    source_ref: str | None = None
+    subject: str | None = None
+    tags: list[str] = field(default_factory=list)
+    memory_type: str | None = None
+    event_date: date | None = None
+    created_at: datetime | None = None
+    confidence: float = 0.8
+    status: str = "active"
+    metadata: dict = field(default_factory=dict)
+
+
+def memory_type_for(category: str) -> str:
+    return CATEGORY_TYPES.get(category.split(":")[0], "semantic")
+
+
+def validate(item: NewFact) -> None:
+    check_utf8(item.content or "")
+    if not 0.0 <= float(item.importance) <= 1.0:
+        raise InvalidInput("importance must be between 0 and 1")
+    if item.memory_type and item.memory_type not in MEMORY_TYPES:
+        raise InvalidInput(f"memory type must be one of {', '.join(MEMORY_TYPES)}")
+
+
+class Ingestor:
+    def __init__(self, memory: AgentMemory):
+        self.m = memory
+
+    def remember_many(
+        self,
+        items: Sequence[NewFact],
+        near_duplicate: float | None = NEAR_DUPLICATE,
+        progress: Callable[[int, int], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
+        actor: str = "user",
+        bump: bool = True,
+    ) -> list[RememberResult]:
+        results: list[RememberResult | None] = [None] * len(items)
+        prepared, notes = self._screen(items, results)
+        # Restating a superseded fact makes it current again (a new fact that supersedes the
+        # newer one); re-importing an old file (bump=False) must not, so there it is a duplicate.
+        live = DEDUP_STATUSES if bump else DEDUP_STATUSES + ("superseded",)
+        fresh, dup_of = self._exact_duplicates(prepared, results, live)
+        vectors = None
+        if fresh and self.m.engram.embedder is not None:
+            vectors = self.m.engram.embedder.embed([t for _, _, t, _ in fresh])
+        if vectors is not None and near_duplicate is not None:
+            fresh, vectors = self._near_duplicates(
+                fresh, vectors, near_duplicate, results, dup_of, live
+            )
+        ids, texts, vecs = self._store(fresh, vectors, notes, results, actor, progress, cancelled)
+        # batch-internal duplicates point at the fact their twin became
+        for i, ref in dup_of.items():
+            if ref < 0:
+                results[i].fact_id = results[-ref - 1].fact_id
+        if bump:
+            self._bump(
+                [
+                    r.fact_id
+                    for r in results
+                    if r and r.status in ("duplicate", "near-duplicate") and r.fact_id
+                ]
+            )
+        self._publish(ids, texts, vecs, vectors is not None)
+        return results  # type: ignore[return-value]
+
+    def _screen(
+        self, items, results
+    ) -> tuple[list[tuple[int, NewFact, str, str]], dict[int, dict]]:
+        """The write policy on every item: (index, item, clean text, hash) for those that may
+        be stored; the others get their result here (empty, blocked)."""
+        policy = policy_for(self.m)
+        prepared: list[tuple[int, NewFact, str, str]] = []
+        notes: dict[int, dict] = {}  # index → redaction counts for the audit log (no content)
+        for i, item in enumerate(items):
+            validate(item)
+            verdict = policy.sanitize(item.content)
+            if verdict.pending and item.status == "active":
+                item = replace(item, status="pending")
+            if item.tags:
+                item = replace(item, tags=policy.tags(item.tags))
+            note = verdict.audit_note()
+            if note:
+                notes[i] = note
+            if verdict.empty:
+                results[i] = RememberResult("empty", None, reason="empty text")
+            elif verdict.blocked_by:
+                results[i] = RememberResult(
+                    "blocked",
+                    None,
+                    reason=f"forget rule: {verdict.blocked_by}",
+                    redactions=verdict.secrets,
+                )
+            else:
+                results[i] = RememberResult("added", None, redactions=verdict.secrets)
+                prepared.append((i, item, verdict.text, content_hash(verdict.text)))
+        return prepared, notes
+
+    def _exact_duplicates(self, prepared, results, live):
+        """Exact duplicates against the store and within the batch: (fresh items, dup_of)
+        where dup_of maps an index to a fact id or -(batch index)-1."""
+        existing = self._existing_hashes(list({h for _, _, _, h in prepared}), prepared, live)
+        fresh: list[tuple[int, NewFact, str, str]] = []
+        seen_batch: dict[str, int] = {}
+        dup_of: dict[int, int] = {}
+        for entry in prepared:
+            i, _item, _text, h = entry
+            if h in existing:
+                results[i].status, results[i].fact_id = "duplicate", existing[h]
+                dup_of[i] = existing[h]
+            elif h in seen_batch:
+                results[i].status = "duplicate"
+                dup_of[i] = -seen_batch[h] - 1
+            else:
+                seen_batch[h] = i
+                fresh.append(entry)
+        return fresh, dup_of
+
+    def _existing_hashes(self, hashes, prepared, live) -> dict[str, int]:
+        m = self.m
+        rows_of: dict[str, list[tuple[int, str, str | None]]] = {}
+        for s in range(0, len(hashes), 500):
+            for fid, h, st, subj in (
+                Fact.select(Fact.id, Fact.content_hash, Fact.status, Fact.subject)
+                .where(
+                    (Fact.agent == m.agent_id)
+                    & Fact.content_hash.in_(hashes[s : s + 500])
+                    & Fact.status.in_(live)
+                )
+                .order_by(Fact.id)
+                .tuples()
+            ):
+                rows_of.setdefault(h, []).append((fid, st, subj))
+        existing: dict[str, int] = {}
+        old_subjects: dict[str, set] = {}  # hash -> subjects of its twins, all superseded
+        for h, rows in rows_of.items():
+            current = [r for r in rows if r[1] != "superseded"]
+            existing[h] = (current or rows)[0][0]  # a live twin wins over superseded ones
+            if not current:
+                old_subjects[h] = {r[2] for r in rows}
+        # ...except that a source naming its subject (a task file, a profile line) which says
+        # an earlier thing again has changed back: that is current again, not a stale re-import
+        for _, item, _, h in prepared:
+            if item.subject and item.subject in old_subjects.get(h, ()):
+                existing.pop(h, None)
+        return existing
+
+    def _store(
+        self, fresh, vectors, notes, results, actor, progress, cancelled
+    ) -> tuple[list[int], list[str], list[np.ndarray]]:
+        """Rows + FTS in transactions of 500; returns (ids, texts, vectors) added."""
+        m = self.m
+        added_ids: list[int] = []
+        added_texts: list[str] = []
+        added_vecs: list[np.ndarray] = []
+        total, chunk = len(fresh), 500
+        for s in range(0, total, chunk):
+            if cancelled and cancelled():
+                for i, *_ in fresh[s:]:
+                    results[i].status, results[i].reason = "cancelled", "cancelled"
+                break
+            with m.db.atomic():
+                for j, (i, item, text, h) in enumerate(fresh[s : s + chunk]):
+                    fid, superseded = self._insert(item, text, h, actor)
+                    if i in notes:
+                        m.facts.audit(
+                            "redact",
+                            fid,
+                            None,
+                            notes[i],
+                            actor="engram",
+                            reason=f"{notes[i]['secrets']} secret(s), "
+                            f"{notes[i]['pii_redacted']} personal detail(s) redacted",
+                        )
+                    results[i].fact_id = fid
+                    results[i].superseded = superseded
+                    added_ids.append(fid)
+                    added_texts.append(text)
+                    if vectors is not None:
+                        added_vecs.append(vectors[s + j])
+            if progress:
+                progress(min(s + chunk, total), total)
+        return added_ids, added_texts, added_vecs
+
+    def _publish(
+        self, ids: list[int], texts: list[str], vecs: list[np.ndarray], have_vectors: bool
+    ) -> None:
+        m = self.m
+        if ids and have_vectors:
+            m.engram.index.upsert(m.agent_id, ids, texts, np.stack(vecs))
+        if ids:
+            m.engram.bus.emit("fact.added", agent_id=m.agent_id, ids=ids)
+
+    def _near_duplicates(self, fresh, vectors, threshold, results, dup_of, live):
+        m = self.m
+        keep_idx: list[int] = []
+        index = m.engram.index
+        nearest: list[list[tuple[int, float]]] = [[] for _ in fresh]
+        if index is not None and index.count(m.agent_id) > 0:
+            nearest = index.query_many(m.agent_id, vectors, k=3)
+            cand = {fid for hits in nearest for fid, sim in hits if sim >= threshold}
+            subject_of = (
+                dict(
+                    Fact.select(Fact.id, Fact.subject)
+                    .where(
+                        (Fact.agent == m.agent_id) & Fact.id.in_(list(cand)) & Fact.status.in_(live)
+                    )
+                    .tuples()
+                )
+                if cand
+                else {}
+            )
+            # a fact naming the same subject as its near twin is a newer statement about it
+            # (a task moving on by a word): it supersedes, it is not absorbed
+            nearest = [
+                [
+                    (fid, sim)
+                    for fid, sim in hits
+                    if fid in subject_of and not (item.subject and subject_of[fid] == item.subject)
+                ]
+                for hits, (_i, item, _t, _h) in zip(nearest, fresh)
+            ]
+        for j, (i, item, _text, _h) in enumerate(fresh):
+            v = vectors[j]
+            hit = next((fid for fid, sim in nearest[j] if sim >= threshold), None)
+            twins = (
+                keep_idx
+                if not item.subject
+                else [k for k in keep_idx if fresh[k][1].subject != item.subject]
+            )
+            if hit is None and twins:
+                sims = vectors[twins] @ v
+                best = int(np.argmax(sims))
+                if sims[best] >= threshold:
+                    twin = fresh[twins[best]][0]
+                    results[i].status = "near-duplicate"
+                    dup_of[i] = -twin - 1
+                    continue
+            if hit is not None:
+                results[i].status, results[i].fact_id = "near-duplicate", hit
+                dup_of[i] = hit
+                continue
+            keep_idx.append(j)
+        return [fresh[j] for j in keep_idx], vectors[keep_idx] if keep_idx else vectors[:0]
+
+    def _insert(self, item: NewFact, text: str, h: str, actor: str) -> tuple[int, list[int]]:
+        m = self.m
+        subject = item.subject or infer_subject(text)
+        now = utcnow()
+        row = Fact.create(
+            agent=m.agent_id,
+            content=require_clean(text),
+            content_hash=h,
+            category=item.category or "fact",
+            memory_type=item.memory_type or memory_type_for(item.category or "fact"),
+            importance=float(item.importance),
+            confidence=float(item.confidence),
+            pinned=bool(item.pinned),
+            status=item.status,
+            source=item.source,
+            source_ref=item.source_ref,
+            subject=subject,
+            tags=list(item.tags or []),
+            event_date=item.event_date,
+            created_at=item.created_at or now,
+            updated_at=now,
+            metadata=item.metadata or {},
+        )
+        m.facts.audit("create", row.id, None, snapshot(row), actor=actor)
+        superseded: list[int] = []
+        if subject and item.status == "active":
+            olds = list(
+                Fact.select().where(
+                    (Fact.agent == m.agent_id)
+                    & (Fact.subject == subject)
+                    & (Fact.status == "active")
+                    & (Fact.id != row.id)
+                    & (Fact.created_at <= row.created_at)
+                )
+            )
+            for old in olds:
+                before = snapshot(old)
+                old.status, old.superseded_by, old.updated_at = "superseded", row.id, now
+                old.save()
+                m.facts.audit(
+                    "supersede",
+                    old.id,
+                    before,
+                    snapshot(old),
+                    actor="engram",
+                    reason=f"superseded by fact {row.id} (subject {subject})",
+                )
+                superseded.append(old.id)
+        return row.id, superseded
+
+    def _bump(self, ids: list[int]) -> None:
+        """A repeated memory is a signal: refresh it instead of storing it twice."""
+        if not ids:
+            return
+        with self.m.db.atomic():
+            for fid in set(ids):
+                row = Fact.get_or_none((Fact.agent == self.m.agent_id) & (Fact.id == fid))
+                if row is None:
+                    continue
+                before = snapshot(row)
+                row.updated_at = utcnow()
+                row.importance = row.importance + (1.0 - row.importance) * 0.1
+                if row.status == "archived":  # said again: it matters after all
+                    row.status = "active"
+                row.save()
+                if before["status"] != row.status:
+                    self.m.facts.audit(
+                        "restore", fid, before, snapshot(row), actor="engram", reason="stated again"
+                    )

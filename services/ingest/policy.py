@@ -1,0 +1,158 @@
+"""THE write policy: every path that stores or changes memory text passes through ``sanitize``.
+
+secret redaction → personal-data policy (per agent) → forget rules → validation.
+
+What comes out is a ``CleanText`` (``services.store.text``); the store layer refuses to write
+memory text of any other type, so a new write path that forgets the policy fails loudly in
+its first test instead of quietly storing a secret.
+
+``sanitize_for(memory, text)`` reads the agent's settings and the store's forget key; code that
+sanitizes many texts for one agent builds a ``WritePolicy`` once (``policy_for(memory)``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from services.errors import InvalidInput
+from services.ingest.forget_rules import matching_rule
+from services.ingest.pii import apply_pii
+from services.ingest.redaction import redact
+from services.store.text import CleanText
+
+if TYPE_CHECKING:  # the façade sits above this package; only its type is used here
+    from services.engram import AgentMemory
+
+
+class Target(StrEnum):
+    """Where the text is going decides what "ask" means: a fact can wait in review
+    (``pending``); an episode, a layer or an audit snapshot cannot, so there the personal data
+    the user wants to be asked about is redacted instead."""
+
+    FACT = "fact"
+    EPISODE = "episode"
+    OTHER = "other"
+
+
+@dataclass
+class Verdict:
+    text: CleanText
+    secrets: int = 0
+    secret_kinds: list[str] = field(default_factory=list)
+    pii_found: dict = field(default_factory=dict)
+    pii_redacted: int = 0
+    pending: bool = False  # personal data under "ask": the fact waits for the user's review
+    blocked_by: str | None = None  # label of the forget rule the text matches
+
+    @property
+    def empty(self) -> bool:
+        return not self.text
+
+    @property
+    def storable(self) -> bool:
+        return bool(self.text) and self.blocked_by is None
+
+    def audit_note(self) -> dict | None:
+        """Counts for the audit log (never the redacted content)."""
+        if not (self.secrets or self.pii_found):
+            return None
+        return {
+            "secrets": self.secrets,
+            "kinds": sorted(set(self.secret_kinds)),
+            "pii": self.pii_found,
+            "pii_redacted": self.pii_redacted,
+        }
+
+
+@dataclass(frozen=True)
+class WritePolicy:
+    """What the policy needs to know about one agent: its personal-data setting, the store's
+    forget key and whether any forget rule could apply (skipping the rule query when none)."""
+
+    agent_id: int | None
+    pii: dict | str | None
+    key: bytes | None
+
+    def sanitize(self, text: str | None, target: Target = Target.FACT) -> Verdict:
+        return sanitize(text, self, target)
+
+    def tags(self, tags) -> list[str]:
+        """Tags are memory text too (keywords drawn from a session can be a token): a tag the
+        policy would change or block is dropped, not stored half-redacted."""
+        out: list[str] = []
+        for tag in tags or ():
+            verdict = sanitize(str(tag), self, Target.OTHER)
+            if verdict.storable and str(verdict.text) == str(tag).strip() and tag not in out:
+                out.append(str(tag))
+        return out
+
+
+def policy_for(memory: AgentMemory) -> WritePolicy:
+    return WritePolicy(
+        memory.agent_id, (memory.settings or {}).get("pii"), memory.engram.forget_key()
+    )
+
+
+def check_utf8(text: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: undecodable bytes from argv or a file
+        raise InvalidInput("the text is not valid UTF-8; nothing was stored") from None
+
+
+def sanitize(text: str | None, policy: WritePolicy, target: Target = Target.FACT) -> Verdict:
+    # a fact or an episode is one statement (trimmed); a document (a layer, a log) keeps its
+    # layout byte for byte
+    trim = target is not Target.OTHER
+    raw = (text or "").strip() if trim else (text or "")
+    check_utf8(raw)
+    red = redact(raw)
+    clean = red.text.strip() if trim else red.text
+    pii_setting = policy.pii
+    if target is not Target.FACT and pii_setting:
+        pii_setting = _ask_as_deny(pii_setting)
+    pii = apply_pii(clean, pii_setting)
+    if pii.found:
+        clean = pii.text.strip() if trim else pii.text
+    verdict = Verdict(
+        CleanText(clean),
+        secrets=red.count,
+        secret_kinds=list(red.kinds),
+        pii_found=dict(pii.found),
+        pii_redacted=pii.redacted,
+        pending=pii.pending and target is Target.FACT,
+    )
+    if clean and policy.key is not None and policy.agent_id is not None:
+        rule = matching_rule(policy.key, policy.agent_id, clean)
+        if rule is not None:
+            verdict.blocked_by = rule.label
+    return verdict
+
+
+def sanitize_for(memory: AgentMemory, text: str | None, target: Target = Target.FACT) -> Verdict:
+    return sanitize(text, policy_for(memory), target)
+
+
+def scrub_snapshot(snap, policy: WritePolicy):
+    """An audit snapshot (or any JSON value) with every memory text in it sanitized: archives
+    carry before/after copies of facts, and those are memory text too."""
+    if isinstance(snap, dict):
+        out = {}
+        for k, v in snap.items():
+            if k in ("content", "summary", "markdown") and isinstance(v, str):
+                verdict = policy.sanitize(v, Target.OTHER)
+                out[k] = "" if verdict.blocked_by else str(verdict.text)
+            else:
+                out[k] = scrub_snapshot(v, policy)
+        return out
+    if isinstance(snap, list):
+        return [scrub_snapshot(v, policy) for v in snap]
+    return snap
+
+
+def _ask_as_deny(setting):
+    if isinstance(setting, dict):
+        return {k: ("deny" if v == "ask" else v) for k, v in setting.items()}
+    return "deny" if setting == "ask" else setting

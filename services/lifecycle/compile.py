@@ -1,0 +1,528 @@
+"""Compilation: facts and episodes → ``today.md``, ``week.md``, ``longterm.md`` and the
+assembled ``memory.md`` an agent loads at session start.
+
+Deterministic and extractive: lines are the facts' own words, chosen by priority (pinned
+first, then importance, use and recency) until the layer's token budget — counted with the
+real WordPiece tokenizer — is spent. Every line records the fact ids it came from
+(``CompiledLayer.provenance``), and each compilation is kept as a new row so the previous one
+can be diffed. An optional LLM rewrite (``llm_compile``) may condense the three dated layers;
+its answer is used only if it fits the budget. Everything is computed before anything is
+written, so a cancelled run leaves the files and rows as they were.
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+
+import peewee as pw
+
+from models import CompiledLayer, Fact
+from models.entities import utcnow
+from services.errors import EngramError
+from services.lifecycle.config import LifecycleConfig, config_for
+from services.store.atomic import atomic_write
+from services.vectors.tokens import count_tokens, count_tokens_many
+
+log = logging.getLogger(__name__)
+LAYERS = ("today", "week", "longterm", "memory")
+CANDIDATES = 1500  # rows read per layer: a budget holds ~100–200 lines
+SECTION_CANDIDATES = 300  # per memory.md section
+_MISSES = 200  # consecutive lines that do not fit before a layer stops looking
+
+
+@dataclass
+class LayerResult:
+    name: str
+    path: str | None
+    markdown: str
+    tokens: int
+    budget: int
+    provenance: list = field(default_factory=list)  # [[line_no, [fact ids]], …]
+    compiled_at: datetime | None = None
+
+    def to_json(self) -> dict:
+        return {
+            "name": self.name,
+            "path": self.path,
+            "tokens": self.tokens,
+            "budget": self.budget,
+            "lines": self.markdown.count("\n"),
+            "compiled_at": self.compiled_at.isoformat() if self.compiled_at else None,
+        }
+
+
+@dataclass
+class CompileResult:
+    layers: dict[str, LayerResult] = field(default_factory=dict)
+    cancelled: bool = False
+    warnings: list[str] = field(default_factory=list)
+    exported: str | None = None
+    episodes_exported: int = 0
+    rewritten: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {
+            "cancelled": self.cancelled,
+            "warnings": self.warnings,
+            "exported": self.exported,
+            "episodes_exported": self.episodes_exported,
+            "rewritten": self.rewritten,
+            "layers": {k: v.to_json() for k, v in self.layers.items()},
+        }
+
+
+@dataclass
+class _Cand:
+    section: str
+    text: str
+    ids: list[int]
+    pinned: bool
+    tokens: int = -1
+
+
+@dataclass
+class _Row:
+    id: int
+    content: str
+    category: str
+    importance: float
+    pinned: bool
+    created_at: datetime
+    event_date: date | None
+
+    @property
+    def day(self) -> date:
+        return self.event_date or self.created_at.date()
+
+
+def one_line(text: str) -> str:
+    """Memory text is data: one list line, so it can never open a heading or a section."""
+    return " ".join((text or "").split())
+
+
+def _fact_line(r: _Row, dated: bool = False, cat: bool = True) -> str:
+    prefix = f"[{r.day.isoformat()}]" if dated else ""
+    prefix += f"[{r.category}] " if cat else ""
+    if prefix and not prefix.endswith(" "):
+        prefix += " "
+    return f"- {prefix}{one_line(r.content)}"
+
+
+def _rows(memory, where=None, limit: int = CANDIDATES) -> list[_Row]:
+    q = Fact.select(
+        Fact.id,
+        Fact.content,
+        Fact.category,
+        Fact.importance,
+        Fact.pinned,
+        Fact.created_at,
+        Fact.event_date,
+    ).where((Fact.agent == memory.agent_id) & (Fact.status == "active"))
+    if where is not None:
+        q = q.where(where)
+    q = q.order_by(
+        Fact.pinned.desc(),
+        Fact.importance.desc(),
+        Fact.access_count.desc(),
+        Fact.created_at.desc(),
+        Fact.id.desc(),
+    ).limit(limit)
+    return [
+        _Row(r[0], r[1], r[2] or "fact", float(r[3]), bool(r[4]), r[5], r[6]) for r in q.tuples()
+    ]
+
+
+def _in_days(start: date, end: date):
+    """Facts about [start, end]: their event date, else their creation day."""
+    lo, hi = (
+        datetime(start.year, start.month, start.day),
+        datetime(end.year, end.month, end.day) + timedelta(days=1),
+    )
+    return (
+        (Fact.event_date.is_null(False)) & (Fact.event_date >= start) & (Fact.event_date <= end)
+    ) | (Fact.event_date.is_null(True) & (Fact.created_at >= lo) & (Fact.created_at < hi))
+
+
+def assemble(
+    title: list[str], sections: list[str], cands: list[_Cand], budget: int, empty: str
+) -> tuple[str, list, int]:
+    """Greedy fill in priority order; render sections in their fixed order, pinned first.
+    WordPiece splits on whitespace, so a document's tokens are the sum of its lines'."""
+    used = count_tokens("\n".join(title))
+    heads = dict(zip(sections, count_tokens_many([f"## {s}" for s in sections])))
+    chosen: dict[str, list[_Cand]] = {s: [] for s in sections}
+    misses, smallest = 0, budget
+    for s in range(0, len(cands), 128):
+        part = cands[s : s + 128]
+        for c, n in zip(part, count_tokens_many([c.text for c in part])):
+            c.tokens = n
+        for c in part:
+            cost = c.tokens + (0 if chosen[c.section] else heads[c.section])
+            smallest = min(smallest, c.tokens)
+            if used + cost > budget:
+                misses += 1
+                if misses >= _MISSES or budget - used < smallest:
+                    break
+                continue
+            misses = 0
+            used += cost
+            chosen[c.section].append(c)
+        if misses >= _MISSES or budget - used < smallest:
+            break
+    lines = list(title)
+    prov: list = []
+    for sec in sections:
+        items = chosen[sec]
+        if not items:
+            continue
+        lines += ["", f"## {sec}", ""]
+        for c in sorted(items, key=lambda c: not c.pinned):  # stable: priority order kept
+            lines.append(c.text)
+            prov.append([len(lines), list(c.ids)])
+    if not prov:
+        lines += ["", empty]
+    md = "\n".join(lines) + "\n"
+    tokens = count_tokens(md)
+    while tokens > budget and prov:  # never expected (counts are additive); stay safe
+        line_no = prov.pop()[0]
+        del lines[line_no - 1]
+        md = "\n".join(lines) + "\n"
+        tokens = count_tokens(md)
+    return md, prov, tokens
+
+
+class CompileService:
+    def __init__(self, memory, config: LifecycleConfig | None = None, secrets=None):
+        self.memory = memory
+        self.config = config or config_for(memory)
+        self.secrets = secrets
+
+    # layers --------------------------------------------------------------------------------
+    def _episode_cands(self, section: str, since: date, until: date, with_day: bool):
+        eps = self.memory.episodes.list(since=since, until=until)
+        out = []
+        for e in eps:  # newest first: the budget keeps the latest sessions
+            when = f"{e.day.isoformat()} {e.time or ''}".strip() if with_day else (e.time or "")
+            out.append(
+                _Cand(
+                    section,
+                    f"- {when} — {one_line(e.summary)}" if when else f"- {one_line(e.summary)}",
+                    [],
+                    False,
+                )
+            )
+        return out
+
+    def _today(self, today: date) -> tuple[str, list, int]:
+        rows = _rows(self.memory, _in_days(today, today))
+        facts = [_Cand("New facts", _fact_line(r), [r.id], r.pinned) for r in rows]
+        cands = [c for c in facts if c.pinned]
+        cands += self._episode_cands("Sessions", today, today, with_day=False)
+        cands += [c for c in facts if not c.pinned]
+        return assemble(
+            [f"# Today — {today.isoformat()}"],
+            ["Sessions", "New facts"],
+            cands,
+            self.config.budget("today"),
+            "_No sessions or new facts today._",
+        )
+
+    def _week(self, today: date) -> tuple[str, list, int]:
+        start, end = today - timedelta(days=6), today - timedelta(days=1)
+        rows = _rows(self.memory, _in_days(start, end))
+        cands = [_Cand("Facts", _fact_line(r, dated=True), [r.id], True) for r in rows if r.pinned]
+        cands += self._episode_cands("Sessions", start, end, with_day=True)
+        cands += [
+            _Cand("Facts", _fact_line(r, dated=True), [r.id], False) for r in rows if not r.pinned
+        ]
+        return assemble(
+            [f"# Past week — {start.isoformat()} to {end.isoformat()}"],
+            ["Sessions", "Facts"],
+            cands,
+            self.config.budget("week"),
+            "_Nothing from the past week._",
+        )
+
+    def _longterm(self) -> tuple[str, list, int]:
+        tier = pw.fn.json_extract(Fact.metadata, "$.tier")
+        rows = _rows(self.memory, (Fact.pinned == True) | tier.is_null(True) | (tier == "long"))  # noqa: E712
+        cands = [
+            _Cand(
+                "Pinned" if r.pinned else "Long-term", _fact_line(r, dated=True), [r.id], r.pinned
+            )
+            for r in rows
+        ]
+        return assemble(
+            ["# Long-term memory"],
+            ["Pinned", "Long-term"],
+            cands,
+            self.config.budget("longterm"),
+            "_No long-term memories yet._",
+        )
+
+    def _memory(self, today: date) -> tuple[str, list, int]:
+        m = self.memory
+        cats = [
+            c
+            for (c,) in Fact.select(Fact.category)
+            .distinct()
+            .where((Fact.agent == m.agent_id) & (Fact.status == "active"))
+            .tuples()
+        ]
+        projects = sorted({c.split(":", 1)[1] for c in cats if c.startswith("proj:")})
+        near = ("rule", "meta", "task", "tmp", "episode")
+        # one query per section (each best-first), so a huge section cannot hide a small one
+        where = {"About the User": ~Fact.category.startswith("proj:") & Fact.category.not_in(near)}
+        for p in projects:
+            where[f"Project: {p or 'general'}"] = Fact.category == f"proj:{p}"
+        where["Rules"] = Fact.category.in_(["rule", "meta"])
+        where["Recent Context"] = Fact.category.in_(["task", "tmp", "episode"])
+        sections = list(where)
+        queues: dict[str, deque] = {}
+        pinned: list[_Cand] = []
+        for sec, cond in where.items():
+            cat = sec == "Recent Context"
+            cands = [
+                _Cand(sec, _fact_line(r, cat=cat), [r.id], r.pinned)
+                for r in _rows(m, cond, limit=SECTION_CANDIDATES)
+            ]
+            pinned += [c for c in cands if c.pinned]
+            queues[sec] = deque(c for c in cands if not c.pinned)
+        recent = self._episode_cands(
+            "Recent Context", today - timedelta(days=6), today, with_day=True
+        )[:12]
+        queues["Recent Context"] = deque(recent + list(queues["Recent Context"]))
+        # Pinned facts first; then the sections take turns, so a long list of rules or
+        # tasks cannot crowd the user's profile or a project out of the budget.
+        order = list(pinned)
+        while any(queues.values()):
+            for sec in sections:
+                if queues[sec]:
+                    order.append(queues[sec].popleft())
+        return assemble(
+            [f"# Memory — {m.info.name}"],
+            sections,
+            order,
+            self.config.budget("memory"),
+            "_Nothing remembered yet._",
+        )
+
+    # the run ---------------------------------------------------------------------------------
+    def compile(
+        self,
+        now=None,
+        progress: Callable[[int, int, str], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> CompileResult:
+        now = now or datetime.now()  # local: episodes and event dates are local days
+        today = now.date() if isinstance(now, datetime) else now
+        result = CompileResult()
+        steps = [
+            ("today", lambda: self._today(today)),
+            ("week", lambda: self._week(today)),
+            ("longterm", self._longterm),
+            ("memory", lambda: self._memory(today)),
+        ]
+        total = len(steps) + 2
+        built: dict[str, tuple[str, list, int]] = {}
+        for i, (name, fn) in enumerate(steps):
+            if cancelled and cancelled():
+                result.cancelled = True
+                return result
+            built[name] = fn()
+            if progress:
+                progress(i + 1, total, f"compiled {name}.md")
+        self._warn_unfit_pinned(built["memory"][1], result)
+        self._maybe_rewrite(built, result)
+        if cancelled and cancelled():
+            result.cancelled = True
+            return result
+        out_dir = self.memory.data_dir
+        stamp = utcnow()
+        with self.memory.db.atomic():
+            for name in LAYERS:
+                md, prov, tokens = built[name]
+                path = out_dir / f"{name}.md"
+                CompiledLayer.create(
+                    agent=self.memory.agent_id,
+                    layer=name,
+                    markdown=md,
+                    token_count=tokens,
+                    budget=self.config.budget(name),
+                    provenance=prov,
+                    compiled_at=stamp,
+                    path=str(path),
+                )
+                result.layers[name] = LayerResult(
+                    name, str(path), md, tokens, self.config.budget(name), prov, stamp
+                )
+        for name in LAYERS:
+            atomic_write(out_dir / f"{name}.md", built[name][0])
+        if progress:
+            progress(total - 1, total, "wrote layers")
+        if self.memory.info.workspace:
+            self._export(result)
+            self._export_episodes(result, today)
+        if progress:
+            progress(total, total, "done")
+        self.memory.engram.bus.emit("compile.done", agent_id=self.memory.agent_id)
+        return result
+
+    def _warn_unfit_pinned(self, prov, result: CompileResult) -> None:
+        shown = {i for _, ids in prov for i in ids}
+        pinned = [
+            i
+            for (i,) in Fact.select(Fact.id)
+            .where(
+                (Fact.agent == self.memory.agent_id)
+                & (Fact.status == "active")
+                & (Fact.pinned == True)  # noqa: E712 (a peewee expression)
+            )
+            .tuples()
+        ]
+        left = [i for i in pinned if i not in shown]
+        if left:
+            result.warnings.append(
+                f"{len(left)} pinned fact(s) did not fit memory.md's budget of "
+                f"{self.config.budget('memory')} tokens (ids {', '.join(map(str, left[:10]))}"
+                f"{'…' if len(left) > 10 else ''}); raise the budget or unpin some"
+            )
+
+    def _maybe_rewrite(self, built, result: CompileResult) -> None:
+        if not self.config.llm_compile:
+            return
+        from services.lifecycle.llm import LLMError, client_from_config, llm_rewrite
+
+        client = client_from_config(self.config, self.secrets)
+        if client is None:
+            return
+        for name in ("today", "week", "longterm"):
+            md, prov, _ = built[name]
+            if not prov:
+                continue
+            try:
+                text = llm_rewrite(client, md, self.config.budget(name)).rstrip("\n") + "\n"
+            except LLMError as exc:
+                result.warnings.append(f"{name}.md kept extractive: {exc}")
+                continue
+            tokens = count_tokens(text)
+            if tokens > self.config.budget(name):
+                result.warnings.append(
+                    f"{name}.md kept extractive: the rewrite used {tokens} "
+                    f"tokens (budget {self.config.budget(name)})"
+                )
+                continue
+            ids = sorted({i for _, fids in prov for i in fids})
+            # a rewritten line may draw on any source line: each keeps the layer's ids
+            new_prov = [
+                [n, ids]
+                for n, line in enumerate(text.split("\n"), 1)
+                if line.strip() and not line.lstrip().startswith("#")
+            ]
+            built[name] = (text, new_prov, tokens)
+            result.rewritten.append(name)
+
+    def _export(self, result: CompileResult) -> None:
+        """The workspace's ``memories/MEMORY.md`` goes through the two-way sync, which owns
+        that file: the agent's own new entries are kept (and taken in), archived facts leave
+        the file, active ones are written as ``[YYYY-MM-DD][cat] content`` entries."""
+        from services.interop.sync import memories_dir, sync_workspace
+
+        try:
+            sync_workspace(self.memory, direction="both")
+            result.exported = str(memories_dir(self.memory) / "MEMORY.md")
+        except (EngramError, OSError, UnicodeError) as exc:
+            result.warnings.append(f"workspace export skipped: {exc}")
+
+    def _export_episodes(self, result: CompileResult, today: date) -> None:
+        """Append the past week's episodes missing from ``<workspace>/episodes/DAY.md`` in
+        the Memory Setup block format. Append-only: what the agent wrote there stays."""
+        from pathlib import Path
+
+        folder = Path(self.memory.info.workspace).expanduser() / "episodes"
+        by_day: dict[date, list] = {}
+        for e in self.memory.episodes.list(since=today - timedelta(days=6), until=today):
+            by_day.setdefault(e.day, []).append(e)
+        for day, eps in sorted(by_day.items()):
+            path = folder / f"{day.isoformat()}.md"
+            try:
+                old = path.read_text(encoding="utf-8") if path.exists() else ""
+            except (OSError, UnicodeError) as exc:
+                result.warnings.append(f"{path} not updated: {exc}")
+                continue
+            blocks = [
+                render_episode(e)
+                for e in sorted(eps, key=lambda e: e.id)
+                if one_line(e.summary) not in old
+            ]
+            if not blocks:
+                continue
+            text = old if not old or old.endswith("\n") else old + "\n"
+            if text and not text.endswith("\n\n"):
+                text += "\n"
+            atomic_write(path, text + "\n".join(blocks))
+            result.episodes_exported += len(blocks)
+
+
+def render_episode(e) -> str:
+    """One ``episodes/YYYY-MM-DD.md`` block as Memory Setup writes it."""
+    out = f"## Episode — {e.time or '12:00 AM'}\n\n**Summary:** {one_line(e.summary)}\n\n"
+    if e.tags:
+        out += f"**Tags:** {', '.join(e.tags)}\n\n"
+    return out + "---\n"
+
+
+def _to_result(row: CompiledLayer) -> LayerResult:
+    return LayerResult(
+        row.layer,
+        row.path,
+        row.markdown,
+        row.token_count,
+        row.budget,
+        row.provenance or [],
+        row.compiled_at,
+    )
+
+
+def latest_layers(memory) -> dict[str, LayerResult]:
+    out: dict[str, LayerResult] = {}
+    for name in LAYERS:
+        row = (
+            CompiledLayer.select()
+            .where((CompiledLayer.agent == memory.agent_id) & (CompiledLayer.layer == name))
+            .order_by(CompiledLayer.id.desc())
+            .first()
+        )
+        if row is not None:
+            out[name] = _to_result(row)
+    return out
+
+
+def layer_diff(memory, name: str) -> str:
+    """Unified diff from the previous compilation of ``name`` to the latest ("" if none)."""
+    rows = list(
+        CompiledLayer.select()
+        .where((CompiledLayer.agent == memory.agent_id) & (CompiledLayer.layer == name))
+        .order_by(CompiledLayer.id.desc())
+        .limit(2)
+    )
+    if not rows:
+        return ""
+    new = rows[0].markdown
+    old = rows[1].markdown if len(rows) > 1 else ""
+    older = (
+        f"{name}.md ({rows[1].compiled_at.isoformat()})" if len(rows) > 1 else f"{name}.md (none)"
+    )
+    return "".join(
+        difflib.unified_diff(
+            old.splitlines(keepends=True),
+            new.splitlines(keepends=True),
+            fromfile=older,
+            tofile=f"{name}.md ({rows[0].compiled_at.isoformat()})",
+        )
+    )

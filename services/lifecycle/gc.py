@@ -1,0 +1,499 @@
+"""Decay, TTL expiry, consolidation, overflow draining, caps and pruning (``engram gc``).
+
+Nothing a person remembered is destroyed here: facts leave by becoming ``archived`` (the GUI
+can restore them), and each such change is an ``AuditEvent`` (actor ``gc``) whose reason says
+why. Pinned facts never decay, expire or get evicted. The clock is injectable (``now=``) so
+days can be simulated, and a whole run is planned first and applied in one transaction: a
+cancelled or dry run changes nothing.
+
+Tiers: facts from sessions start short-term (``metadata.tier = "short"``, the "hot" memory);
+consolidation promotes important or often-used ones to long-term. Facts without a tier
+(imported, typed by the user) count as long-term. Short-term facts decay daily; long-term
+ones are bounded by their category TTL (counted from the last time they were referenced) and
+the long-term cap.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+
+import peewee as pw
+
+from models import AuditEvent, CompiledLayer, Episode, Fact, Session
+from services.lifecycle.config import NO_DECAY, LifecycleConfig, config_for
+from services.store.facts import snapshot
+
+ACTOR = "gc"
+_COUNTERS = {"expire": "expired", "archive": "archived", "evict": "evicted"}
+
+
+@dataclass
+class GCAction:
+    kind: str  # decay, expire, archive, promote, drain, evict, prune-episode, prune-session, prune-layers
+    fact_id: int | None
+    reason: str
+    target: str = "fact"  # fact, episode, session, layer
+
+    def to_json(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class GCReport:
+    now: datetime
+    dry_run: bool
+    decayed: int = 0
+    expired: int = 0
+    archived: int = 0
+    promoted: int = 0
+    drained: int = 0
+    evicted: int = 0
+    episodes_pruned: int = 0
+    sessions_pruned: int = 0
+    layers_pruned: int = 0
+    cancelled: bool = False
+    actions: list[GCAction] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        d = {k: v for k, v in self.__dict__.items() if k != "actions"}
+        d["now"] = self.now.isoformat()
+        d["actions"] = [a.to_json() for a in self.actions if a.kind != "decay"]
+        return d
+
+
+@dataclass
+class _F:
+    id: int
+    category: str
+    importance: float
+    pinned: bool
+    status: str
+    created_at: datetime
+    last_accessed: datetime | None
+    access_count: int
+    expires_at: datetime | None
+    metadata: dict
+    new_importance: float | None = None
+    new_status: str | None = None
+    new_tier: str | None = None
+    archived_reason: str | None = None
+
+    @property
+    def tier(self) -> str:
+        return self.new_tier or (self.metadata or {}).get("tier") or "long"
+
+    @property
+    def imp(self) -> float:
+        return self.importance if self.new_importance is None else self.new_importance
+
+    @property
+    def state(self) -> str:
+        return self.new_status or self.status
+
+
+def _as_datetime(now) -> datetime:
+    if now is None:
+        from models.entities import utcnow
+
+        return utcnow()
+    if isinstance(now, datetime):
+        if now.tzinfo is not None:  # the store keeps naive UTC
+            now = now.astimezone(UTC)
+        return now.replace(tzinfo=None)
+    if isinstance(now, date):
+        return datetime(now.year, now.month, now.day, 12, 0, 0)
+    raise TypeError("now must be a date or datetime")
+
+
+def hot_count(memory) -> int:
+    """Active, unpinned short-term facts: what the pending threshold is measured against."""
+    return (
+        Fact.select()
+        .where(
+            (Fact.agent == memory.agent_id)
+            & (Fact.status == "active")
+            & (Fact.pinned == False)  # noqa: E712
+            & (pw.fn.json_extract(Fact.metadata, "$.tier") == "short")
+        )
+        .count()
+    )
+
+
+def score(f: _F, now: datetime) -> float:
+    """What eviction keeps: importance, then use, then recency."""
+    ref = max(f.created_at, f.last_accessed or f.created_at)
+    age = max(0.0, (now - ref).total_seconds() / 86400)
+    return f.imp + 0.02 * min(f.access_count, 10) + 0.1 * 0.5 ** (age / 30)
+
+
+def _js(value) -> str:
+    """JSON as ``JSONField`` stores it."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _meta(raw) -> dict:
+    if isinstance(raw, dict):
+        return dict(raw)
+    try:
+        v = json.loads(raw) if raw else {}
+    except (TypeError, ValueError):
+        return {}
+    return v if isinstance(v, dict) else {}
+
+
+def _load(memory) -> list[_F]:
+    q = (
+        Fact.select(
+            Fact.id,
+            Fact.category,
+            Fact.importance,
+            Fact.pinned,
+            Fact.status,
+            Fact.created_at,
+            Fact.last_accessed,
+            Fact.access_count,
+            Fact.expires_at,
+            Fact.metadata,
+        )
+        .where((Fact.agent == memory.agent_id) & Fact.status.in_(["active", "pending"]))
+        .order_by(Fact.id)
+    )
+    return [
+        _F(
+            r.id,
+            r.category or "fact",
+            float(r.importance),
+            bool(r.pinned),
+            r.status,
+            r.created_at,
+            r.last_accessed,
+            r.access_count or 0,
+            r.expires_at,
+            _meta(r.metadata),
+        )
+        for r in q.namedtuples()
+    ]
+
+
+def _plan_decay(facts: list[_F], now: datetime, cfg: LifecycleConfig, report: GCReport):
+    today = now.date()
+    for f in facts:
+        base = f.category.split(":")[0]
+        if f.pinned or base in NO_DECAY or f.tier != "short":
+            continue
+        last = f.metadata.get("decayed_on")
+        try:
+            last = date.fromisoformat(last) if last else f.created_at.date()
+        except ValueError:
+            last = f.created_at.date()
+        days = (today - last).days
+        if days <= 0:
+            continue
+        hits = max(0, f.access_count - int(f.metadata.get("access_seen", 0)))
+        new = f.importance * (1 - cfg.decay_relative) ** days - cfg.decay_absolute * days
+        new += cfg.access_bonus * min(hits, 4)
+        f.new_importance = round(min(1.0, max(0.0, new)), 6)
+        f.metadata = {**f.metadata, "decayed_on": today.isoformat(), "access_seen": f.access_count}
+        report.decayed += 1
+    if report.decayed:
+        report.actions.append(
+            GCAction(
+                "decay",
+                None,
+                f"daily importance decay applied to {report.decayed} short-term fact(s)",
+            )
+        )
+
+
+def _archive(f: _F, kind: str, reason: str, report: GCReport) -> None:
+    f.new_status, f.archived_reason = "archived", reason
+    report.actions.append(GCAction(kind, f.id, reason))
+    counter = _COUNTERS[kind]
+    setattr(report, counter, getattr(report, counter) + 1)
+
+
+def _plan_expiry(facts: list[_F], now: datetime, cfg: LifecycleConfig, report: GCReport):
+    today = now.date()
+    for f in facts:
+        if f.pinned or f.state == "archived":
+            continue
+        if f.expires_at is not None and f.expires_at <= now:
+            _archive(f, "expire", f"expiry date {f.expires_at.date()} passed", report)
+            continue
+        ttl = cfg.ttl_for(f.category)
+        if ttl is None:
+            continue
+        ref = max(f.created_at, f.last_accessed or f.created_at)
+        age = (today - ref.date()).days
+        if age > ttl:
+            what = "last used" if f.last_accessed and f.last_accessed > f.created_at else "created"
+            _archive(
+                f,
+                "expire",
+                f"'{f.category}' facts live {ttl} days; this one was {what} "
+                f"{ref.date()} ({age} days ago)",
+                report,
+            )
+
+
+def _plan_minimum(facts: list[_F], cfg: LifecycleConfig, report: GCReport):
+    for f in facts:
+        if f.pinned or f.state == "archived":
+            continue
+        if f.imp < cfg.min_importance:
+            _archive(
+                f,
+                "archive",
+                f"importance {f.imp:.3f} fell below the minimum {cfg.min_importance:.3f}",
+                report,
+            )
+
+
+def _plan_promotion(facts: list[_F], cfg: LifecycleConfig, report: GCReport):
+    for f in facts:
+        if f.pinned or f.state != "active" or f.tier != "short":
+            continue
+        why = None
+        if f.imp >= cfg.promote_importance:
+            why = f"importance {f.imp:.2f} ≥ {cfg.promote_importance:.2f}"
+        elif f.access_count >= cfg.promote_access:
+            why = f"used {f.access_count} times (≥ {cfg.promote_access})"
+        if why:
+            f.new_tier = "long"
+            report.promoted += 1
+            report.actions.append(GCAction("promote", f.id, f"promoted to long-term: {why}"))
+
+
+def _short_active(facts):
+    return [f for f in facts if f.state == "active" and not f.pinned and f.tier == "short"]
+
+
+def _plan_drain(facts: list[_F], cfg: LifecycleConfig, report: GCReport):
+    room = int(cfg.pending_threshold) - len(_short_active(facts))
+    queue = sorted((f for f in facts if f.state == "pending"), key=lambda f: (f.created_at, f.id))
+    for f in queue:
+        if room <= 0:
+            break
+        f.new_status = "active"
+        if not f.metadata.get("tier"):
+            f.new_tier = "short"
+        room -= 1
+        report.drained += 1
+        report.actions.append(GCAction("drain", f.id, "moved from the pending queue into memory"))
+
+
+def _plan_caps(facts: list[_F], now: datetime, cfg: LifecycleConfig, report: GCReport):
+    for tier, cap in (("short", cfg.short_term_cap), ("long", cfg.long_term_cap)):
+        live = [f for f in facts if f.state == "active" and not f.pinned and f.tier == tier]
+        over = len(live) - int(cap)
+        if over <= 0:
+            continue
+        live.sort(key=lambda f: (score(f, now), f.created_at, f.id))
+        for f in live[:over]:
+            _archive(
+                f,
+                "evict",
+                f"{tier}-term memory over its cap of {cap}; lowest score {score(f, now):.3f}",
+                report,
+            )
+
+
+def _plan_pruning(memory, now: datetime, cfg: LifecycleConfig, report: GCReport):
+    cutoff = now.date() - timedelta(days=int(cfg.episode_retention_days))
+    eps = list(
+        Episode.select(Episode.id, Episode.day)
+        .where((Episode.agent == memory.agent_id) & (Episode.day < cutoff))
+        .tuples()
+    )
+    for eid, day in eps:
+        report.actions.append(
+            GCAction(
+                "prune-episode",
+                eid,
+                f"episode of {day} is older than {cfg.episode_retention_days} days",
+                target="episode",
+            )
+        )
+    report.episodes_pruned = len(eps)
+    scut = now - timedelta(days=int(cfg.session_retention_days))
+    when = pw.fn.COALESCE(Session.ended_at, Session.started_at, Session.processed_at)
+    sess = list(
+        Session.select(Session.id, Session.external_id)
+        .where((Session.agent == memory.agent_id) & Session.log.is_null(False) & (when < scut))
+        .tuples()
+    )
+    for sid, ext in sess:
+        report.actions.append(
+            GCAction(
+                "prune-session",
+                sid,
+                f"log of session {ext} is older than "
+                f"{cfg.session_retention_days} days (the session stays marked as processed)",
+                target="session",
+            )
+        )
+    report.sessions_pruned = len(sess)
+    keep = int(cfg.compiled_versions_kept)
+    old_layers: list[int] = []
+    for (name,) in (
+        CompiledLayer.select(CompiledLayer.layer)
+        .distinct()
+        .where(CompiledLayer.agent == memory.agent_id)
+        .tuples()
+    ):
+        ids = [
+            r[0]
+            for r in CompiledLayer.select(CompiledLayer.id)
+            .where((CompiledLayer.agent == memory.agent_id) & (CompiledLayer.layer == name))
+            .order_by(CompiledLayer.compiled_at.desc(), CompiledLayer.id.desc())
+            .tuples()
+        ]
+        old_layers += ids[keep:]
+    if old_layers:
+        report.actions.append(
+            GCAction(
+                "prune-layers",
+                None,
+                f"{len(old_layers)} compiled version(s) beyond the newest {keep} per layer",
+                target="layer",
+            )
+        )
+    report.layers_pruned = len(old_layers)
+    return [e[0] for e in eps], [s[0] for s in sess], old_layers
+
+
+def _apply(memory, facts: list[_F], report: GCReport, pruned, now: datetime) -> None:
+    changed = [f for f in facts if f.new_importance is not None or f.new_status or f.new_tier]
+    reasons: dict[int, list[GCAction]] = {}
+    for a in report.actions:
+        if a.target == "fact" and a.kind != "decay" and a.fact_id is not None:
+            reasons.setdefault(a.fact_id, []).append(a)
+    # decay alone touches many rows: one executemany, no per-row snapshot
+    decay_only = [f for f in changed if f.id not in reasons and not f.new_status and not f.new_tier]
+    acted = {f.id: f for f in changed if f.id in reasons or f.new_status or f.new_tier}
+    eps, sess, layers = pruned
+    with memory.db.atomic():
+        if decay_only:
+            memory.db.cursor().executemany(
+                "UPDATE fact SET importance = ?, metadata = ? WHERE id = ?",
+                [(f.new_importance, _js(f.metadata), f.id) for f in decay_only],
+            )
+        ids = list(acted)
+        stamp = now.isoformat()
+        for s in range(0, len(ids), 500):
+            updates, audits = [], []
+            for row in Fact.select().where(Fact.id.in_(ids[s : s + 500])):
+                f = acted[row.id]
+                before = snapshot(row)
+                meta = dict(f.metadata)
+                if f.new_tier:
+                    meta["tier"] = f.new_tier
+                status = f.new_status or row.status
+                if f.new_status and f.archived_reason:
+                    meta["archived_reason"] = f.archived_reason
+                    meta["archived_at"] = stamp
+                imp = row.importance if f.new_importance is None else f.new_importance
+                after = {**before, "status": status, "importance": imp, "metadata": meta}
+                updates.append((imp, status, _js(meta), str(now), row.id))
+                for a in reasons.get(row.id, []):
+                    audits.append(
+                        (
+                            memory.agent_id,
+                            row.id,
+                            f"gc.{a.kind}",
+                            _js(before),
+                            _js(after),
+                            ACTOR,
+                            a.reason,
+                            str(now),
+                        )
+                    )
+            # only these columns: an UPDATE of content/subject/tags would churn the FTS index
+            memory.db.cursor().executemany(
+                "UPDATE fact SET importance = ?, status = ?, metadata = ?, updated_at = ? "
+                "WHERE id = ?",
+                updates,
+            )
+            if audits:  # raw executemany: peewee's insert_many builds SQL per row (4x slower)
+                memory.db.cursor().executemany(
+                    f"INSERT INTO {AuditEvent._meta.table_name} (agent_id, fact_id, action, "
+                    "before, after, actor, reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    audits,
+                )
+        if report.decayed:
+            AuditEvent.create(
+                agent=memory.agent_id,
+                fact_id=None,
+                action="gc.decay",
+                after={"facts": report.decayed},
+                actor=ACTOR,
+                created_at=now,
+                reason=f"daily importance decay applied to {report.decayed} short-term fact(s)",
+            )
+        for a in report.actions:
+            if a.target in ("episode", "session", "layer"):
+                AuditEvent.create(
+                    agent=memory.agent_id,
+                    fact_id=None,
+                    action=f"gc.{a.kind}",
+                    before={a.target: a.fact_id} if a.fact_id else None,
+                    actor=ACTOR,
+                    reason=a.reason,
+                    created_at=now,
+                )
+        if eps:
+            Episode.delete().where(Episode.id.in_(eps)).execute()
+        if sess:
+            Session.update(log=None).where(Session.id.in_(sess)).execute()
+        if layers:
+            CompiledLayer.delete().where(CompiledLayer.id.in_(layers)).execute()
+    if changed:
+        memory.engram.bus.emit(
+            "fact.updated", agent_id=memory.agent_id, ids=[f.id for f in changed]
+        )
+    if eps:
+        memory.engram.bus.emit("episode.deleted", agent_id=memory.agent_id, ids=eps)
+
+
+def run_gc(
+    memory,
+    now=None,
+    dry_run: bool = False,
+    config: LifecycleConfig | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> GCReport:
+    cfg = config or config_for(memory)
+    now = _as_datetime(now)
+    report = GCReport(now=now, dry_run=dry_run)
+    facts = _load(memory)
+    steps = [
+        ("decay", lambda: _plan_decay(facts, now, cfg, report)),
+        ("expiry", lambda: _plan_expiry(facts, now, cfg, report)),
+        ("minimum importance", lambda: _plan_minimum(facts, cfg, report)),
+        ("consolidation", lambda: _plan_promotion(facts, cfg, report)),
+        ("pending queue", lambda: _plan_drain(facts, cfg, report)),
+        ("caps", lambda: _plan_caps(facts, now, cfg, report)),
+    ]
+    total = len(steps) + 2
+    for i, (name, fn) in enumerate(steps):
+        if cancelled and cancelled():
+            report.cancelled = True
+            return report
+        fn()
+        if progress:
+            progress(i + 1, total, name)
+    pruned = _plan_pruning(memory, now, cfg, report)
+    if progress:
+        progress(total - 1, total, "pruning")
+    if cancelled and cancelled():
+        report.cancelled = True
+        return report
+    if not dry_run:
+        _apply(memory, facts, report, pruned, now)
+    if progress:
+        progress(total, total, "done")
+    return report

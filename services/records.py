@@ -1,0 +1,101 @@
+"""Plain data the services hand out (never peewee rows: callers in other threads hold them)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import date, datetime
+
+
+@dataclass(frozen=True)
+class AgentInfo:
+    id: int
+    slug: str
+    name: str
+    kind: str
+    workspace: str | None
+    fact_count: int = 0
+
+
+@dataclass(frozen=True)
+class FactView:
+    id: int
+    agent_id: int
+    content: str
+    category: str
+    memory_type: str
+    importance: float
+    confidence: float
+    pinned: bool
+    status: str
+    source: str
+    source_ref: str | None
+    subject: str | None
+    tags: tuple[str, ...]
+    event_date: date | None
+    created_at: datetime
+    updated_at: datetime
+    last_accessed: datetime | None
+    access_count: int
+    expires_at: datetime | None
+    superseded_by: int | None
+    metadata: dict = field(default_factory=dict, compare=False, hash=False)
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d["tags"] = list(self.tags)
+        for k, v in list(d.items()):
+            if isinstance(v, (date, datetime)):
+                d[k] = v.isoformat()
+        return d
+
+
+@dataclass
+class RememberResult:
+    status: str  # added | duplicate | near-duplicate | blocked | empty
+    fact_id: int | None
+    superseded: list[int] = field(default_factory=list)
+    redactions: int = 0
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    fact: FactView
+    score: float
+    signals: dict  # contribution of each signal to score: keyword, semantic, recency, …
+    raw: dict  # raw signal values: bm25, cosine, ranks
+
+    def to_json(self) -> dict:
+        return {
+            "id": self.fact.id,
+            "content": self.fact.content,
+            "score": round(self.score, 6),
+            "signals": {k: round(v, 6) for k, v in self.signals.items()},
+            "raw": self.raw,
+            "category": self.fact.category,
+            "status": self.fact.status,
+            "pinned": self.fact.pinned,
+            "created_at": self.fact.created_at.isoformat(),
+        }
+
+
+@dataclass
+class ImportReport:
+    source: str
+    format: str
+    added: int = 0
+    duplicates: int = 0
+    superseded: int = 0
+    blocked: int = 0
+    redacted: int = 0
+    episodes_added: int = 0
+    episodes_duplicates: int = 0
+    episodes_updated: int = 0  # rolling summaries rewritten by the agent since the last import
+    skipped: list = field(default_factory=list)  # ImportProblem
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d["skipped"] = [
+            asdict(p) if hasattr(p, "__dataclass_fields__") else p for p in self.skipped
+        ]
+        return d

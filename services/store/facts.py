@@ -1,0 +1,426 @@
+"""Reading and changing one agent's facts, with an audit event for every mutation.
+
+Every query here filters on the agent id the handle was opened with, so no call can read or
+change another agent's rows by passing a foreign id: such an id is simply ``NotFound``.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Iterable, Sequence
+from datetime import date, datetime
+from enum import StrEnum
+
+import peewee as pw
+
+from models import AuditEvent, Fact
+from models.entities import FACT_STATUSES, utcnow
+from services.errors import InvalidInput, NotFound
+from services.records import FactView
+from services.store.text import content_hash, require_clean
+
+SORTABLE = {
+    "content": Fact.content,
+    "category": Fact.category,
+    "memory_type": Fact.memory_type,
+    "importance": Fact.importance,
+    "pinned": Fact.pinned,
+    "created_at": Fact.created_at,
+    "last_accessed": Fact.last_accessed,
+    "status": Fact.status,
+    "id": Fact.id,
+    "updated_at": Fact.updated_at,
+    "access_count": Fact.access_count,
+}
+EDITABLE = (
+    "content",
+    "category",
+    "importance",
+    "tags",
+    "pinned",
+    "subject",
+    "memory_type",
+    "status",
+    "confidence",
+    "expires_at",
+    "event_date",
+)
+
+
+class FactStatus(StrEnum):
+    """A fact's status (``models.entities.FACT_STATUSES``), comparable with the plain strings."""
+
+    ACTIVE = "active"
+    ARCHIVED = "archived"
+    SUPERSEDED = "superseded"
+    PENDING = "pending"
+    FORGOTTEN = "forgotten"
+
+
+assert tuple(FactStatus) == FACT_STATUSES
+
+
+def fact_view(f: Fact) -> FactView:
+    return FactView(
+        id=f.id,
+        agent_id=f.agent_id,
+        content=f.content,
+        category=f.category,
+        memory_type=f.memory_type,
+        importance=f.importance,
+        confidence=f.confidence,
+        pinned=bool(f.pinned),
+        status=f.status,
+        source=f.source,
+        source_ref=f.source_ref,
+        subject=f.subject,
+        tags=tuple(f.tags or ()),
+        event_date=f.event_date,
+        created_at=f.created_at,
+        updated_at=f.updated_at,
+        last_accessed=f.last_accessed,
+        access_count=f.access_count,
+        expires_at=f.expires_at,
+        superseded_by=f.superseded_by_id,
+        metadata=f.metadata or {},
+    )
+
+
+def snapshot(f: Fact) -> dict:
+    """Everything needed to restore a fact exactly (the basis of undo)."""
+    return {
+        "id": f.id,
+        "content": f.content,
+        "category": f.category,
+        "memory_type": f.memory_type,
+        "importance": f.importance,
+        "confidence": f.confidence,
+        "pinned": bool(f.pinned),
+        "status": f.status,
+        "source": f.source,
+        "source_ref": f.source_ref,
+        "subject": f.subject,
+        "tags": list(f.tags or ()),
+        "event_date": f.event_date.isoformat() if f.event_date else None,
+        "created_at": f.created_at.isoformat() if f.created_at else None,
+        "expires_at": f.expires_at.isoformat() if f.expires_at else None,
+        "access_count": f.access_count,
+        "metadata": f.metadata or {},
+        "superseded_by": f.superseded_by_id,
+    }
+
+
+def _parse_dt(v):
+    return datetime.fromisoformat(v) if isinstance(v, str) else v
+
+
+def _parse_d(v):
+    return date.fromisoformat(v) if isinstance(v, str) else v
+
+
+class FactFilters:
+    """The filters the CLI, the fact browser and search share."""
+
+    def __init__(
+        self,
+        status: str | Sequence[str] | None = None,
+        category: str | Sequence[str] | None = None,
+        memory_type: str | Sequence[str] | None = None,
+        pinned: bool | None = None,
+        since: datetime | date | None = None,
+        until: datetime | date | None = None,
+        text: str | None = None,
+    ):
+        self.status = [status] if isinstance(status, str) else status
+        self.category = [category] if isinstance(category, str) else category
+        self.memory_type = [memory_type] if isinstance(memory_type, str) else memory_type
+        self.pinned, self.since, self.until, self.text = pinned, since, until, text
+
+    def apply(self, q):
+        if self.status:
+            q = q.where(Fact.status.in_(self.status))
+        if self.category:
+            conds = []
+            for c in self.category:
+                # "proj:" matches every project category, "proj:alpha" only that one
+                conds.append(Fact.category.startswith(c) if c.endswith(":") else Fact.category == c)
+            cond = conds[0]
+            for c in conds[1:]:
+                cond |= c
+            q = q.where(cond)
+        if self.memory_type:
+            q = q.where(Fact.memory_type.in_(self.memory_type))
+        if self.pinned is not None:
+            q = q.where(Fact.pinned == self.pinned)
+        if self.since is not None:
+            q = q.where(Fact.created_at >= _as_dt(self.since))
+        if self.until is not None:
+            until = self.until
+            if isinstance(until, date) and not isinstance(until, datetime):
+                until = datetime(until.year, until.month, until.day, 23, 59, 59)
+            q = q.where(Fact.created_at <= until)
+        if self.text:
+            q = q.where(Fact.content.contains(self.text))
+        return q
+
+    def is_empty(self) -> bool:
+        return not any(
+            [
+                self.status,
+                self.category,
+                self.memory_type,
+                self.pinned is not None,
+                self.since,
+                self.until,
+                self.text,
+            ]
+        )
+
+
+def _as_dt(v):
+    if isinstance(v, datetime):
+        return v
+    return datetime(v.year, v.month, v.day)
+
+
+class FactStore:
+    """CRUD for one agent. ``AgentMemory`` exposes these methods."""
+
+    def __init__(
+        self, agent_id: int, db: pw.Database, on_change=None, on_delete=None, on_content=None
+    ):
+        self.agent_id = agent_id
+        self.db = db
+        self._on_change = on_change or (lambda kind, ids: None)
+        self._on_delete = on_delete or (lambda ids: None)  # vector cleanup
+        self._on_content = on_content or (lambda facts: None)  # re-embed edited text
+
+    # reading -----------------------------------------------------------------------------
+    def _q(self):
+        return Fact.select().where(Fact.agent == self.agent_id)
+
+    def _row(self, fact_id: int) -> Fact:
+        row = self._q().where(Fact.id == fact_id).first()
+        if row is None:
+            raise NotFound(f"no fact {fact_id} for this agent")
+        return row
+
+    def get(self, fact_id: int) -> FactView:
+        return fact_view(self._row(fact_id))
+
+    def list(
+        self,
+        filters: FactFilters | None = None,
+        order: str = "-created_at",
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[FactView]:
+        q = (filters or FactFilters()).apply(self._q())
+        q = q.order_by(*self._order(order))
+        if limit is not None:
+            q = q.limit(limit).offset(offset)
+        return [fact_view(f) for f in q]
+
+    def count(self, filters: FactFilters | None = None) -> int:
+        return (filters or FactFilters()).apply(self._q()).count()
+
+    def ids(
+        self,
+        filters: FactFilters | None = None,
+        order: str = "-created_at",
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> builtins.list[int]:
+        """Ids only: the fact browser keeps ids and fetches rows a page at a time."""
+        q = (filters or FactFilters()).apply(
+            Fact.select(Fact.id).where(Fact.agent == self.agent_id)
+        )
+        q = q.order_by(*self._order(order))
+        if limit is not None:
+            q = q.limit(limit).offset(offset)
+        return [r[0] for r in q.tuples()]
+
+    def rows(self, ids: Iterable[int]) -> dict[int, FactView]:
+        ids = list(ids)
+        out: dict[int, FactView] = {}
+        for s in range(0, len(ids), 500):
+            for f in self._q().where(Fact.id.in_(ids[s : s + 500])):
+                out[f.id] = fact_view(f)
+        return out
+
+    def _order(self, order: str):
+        desc = order.startswith("-")
+        col = SORTABLE.get(order.lstrip("-"))
+        if col is None:
+            raise InvalidInput(f"cannot sort by {order!r}; use one of {', '.join(SORTABLE)}")
+        return (col.desc(), Fact.id.desc()) if desc else (col.asc(), Fact.id.asc())
+
+    def history(self, fact_id: int) -> builtins.list[dict]:
+        """Audit events of this fact and of the versions it superseded, oldest first."""
+        ids = {fact_id}
+        frontier = [fact_id]
+        while frontier:
+            older = [
+                f.id
+                for f in Fact.select(Fact.id).where(
+                    (Fact.agent == self.agent_id) & Fact.superseded_by.in_(frontier)
+                )
+            ]
+            frontier = [i for i in older if i not in ids]
+            ids.update(frontier)
+        evs = (
+            AuditEvent.select()
+            .where((AuditEvent.agent == self.agent_id) & AuditEvent.fact_id.in_(list(ids)))
+            .order_by(AuditEvent.created_at, AuditEvent.id)
+        )
+        return [
+            {
+                "id": e.id,
+                "fact_id": e.fact_id,
+                "action": e.action,
+                "before": e.before,
+                "after": e.after,
+                "actor": e.actor,
+                "reason": e.reason,
+                "created_at": e.created_at.isoformat(),
+            }
+            for e in evs
+        ]
+
+    # changing ----------------------------------------------------------------------------
+    def audit(
+        self,
+        action: str,
+        fact_id: int | None,
+        before=None,
+        after=None,
+        actor: str = "user",
+        reason: str | None = None,
+    ) -> int:
+        return AuditEvent.create(
+            agent=self.agent_id,
+            fact_id=fact_id,
+            action=action,
+            before=before,
+            after=after,
+            actor=actor,
+            reason=reason,
+        ).id
+
+    def edit(self, fact_id: int, actor: str = "user", **changes) -> FactView:
+        unknown = set(changes) - set(EDITABLE)
+        if unknown:
+            raise InvalidInput(f"cannot edit {', '.join(sorted(unknown))}")
+        if "status" in changes and changes["status"] not in FACT_STATUSES:
+            raise InvalidInput(f"unknown status {changes['status']!r}")
+        if "importance" in changes:
+            imp = float(changes["importance"])
+            if not 0.0 <= imp <= 1.0:
+                raise InvalidInput("importance must be between 0 and 1")
+            changes["importance"] = imp
+        if "content" in changes:
+            text = require_clean(changes["content"], "a fact's new content").strip()
+            if not text:
+                raise InvalidInput("a fact cannot be empty")
+            changes["content"] = text
+        with self.db.atomic():
+            row = self._row(fact_id)
+            before = snapshot(row)
+            changed = {
+                k: v
+                for k, v in changes.items()
+                if v is not None and before.get(k) != (list(v) if k == "tags" else v)
+            }
+            if not changed:
+                return fact_view(row)
+            for k, v in changed.items():
+                setattr(row, k, list(v) if k == "tags" else v)
+            if "content" in changed:
+                row.content_hash = content_hash(row.content)
+            row.updated_at = utcnow()
+            row.save()
+            action = "edit"
+            if set(changed) == {"pinned"}:
+                action = "pin" if changed["pinned"] else "unpin"
+            self.audit(action, fact_id, before, snapshot(row), actor=actor)
+        view = fact_view(row)
+        if "content" in changed:
+            self._on_content([view])
+        self._on_change("fact.updated", [fact_id])
+        return view
+
+    def pin(self, fact_id: int) -> FactView:
+        return self.edit(fact_id, pinned=True)
+
+    def unpin(self, fact_id: int) -> FactView:
+        return self.edit(fact_id, pinned=False)
+
+    def delete(
+        self, fact_ids: int | Iterable[int], actor: str = "user", reason: str | None = None
+    ) -> builtins.list[int]:
+        """Remove facts (rows, FTS via triggers, vectors). The audit event keeps a snapshot
+        so the user can undo; ``ForgetService`` is the path that leaves nothing behind."""
+        ids = [fact_ids] if isinstance(fact_ids, int) else list(fact_ids)
+        removed: list[int] = []
+        with self.db.atomic():
+            for s in range(0, len(ids), 500):
+                rows = list(self._q().where(Fact.id.in_(ids[s : s + 500])))
+                for row in rows:
+                    self.audit("delete", row.id, snapshot(row), None, actor=actor, reason=reason)
+                    removed.append(row.id)
+                if rows:
+                    Fact.update(superseded_by=None).where(
+                        Fact.superseded_by.in_([r.id for r in rows])
+                    ).execute()
+                    Fact.delete().where(Fact.id.in_([r.id for r in rows])).execute()
+        missing = set(ids) - set(removed)
+        if isinstance(fact_ids, int) and missing:
+            raise NotFound(f"no fact {fact_ids} for this agent")
+        if removed:
+            self._on_delete(removed)
+            self._on_change("fact.deleted", removed)
+        return removed
+
+    def restore(self, snap: dict, actor: str = "user") -> FactView:
+        """Re-create a deleted fact from its snapshot, with its original id (undo)."""
+        with self.db.atomic():
+            if Fact.select().where(Fact.id == snap["id"]).exists():
+                raise InvalidInput(f"fact {snap['id']} exists already")
+            content = require_clean(snap["content"], "a restored fact's content")
+            row = Fact.create(
+                id=snap["id"],
+                agent=self.agent_id,
+                content=content,
+                content_hash=content_hash(content),
+                category=snap["category"],
+                memory_type=snap["memory_type"],
+                importance=snap["importance"],
+                confidence=snap.get("confidence", 0.8),
+                pinned=snap["pinned"],
+                status=snap["status"],
+                source=snap["source"],
+                source_ref=snap["source_ref"],
+                subject=snap.get("subject"),
+                tags=snap.get("tags") or [],
+                event_date=_parse_d(snap.get("event_date")),
+                created_at=_parse_dt(snap.get("created_at")) or utcnow(),
+                expires_at=_parse_dt(snap.get("expires_at")),
+                access_count=snap.get("access_count", 0),
+                metadata=snap.get("metadata") or {},
+            )
+            self.audit("restore", row.id, None, snapshot(row), actor=actor)
+        view = fact_view(row)
+        self._on_content([view])
+        self._on_change("fact.added", [row.id])
+        return view
+
+    def touch(self, fact_ids: Sequence[int]) -> None:
+        """Retrieval bumps last_accessed/access_count (what decay's access bonus reads)."""
+        if not fact_ids:
+            return
+        with self.db.atomic():
+            (
+                Fact.update(last_accessed=utcnow(), access_count=Fact.access_count + 1)
+                .where((Fact.agent == self.agent_id) & Fact.id.in_(list(fact_ids)))
+                .execute()
+            )

@@ -1,0 +1,94 @@
+"""SQLite, FTS5 and Chroma agree? Orphan vectors, missing vectors, stale documents, FTS drift.
+
+The SQLite rows are the truth: ``repair`` rebuilds FTS from rows, deletes orphan vectors and
+(re-)embeds missing or stale ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from models import Agent, Fact
+
+
+@dataclass
+class AgentCheck:
+    slug: str
+    facts: int = 0
+    vectors: int = 0
+    missing_vectors: list[int] = field(default_factory=list)
+    orphan_vectors: list[int] = field(default_factory=list)
+    stale_vectors: list[int] = field(default_factory=list)
+
+
+@dataclass
+class VerifyReport:
+    ok: bool = True
+    sqlite_ok: bool = True
+    fts_ok: bool = True
+    semantic: bool = True
+    agents: list[AgentCheck] = field(default_factory=list)
+    repaired: dict = field(default_factory=dict)
+    messages: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def _fts_ok(db, table: str) -> bool:
+    try:
+        db.execute_sql(f"INSERT INTO {table}({table}, rank) VALUES('integrity-check', 1)")
+        return True
+    except Exception:
+        return False
+
+
+def verify_store(engram, repair: bool = False) -> VerifyReport:
+    db = engram.db
+    rep = VerifyReport(semantic=engram.index is not None)
+    res = db.execute_sql("PRAGMA quick_check").fetchall()
+    if res != [("ok",)]:
+        rep.sqlite_ok = False
+        rep.messages.append("sqlite: " + "; ".join(r[0] for r in res[:5]))
+    for table in ("fact_fts", "episode_fts"):
+        if not _fts_ok(db, table):
+            rep.fts_ok = False
+            rep.messages.append(f"{table} disagrees with its table")
+            if repair:
+                db.execute_sql(f"INSERT INTO {table}({table}) VALUES('rebuild')")
+                rep.repaired[table] = "rebuilt"
+    if engram.index is None:
+        rep.messages.append("vector index not checked: " + (engram.semantic_error or "off"))
+    else:
+        for a in Agent.select().order_by(Agent.slug):
+            chk = AgentCheck(a.slug)
+            rows = dict(Fact.select(Fact.id, Fact.content).where(Fact.agent == a.id).tuples())
+            chk.facts = len(rows)
+            vec_ids = engram.index.all_ids(a.id)
+            chk.vectors = len(vec_ids)
+            chk.missing_vectors = sorted(set(rows) - vec_ids)
+            chk.orphan_vectors = sorted(vec_ids - set(rows))
+            common = sorted(set(rows) & vec_ids)
+            for s in range(0, len(common), 2000):
+                docs = engram.index.documents(a.id, common[s : s + 2000])
+                chk.stale_vectors += [i for i, d in docs.items() if d != rows[i]]
+            chk.stale_vectors.sort()
+            if repair and (chk.missing_vectors or chk.orphan_vectors or chk.stale_vectors):
+                engram.index.delete(a.id, chk.orphan_vectors)
+                redo = chk.missing_vectors + chk.stale_vectors
+                for s in range(0, len(redo), 256):
+                    part = redo[s : s + 256]
+                    engram.index.upsert(a.id, part, [rows[i] for i in part])
+                rep.repaired[a.slug] = {
+                    "orphans_deleted": len(chk.orphan_vectors),
+                    "vectors_written": len(redo),
+                }
+            rep.agents.append(chk)
+    # a repaired store is reported as it was found; run again to see it clean
+    problems = (
+        not rep.sqlite_ok
+        or not rep.fts_ok
+        or any(c.missing_vectors or c.orphan_vectors or c.stale_vectors for c in rep.agents)
+    )
+    rep.ok = not problems
+    return rep

@@ -1,0 +1,208 @@
+"""The Chroma vector index: one collection per agent, cosine space, ids = fact ids.
+
+The SQLite row is the source of truth; everything here can be rebuilt from it. Vectors are
+computed by Engram's Embedder and handed to Chroma explicitly (the collection also carries the
+registered EngramEmbeddingFunction so text queries from Chroma's own tools embed the same way).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import threading
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from urllib.parse import urlparse
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+# High ef: at Engram's sizes (10^3–10^5 vectors per agent) exactness matters more than the
+# last microsecond, and the benchmark measures HNSW vs exact top-10 disagreement.
+HNSW = {"space": "cosine", "ef_construction": 200, "ef_search": 500, "max_neighbors": 32}
+
+
+def _retry_stale(method):
+    """Another process (a CLI forget, ``verify --repair``) may drop and recreate an agent's
+    collection while this one holds a handle to the old one: forget the handle, retry once."""
+
+    @functools.wraps(method)
+    def wrapper(self, agent_id, *args, **kwargs):
+        try:
+            return method(self, agent_id, *args, **kwargs)
+        except Exception as exc:
+            if type(exc).__name__ not in ("NotFoundError", "InvalidCollectionException"):
+                raise
+            with self._lock:
+                self._collections.pop(agent_id, None)
+            return method(self, agent_id, *args, **kwargs)
+
+    return wrapper
+
+
+def collection_name(agent_id: int) -> str:
+    return f"agent-{agent_id}"
+
+
+class VectorIndex:
+    def __init__(self, location: str | Path, embedder=None):
+        import chromadb
+        from chromadb.config import Settings
+
+        settings = Settings(anonymized_telemetry=False, allow_reset=True)
+        loc = str(location)
+        if loc.startswith(("http://", "https://")):
+            u = urlparse(loc)
+            self.client = chromadb.HttpClient(
+                host=u.hostname or "localhost",
+                port=u.port or 8000,
+                ssl=u.scheme == "https",
+                settings=settings,
+            )
+            self.path = None
+        else:
+            self.path = Path(loc)
+            self.path.mkdir(parents=True, exist_ok=True)
+            # Chroma migrates a new store on first open; two processes doing that at once (a
+            # hook firing twice) race on "table collections already exists". Open one at a time.
+            from services.store.filelock import exclusive_lock
+
+            with exclusive_lock(self.path / ".engram-open.lock"):
+                self.client = chromadb.PersistentClient(path=str(self.path), settings=settings)
+        self.embedder = embedder
+        self._collections: dict[int, object] = {}
+        self._lock = threading.Lock()
+
+    # collections -------------------------------------------------------------------------
+    def collection(self, agent_id: int):
+        with self._lock:
+            col = self._collections.get(agent_id)
+            if col is None:
+                kwargs = {"configuration": {"hnsw": dict(HNSW)}}
+                if self.embedder is not None:
+                    from services.vectors.embedder import chroma_embedding_function
+
+                    kwargs["embedding_function"] = chroma_embedding_function(self.embedder)
+                col = self.client.get_or_create_collection(collection_name(agent_id), **kwargs)
+                self._collections[agent_id] = col
+            return col
+
+    def drop(self, agent_id: int) -> None:
+        with self._lock:
+            self._collections.pop(agent_id, None)
+            try:
+                self.client.delete_collection(collection_name(agent_id))
+            except Exception:  # absent collection: nothing to drop
+                pass
+
+    # vectors -----------------------------------------------------------------------------
+    @_retry_stale
+    def upsert(
+        self,
+        agent_id: int,
+        ids: Sequence[int],
+        texts: Sequence[str],
+        vectors: np.ndarray | None = None,
+        metadatas: Sequence[dict] | None = None,
+        batch: int = 2000,
+    ) -> None:
+        if not ids:
+            return
+        if vectors is None:
+            if self.embedder is None:
+                return
+            vectors = self.embedder.embed(list(texts))
+        col = self.collection(agent_id)
+        for s in range(0, len(ids), batch):
+            kwargs = dict(
+                ids=[str(i) for i in ids[s : s + batch]],
+                embeddings=np.asarray(vectors[s : s + batch], dtype=np.float32),
+                documents=list(texts[s : s + batch]),
+            )
+            if metadatas is not None:
+                kwargs["metadatas"] = list(metadatas[s : s + batch])
+            col.upsert(**kwargs)
+
+    @_retry_stale
+    def delete(self, agent_id: int, ids: Iterable[int]) -> None:
+        ids = [str(i) for i in ids]
+        if ids:
+            self.collection(agent_id).delete(ids=ids)
+
+    @_retry_stale
+    def query(
+        self, agent_id: int, vector: np.ndarray, k: int = 20, ids: Sequence[int] | None = None
+    ) -> list[tuple[int, float]]:
+        """(fact id, cosine similarity) best first."""
+        col = self.collection(agent_id)
+        n = col.count()
+        if n == 0:
+            return []
+        kwargs = {}
+        if ids is not None:
+            if not ids:
+                return []
+            kwargs["ids"] = [str(i) for i in ids]
+        res = col.query(
+            query_embeddings=[np.asarray(vector, dtype=np.float32)],
+            n_results=min(k, n),
+            include=["distances"],
+            **kwargs,
+        )
+        return [(int(i), 1.0 - float(d)) for i, d in zip(res["ids"][0], res["distances"][0])]
+
+    @_retry_stale
+    def query_many(
+        self, agent_id: int, vectors: np.ndarray, k: int = 1, batch: int = 256
+    ) -> list[list[tuple[int, float]]]:
+        """Top-k (fact id, cosine) for each row of ``vectors``, in one call per batch."""
+        col = self.collection(agent_id)
+        n = col.count()
+        if n == 0 or len(vectors) == 0:
+            return [[] for _ in range(len(vectors))]
+        out: list[list[tuple[int, float]]] = []
+        for s in range(0, len(vectors), batch):
+            res = col.query(
+                query_embeddings=np.asarray(vectors[s : s + batch], dtype=np.float32),
+                n_results=min(k, n),
+                include=["distances"],
+            )
+            out += [
+                [(int(i), 1.0 - float(d)) for i, d in zip(ids, ds)]
+                for ids, ds in zip(res["ids"], res["distances"])
+            ]
+        return out
+
+    @_retry_stale
+    def count(self, agent_id: int) -> int:
+        return self.collection(agent_id).count()
+
+    @_retry_stale
+    def all_ids(self, agent_id: int) -> set[int]:
+        col = self.collection(agent_id)
+        out: set[int] = set()
+        offset, page = 0, 5000
+        while True:
+            got = col.get(include=[], limit=page, offset=offset)["ids"]
+            out.update(int(i) for i in got)
+            if len(got) < page:
+                return out
+            offset += page
+
+    @_retry_stale
+    def documents(self, agent_id: int, ids: Sequence[int]) -> dict[int, str]:
+        if not ids:
+            return {}
+        got = self.collection(agent_id).get(ids=[str(i) for i in ids], include=["documents"])
+        return {int(i): d for i, d in zip(got["ids"], got["documents"])}
+
+    @_retry_stale
+    def vectors(self, agent_id: int, ids: Sequence[int] | None = None) -> dict[int, np.ndarray]:
+        kwargs = {"include": ["embeddings"]}
+        if ids is not None:
+            kwargs["ids"] = [str(i) for i in ids]
+        got = self.collection(agent_id).get(**kwargs)
+        return {
+            int(i): np.asarray(e, dtype=np.float32) for i, e in zip(got["ids"], got["embeddings"])
+        }

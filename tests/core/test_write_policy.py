@@ -1,0 +1,241 @@
+"""One write policy for every write path (services/ingest/policy.py).
+
+Every path that stores or changes memory text is driven with four payloads: a secret, an
+e-mail address under the personal-data policy ``deny``, one under ``ask``, and a string the
+user asked Engram to forget. Afterwards the data dir is read as raw bytes, as a user would grep
+it: the secret, the denied address and the forgotten string must be nowhere, and the address
+under ``ask`` may only sit in a fact waiting for review (never in active memory, an episode, a
+session log or a compiled layer).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from models import CompiledLayer, Episode, Fact, Session
+from services.forget import isolated
+from services.ingest.forget_rules import add_rule
+from services.ingest.pipeline import NewFact
+
+SECRET = "sk-proj-Q7wXv2Lm9Rt4Yp8Zk3Nb6Hc1Jd5Fg0Aa"
+EMAIL_DENY = "zorblax.quentin@example.org"
+EMAIL_ASK = "yvaine.trelawney@example.org"
+FORGOTTEN = "Wexleythorpe Frobnitz"
+
+PAYLOADS = {
+    "secret": (f"The deploy key for staging is {SECRET} keep it handy", SECRET, None),
+    "email-deny": (f"Reach the landlord at {EMAIL_DENY} about the lease", EMAIL_DENY, "deny"),
+    "email-ask": (f"Reach the plumber at {EMAIL_ASK} about the boiler", EMAIL_ASK, "ask"),
+    "forgotten": (f"Dinner with {FORGOTTEN} every second Friday at the harbour", FORGOTTEN, None),
+}
+
+
+def _remember(mem, text, tmp):
+    mem.remember(text)
+
+
+def _remember_many(mem, text, tmp):
+    mem.remember_many([NewFact(content="Uses tabs in Makefiles"), NewFact(content=text)])
+
+
+def _edit(mem, text, tmp):
+    fid = mem.remember("Prefers decaf after lunch").fact_id
+    try:
+        mem.edit(fid, content=text)
+    except Exception as exc:  # a forgotten string is refused: that is the policy working
+        assert "forget rule" in str(exc)
+
+
+def _cli_edit(mem, text, tmp):
+    from app.cli import main
+
+    fid = mem.remember("Keeps a paper notebook for standups").fact_id
+    main(["--data-dir", str(mem.engram.config.data_dir), "edit", str(fid), "--content", text])
+
+
+def _bulk(mem, text, tmp):
+    from services.ingest.bulk import bulk_remember
+
+    bulk_remember(mem, [NewFact(content="Runs Debian on the home server"), NewFact(content=text)])
+
+
+def _import_memory_setup(mem, text, tmp):
+    ws = tmp / "ws" / "memories"
+    ws.mkdir(parents=True)
+    (ws / "MEMORY.md").write_text(
+        f"# MEMORY.md\n\n§\n[2026-04-12][fact] {text}\n§\n"
+        "[2026-04-12][pref] Prefers short meetings\n"
+    )
+    (tmp / "ws" / "episodes").mkdir()
+    (tmp / "ws" / "episodes" / "2026-04-12.md").write_text(f"# 2026-04-12\n\n### 3:00 PM\n{text}\n")
+    mem.import_path(tmp / "ws")
+
+
+def _lynn_rolling_summary(mem, text, tmp):
+    d = tmp / "lynn" / "memory" / "summaries"
+    d.mkdir(parents=True)
+    f = d / "abc123.json"
+    body = {
+        "session_id": "abc123",
+        "created_at": "2026-05-04T18:05:10.000Z",
+        "updated_at": "2026-05-04T18:05:10.000Z",
+        "summary": "## Timeline\n18:05 User asked for an outline of the talk",
+        "snapshot": "",
+    }
+    f.write_text(json.dumps(body))
+    mem.import_path(tmp / "lynn" / "memory")
+    body["summary"] += f"\n18:40 {text}"  # the rolling summary is rewritten: updated in place
+    body["updated_at"] = "2026-05-04T19:05:10.000Z"
+    f.write_text(json.dumps(body))
+    mem.import_path(tmp / "lynn" / "memory")
+
+
+def _add_episode(mem, text, tmp):
+    mem.add_episode(date(2026, 4, 12), text, time="3:00 PM")
+
+
+def _session(mem, text, tmp):
+    from services.capture.sessions import ingest_session
+
+    p = tmp / "session.jsonl"
+    lines = [
+        {"role": "user", "content": f"I prefer this: {text}"},
+        {"role": "assistant", "content": "Noted, I will keep that in mind."},
+        {"role": "user", "content": f"Also remember {text}"},
+        {"role": "assistant", "content": "Done."},
+    ]
+    p.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    ingest_session(mem, p, session_id="s-policy")
+
+
+def _sync(mem, text, tmp):
+    from services.interop.sync import sync_workspace
+
+    root = tmp / "sync-ws"
+    (root / "memories").mkdir(parents=True)
+    md = root / "memories" / "MEMORY.md"
+    md.write_text("# MEMORY.md\n\n§\n[2026-04-12][pref] Prefers pnpm over npm\n")
+    mem.engram.update_agent(mem.slug, workspace=root)
+    mem = mem.engram.agent(mem.slug)
+    sync_workspace(mem)
+    md.write_text(
+        f"# MEMORY.md\n\n§\n[2026-04-12][pref] Prefers pnpm over npm\n§\n"
+        f"[2026-04-13][fact] {text}\n"
+    )
+    sync_workspace(mem)
+    # and an agent's edit of an existing entry
+    md.write_text(
+        f"# MEMORY.md\n\n§\n[2026-04-12][pref] Prefers pnpm. {text}\n§\n[2026-04-13][fact] {text}\n"
+    )
+    sync_workspace(mem)
+
+
+def _archive(mem, text, tmp):
+    """An archive made by a real export, with the payload in every text field it carries."""
+    from models import Session as SessionRow
+    from services.config import StoreConfig
+    from services.engram import Engram
+    from services.interop.archive import export_archive, import_archive
+    from services.lifecycle.compile import CompileService
+
+    src = Engram.open(StoreConfig(data_dir=tmp / "src", semantic=False))
+    a = src.agent("archived", create=True)
+    fid = a.remember("PLACEHOLDER one").fact_id
+    a.edit(fid, content="PLACEHOLDER two")
+    a.add_episode(date(2026, 4, 12), "PLACEHOLDER three", time="3:00 PM")
+    SessionRow.create(
+        agent=a.agent_id, external_id="s-1", log="user: PLACEHOLDER four", turn_count=1
+    )
+    CompileService(a).compile()
+    export_archive(a, tmp / "agent.jsonl")
+    src.close()
+    raw = (tmp / "agent.jsonl").read_text()
+    for word in ("one", "two", "three", "four"):
+        raw = raw.replace(f"PLACEHOLDER {word}", text)
+    (tmp / "agent.jsonl").write_text(raw)
+    agent_line = json.loads(raw.splitlines()[1])
+    assert agent_line["type"] == "agent"
+    raw_lines = raw.splitlines()
+    raw_lines[1] = json.dumps({**agent_line, "settings": mem.settings})
+    (tmp / "agent.jsonl").write_text("\n".join(raw_lines) + "\n")
+    from models.db import database_proxy  # the source store was the bound one: bind ours back
+
+    database_proxy.initialize(mem.engram.db)
+    import_archive(mem.engram, tmp / "agent.jsonl")
+
+
+def _undo_delete(mem, text, tmp):
+    """Undo of a delete re-creates the fact: it must not bring back what a rule now forbids."""
+    from services.store.facts import snapshot
+
+    fid = mem.remember("Prefers window seats").fact_id
+    snap = snapshot(Fact.get_by_id(fid))
+    mem.delete([fid])
+    try:
+        mem.restore({**snap, "content": text})
+    except Exception as exc:
+        assert "forget rule" in str(exc)
+
+
+WRITE_PATHS = {
+    "remember": _remember,
+    "remember_many": _remember_many,
+    "edit": _edit,
+    "cli-edit": _cli_edit,
+    "bulk": _bulk,
+    "import": _import_memory_setup,
+    "lynn-rolling-summary": _lynn_rolling_summary,
+    "episode": _add_episode,
+    "session": _session,
+    "sync": _sync,
+    "archive-import": _archive,
+    "undo-delete": _undo_delete,
+}
+
+
+@pytest.mark.parametrize("payload", sorted(PAYLOADS))
+@pytest.mark.parametrize("path", sorted(WRITE_PATHS))
+def test_every_write_path_applies_the_policy(keyword_engram, tmp_path, path, payload):
+    text, needle, pii = PAYLOADS[payload]
+    e = keyword_engram
+    mem = e.agent("writer", create=True)
+    if pii:
+        e.update_agent("writer", settings={"pii": {"email": pii}})
+        mem = e.agent("writer")
+    if payload == "forgotten":
+        add_rule(e.forget_key(), None, "a name the user asked to forget", [FORGOTTEN])
+    WRITE_PATHS[path](mem, text, tmp_path)
+    e.db.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    hits = isolated.raw_hits([Path(e.config.data_dir)], [needle])
+    if pii == "ask":
+        held = [f.content for f in Fact.select() if needle in f.content]
+        assert all(f.status == "pending" for f in Fact.select() if needle in f.content), (
+            f"{path}: a fact with personal data under 'ask' became active"
+        )
+        for model, field in ((Episode, "summary"), (Session, "log"), (CompiledLayer, "markdown")):
+            assert not [r for r in model.select() if needle in (getattr(r, field) or "")], (
+                f"{path}: personal data under 'ask' reached {model.__name__}.{field}"
+            )
+        if not held:
+            assert hits == [], f"{path}: {needle!r} is on disk outside any pending fact: {hits}"
+    else:
+        assert hits == [], f"{path}: {payload} reached the store's files: {hits}"
+    # the path did store something (the policy does not just drop everything)
+    if payload != "forgotten" and path != "undo-delete":
+        assert Fact.select().count() + Episode.select().count() > 0
+
+
+def test_the_store_refuses_text_that_skipped_the_policy(keyword_engram):
+    """The store layer only takes text the policy made, so a new path that forgets it fails."""
+    mem = keyword_engram.agent("writer", create=True)
+    fid = mem.remember("Prefers tea").fact_id
+    with pytest.raises(TypeError, match="policy"):
+        mem.facts.edit(fid, content=f"token {SECRET}")
+    with pytest.raises(TypeError, match="policy"):
+        mem.episodes.add(date(2026, 1, 1), f"token {SECRET}")
+    assert SECRET not in mem.get(fid).content
