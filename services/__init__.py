@@ -39,6 +39,8 @@ _EXPORTS: dict[str, str] = {
     "MEMORY_TYPES": "services.store.facts",
     "FactStatus": "services.store.facts",
     "agent_stats": "services.store.stats",
+    "ReviewItem": "services.store.review",
+    "review_metadata": "services.store.review",
     "explain_store_error": "services.store.health",
     "NewFact": "services.ingest.pipeline",
     "bulk_remember": "services.ingest.bulk",
@@ -118,4 +120,5 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazil
     from services.search.hybrid import DEFAULT_WEIGHTS, SearchMode
     from services.secrets import LLM_API_KEY, SecretsStore
     from services.store.facts import FACT_STATUSES, MEMORY_TYPES, FactFilters, FactStatus
+    from services.store.review import ReviewItem, review_metadata
     from services.store.stats import agent_stats

@@ -22,6 +22,7 @@ from services.records import AgentInfo, FactView, RememberResult, SearchHit
 from services.search.hybrid import Searcher, SearchWeights
 from services.store.episodes import EpisodeStore
 from services.store.facts import FactFilters, FactStore
+from services.store.review import ReviewInbox, review_metadata
 
 log = logging.getLogger(__name__)
 SLUG = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
@@ -251,6 +252,7 @@ class AgentMemory:
         self.episodes = EpisodeStore(agent.id, engram.db, engram.bus)
         self._ingest = Ingestor(self)
         self._search = Searcher(self)
+        self.review = ReviewInbox(self)
 
     @property
     def data_dir(self) -> Path:
@@ -317,6 +319,9 @@ class AgentMemory:
             changes["content"] = verdict.text
             if verdict.pending:
                 changes["status"] = "pending"
+                meta = {**self.facts.get(fact_id).metadata}
+                meta.update(review_metadata("personal-data", kinds=sorted(verdict.pii_found)))
+                changes["metadata"] = meta
             note = verdict.audit_note()
             if note:
                 self.facts.audit(

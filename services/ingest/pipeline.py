@@ -20,6 +20,7 @@ from services.ingest.policy import check_utf8, policy_for
 from services.ingest.subjects import infer_subject
 from services.records import RememberResult
 from services.store.facts import snapshot
+from services.store.review import review_metadata, was_rejected
 from services.store.text import content_hash, require_clean
 
 if TYPE_CHECKING:  # the façade sits above this package; only its type is used here
@@ -123,7 +124,15 @@ class Ingestor:
             validate(item)
             verdict = policy.sanitize(item.content)
             if verdict.pending and item.status == "active":
-                item = replace(item, status="pending")
+                kinds = sorted(verdict.pii_found)
+                item = replace(
+                    item,
+                    status="pending",
+                    metadata={
+                        **(item.metadata or {}),
+                        **review_metadata("personal-data", kinds=kinds),
+                    },
+                )
             if item.tags:
                 item = replace(item, tags=policy.tags(item.tags))
             note = verdict.audit_note()
@@ -352,7 +361,8 @@ class Ingestor:
                 before = snapshot(row)
                 row.updated_at = utcnow()
                 row.importance = row.importance + (1.0 - row.importance) * 0.1
-                if row.status == "archived":  # said again: it matters after all
+                if row.status == "archived" and not was_rejected(row.metadata):
+                    # said again: it matters after all (unless the user rejected it in review)
                     row.status = "active"
                 row.save()
                 if before["status"] != row.status:

@@ -25,6 +25,7 @@ import peewee as pw
 from models import AuditEvent, CompiledLayer, Episode, Fact, Session
 from services.lifecycle.config import NO_DECAY, LifecycleConfig, config_for
 from services.store.facts import snapshot
+from services.store.review import in_review
 
 ACTOR = "gc"
 _COUNTERS = {"expire": "expired", "archive": "archived", "evict": "evicted"}
@@ -273,7 +274,11 @@ def _short_active(facts):
 
 def _plan_drain(facts: list[_F], cfg: LifecycleConfig, report: GCReport):
     room = int(cfg.pending_threshold) - len(_short_active(facts))
-    queue = sorted((f for f in facts if f.state == "pending"), key=lambda f: (f.created_at, f.id))
+    # facts waiting for the user's review are not the overflow queue: only the user moves them
+    queue = sorted(
+        (f for f in facts if f.state == "pending" and not in_review(f.metadata)),
+        key=lambda f: (f.created_at, f.id),
+    )
     for f in queue:
         if room <= 0:
             break

@@ -44,6 +44,7 @@ EDITABLE = (
     "confidence",
     "expires_at",
     "event_date",
+    "metadata",
 )
 
 
