@@ -139,6 +139,64 @@ class ForgetReceipt(BaseModel):
     created_at = pw.DateTimeField(default=utcnow)
 
 
+ENTITY_TYPES = ("person", "organisation", "project", "place", "tool", "concept")
+LINK_SOURCES = ("extracted", "import", "subject-key", "user")
+
+
+class Entity(BaseModel):
+    """A person, organisation, project, place, tool or concept one agent knows about."""
+
+    agent = pw.ForeignKeyField(Agent, backref="entities", on_delete="CASCADE", index=True)
+    name = pw.CharField()
+    key = pw.CharField()  # normalised name: the identity lookup key
+    type = pw.CharField(default="concept")
+    aliases = JSONField(default=list)
+    first_mentioned = pw.DateTimeField(default=utcnow)
+    last_mentioned = pw.DateTimeField(default=utcnow)
+    mention_count = pw.IntegerField(default=0)
+    created_at = pw.DateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = ((("agent", "key"), False),)
+
+
+class FactEntity(BaseModel):
+    """A fact mentions an entity; ``source`` says how the link was made."""
+
+    fact = pw.ForeignKeyField(Fact, backref="entity_links", on_delete="CASCADE")
+    entity = pw.ForeignKeyField(Entity, backref="links", on_delete="CASCADE", index=True)
+    source = pw.CharField(default="extracted")  # extracted, import, subject-key, user
+
+    class Meta:
+        indexes = ((("fact", "entity"), True),)
+
+
+class EntityRelation(BaseModel):
+    """A relation a source stated ("X works on Y"); it goes with the fact that stated it."""
+
+    agent = pw.ForeignKeyField(Agent, on_delete="CASCADE", index=True)
+    src = pw.ForeignKeyField(Entity, backref="relations_out", on_delete="CASCADE", index=True)
+    dst = pw.ForeignKeyField(Entity, backref="relations_in", on_delete="CASCADE", index=True)
+    type = pw.CharField()
+    fact = pw.ForeignKeyField(Fact, null=True, on_delete="CASCADE", index=True)
+    source = pw.CharField(default="extracted")
+    created_at = pw.DateTimeField(default=utcnow)
+
+
+class EntityCandidate(BaseModel):
+    """Two entities that may be one (same first name, no evidence): the user decides."""
+
+    agent = pw.ForeignKeyField(Agent, on_delete="CASCADE", index=True)
+    entity = pw.ForeignKeyField(Entity, on_delete="CASCADE", index=True)
+    other = pw.ForeignKeyField(Entity, on_delete="CASCADE", index=True)
+    reason = pw.CharField(default="same-first-name")
+    status = pw.CharField(default="open")  # open, merged, dismissed
+    created_at = pw.DateTimeField(default=utcnow)
+
+
+# created by migration 5, not by 1 (a released migration never changes)
+ENTITY_MODELS = [Entity, FactEntity, EntityRelation, EntityCandidate]
+
 ALL_MODELS = [
     SchemaVersion,
     Agent,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import peewee as pw
 
-from models.entities import ALL_MODELS, SchemaVersion
+from models.entities import ALL_MODELS, ENTITY_MODELS, SchemaVersion
 
 FTS_SQL = [
     # External-content FTS5: the text lives once, in fact/episode; triggers keep the index
@@ -79,9 +79,29 @@ def _v3(db: pw.Database) -> None:
     )
 
 
-# Append new migrations here; never edit a released one.
-MIGRATIONS = [(1, _v1), (2, _v2), (3, _v3)]
-CURRENT_VERSION = MIGRATIONS[-1][0]
+ENTITY_SQL = [
+    # an entity nobody mentions any more goes with its last link: a forgotten fact must not
+    # leave the name it carried in the entity table (FK cascades fire this trigger too)
+    """CREATE TRIGGER IF NOT EXISTS fact_entity_prune AFTER DELETE ON fact_entity
+    WHEN NOT EXISTS (SELECT 1 FROM fact_entity WHERE entity_id = old.entity_id) BEGIN
+        DELETE FROM entity WHERE id = old.entity_id;
+    END""",
+]
+
+
+def _v5(db: pw.Database) -> None:
+    """Entity memory: entities, their links to facts, stated relations, merge candidates.
+    Independent of migration 4 (the team store): it only creates its own tables."""
+    db.create_tables(ENTITY_MODELS, safe=True)
+    for stmt in ENTITY_SQL:
+        db.execute_sql(stmt)
+
+
+# Append new migrations here; never edit a released one. Versions are applied by what is
+# missing, not by "greater than the highest": branches add numbered migrations independently
+# (4 and 5 landed separately), and a store that got 5 first still gets 4 when it arrives.
+MIGRATIONS = [(1, _v1), (2, _v2), (3, _v3), (5, _v5)]
+CURRENT_VERSION = max(v for v, _ in MIGRATIONS)
 
 
 def current_version(db: pw.Database) -> int:
@@ -110,9 +130,16 @@ def backup_before_migration(db: pw.Database, version: int) -> Path | None:
     return dest
 
 
+def applied_versions(db: pw.Database) -> set[int]:
+    if not db.table_exists("schema_version"):
+        return set()
+    return {v for (v,) in SchemaVersion.select(SchemaVersion.version).tuples()}
+
+
 def migrate(db: pw.Database) -> int:
     version = current_version(db)
-    pending = [(v, fn) for v, fn in MIGRATIONS if v > version]
+    done = applied_versions(db)
+    pending = sorted((v, fn) for v, fn in MIGRATIONS if v not in done)
     if not pending:
         return version
     backup_before_migration(db, version)
@@ -120,5 +147,5 @@ def migrate(db: pw.Database) -> int:
         with db.atomic():
             fn(db)
             SchemaVersion.create(version=v)
-        version = v
+        version = max(version, v)
     return version

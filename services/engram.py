@@ -14,8 +14,10 @@ from pathlib import Path
 
 from models import Agent, Fact, connect_database
 from services.config import StoreConfig
+from services.entities.service import EntityService
 from services.errors import InvalidInput, ModelUnavailable, NotFound
 from services.events import EventBus
+from services.ingest.entity_names import name_check
 from services.ingest.pipeline import Ingestor, NewFact
 from services.ingest.policy import Target, policy_for, sanitize_for
 from services.records import AgentInfo, FactView, RememberResult, SearchHit
@@ -253,6 +255,7 @@ class AgentMemory:
         self._ingest = Ingestor(self)
         self._search = Searcher(self)
         self.review = ReviewInbox(self)
+        self.entities = EntityService(agent.id, engram.db, name_check(self))
 
     @property
     def data_dir(self) -> Path:
@@ -332,7 +335,10 @@ class AgentMemory:
                     actor="engram",
                     reason="edit: " + _redaction_reason(note),
                 )
-        return self.facts.edit(fact_id, actor=actor, **changes)
+        view = self.facts.edit(fact_id, actor=actor, **changes)
+        if changes.get("content") is not None or "subject" in changes:
+            self.entities.relink(fact_id)  # the words changed: so may the entities they name
+        return view
 
     def restore(self, snap: dict, actor: str = "user") -> FactView:
         """Re-create a deleted fact from its snapshot (undo). The text passes the policy again:
@@ -345,7 +351,9 @@ class AgentMemory:
         status = (
             "pending" if verdict.pending and snap.get("status") == "active" else snap.get("status")
         )
-        return self.facts.restore({**snap, "content": verdict.text, "status": status}, actor=actor)
+        view = self.facts.restore({**snap, "content": verdict.text, "status": status}, actor=actor)
+        self.entities.relink(view.id)
+        return view
 
     # episodes ----------------------------------------------------------------------------
     def add_episode(self, day, summary: str, **kw) -> tuple[int | None, bool]:

@@ -15,6 +15,7 @@ import numpy as np
 
 from models import Fact
 from models.entities import MEMORY_TYPES, utcnow
+from services.entities.service import link_row
 from services.errors import InvalidInput
 from services.ingest.policy import check_utf8, policy_for
 from services.ingest.subjects import infer_subject
@@ -323,6 +324,7 @@ class Ingestor:
             metadata=item.metadata or {},
         )
         m.facts.audit("create", row.id, None, snapshot(row), actor=actor)
+        link_row(m, row)
         superseded: list[int] = []
         if subject and item.status == "active":
             olds = list(

@@ -1,0 +1,213 @@
+"""Linking a stored fact to the entities it names, on every write path.
+
+Sources of a link: ``extracted`` (the fact's words), ``import`` (an importer said so:
+``metadata["entity"]``, ``metadata["relation"]``, a ``proj:`` topic of an imported file),
+``subject-key`` (the fact's subject names the entity: ``prefers-over:npm``, ``location``),
+``user`` (the user linked it). Names that come from metadata rather than the fact's clean text
+pass the write policy (``clean``) first; a name the policy would change is not stored."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from models import Fact
+from models.entities import Entity, EntityRelation, FactEntity
+from services.entities.extract import Mention, entity_key, extract
+from services.entities.identity import by_name, resolve
+from services.entities.relations import stated_relations
+
+Clean = Callable[[str], "str | None"]
+SOURCE_RANK = {"extracted": 0, "subject-key": 1, "import": 2, "user": 3}
+_TYPE_WORDS = {
+    "person": ("person", "people", "user", "human", "contact", "individual"),
+    "organisation": (
+        "organisation",
+        "organization",
+        "company",
+        "org",
+        "team",
+        "employer",
+        "client",
+        "institution",
+        "business",
+    ),
+    "project": ("project", "repo", "repository", "codebase", "product", "app", "application"),
+    "place": ("place", "location", "city", "country", "region", "address"),
+    "tool": (
+        "tool",
+        "software",
+        "technology",
+        "library",
+        "framework",
+        "service",
+        "language",
+        "database",
+        "platform",
+    ),
+}
+# subject keys whose value is itself an entity (services/ingest/subjects.py and importers)
+_SUBJECT_VALUE_TYPES = {
+    "prefers-over": "tool",
+    "person": "person",
+    "project": "project",
+    "tool": "tool",
+    "org": "organisation",
+    "place": "place",
+}
+_SUBJECT_MENTION_TYPES = {"location": "place", "employer": "organisation", "tool-for": "tool"}
+
+
+def entity_type(word: str | None) -> str:
+    w = (word or "").strip().lower()
+    for typ, words in _TYPE_WORDS.items():
+        if w in words:
+            return typ
+    return "concept"
+
+
+def _as_list(value) -> list[dict]:
+    if isinstance(value, dict):
+        return [value]
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, dict)]
+    return []
+
+
+def _named(name, typ: str, source: str, clean: Clean) -> Mention | None:
+    if not isinstance(name, str) or not name.strip() or len(name) > 200:
+        return None
+    ok = clean(name.strip())
+    return Mention(ok, typ, source=source) if ok and entity_key(ok) else None
+
+
+def mentions_of(
+    row: Fact, clean: Clean
+) -> tuple[list[Mention], list[tuple[Mention, str, Mention]]]:
+    """Every entity the fact names (extracted, imported, from its subject or topic) and the
+    relations its source states."""
+    text = row.content or ""
+    found = extract(text)
+    meta = row.metadata or {}
+    imported = "import" if row.source in ("import", "sync") else "extracted"
+    for ent in _as_list(meta.get("entity")) + _as_list(meta.get("entities")):
+        m = _named(ent.get("name"), entity_type(ent.get("type")), "import", clean)
+        if m:
+            found.insert(0, m)
+    cat = row.category or ""
+    if cat.startswith("proj:") and cat[5:] not in ("", "general"):
+        m = _named(cat[5:], "project", "import" if imported == "import" else "subject-key", clean)
+        if m:
+            found.append(m)
+    found = _from_subject(row.subject, found, clean)
+    rels = [(r.src, r.type, r.dst) for r in stated_relations(text, found)]
+    for rel in _as_list(meta.get("relation")) + _as_list(meta.get("relations")):
+        a = _named(rel.get("from"), "concept", "import", clean)
+        b = _named(rel.get("to"), "concept", "import", clean)
+        typ = rel.get("type") or rel.get("relationType")
+        if a and b and isinstance(typ, str) and typ.strip():
+            rels.append((_typed(a, found), typ.strip()[:60], _typed(b, found)))
+    return found, rels
+
+
+def _typed(m: Mention, found: list[Mention]) -> Mention:
+    for f in found:
+        if f.key == m.key:
+            return Mention(f.name, f.type, source=m.source)
+    return m
+
+
+def _from_subject(subject: str | None, found: list[Mention], clean: Clean) -> list[Mention]:
+    if not subject:
+        return found
+    kind, _, value = subject.partition(":")
+    if kind in _SUBJECT_VALUE_TYPES and value:
+        m = _named(value, _SUBJECT_VALUE_TYPES[kind], "subject-key", clean)
+        if m:
+            canon = next((f for f in found if f.key == m.key), None)
+            found = [f for f in found if f is not canon]
+            found.append(Mention((canon or m).name, m.type, source="subject-key"))
+        return found
+    want = _SUBJECT_MENTION_TYPES.get(kind)
+    for i, f in enumerate(found):
+        if want and f.type == want and f.source == "extracted":
+            found[i] = Mention(f.name, f.type, f.start, f.end, "subject-key")
+            break
+    return found
+
+
+def link_fact(agent_id: int, row: Fact, clean: Clean) -> list[int]:
+    """Link one stored fact; returns the entity ids it names."""
+    mentions, rels = mentions_of(row, clean)
+    # unambiguous names first: they are the context a bare first name is judged by
+    ordered = sorted(mentions, key=lambda m: (m.type == "person" and " " not in m.key, 0))
+    ids: dict[str, int] = {}
+    for m in ordered:
+        if m.key in ids:
+            continue
+        e = resolve(agent_id, m, set(ids.values()))
+        ids[m.key] = e.id
+        _link(row, e, m.source)
+    for a, typ, b in rels:
+        src = ids.get(a.key) or _link(row, resolve(agent_id, a, set(ids.values())), a.source)
+        dst = ids.get(b.key) or _link(row, resolve(agent_id, b, set(ids.values())), b.source)
+        ids.setdefault(a.key, src)
+        ids.setdefault(b.key, dst)
+        if src != dst:
+            EntityRelation.get_or_create(
+                agent=agent_id,
+                src=src,
+                dst=dst,
+                type=typ,
+                fact=row.id,
+                defaults={"source": a.source if a.source == "import" else "extracted"},
+            )
+    return list(ids.values())
+
+
+def _link(row: Fact, e: Entity, source: str) -> int:
+    link = FactEntity.get_or_none((FactEntity.fact == row.id) & (FactEntity.entity == e.id))
+    if link is None:
+        FactEntity.create(fact=row.id, entity=e.id, source=source)
+    elif SOURCE_RANK.get(source, 0) > SOURCE_RANK.get(link.source, 0):
+        link.source = source
+        link.save()
+    refresh(e.id)
+    return e.id
+
+
+def refresh(entity_ids: Iterable[int] | int) -> None:
+    """Mention count and first/last mention from the entity's linked facts."""
+    from peewee import fn
+
+    for eid in [entity_ids] if isinstance(entity_ids, int) else entity_ids:
+        n, first, last = (
+            Fact.select(fn.COUNT(Fact.id), fn.MIN(Fact.created_at), fn.MAX(Fact.created_at))
+            .join(FactEntity, on=(FactEntity.fact == Fact.id))
+            .where(FactEntity.entity == eid)
+            .tuples()
+            .get()
+        )
+        if n:
+            Entity.update(mention_count=n, first_mentioned=first, last_mentioned=last).where(
+                Entity.id == eid
+            ).execute()
+
+
+def relink(agent_id: int, row: Fact, clean: Clean) -> list[int]:
+    """After an edit: the words' links are made again; imported and user links stay."""
+    old = [
+        eid
+        for (eid,) in FactEntity.select(FactEntity.entity).where(FactEntity.fact == row.id).tuples()
+    ]
+    EntityRelation.delete().where(
+        (EntityRelation.fact == row.id) & (EntityRelation.source == "extracted")
+    ).execute()
+    FactEntity.delete().where(
+        (FactEntity.fact == row.id) & FactEntity.source.in_(("extracted", "subject-key"))
+    ).execute()
+    ids = link_fact(agent_id, row, clean)
+    refresh([e for e in old if e not in ids])
+    return ids
+
+
+__all__ = ["by_name", "link_fact", "mentions_of", "refresh", "relink"]
