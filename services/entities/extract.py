@@ -45,6 +45,8 @@ _FILE_EXT = re.compile(
     r"\.(?:py|md|js|ts|tsx|jsx|json|ya?ml|toml|txt|rs|go|java|c|h|cpp|sh|css|html|lock|cfg|ini|sql|csv)$",
     re.I,
 )
+_DOC_EXT = re.compile(r"\.(?:py|md|json|ya?ml|toml|txt|sh|css|html|lock|cfg|ini|sql|csv)$", re.I)
+_TZ_REGIONS = {"europe", "america", "asia", "africa", "australia", "pacific", "atlantic"}
 _CODE_DIRS = {
     "code",
     "projects",
@@ -175,16 +177,43 @@ def _path_project(m: re.Match, add) -> None:
 def _repo_project(m: re.Match, add) -> None:
     left, right = m.group(1), m.group(2)
     whole = m.group(0)
+    if left.lower() in _TZ_REGIONS:  # a time zone names a place: Europe/Madrid
+        add(right.replace("_", " "), "place", m.start() + len(left) + 1, m.end())
+        return
     if (
         whole.lower() in L.REPO_STOP
         or left.lower() in _NOT_REPO_LEFT
-        or _FILE_EXT.search(right)
+        or _DOC_EXT.search(right)
         or left.isdigit()
         or right.isdigit()
         or (len(left) < 2 or len(right) < 2)
     ):
         return
     add(whole, "project", m.start(), m.end())
+
+
+_VERB_PARTICLES = {
+    "to",
+    "off",
+    "back",
+    "ahead",
+    "home",
+    "out",
+    "up",
+    "down",
+    "away",
+    "on",
+    "over",
+    "through",
+    "the",
+    "a",
+    "an",
+    "for",
+    "with",
+    "it",
+    "this",
+    "that",
+}
 
 
 def _lexicon_hit(t: _Tokens, i: int) -> tuple[str, str, int] | None:
@@ -208,8 +237,8 @@ def _lexicon_hit(t: _Tokens, i: int) -> tuple[str, str, int] | None:
             if (low in L.AMBIGUOUS or n == 1 and len(low) <= 2) and not _is_cap(phrase):
                 continue
             if n == 1 and low in L.AMBIGUOUS and t.sentence_start(i) and typ != "place":
-                # "Slack off", "Rust never sleeps": a sentence's first word needs more
-                if not _is_cap(t.word(i + 1)) and t.lower(i + 1) in ("is", "was", "off"):
+                # "Go to the shop", "Slack off": a sentence's first word is often a verb
+                if t.lower(i + 1) in _VERB_PARTICLES:
                     continue
             return name, typ, n
     return None
@@ -223,7 +252,7 @@ def _cap_run(t: _Tokens, i: int) -> int:
         core = _strip_possessive(w)
         if not (_is_cap(core) and core[:1].isalpha()) or core in L.STOP:
             break
-        if core.isupper() and len(core) > 1:
+        if core.isupper() and len(core) > 1 and not (n == 0 and _product_like(core)):
             break
         if n and (not t.adjacent(i + n) or _lexicon_hit(t, i + n)):
             break
@@ -240,6 +269,8 @@ def _words(t: _Tokens, add) -> None:
         if hit:
             name, typ, n = hit
             typ = _org_suffix_type(t, i + n, typ)
+            if typ == "tool":
+                typ = _employer_context(t, i, typ)
             if typ == "organisation" and name.lower() not in L.ORGS:
                 name = name + " " + _strip_possessive(t.word(i + n))
                 n += 1
@@ -262,6 +293,14 @@ def _end(t: _Tokens, j: int) -> int:
     """Where the name in token j ends: a possessive or a full stop is not part of it."""
     w = t.word(j)
     return t.items[j][2] - (len(w) - len(_strip_possessive(w)))
+
+
+def _employer_context(t: _Tokens, i: int, typ: str) -> str:
+    """ "works at Stripe", "joined Figma": a product's company, where the words say so."""
+    prev = t.lower(i - 1)
+    if prev in L.ORG_JOIN or (prev in L.ORG_CUES and _near(t, i, L.ORG_VERBS, 6)):
+        return "organisation"
+    return typ
 
 
 def _org_suffix_type(t: _Tokens, j: int, typ: str) -> str:
@@ -289,14 +328,25 @@ def _classify(t: _Tokens, i: int, n: int) -> tuple[str | None, int]:
         return "project", n
     if prev == "on" and t.lower(i - 2) in ("works", "working", "worked", "work", "hacking"):
         return "project", n
+    if prev == "project" or (nxt in L.PROJECT_AFTER_THE and prev in ("the", "our", "my", "their")):
+        return "project", n
     if n == 1 and _product_like(first):
         return "tool", n
+    if first in L.GEO_PREFIXES and n >= 2:
+        return "place", n
     if first in L.FIRST_NAMES:
         return "person", n
-    if prev in L.PLACE_CUES and _near(t, i, L.PLACE_VERBS):
+    if prev in L.PLACE_CUES and _near(t, i, L.PLACE_VERBS, 6):
         return "place", n
-    if (prev in L.ORG_CUES and _near(t, i, L.ORG_VERBS)) or prev in ("client", "customer"):
+    if (
+        (prev in L.ORG_CUES and _near(t, i, L.ORG_VERBS, 6))
+        or prev in ("client", "customer")
+        or prev in L.ORG_JOIN
+        or (prev == "from" and _is_cap(t.word(i - 2)) and not t.sentence_start(i - 2))
+    ):
         return "organisation", n
+    if prev == "the":  # "the Red Cross": a person is rarely "the"
+        return ("organisation" if n >= 2 else None), n
     possessive = last_raw.endswith(("'s", "’s"))
     strong_cue = prev in L.PERSON_CUES and prev not in ("and", "by", "from", "to", "with")
     if strong_cue or (not start and n >= 2 and first.isalpha()):

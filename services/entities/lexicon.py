@@ -26,6 +26,9 @@ HuggingFace Hugging Face Anki Todoist Things Spotify Kindle Garmin Strava Duolin
 Ollama LM Studio Mistral Gemini Llama Whisper CircleCI Jenkins Buildkite Argo ArgoCD
 Grafana Loki Tempo Kibana Logstash Splunk PagerDuty Opsgenie Metabase Superset Redshift
 DuckDB ClickHouse Cassandra DynamoDB Lambda CloudFront Route53 Fargate ECS EKS GKE AKS
+restic Proxmox Zotero Swagger OpenAPI Spotlight MinIO Rustlings Go RQ Kayak Mastodon
+WhatsApp Signal Telegram Trello Keynote PowerPoint Word Pages Photoshop Lightroom Blender
+Unity Unreal Godot Arduino RaspberryPi Tailscale WireGuard OpenVPN Caddy Ollama Audacity
 """.split()
 # multi-word tools (the split above breaks them)
 _TOOLS_MULTI = [
@@ -240,7 +243,7 @@ FIRST_NAMES = set(
     Sofia Sophie Stefan Steve Susan Sven Tanya Thomas Tim Tobias Tom Tomas Valentina Vera
     Victor Viktor Wei Will William Xin Yara Yuki Yusuf Zara Zoe Lars Ole Nils Kofi Amara Chidi
     Ngozi Tariq Layla Hassan Leila Dario Ilse Birgit Ute Dieter Rolf Ruth Sean Siobhan Aoife
-    Ciaran Dev Anil Sunita Deepa Vikram Arun Meera Kwame Yaw Esi Thabo Sipho Lerato Rui
+    Ciaran Anil Sunita Deepa Vikram Arun Meera Kwame Yaw Esi Thabo Sipho Lerato Rui
     Goncalo Beatriz Tiago Marek Piotr Kasia Agnieszka Tomasz Jakub Ondrej Mikko Aino Eero""".split()
 )
 
@@ -271,7 +274,9 @@ STOP = set(
     Setup Config Deploy Deploys Deployment Tests Test Testing Build Builds Docs Documentation
     Backend Frontend Database Server Client Clients Customer Customers Manager Boss Friend
     Wife Husband Partner Sister Brother Mother Father Son Daughter Colleague Colleagues
-    Teammate Neighbour Neighbor Cousin Uncle Aunt Kid Kids Baby Cat Dog REDACTED""".split()
+    Teammate Neighbour Neighbor Cousin Uncle Aunt Kid Kids Baby Cat Dog REDACTED Ping Email
+    Text Message Meet Invite Congratulate Follow Schedule Cancel Review Merge Deploy Dev Prod
+    Staging Start Stop Open Close Read Write Update Install Upgrade Delete Create""".split()
 )
 
 PERSON_CUES = {
@@ -502,3 +507,27 @@ REPO_STOP = {
     "light/dark",
     "sync/async",
 }
+
+# "the Orion launch", "the Beacon dashboard": after "the/our/my" these name a project
+PROJECT_AFTER_THE = PROJECT_CUES | {
+    "launch", "dashboard", "pipeline", "roadmap", "rfc", "experiments", "experiment", "api",
+    "cli", "sdk", "backend", "frontend", "release", "migration", "website", "site", "server",
+    "worker", "bot", "prototype", "beta", "mvp",
+}  # fmt: skip
+GEO_PREFIXES = {"Lake", "Mount", "Mt", "River", "Cape", "Port", "Saint", "St", "Fort", "Isle",
+                "Gulf", "Lago", "Monte"}  # fmt: skip
+ORG_JOIN = {"joined", "joining", "join", "acquired", "left"}
+ORG_VERBS |= {"studied", "studies", "studying", "teaches", "intern", "role", "position"}
+_MORE_TOOLS = """restic Proxmox Zotero Swagger OpenAPI Spotlight MinIO Rustlings Go RQ Kayak
+Mastodon WhatsApp Signal Telegram Keynote PowerPoint Photoshop Lightroom Blender Unity Godot
+Arduino Tailscale WireGuard OpenVPN Audacity""".split()
+for _t in _MORE_TOOLS + ["ONNX Runtime", "Raspberry Pi", "Docker Compose", "Google Sheets"]:
+    TOOLS.setdefault(_t.lower(), _t)
+AMBIGUOUS |= {"go", "signal", "keynote", "unity", "spotlight", "kayak", "telegram"}
+AMBIGUOUS.discard("uv")
+FIRST_NAMES.discard("Dev")
+STOP |= set(
+    """Ping Email Text Message Meet Invite Congratulate Follow Schedule Cancel Review Merge
+    Deploy Dev Prod Staging Start Stop Open Close Read Write Update Install Upgrade Delete
+    Create""".split()
+)
