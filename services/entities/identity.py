@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 
+from peewee import fn
+
 from models.entities import Entity, EntityCandidate, FactEntity
 from services.entities.extract import Mention, entity_key
 
@@ -24,7 +26,9 @@ def by_name(agent_id: int, name: str) -> list[Entity]:
     rows = list(Entity.select().where((Entity.agent == agent_id) & (Entity.key == key)))
     needle = json.dumps(name.strip(), ensure_ascii=False)[1:-1]
     for e in Entity.select().where(
-        (Entity.agent == agent_id) & (Entity.key != key) & (Entity.aliases.contains(needle))
+        (Entity.agent == agent_id)
+        & (Entity.key != key)
+        & (fn.instr(fn.lower(Entity.aliases), needle.lower()) > 0)
     ):
         if any(entity_key(a) == key for a in e.aliases or ()):
             rows.append(e)
@@ -44,14 +48,9 @@ def neighbours(entity_id: int) -> set[int]:
 
 def resolve(agent_id: int, mention: Mention, context: set[int]) -> Entity:
     exact = [e for e in by_name(agent_id, mention.name) if compatible(e.type, mention.type)]
-    if exact:
-        best = max(exact, key=lambda e: (len(neighbours(e.id) & context), e.mention_count))
-        if best.type == "concept" and mention.type != "concept":
-            best.type = mention.type
-            best.save()
-        return best
     key = mention.key
     if mention.type == "person" and " " not in key and not key.startswith("@"):
+        # a bare first name: the entity its context points at, else the bare-named one
         fuller = list(
             Entity.select().where(
                 (Entity.agent == agent_id)
@@ -59,10 +58,17 @@ def resolve(agent_id: int, mention: Mention, context: set[int]) -> Entity:
                 & (Entity.key.startswith(key + " "))
             )
         )
-        backed = [e for e in fuller if neighbours(e.id) & context]
+        backed = [e for e in exact + fuller if neighbours(e.id) & context]
         if len(backed) == 1:
             return backed[0]
-        return _create(agent_id, mention, fuller)
+        if not exact:
+            return _create(agent_id, mention, fuller)
+    if exact:
+        best = max(exact, key=lambda e: (len(neighbours(e.id) & context), e.mention_count))
+        if best.type == "concept" and mention.type != "concept":
+            best.type = mention.type
+            best.save()
+        return best
     if mention.type == "person" and " " in key:
         bare = list(
             Entity.select().where(

@@ -31,7 +31,20 @@ _TYPE_WORDS = {
         "institution",
         "business",
     ),
-    "project": ("project", "repo", "repository", "codebase", "product", "app", "application"),
+    "project": (
+        "project",
+        "repo",
+        "repository",
+        "codebase",
+        "product",
+        "app",
+        "application",
+        "package",
+        "module",
+        "component",
+        "crate",
+        "service",
+    ),
     "place": ("place", "location", "city", "country", "region", "address"),
     "tool": (
         "tool",
@@ -39,7 +52,6 @@ _TYPE_WORDS = {
         "technology",
         "library",
         "framework",
-        "service",
         "language",
         "database",
         "platform",
@@ -99,13 +111,14 @@ def mentions_of(
         if m:
             found.append(m)
     found = _from_subject(row.subject, found, clean)
-    rels = [(r.src, r.type, r.dst) for r in stated_relations(text, found)]
+    rels = []  # the source's own relations first: a sentence restating one is not a second
     for rel in _as_list(meta.get("relation")) + _as_list(meta.get("relations")):
         a = _named(rel.get("from"), "concept", "import", clean)
         b = _named(rel.get("to"), "concept", "import", clean)
         typ = rel.get("type") or rel.get("relationType")
         if a and b and isinstance(typ, str) and typ.strip():
             rels.append((_typed(a, found), typ.strip()[:60], _typed(b, found)))
+    rels += [(r.src, r.type, r.dst) for r in stated_relations(text, found)]
     return found, rels
 
 

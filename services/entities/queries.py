@@ -81,7 +81,10 @@ def entities(agent_id: int, typ: str | None = None, query: str | None = None) ->
     if typ:
         q = q.where(Entity.type == typ)
     if query:
-        q = q.where(Entity.key.contains(entity_key(query)) | Entity.aliases.contains(query))
+        q = q.where(
+            Entity.key.contains(entity_key(query))
+            | (fn.instr(fn.lower(Entity.aliases), query.lower()) > 0)
+        )
     return [view(e) for e in q.order_by(Entity.mention_count.desc(), Entity.key)]
 
 
