@@ -46,6 +46,10 @@ _EXPORTS: dict[str, str] = {
     "bulk_remember": "services.ingest.bulk",
     "PII_KINDS": "services.ingest.pii",
     "validate_pii_policy": "services.ingest.pii",
+    # entities
+    "EntityView": "services.entities.queries",
+    "EntityPage": "services.entities.queries",
+    "ENTITY_TYPES": "services.entities.extract",
     # search
     "SearchMode": "services.search.hybrid",
     "DEFAULT_WEIGHTS": "services.search.hybrid",
@@ -80,6 +84,7 @@ _ALIASES = {
     "explain_store_error": "explain",
     "PII_KINDS": "KINDS",
     "validate_pii_policy": "validate_policy",
+    "ENTITY_TYPES": "TYPES",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -102,6 +107,8 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazil
     from services.capture.sessions import ingest_session
     from services.config import StoreConfig
     from services.engram import AgentMemory, Engram
+    from services.entities.extract import TYPES as ENTITY_TYPES
+    from services.entities.queries import EntityPage, EntityView
     from services.errors import EngramError, InvalidInput, ModelUnavailable, NotFound
     from services.events import EventBus, EventKind
     from services.forget.service import SEMANTIC_THRESHOLD, ForgetScope, ForgetService

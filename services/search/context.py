@@ -83,6 +83,18 @@ def _entities(memory: AgentMemory, limit: int = 12) -> tuple[list[str], list[str
     return subjects, cats
 
 
+def relevant_entities(memory: AgentMemory, query: str, limit: int = 5) -> list[str]:
+    """The entities the query names, each with its key facts (entity memory's getRelevant)."""
+    from services.entities.queries import relevant
+
+    lines = []
+    for e, facts in relevant(memory.agent_id, query, limit) if query.strip() else []:
+        aka = f" (aka {', '.join(e.aliases)})" if e.aliases else ""
+        said = "; ".join(_clean(f) for f in facts)
+        lines.append(f"- {_clean(e.name)}{_clean(aka)} [{e.type}]" + (f": {said}" if said else ""))
+    return lines
+
+
 class _Budget:
     def __init__(self, count, budget: int):
         self.count, self.budget, self.used = count, budget, 0
@@ -155,6 +167,8 @@ def build_context(
         when = e.day.isoformat() + (f" {e.time}" if e.time else "")
         add("episodes", f"- {when}: {_clean(e.summary)}")
 
+    for line in relevant_entities(memory, query):  # after episodes: what the query names
+        add("entities", line)
     for f in rest:  # what the budget still holds
         if add("relevant", _fact_line(f)):
             used_ids.append(f.id)

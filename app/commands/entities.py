@@ -1,0 +1,163 @@
+"""Entity commands: ``engram entities`` (list, candidates, relink) and ``engram entity``
+(show, merge, split, rename, alias, type, undo, dismiss)."""
+
+from __future__ import annotations
+
+from app.cli import emit_json
+
+TYPES = ("person", "organisation", "project", "place", "tool", "concept")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("entities", help="the people, projects, places and tools an agent knows")
+    p.add_argument("--agent", required=True)
+    p.add_argument("--type", choices=TYPES)
+    p.add_argument("--candidates", action="store_true", help="possible duplicates to review")
+    p.add_argument("--relink", action="store_true", help="link every stored fact again")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_entities)
+
+    p = sub.add_parser("entity", help="show, merge, split, rename or alias an entity")
+    esub = p.add_subparsers(dest="entity_cmd", required=True)
+
+    def sp(name: str, helptext: str):
+        a = esub.add_parser(name, help=helptext)
+        a.add_argument("--agent", required=True)
+        return a
+
+    a = sp("show", "an entity's facts over time, relations and sources")
+    a.add_argument("entity", help="name, alias or id")
+    a.add_argument("--json", action="store_true")
+    a.set_defaults(func=cmd_show)
+    a = sp("merge", "merge entities into the first one (their names become aliases)")
+    a.add_argument("target")
+    a.add_argument("others", nargs="+")
+    a.set_defaults(func=cmd_merge)
+    a = sp("split", "move some facts to a new entity (two people with one name)")
+    a.add_argument("entity")
+    a.add_argument("--facts", required=True, help="fact ids, comma separated")
+    a.add_argument("--name", help="the new entity's name (default: the same name)")
+    a.set_defaults(func=cmd_split)
+    a = sp("rename", "rename an entity (the old name stays as an alias)")
+    a.add_argument("entity")
+    a.add_argument("name")
+    a.add_argument("--no-alias", action="store_true", help="do not keep the old name")
+    a.set_defaults(func=cmd_rename)
+    a = sp("alias", "add or remove an entity's aliases")
+    a.add_argument("entity")
+    a.add_argument("--add", action="append", default=[])
+    a.add_argument("--remove", action="append", default=[])
+    a.set_defaults(func=cmd_alias)
+    a = sp("type", "set an entity's type")
+    a.add_argument("entity")
+    a.add_argument("type", choices=TYPES)
+    a.set_defaults(func=cmd_type)
+    a = sp("undo", "undo a merge, split, rename, alias or type change (its event id)")
+    a.add_argument("event", type=int)
+    a.set_defaults(func=cmd_undo)
+    a = sp("dismiss", "these two are different: drop a merge candidate")
+    a.add_argument("candidate", type=int)
+    a.set_defaults(func=cmd_dismiss)
+
+
+def _mem(args, ctx):
+    return ctx.engram(semantic=False).agent(args.agent)
+
+
+def cmd_entities(args, ctx) -> int:
+    mem = _mem(args, ctx)
+    if args.relink:
+        from models import Fact
+
+        ids = [f for (f,) in Fact.select(Fact.id).where(Fact.agent == mem.agent_id).tuples()]
+        for fid in ids:
+            mem.entities.relink(fid)
+        print(f"relinked {len(ids)} fact(s)")
+        return 0
+    if args.candidates:
+        rows = mem.entities.candidates()
+        if args.json:
+            emit_json([{"candidate": c, "entity": a.to_json(), "other": b.to_json(),
+                        "reason": r} for c, a, b, r in rows])  # fmt: skip
+            return 0
+        for c, a, b, reason in rows:
+            print(f"{c:>5}  {a.name} [{a.id}, {a.mention_count}] ? {b.name} [{b.id}, "
+                  f"{b.mention_count}]  ({reason})")  # fmt: skip
+        if not rows:
+            print("no merge candidates")
+        return 0
+    rows = mem.entities.list(args.type)
+    if args.json:
+        emit_json([e.to_json() for e in rows])
+        return 0
+    for e in rows:
+        aka = f"  (aka {', '.join(e.aliases)})" if e.aliases else ""
+        print(f"{e.id:>5}  {e.type:<12} {e.mention_count:>4}  {e.last_mentioned:%Y-%m-%d}  "
+              f"{e.name}{aka}")  # fmt: skip
+    if not rows:
+        print("no entities")
+    return 0
+
+
+def cmd_show(args, ctx) -> int:
+    page = _mem(args, ctx).entities.page(args.entity)
+    if args.json:
+        emit_json(page.to_json())
+        return 0
+    e = page.entity
+    print(f"{e.name}  [{e.type}, id {e.id}]")
+    if e.aliases:
+        print("aka: " + ", ".join(e.aliases))
+    print(f"{e.mention_count} fact(s), first {e.first_mentioned:%Y-%m-%d}, "
+          f"last {e.last_mentioned:%Y-%m-%d}; links: "
+          + ", ".join(f"{k} {v}" for k, v in sorted(page.sources.items())))  # fmt: skip
+    for a, typ, b, _ in page.relations:
+        print(f"  {a} —{typ}→ {b}")
+    for f in page.facts:
+        status = "" if f.status == "active" else f" ({f.status})"
+        print(f"  {f.created_at:%Y-%m-%d} #{f.id} [{f.link_source}] {f.content}{status}")
+    for c, other in page.candidates:
+        print(f"  maybe the same as {other.name} (id {other.id}); candidate {c}")
+    return 0
+
+
+def _done(what: str, event: int) -> int:
+    print(f"{what} (undo: engram entity undo {event})")
+    return 0
+
+
+def cmd_merge(args, ctx) -> int:
+    return _done("merged", _mem(args, ctx).entities.merge(args.target, args.others))
+
+
+def cmd_split(args, ctx) -> int:
+    ids = [int(x) for x in args.facts.replace(" ", "").split(",") if x]
+    new, ev = _mem(args, ctx).entities.split(args.entity, ids, args.name)
+    return _done(f"split into entity {new}", ev)
+
+
+def cmd_rename(args, ctx) -> int:
+    mem = _mem(args, ctx)
+    return _done("renamed", mem.entities.rename(args.entity, args.name, not args.no_alias))
+
+
+def cmd_alias(args, ctx) -> int:
+    return _done(
+        "aliases updated", _mem(args, ctx).entities.alias(args.entity, args.add, args.remove)
+    )
+
+
+def cmd_type(args, ctx) -> int:
+    return _done("type set", _mem(args, ctx).entities.set_type(args.entity, args.type))
+
+
+def cmd_undo(args, ctx) -> int:
+    _mem(args, ctx).entities.undo(args.event)
+    print("undone")
+    return 0
+
+
+def cmd_dismiss(args, ctx) -> int:
+    _mem(args, ctx).entities.dismiss(args.candidate)
+    print("dismissed")
+    return 0
