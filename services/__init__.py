@@ -35,8 +35,8 @@ _EXPORTS: dict[str, str] = {
     "ImportReport": "services.records",
     # facts and writes
     "FactFilters": "services.store.facts",
-    "FACT_STATUSES": "services.store.facts",
-    "MEMORY_TYPES": "services.store.facts",
+    "FACT_STATUSES": "models.entities",
+    "MEMORY_TYPES": "models.entities",
     "FactStatus": "services.store.facts",
     "agent_stats": "services.store.stats",
     "ReviewItem": "services.store.review",
@@ -104,6 +104,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazily
+    from models.entities import FACT_STATUSES, MEMORY_TYPES
     from services.capture.sessions import ingest_session
     from services.config import StoreConfig
     from services.engram import AgentMemory, Engram
@@ -126,6 +127,6 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazil
     from services.search.context import build_context
     from services.search.hybrid import DEFAULT_WEIGHTS, SearchMode
     from services.secrets import LLM_API_KEY, SecretsStore
-    from services.store.facts import FACT_STATUSES, MEMORY_TYPES, FactFilters, FactStatus
+    from services.store.facts import FactFilters, FactStatus
     from services.store.review import ReviewItem, review_metadata
     from services.store.stats import agent_stats
