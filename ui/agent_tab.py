@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from services import EngramError
 from ui.compiled_view import CompiledView
+from ui.entities_view import EntitiesView
 from ui.fact_editor import FactEditor
 from ui.fact_model import COLUMNS, FactTableModel
 from ui.filter_bar import FilterBar
@@ -144,6 +145,8 @@ class AgentTab(QWidget):
         self.views.setDocumentMode(True)
         for w, name in zip((facts_page, self.timeline, self.compiled, self.stats), VIEWS):
             self.views.addTab(w, name)
+        self.entities = EntitiesView(memory, runner)  # loads itself when shown
+        self.views.addTab(self.entities, "Entities")
         self._loaded: set[int] = {0}
         self.views.currentChanged.connect(self._on_view_changed)
         lay = QVBoxLayout(self)

@@ -1,0 +1,62 @@
+"""The Entities tab of an agent: list with type and counts, entity page, merge, rename, undo."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelectionModel
+from tests_gui_helpers import open_tab
+
+
+def _row(view, name):
+    return next(i for i, e in enumerate(view.rows) if e.name == name)
+
+
+def test_entities_tab_lists_shows_merges_renames_and_undoes(window, agent, qtbot):
+    agent.remember("Maria Lopez is my manager at Acme Corp.")
+    agent.remember("Maria Lopez works on Phoenix.")
+    agent.remember("Maria said the roadmap is due Friday.")
+    agent.remember("Deploys go through GitHub Actions.")
+    tab = open_tab(window, "claude")
+    titles = [tab.views.tabText(i) for i in range(tab.views.count())]
+    assert "Entities" in titles
+    tab.views.setCurrentIndex(titles.index("Entities"))
+    view = tab.entities
+    assert view.isVisible()
+    listed = {
+        (view.table.item(r, 0).text(), view.table.item(r, 1).text(), view.table.item(r, 2).text())
+        for r in range(view.table.rowCount())
+    }
+    assert ("Maria Lopez", "person", "2") in listed and ("GitHub Actions", "tool", "1") in listed
+    assert "possible duplicate" in view.candidates.text()
+
+    view.table.setCurrentCell(_row(view, "Maria Lopez"), 0)
+    assert view.title.text() == "Maria Lopez  (person)"
+    assert view.facts.topLevelItemCount() == 2
+    assert [view.relations.item(i).text() for i in range(view.relations.count())] == [
+        "Maria Lopez — works on → Phoenix"
+    ]
+    assert "extracted: 2" in view.details.text()
+
+    # type filter
+    view.type_filter.setCurrentText("tool")
+    assert [e.name for e in view.rows] == ["GitHub Actions"]
+    view.type_filter.setCurrentText("All types")
+
+    # select Maria as well (Ctrl+click) and merge her into Maria Lopez
+    view.table.setCurrentCell(_row(view, "Maria Lopez"), 0)
+    sel = view.table.selectionModel()
+    sel.select(
+        view.table.model().index(_row(view, "Maria"), 0),
+        QItemSelectionModel.Select | QItemSelectionModel.Rows,
+    )
+    view.merge_btn.click()
+    assert "merged 1" in view.status.text()
+    assert "Maria" not in [e.name for e in view.rows]
+    assert view.facts.topLevelItemCount() == 3 and "Also known as: Maria" in view.details.text()
+    view.undo_btn.click()
+    assert "Maria" in [e.name for e in view.rows]
+
+    view.table.setCurrentCell(_row(view, "Phoenix"), 0)
+    assert view.rename("Phoenix Billing")
+    assert view.title.text() == "Phoenix Billing  (project)"
+    assert not view.rename("   ")  # refused, said why
+    assert "entity name" in view.status.text()
