@@ -37,6 +37,9 @@ def register(sub) -> None:
     g = p.add_mutually_exclusive_group()
     g.add_argument("--fact", type=int, action="append", metavar="ID", help="one fact (repeatable)")
     g.add_argument("--matching", metavar="TEXT", help="every fact about TEXT (keyword + semantic)")
+    g.add_argument(
+        "--entity", metavar="NAME", help="a person, project…: its facts and every mention"
+    )
     g.add_argument("--before", type=_date, metavar="DATE", help="everything created before DATE")
     g.add_argument("--all", action="store_true", help="all of the agent's memory")
     g.add_argument(
@@ -171,6 +174,10 @@ def cmd_forget(args, ctx):
             )
         return 0 if rep.ok else 1
     scope = _scope(args)
+    if args.entity:
+        from services.forget.entity_scope import expand_entity
+
+        scope = expand_entity(eng, scope, args.entity)
     pv = svc.preview(scope)
     if not args.yes or args.dry_run:
         if args.json:

@@ -68,6 +68,7 @@ class ForgetScope:
     exclude_ids: tuple[int, ...] = ()  # candidates the user unticked after review
     rule: bool | None = None  # add a forget rule (default: for fact and matching scopes)
     label: str | None = None  # the rule's label, in the user's words
+    terms: tuple[str, ...] = ()  # more strings to erase and verify (an entity's name, aliases)
 
     @property
     def kind(self) -> str:
@@ -294,6 +295,7 @@ class ForgetService:
             terms = [f["content"] for f in ap.facts]
             if scope.matching:
                 terms.append(scope.matching)
+            terms += list(scope.terms)
             # episodes
             eq = Episode.select().where(Episode.agent == a.id)
             t = Terms(terms)

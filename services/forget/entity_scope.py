@@ -1,0 +1,58 @@
+"""Forget a person (or any entity): a scope expansion, not a new kind of forget.
+
+``expand_entity(engram, scope, name)`` turns "everything about Maria Lopez" into what the
+forget service already erases and proves: the ids of every fact linked to the entity, plus
+every fact whose text names it or one of its aliases, and the name and aliases as terms, so
+episodes, session logs, compiled layers, workspace files, exports, backups and the audit
+history that mention them are found, rewritten or removed, and verified byte for byte.
+The entity row goes with its last linked fact (the ``fact_entity_prune`` trigger); its
+relations and merge candidates go with it (foreign keys)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from models import Fact, FactEntity
+from services.entities.queries import find
+from services.errors import InvalidInput
+from services.forget.service import ForgetScope
+from services.store.text import normalize
+
+
+def entity_terms(entity) -> list[str]:
+    """The entity's name and aliases (handles also without their @)."""
+    out: list[str] = []
+    for t in [entity.name, *(entity.aliases or ())]:
+        for v in (t, t[1:] if t.startswith("@") else None):
+            if v and normalize(v) and v not in out:
+                out.append(v)
+    return out
+
+
+def expand_entity(engram, scope: ForgetScope, name: str) -> ForgetScope:
+    if not scope.agent:
+        raise InvalidInput("--entity needs --agent (entities belong to one agent)")
+    mem = engram.agent(scope.agent)
+    entity = find(mem.agent_id, name)
+    terms = entity_terms(entity)
+    ids = {
+        f
+        for (f,) in Fact.select(Fact.id)
+        .join(FactEntity, on=(FactEntity.fact == Fact.id))
+        .where(FactEntity.entity == entity.id)
+        .tuples()
+    }
+    wanted = [normalize(t) for t in terms]
+    for fid, content in (
+        Fact.select(Fact.id, Fact.content).where(Fact.agent == mem.agent_id).tuples()
+    ):
+        if fid not in ids and any(w in normalize(content) for w in wanted):
+            ids.add(fid)
+    if not ids:  # named only outside the facts (an episode, a file): the terms still go
+        return replace(scope, matching=terms[0], terms=tuple(terms[1:]), semantic=False)
+    return replace(
+        scope,
+        fact_ids=tuple(sorted(ids)),
+        terms=tuple(terms),
+        label=scope.label or f"entity {entity.id}",
+    )
