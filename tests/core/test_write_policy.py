@@ -181,7 +181,34 @@ def _undo_delete(mem, text, tmp):
         assert "forget rule" in str(exc)
 
 
+def _entity_names(mem, text, tmp):
+    """Entity names a user or an import gives (rename, alias, metadata) pass the policy."""
+    from services.errors import InvalidInput
+
+    mem.remember("Sam reviewed the Quartz RFC.")
+    for act in (
+        lambda: mem.entities.rename("Sam", text),
+        lambda: mem.entities.alias("Sam", [text]),
+    ):
+        try:
+            act()
+        except InvalidInput:
+            pass
+    # the name from an import's metadata (the fact itself is clean text)
+    fid = mem.remember("Met at the harbour").fact_id
+    from models import Fact as F
+
+    row = F.get_by_id(fid)
+    row.metadata = {"entity": {"name": text, "type": "person"}}
+    from services.entities.linking import link_fact
+
+    link_fact(mem.agent_id, row, mem.entities.clean)
+    row.metadata = {}
+    row.save()
+
+
 WRITE_PATHS = {
+    "entity-names": _entity_names,
     "remember": _remember,
     "remember_many": _remember_many,
     "edit": _edit,
