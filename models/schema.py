@@ -82,6 +82,10 @@ def _v3(db: pw.Database) -> None:
 ENTITY_SQL = [
     # an entity nobody mentions any more goes with its last link: a forgotten fact must not
     # leave the name it carried in the entity table (FK cascades fire this trigger too)
+    # a deleted link (a forgotten or deleted fact, a re-link after an edit) is one mention less
+    """CREATE TRIGGER IF NOT EXISTS fact_entity_uncount AFTER DELETE ON fact_entity BEGIN
+        UPDATE entity SET mention_count = max(mention_count - 1, 0) WHERE id = old.entity_id;
+    END""",
     """CREATE TRIGGER IF NOT EXISTS fact_entity_prune AFTER DELETE ON fact_entity
     WHEN NOT EXISTS (SELECT 1 FROM fact_entity WHERE entity_id = old.entity_id) BEGIN
         DELETE FROM entity WHERE id = old.entity_id;

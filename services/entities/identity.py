@@ -64,7 +64,9 @@ def resolve(agent_id: int, mention: Mention, context: set[int]) -> Entity:
         if not exact:
             return _create(agent_id, mention, fuller)
     if exact:
-        best = max(exact, key=lambda e: (len(neighbours(e.id) & context), e.mention_count))
+        best = exact[0]
+        if len(exact) > 1:  # two entities share the name (a split): the context decides
+            best = max(exact, key=lambda e: (len(neighbours(e.id) & context), e.mention_count))
         if best.type == "concept" and mention.type != "concept":
             best.type = mention.type
             best.save()

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from peewee import fn
+
 from models import Fact
 from models.entities import Entity, EntityRelation, FactEntity
 from services.entities.extract import Mention, entity_key, extract
@@ -181,17 +183,22 @@ def _link(row: Fact, e: Entity, source: str) -> int:
     link = FactEntity.get_or_none((FactEntity.fact == row.id) & (FactEntity.entity == e.id))
     if link is None:
         FactEntity.create(fact=row.id, entity=e.id, source=source)
+        # counted as it goes: recounting a popular entity's links on every write is quadratic
+        when = row.created_at
+        Entity.update(
+            mention_count=Entity.mention_count + 1,
+            first_mentioned=fn.MIN(Entity.first_mentioned, when) if e.mention_count else when,
+            last_mentioned=fn.MAX(Entity.last_mentioned, when) if e.mention_count else when,
+        ).where(Entity.id == e.id).execute()
+        e.mention_count += 1
     elif SOURCE_RANK.get(source, 0) > SOURCE_RANK.get(link.source, 0):
         link.source = source
         link.save()
-    refresh(e.id)
     return e.id
 
 
 def refresh(entity_ids: Iterable[int] | int) -> None:
     """Mention count and first/last mention from the entity's linked facts."""
-    from peewee import fn
-
     for eid in [entity_ids] if isinstance(entity_ids, int) else entity_ids:
         n, first, last = (
             Fact.select(fn.COUNT(Fact.id), fn.MIN(Fact.created_at), fn.MAX(Fact.created_at))
@@ -219,7 +226,7 @@ def relink(agent_id: int, row: Fact, clean: Clean) -> list[int]:
         (FactEntity.fact == row.id) & FactEntity.source.in_(("extracted", "subject-key"))
     ).execute()
     ids = link_fact(agent_id, row, clean)
-    refresh([e for e in old if e not in ids])
+    refresh(set(old) | set(ids))
     return ids
 
 

@@ -214,3 +214,13 @@ def test_schema_5_applies_after_3_and_a_later_4_still_applies(tmp_path, monkeypa
     assert schema.migrate(db) == 5
     assert ran == [4] and schema.applied_versions(db) == {1, 2, 3, 4, 5}
     db.close()
+
+
+def test_mention_counts_follow_deletes_and_edits(mem):
+    a = mem.remember("Priya Shah reviews every release.").fact_id
+    mem.remember("Priya Shah owns the Atlas roadmap.")
+    assert mem.entities.find("Priya Shah").mention_count == 2
+    mem.edit(a, content="Priya Shah reviews every release on Fridays.")
+    assert mem.entities.find("Priya Shah").mention_count == 2
+    mem.delete([a])
+    assert mem.entities.find("Priya Shah").mention_count == 1
