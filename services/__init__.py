@@ -76,6 +76,7 @@ _EXPORTS: dict[str, str] = {
     "ForgetScope": "services.forget.service",
     "ForgetService": "services.forget.service",
     "SEMANTIC_THRESHOLD": "services.forget.service",
+    "expand_entity": "services.forget.entity_scope",
     # secrets
     "SecretsStore": "services.secrets",
     "LLM_API_KEY": "services.secrets",
@@ -112,6 +113,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazil
     from services.entities.queries import EntityPage, EntityView
     from services.errors import EngramError, InvalidInput, ModelUnavailable, NotFound
     from services.events import EventBus, EventKind
+    from services.forget.entity_scope import expand_entity
     from services.forget.service import SEMANTIC_THRESHOLD, ForgetScope, ForgetService
     from services.ingest.bulk import bulk_remember
     from services.ingest.pipeline import NewFact

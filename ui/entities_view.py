@@ -26,7 +26,29 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from services import ENTITY_TYPES, EngramError
+from services import ENTITY_TYPES, EngramError, ForgetScope, expand_entity
+from ui.forget_dialog import ForgetDialog
+
+
+class EntityForgetDialog(ForgetDialog):
+    """The forget dialog with one scope: everything about an entity (its facts, and its name
+    and aliases wherever they appear); preview first, as always."""
+
+    def __init__(self, engram, runner, slug: str, entity_id: int, name: str, parent=None):
+        self.entity_scope = expand_entity(engram, ForgetScope(agent=slug), str(entity_id))
+        super().__init__(engram, runner, slug, self.entity_scope.fact_ids, parent)
+        self.setWindowTitle(f"Forget {name} — {slug}")
+        self.use_selection.setText(
+            f"Everything about {name}: {len(self.entity_scope.fact_ids)} fact(s), and the "
+            "name and aliases in episodes, layers and files"
+        )
+        self.use_selection.setEnabled(True)
+        self.use_selection.setChecked(True)
+
+    def scope(self):
+        if self.use_selection.isChecked():
+            return self.entity_scope
+        return super().scope()
 
 
 class EntitiesView(QWidget):
@@ -73,6 +95,9 @@ class EntitiesView(QWidget):
         self.rename_btn = QPushButton("Rename…")
         self.alias_btn = QPushButton("Add alias…")
         self.undo_btn = QPushButton("Undo")
+        self.forget_btn = QPushButton("Forget…")
+        self.runner = runner
+        self.forget_dialog: EntityForgetDialog | None = None
         self.undo_btn.setEnabled(False)
         self.status = QLabel()
         self.status.setTextFormat(Qt.PlainText)
@@ -80,8 +105,9 @@ class EntitiesView(QWidget):
         self.rename_btn.clicked.connect(self._ask_rename)
         self.alias_btn.clicked.connect(self._ask_alias)
         self.undo_btn.clicked.connect(self.undo)
+        self.forget_btn.clicked.connect(self.forget_current)
         buttons = QHBoxLayout()
-        for b in (self.merge_btn, self.rename_btn, self.alias_btn, self.undo_btn):
+        for b in (self.merge_btn, self.rename_btn, self.alias_btn, self.undo_btn, self.forget_btn):
             buttons.addWidget(b)
         buttons.addStretch(1)
         right = QWidget()
@@ -170,8 +196,8 @@ class EntitiesView(QWidget):
             self.facts.addTopLevelItem(item)
 
     def _set_actions(self, on: bool) -> None:
-        for b in (self.merge_btn, self.rename_btn, self.alias_btn):
-            b.setEnabled(on)
+        for b in (self.merge_btn, self.rename_btn, self.alias_btn, self.forget_btn):
+            b.setEnabled(on and (b is not self.forget_btn or self.runner is not None))
 
     # actions -------------------------------------------------------------------------------
     def _run(self, what: str, fn) -> bool:
@@ -224,6 +250,19 @@ class EntitiesView(QWidget):
         self.last_event = None
         self.undo_btn.setEnabled(False)
         return ok
+
+    def forget_current(self) -> EntityForgetDialog | None:
+        """Open the forget dialog on this entity (preview, then erase everywhere)."""
+        if self.page is None or self.runner is None:
+            return None
+        e = self.page.entity
+        dlg = EntityForgetDialog(
+            self.memory.engram, self.runner, self.memory.slug, e.id, e.name, self
+        )
+        dlg.forgotten.connect(lambda _r: (self.reload(), self.changed.emit()))
+        dlg.open()
+        self.forget_dialog = dlg
+        return dlg
 
     def _ask_rename(self) -> None:
         if self.page is None:

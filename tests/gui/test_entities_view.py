@@ -60,3 +60,26 @@ def test_entities_tab_lists_shows_merges_renames_and_undoes(window, agent, qtbot
     assert view.title.text() == "Phoenix Billing  (project)"
     assert not view.rename("   ")  # refused, said why
     assert "entity name" in view.status.text()
+
+
+def test_forget_an_entity_from_its_page(window, agent, qtbot, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    agent.remember("Priya Shah reviews every release.")
+    agent.remember("Priya Shah owns the Atlas roadmap.")
+    agent.remember("Deploys go through GitHub Actions.")
+    tab = open_tab(window, "claude")
+    tab.views.setCurrentWidget(tab.entities)
+    view = tab.entities
+    view.table.setCurrentCell(_row(view, "Priya Shah"), 0)
+    dlg = view.forget_current()
+    assert "2 fact(s)" in dlg.use_selection.text()
+    with qtbot.waitSignal(dlg.previewed, timeout=30000) as ok:
+        dlg.preview_btn.click()
+    assert ok.args == [True]
+    assert "Priya Shah reviews every release" in dlg.preview_text.toPlainText()
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Yes)
+    with qtbot.waitSignal(dlg.forgotten, timeout=60000):
+        dlg.execute_btn.click()
+    assert "Priya Shah" not in [e.name for e in view.rows]
+    assert [f.content for f in agent.list()] == ["Deploys go through GitHub Actions."]
