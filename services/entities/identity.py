@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 
-from peewee import fn
-
 from models.entities import Entity, EntityCandidate, FactEntity
 from services.entities.extract import Mention, entity_key
 
@@ -21,18 +19,20 @@ def compatible(entity_type: str, mention_type: str) -> bool:
 
 
 def by_name(agent_id: int, name: str) -> list[Entity]:
-    """Entities of the agent called ``name`` or carrying it as an alias."""
+    """Entities of the agent called ``name`` or carrying it as an alias. Raw SQL: this runs
+    for every name of every fact written, and building the query costs more than running it."""
     key = entity_key(name)
-    rows = list(Entity.select().where((Entity.agent == agent_id) & (Entity.key == key)))
-    needle = json.dumps(name.strip(), ensure_ascii=False)[1:-1]
-    for e in Entity.select().where(
-        (Entity.agent == agent_id)
-        & (Entity.key != key)
-        & (fn.instr(fn.lower(Entity.aliases), needle.lower()) > 0)
-    ):
-        if any(entity_key(a) == key for a in e.aliases or ()):
-            rows.append(e)
-    return rows
+    needle = json.dumps(name.strip(), ensure_ascii=False)[1:-1].lower()
+    rows = list(
+        Entity.raw(
+            "SELECT * FROM entity WHERE agent_id = ? AND (key = ? OR "
+            "(aliases != '[]' AND instr(lower(aliases), ?) > 0)) ORDER BY id",
+            agent_id,
+            key,
+            needle,
+        )
+    )
+    return [e for e in rows if e.key == key or any(entity_key(a) == key for a in e.aliases or ())]
 
 
 def neighbours(entity_id: int) -> set[int]:

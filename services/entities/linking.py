@@ -180,20 +180,30 @@ def link_fact(agent_id: int, row: Fact, clean: Clean) -> list[int]:
 
 
 def _link(row: Fact, e: Entity, source: str) -> int:
-    link = FactEntity.get_or_none((FactEntity.fact == row.id) & (FactEntity.entity == e.id))
-    if link is None:
-        FactEntity.create(fact=row.id, entity=e.id, source=source)
+    db = Entity._meta.database
+    cur = db.execute_sql(
+        "INSERT OR IGNORE INTO fact_entity (fact_id, entity_id, source) VALUES (?, ?, ?)",
+        (row.id, e.id, source),
+    )
+    if cur.rowcount == 1:
         # counted as it goes: recounting a popular entity's links on every write is quadratic
-        when = row.created_at
-        Entity.update(
-            mention_count=Entity.mention_count + 1,
-            first_mentioned=fn.MIN(Entity.first_mentioned, when) if e.mention_count else when,
-            last_mentioned=fn.MAX(Entity.last_mentioned, when) if e.mention_count else when,
-        ).where(Entity.id == e.id).execute()
+        when = str(row.created_at)
+        db.execute_sql(
+            "UPDATE entity SET mention_count = mention_count + 1, "
+            "first_mentioned = CASE WHEN mention_count = 0 THEN ? ELSE min(first_mentioned, ?) END, "
+            "last_mentioned = CASE WHEN mention_count = 0 THEN ? ELSE max(last_mentioned, ?) END "
+            "WHERE id = ?",
+            (when, when, when, when, e.id),
+        )
         e.mention_count += 1
-    elif SOURCE_RANK.get(source, 0) > SOURCE_RANK.get(link.source, 0):
-        link.source = source
-        link.save()
+    else:
+        weaker = [s for s, r in SOURCE_RANK.items() if r < SOURCE_RANK.get(source, 0)]
+        if weaker:
+            db.execute_sql(
+                "UPDATE fact_entity SET source = ? WHERE fact_id = ? AND entity_id = ? AND "
+                f"source IN ({', '.join('?' * len(weaker))})",
+                (source, row.id, e.id, *weaker),
+            )
     return e.id
 
 
