@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from peewee import fn
 
 from models import Fact
-from models.entities import Entity, EntityRelation, FactEntity
+from models.entities import Entity, EntityRelation, FactEntity, utcnow
 from services.entities.extract import Mention, entity_key, extract
 from services.entities.identity import by_name, resolve
 from services.entities.relations import stated_relations
@@ -168,15 +168,19 @@ def link_fact(agent_id: int, row: Fact, clean: Clean) -> list[int]:
         ids.setdefault(a.key, src)
         ids.setdefault(b.key, dst)
         if src != dst:
-            EntityRelation.get_or_create(
-                agent=agent_id,
-                src=src,
-                dst=dst,
-                type=typ,
-                fact=row.id,
-                defaults={"source": a.source if a.source == "import" else "extracted"},
+            _relate(
+                agent_id, src, typ, dst, row.id, "import" if a.source == "import" else "extracted"
             )
     return list(ids.values())
+
+
+def _relate(agent_id: int, src: int, typ: str, dst: int, fact_id: int, source: str) -> None:
+    Entity._meta.database.execute_sql(
+        "INSERT INTO entity_relation (agent_id, src_id, dst_id, type, fact_id, source, "
+        "created_at) SELECT ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM "
+        "entity_relation WHERE src_id = ? AND dst_id = ? AND type = ? AND fact_id = ?)",
+        (agent_id, src, dst, typ, fact_id, source, str(utcnow()), src, dst, typ, fact_id),
+    )
 
 
 def _link(row: Fact, e: Entity, source: str) -> int:
