@@ -56,3 +56,25 @@ def test_context_returns_the_entities_a_query_names(cli):
     block = out.split("## Known entities")[1]
     assert "- Maria Lopez [person]: " in block and "works on Phoenix" in block
     assert "Maria Chen [person]" not in block
+
+
+def test_relink_links_facts_written_before_entities_existed(cli, tmp_path):
+    """Bulk imports (and stores from before schema 5) carry no links until relinked."""
+    from services import bulk_remember
+    from services.config import StoreConfig
+    from services.engram import Engram
+    from services.ingest.pipeline import NewFact
+
+    e = Engram.open(StoreConfig(data_dir=tmp_path / "cli-store", semantic=False))
+    mem = e.agent("bulk", create=True)
+    bulk_remember(mem, [NewFact("Kenji Watanabe leads the Orion launch in Tokyo.")])
+    assert mem.entities.list() == []
+    e.close()
+    rc, out, _ = cli("entities", "--agent", "bulk", "--relink")
+    assert rc == 0 and "relinked 1 fact(s)" in out
+    rc, out, _ = cli("entities", "--agent", "bulk", "--json")
+    assert {(r["name"], r["type"]) for r in json.loads(out)} == {
+        ("Kenji Watanabe", "person"),
+        ("Orion", "project"),
+        ("Tokyo", "place"),
+    }
