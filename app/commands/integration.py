@@ -45,6 +45,21 @@ def register(sub) -> None:
     h.set_defaults(func=cmd_hooks_status)
 
     p = sub.add_parser(
+        "mcp",
+        help="serve one agent's memory to MCP clients (stdio; --http 127.0.0.1:PORT for "
+        "Streamable HTTP); `engram mcp token` prints the HTTP bearer token",
+    )
+    p.add_argument("what", nargs="?", choices=("serve", "token"), default="serve")
+    p.add_argument("--agent", help="the agent whose memory is served (required to serve)")
+    p.add_argument("--http", metavar="HOST:PORT", help="Streamable HTTP on a loopback address")
+    p.add_argument(
+        "--keyword",
+        action="store_true",
+        help="no embedding model: keyword search only (starts faster, uses less memory)",
+    )
+    p.set_defaults(func=cmd_mcp)
+
+    p = sub.add_parser(
         "hook-run", help="entry point an agent's hook calls (reads the hook's JSON on stdin)"
     )
     p.add_argument("target", choices=("claude-code", "claude-code-context", "generic"))
@@ -148,6 +163,25 @@ def cmd_hooks_status(args, ctx):
         print("no integrations installed")
     for path, rec in sorted(got.items()):
         print(f"{rec['target']}\t{rec['agent']}\t{path}")
+
+
+def cmd_mcp(args, ctx):
+    from services.integrations import mcp_server
+
+    if args.what == "token":
+        print(mcp_server.ensure_token(ctx.engram(semantic=False).config.data_dir))
+        return 0
+    if not args.agent:
+        raise ValueError("say which agent's memory to serve: engram mcp --agent SLUG")
+    if args.http:
+        mcp_server.parse_listen(args.http)  # refuse a non-loopback address before loading
+    eng = ctx.engram(semantic=not args.keyword)
+    eng.agent(args.agent, create=True)
+    if args.http:
+        mcp_server.serve_http(eng, args.agent, args.http)
+    else:
+        mcp_server.serve_stdio(eng, args.agent)
+    return 0
 
 
 def cmd_hook_run(args, ctx):
