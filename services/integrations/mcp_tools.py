@@ -105,10 +105,9 @@ def update_memory(
     pin: bool | None = None,
     client: str | None = None,
 ) -> dict:
-    changes: dict = {"content": text, "category": category, "importance": importance}
-    if pin is not None:
-        changes["pinned"] = bool(pin)
-    if all(v is None for v in changes.values()):
+    given = {"content": text, "category": category, "importance": importance, "pinned": pin}
+    changes: dict = {k: v for k, v in given.items() if v is not None}
+    if not changes:
         raise InvalidInput("say what to change: text, category, importance or pin")
     before = memory.get(int(id))  # NotFound for another agent's id
     if text is not None and review_required(memory):
