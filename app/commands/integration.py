@@ -26,6 +26,20 @@ def register(sub) -> None:
         h.add_argument("--project", help="project directory (CLAUDE.md / .cursor/rules)")
         h.add_argument("--yes", action="store_true", help="apply the plan")
         h.add_argument("--dry-run", action="store_true", help="print the plan only (default)")
+        g = h.add_mutually_exclusive_group()
+        g.add_argument(
+            "--no-mcp",
+            dest="mcp",
+            action="store_false",
+            help="leave the agent's MCP server list alone",
+        )
+        g.add_argument(
+            "--mcp-only",
+            dest="mcp",
+            action="store_const",
+            const="only",
+            help="only the MCP server registration (no hooks, rules or imports)",
+        )
         if name == "install":
             h.add_argument(
                 "--with-context",
@@ -39,7 +53,7 @@ def register(sub) -> None:
                 default=1500,
                 help="token budget of that per-prompt block (default 1500)",
             )
-        h.set_defaults(func=cmd_hooks, action=name)
+        h.set_defaults(func=cmd_hooks, action=name, mcp=True)
     h = hsub.add_parser("status", help="what Engram installed where")
     h.add_argument("--json", action="store_true")
     h.set_defaults(func=cmd_hooks_status)
@@ -132,10 +146,11 @@ def cmd_hooks(args, ctx):
             data_dir=_data_dir_arg(ctx),
             with_context=args.with_context,
             context_budget=args.budget,
+            mcp=args.mcp,
         )
     else:
         plan = hooks.plan_uninstall(
-            slug, args.target, eng.config.data_dir, home=home, project=project
+            slug, args.target, eng.config.data_dir, home=home, project=project, mcp=args.mcp
         )
     sys.stdout.write(plan.preview())
     for n in plan.notes:

@@ -92,9 +92,8 @@ def start_http(data: Path, agent: str, port: int) -> subprocess.Popen:
 async def http_session(url: str, token: str, client: str = "cursor"):
     from mcp.client.session import ClientSession
     from mcp.client.streamable_http import streamable_http_client
-    from mcp.types import Implementation
-
     from mcp.shared._httpx_utils import create_mcp_http_client
+    from mcp.types import Implementation
 
     async with create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http:
         async with streamable_http_client(url, http_client=http) as (r, w):

@@ -120,9 +120,7 @@ def test_remember_recall_list_update_delete_audited_with_the_client_name(store):
             (a.action, a.actor)
             for a in AuditEvent.select().where(AuditEvent.fact_id == added["id"])
         }
-        assert ("add", "mcp:claude-code") in actors or ("create", "mcp:claude-code") in {
-            (x, y) for x, y in actors
-        }, actors
+        assert ("create", "mcp:claude-code") in actors, actors
         assert ("edit", "mcp:claude-code") in actors
         assert ("delete", "mcp:claude-code") in actors
         assert [f.content for f in e.agent("bot").list()] == ["Deploys happen on Tuesdays"]
