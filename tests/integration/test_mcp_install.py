@@ -132,6 +132,8 @@ def test_register_beside_the_users_servers_and_restore_every_byte(tmp_path, caps
     rc, out, _ = hooks(capsys, data, "uninstall", target, home, "--yes")
     assert rc == 0 and snapshot(home) == before
     assert mcp_registrations(data) == {}
+    rc, out, _ = hooks(capsys, data, "uninstall", target, home, "--yes")
+    assert rc == 0 and "nothing to change" in out and snapshot(home) == before
 
 
 @pytest.mark.parametrize("target", sorted(CONFIGS))
