@@ -72,6 +72,12 @@ _EXPORTS: dict[str, str] = {
     "ForgetScope": "services.forget.service",
     "ForgetService": "services.forget.service",
     "SEMANTIC_THRESHOLD": "services.forget.service",
+    # integrations (MCP)
+    "MCP_TARGET_NAMES": "services.integrations.mcp_status",
+    "mcp_registrations": "services.integrations.mcp_status",
+    "set_mcp_registration": "services.integrations.mcp_status",
+    "mcp_review_required": "services.integrations.mcp_status",
+    "set_mcp_review": "services.integrations.mcp_status",
     # secrets
     "SecretsStore": "services.secrets",
     "LLM_API_KEY": "services.secrets",
@@ -80,6 +86,7 @@ _ALIASES = {
     "explain_store_error": "explain",
     "PII_KINDS": "KINDS",
     "validate_pii_policy": "validate_policy",
+    "MCP_TARGET_NAMES": "TARGET_NAMES",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -108,6 +115,13 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazil
     from services.forget.service import SEMANTIC_THRESHOLD, ForgetScope, ForgetService
     from services.ingest.bulk import bulk_remember
     from services.ingest.pipeline import NewFact
+    from services.integrations.mcp_status import TARGET_NAMES as MCP_TARGET_NAMES
+    from services.integrations.mcp_status import (
+        mcp_registrations,
+        mcp_review_required,
+        set_mcp_registration,
+        set_mcp_review,
+    )
     from services.interop.archive import export_archive, import_archive
     from services.interop.demo import seed_demo
     from services.interop.export import export_agent

@@ -181,6 +181,19 @@ def _undo_delete(mem, text, tmp):
         assert "forget rule" in str(exc)
 
 
+def _mcp(mem, text, tmp):
+    """The MCP server's remember and update_memory tools, called in-process (the transport
+    adds nothing to what is stored; tests/integration/test_mcp_server.py drives it for real)."""
+    from services.integrations import mcp_tools
+
+    mcp_tools.remember(mem, text, client="claude-code")
+    fid = mcp_tools.remember(mem, "Takes the early train on Mondays", client="claude-code")["id"]
+    try:
+        mcp_tools.update_memory(mem, fid, text=text, client="claude-code")
+    except Exception as exc:  # a forgotten string is refused: that is the policy working
+        assert "forget rule" in str(exc)
+
+
 WRITE_PATHS = {
     "remember": _remember,
     "remember_many": _remember_many,
@@ -194,6 +207,7 @@ WRITE_PATHS = {
     "sync": _sync,
     "archive-import": _archive,
     "undo-delete": _undo_delete,
+    "mcp": _mcp,
 }
 
 
