@@ -101,6 +101,21 @@ RULES: list[tuple[str, str, float, re.Pattern]] = [
 ]
 
 
+# How often each shape is a durable statement in real sessions: "I use …"/"I like …" is as
+# often a one-off ("I use this script to…") as a preference, so it goes to review.
+CONFIDENCE = {
+    "rule": 0.75,
+    "decision": 0.7,
+    "personal": 0.7,
+    "environment": 0.65,
+    "task": 0.6,
+    "preference": 0.55,
+}
+
+
+_FIRM = re.compile(r"\b(?:prefer|rather|favou?rite|always|never)\b", re.I)
+
+
 @dataclass
 class ExtractedFact:
     content: str
@@ -109,6 +124,8 @@ class ExtractedFact:
     kind: str
     timestamp: datetime | None = None
     tags: list[str] = field(default_factory=list)
+    confidence: float = 0.7  # how sure the heuristic is; below the review bar → the inbox
+    provenance: dict = field(default_factory=dict)  # session, line uuid, section, …
 
 
 def project_category(project: str | None) -> str:
@@ -137,7 +154,12 @@ def classify(sentence: str, project: str | None = None) -> ExtractedFact | None:
             if category == "decision":
                 category = project_category(project)
             text = s[0].upper() + s[1:]
-            return ExtractedFact(text, category, importance, kind, tags=["session", kind])
+            conf = CONFIDENCE.get(kind, 0.6)
+            if kind == "preference" and _FIRM.search(s):
+                conf = 0.7
+            return ExtractedFact(
+                text, category, importance, kind, tags=["session", kind], confidence=conf
+            )
     return None
 
 
@@ -165,5 +187,6 @@ def extract_facts(messages: Iterable, project: str | None = None) -> list[Extrac
             if key in seen:
                 continue
             seen.add(key)
+            f.provenance = {"line": getattr(m, "uuid", None), "section": "user"}
             out.append(f)
     return out
