@@ -164,7 +164,7 @@ def _new_fact(
         "session": sid,
         "line": f.provenance.get("line"),
         "section": f.provenance.get("section"),
-        "timestamp": stamp.isoformat() + "Z" if stamp else None,
+        "timestamp": stamp.isoformat(timespec="milliseconds") + "Z" if stamp else None,
         "file": str(path),
     }
     return NewFact(
@@ -210,7 +210,7 @@ def _chunks(exchanges: list[Exchange], cfg) -> list[list[Exchange]]:
 
 
 def _store_episodes(memory, t, exchanges, facts, asks, row, path, report, cfg) -> None:
-    if t.warmup or not real_asks(exchanges) and not asks:
+    if t.warmup or not real_asks(exchanges):
         return  # a /clear-only, warm-up or command-only session did nothing to remember
     chunks = _chunks(exchanges, cfg) or [[]]
     for i, chunk in enumerate(chunks):

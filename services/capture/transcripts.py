@@ -221,7 +221,7 @@ def _lines(path: Path):
     with open(path, "rb") as fh:
         for n, raw in _raw_lines(fh, MAX_LINE_BYTES):
             if raw is None:
-                yield n, None, f"longer than {MAX_LINE_BYTES // (1 << 20)} MB"
+                yield n, None, f"longer than {MAX_LINE_BYTES:,} bytes"
                 continue
             raw = raw.strip()
             if not raw:
