@@ -46,6 +46,7 @@ _CONSTRAINT = re.compile(
 )
 _USER_VOICE = re.compile(r"\buser (?:feedback|said|asked|wants|prefers|noted|insisted)\b", re.I)
 _FILE_HEAD = re.compile(r"^\**\s*`?(?P<path>[\w./-]+\.\w{1,8})`?\s*\**$")
+_NOTHING = re.compile(r"^\W*(?:none|n/?a|nothing|no (?:pending|open|remaining)\b)", re.I)
 MIN_LEN, MAX_LEN = 12, 400
 
 
@@ -224,6 +225,8 @@ def digest(text: str, project: str | None, finished_after: bool = False) -> Dige
     d.facts += _user_messages(sections.get("user_messages", []), project)
     d.files = _files(sections.get("files", []))
     for it in items(sections.get("pending", [])):
+        if _NOTHING.match(it.text):
+            continue
         d.pending.append(it.text)
         f = None if finished_after else _fact(it.text, "task", "task", 0.6, 0.5)
         if f:

@@ -64,6 +64,7 @@ class Event:
     ok: bool = True
     timestamp: datetime | None = None
     uuid: str | None = None
+    call_id: str | None = None  # pairs a tool call with its result
 
 
 @dataclass
@@ -232,10 +233,14 @@ def _lines(path: Path):
 
 def detect_format(path: Path) -> str:
     """Peek at the first lines: Claude Code lines carry ``uuid``/``sessionId``/``type``."""
+    from services.capture.codex import looks_like_codex
+
     seen = 0
     for _, obj, bad in _lines(path):
         if bad:
             continue
+        if looks_like_codex(obj):
+            return "codex"
         if (
             "sessionId" in obj
             or "parentUuid" in obj
@@ -250,7 +255,7 @@ def detect_format(path: Path) -> str:
             break
     raise InvalidInput(
         f"{path}: not a transcript Engram can read (a JSONL of "
-        "{role, content} messages or a Claude Code session .jsonl)"
+        "{role, content} messages, a Claude Code session .jsonl or a Codex rollout)"
     )
 
 
@@ -282,6 +287,10 @@ def parse_transcript(path: str | Path, fmt: str | None = None) -> Transcript:
     fmt = fmt or detect_format(path)
     if fmt == "claude-code":
         return _parse_claude_code(path)
+    if fmt == "codex":
+        from services.capture.codex import CodexReader
+
+        return CodexReader(path).read()
     if fmt in ("jsonl", "generic"):
         return _parse_generic(path)
     raise InvalidInput(f"unknown transcript format {fmt!r}; known: {', '.join(FORMATS)}")

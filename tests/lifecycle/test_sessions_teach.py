@@ -239,3 +239,33 @@ def test_real_transcripts_meet_the_measured_floor(memory, shared_dir, name):
     s = score(load_gold()[name], active)
     assert s["precision"] >= 0.85, s["noise"]
     assert s["recall"] >= 0.7, s["missed"]
+
+
+CODEX = Path(__file__).parent / "fixtures" / "codex" / "sessions"
+
+
+def test_codex_rollout(memory):
+    (path,) = CODEX.rglob("rollout-*.jsonl")
+    t = parse_transcript(path)
+    assert (t.format, t.session_id, t.project) == (
+        "codex",
+        "0199a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+        "ledger",
+    )
+    # injected instructions and environment context are not the user's words; the
+    # event_msg copies of what the user typed are not read twice
+    assert [m.text for m in t.messages if m.role == "user"] == [
+        "the import of the March bank statement crashes on the euro sign",
+        "no, don't add dependencies; decode the file as cp1252 instead",
+    ]
+    r = ingest_session(memory, path, config=LifecycleConfig())
+    stored = {f.content: f for f in _facts(memory)}
+    assert stored["Don't add dependencies; decode the file as cp1252 instead"].category == "rule"
+    assert "Ledger imports bank statements from CSV files exported by the bank in cp1252" in stored
+    assert any(c.startswith("UnicodeDecodeError on the euro sign") for c in stored)
+    assert "Project ledger commands — tests: `uv run pytest`" in stored
+    assert not any("pip install" in c or "Always answer briefly" in c for c in stored)
+    (ep,) = memory.episodes.list()
+    assert "Did: edited bank_csv.py; ran 1 command" in ep.summary and "Ended: done" in ep.summary
+    again = ingest_session(memory, path, config=LifecycleConfig())
+    assert again.already_processed and again.facts_added == 0 and r.facts_added == len(stored)
