@@ -14,7 +14,7 @@ block's own tag cannot be closed from inside it.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from models import Fact
 from services.errors import InvalidInput
@@ -151,7 +151,8 @@ def _relevant(memory: AgentMemory, query: str, k: int, skip: set[int], min_relev
     if not query.strip():
         return []
     mode = "hybrid" if memory.engram.semantic_enabled else "keyword"
-    hits = memory.search(query, k=k, mode=mode, touch=False)
+    # Any: AgentMemory's own ``list`` method shadows the builtin in its annotations for mypy
+    hits: Any = memory.search(query, k=k, mode=mode, touch=False)
     words = content_words(query)
     return [h.fact for h in hits if h.fact.id not in skip and relevance(h, words) >= min_relevance]
 
