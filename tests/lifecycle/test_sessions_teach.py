@@ -269,3 +269,24 @@ def test_codex_rollout(memory):
     assert "Did: edited bank_csv.py; ran 1 command" in ep.summary and "Ended: done" in ep.summary
     again = ingest_session(memory, path, config=LifecycleConfig())
     assert again.already_processed and again.facts_added == 0 and r.facts_added == len(stored)
+
+
+def test_old_sessions_carry_into_the_long_term_layer(memory, shared_dir):
+    from datetime import datetime
+
+    from services.lifecycle.compile import CompileService
+
+    ingest_session(
+        memory,
+        shared_dir / "formats/samples/claude-code-v2.0.76/compacted-session.jsonl",
+        config=LifecycleConfig(),
+    )
+    result = CompileService(memory, LifecycleConfig()).compile(now=datetime(2026, 11, 30, 9, 0))
+    longterm = Path(result.layers["longterm"].path).read_text(encoding="utf-8")
+    assert "entire-sessions" in longterm and "mise run test" in longterm
+    assert "No long-term memories yet" not in longterm
+    mem = Path(result.layers["memory"].path).read_text(encoding="utf-8")
+    assert "Nothing remembered yet" not in mem and "Project: cli" in mem
+    # a week is what makes it long-term: compiled the same day, it is not there yet
+    fresh = CompileService(memory, LifecycleConfig()).compile(now=datetime(2026, 1, 7, 18, 0))
+    assert "entire-sessions" not in Path(fresh.layers["longterm"].path).read_text(encoding="utf-8")
