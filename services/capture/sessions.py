@@ -25,6 +25,7 @@ from services.ingest.pipeline import NewFact
 from services.ingest.policy import Target, WritePolicy, policy_for
 from services.lifecycle.config import LifecycleConfig, config_for
 from services.lifecycle.gc import hot_count
+from services.store.text import normalize
 from services.store.review import review_metadata
 
 LOG_CHARS_PER_MESSAGE = 600
@@ -48,6 +49,7 @@ class SessionReport:
     episodes_added: int = 0
     facts_added: int = 0
     facts_pending: int = 0
+    facts_updated: int = 0  # earlier sessions' facts a later session restated
     skipped_lines: int = 0
     extractor: str = "deterministic"
     warnings: list[str] = field(default_factory=list)
@@ -202,6 +204,30 @@ def _store_facts(memory, facts, t, sid, path, cfg, report: SessionReport) -> Non
         if r.status == "added":
             report.facts_added += 1
             report.facts_pending += it.status == "pending"
+        elif r.status == "near-duplicate" and r.fact_id and it.status == "active":
+            report.facts_updated += _update_earlier(memory, r.fact_id, it, sid)
+
+
+def _update_earlier(memory, fid: int, item: NewFact, sid: str) -> int:
+    """A later session restating what an earlier one taught, in other words: the fact takes
+    the newer wording and provenance; the edit is audited, so the old text stays in its
+    history. Facts the user wrote, pinned or reviewed are left as they are."""
+    old = memory.get(fid)
+    if (
+        old.source != "session"
+        or old.source_ref == sid
+        or old.pinned
+        or old.status != "active"
+        or "reviewed" in (old.metadata or {})
+        or normalize(old.content) == normalize(item.content)
+        or (item.created_at and old.created_at and item.created_at < old.created_at)
+    ):
+        return 0
+    earlier = list((old.metadata or {}).get("earlier") or [])
+    earlier.append((old.metadata or {}).get("provenance") or {"session": old.source_ref})
+    meta = {**(old.metadata or {}), "provenance": item.metadata.get("provenance"), "earlier": earlier}
+    memory.edit(fid, actor="session", content=item.content, metadata=meta)
+    return 1
 
 
 def _chunks(exchanges: list[Exchange], cfg) -> list[list[Exchange]]:

@@ -3,6 +3,7 @@ embedding model (the cosine half of relevance is what is tested)."""
 
 from __future__ import annotations
 
+import json
 from datetime import date
 
 from services.ingest.pipeline import NewFact
@@ -61,3 +62,39 @@ def test_recall_finds_the_session_a_question_is_about(agent):
     text = build_context(agent, "checkout rounding", budget=800)
     eps = text.split("## Recent episodes", 1)[1]
     assert eps.index("Fix checkout rounding") < eps.index("Rename orders table")
+
+
+def test_a_later_session_updates_what_an_earlier_one_taught(agent, tmp_path):
+    from cc_builder import Session
+
+    from models import AuditEvent
+    from services.capture.sessions import ingest_session
+    from services.lifecycle.config import LifecycleConfig
+
+    def session(sid: str, said: str, folder: str):
+        s = Session(sid)
+        s.user(said)
+        s.say("Noted.")
+        return s.write(tmp_path / folder)
+
+    first = session(
+        "d1111111-2222-4333-8444-555555555555",
+        "We decided to use Postgres 15 for the orders service.",
+        "a",
+    )
+    ingest_session(agent, first, config=LifecycleConfig())
+    (old,) = agent.list()
+    later = session(
+        "d2222222-2222-4333-8444-555555555555",
+        "We decided to use Postgres 16 for the orders service.",
+        "b",
+    )
+    r = ingest_session(agent, later, config=LifecycleConfig())
+    assert (r.facts_added, r.facts_updated) == (0, 1)
+    (now,) = agent.list()
+    assert now.id == old.id and now.content == "We decided to use Postgres 16 for the orders service."
+    assert now.metadata["provenance"]["session"] == "d2222222-2222-4333-8444-555555555555"
+    assert now.metadata["earlier"][0]["session"] == "d1111111-2222-4333-8444-555555555555"
+    # the old wording is in the fact's history
+    history = [e.before for e in AuditEvent.select().where(AuditEvent.fact_id == old.id) if e.before]
+    assert any("Postgres 15" in json.dumps(h) for h in history)
