@@ -156,10 +156,26 @@ def _joined(item: Item, limit: int = 3) -> str:
     return f"{head}: " + "; ".join(c.rstrip(".") for c in item.children[:limit]) + "."
 
 
-def _concepts(lines: list[str], proj: str) -> list[ExtractedFact]:
-    out = []
+def _concepts(lines: list[str], proj: str, project: str | None) -> list[ExtractedFact]:
+    """One fact per explained concept; bare names ("Phoenix LiveView", "Ecto") are grouped
+    into one line about the project, not a fact each."""
+    out, names = [], []
     for it in items(lines):
-        f = _fact(_joined(it), proj, "concept", 0.75, 0.6)
+        text = _joined(it)
+        if len(text.split()) < 4 and not re.search(r"[`:/=(]", text):
+            names.append(text.rstrip("."))
+            continue
+        f = _fact(text, proj, "concept", 0.75, 0.6)
+        if f:
+            out.append(f)
+    if names:
+        f = _fact(
+            f"Project {project or 'this project'} uses: " + ", ".join(names),
+            proj,
+            "concept",
+            0.7,
+            0.55,
+        )
         if f:
             out.append(f)
     return out
@@ -182,8 +198,8 @@ def _intent(lines: list[str], digest: Digest) -> list[ExtractedFact]:
     out = []
     for it in items(lines):
         digest.asks.append(it.text)
-        if _CONSTRAINT.search(it.text):
-            f = _fact(it.text, "pref", "preference", 0.6, 0.6)
+        if _CONSTRAINT.search(it.text):  # often a one-off ask: the user decides
+            f = _fact(it.text, "pref", "preference", 0.55, 0.6)
             if f:
                 out.append(f)
     return out
@@ -218,8 +234,8 @@ def digest(text: str, project: str | None, finished_after: bool = False) -> Dige
     sections = split_sections(text)
     proj = project_category(project)
     d = Digest()
-    d.facts += _concepts(sections.get("concepts", []), proj)
-    d.facts += _concepts(sections.get("decisions", []), proj)
+    d.facts += _concepts(sections.get("concepts", []), proj, project)
+    d.facts += _concepts(sections.get("decisions", []), proj, project)
     d.facts += _errors(sections.get("errors", []), proj)
     d.facts += _intent(sections.get("intent", []), d)
     d.facts += _user_messages(sections.get("user_messages", []), project)

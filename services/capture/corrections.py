@@ -24,6 +24,10 @@ _ALTERNATIVE = re.compile(
     re.I,
 )
 _STRONG = re.compile(r"\b(?:instead|rather than|always|never|from now on|don'?t|do not)\b", re.I)
+_VAGUE = re.compile(
+    r"^(?:please\s+)?(?:don'?t|do not|never)\s+(?:do|touch|change|run|use)\s+(?:that|this|it|them)\b",
+    re.I,
+)
 _NOT_A_RULE = re.compile(r"\?\s*$|^(?:why|what|how|can you|could you|is|are|does|do you)\b", re.I)
 
 
@@ -40,7 +44,9 @@ def correction_rule(text: str, after_stop: bool = False) -> ExtractedFact | None
     rest = said[lead.end() :] if lead else said
     if len(rest) < 8 or not _ALTERNATIVE.search(rest):
         return None
-    conf = 0.7 if _STRONG.search(rest) else 0.55
+    # "don't do that" names nothing: a rule needs words of its own
+    vague = len(rest.split()) < 5 or _VAGUE.match(rest)
+    conf = 0.7 if _STRONG.search(rest) and not vague else 0.55
     rest = rest[0].upper() + rest[1:]
     return ExtractedFact(
         rest, "rule", 0.8, "correction", tags=["session", "correction"], confidence=conf

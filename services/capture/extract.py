@@ -108,11 +108,12 @@ CONFIDENCE = {
     "decision": 0.7,
     "personal": 0.7,
     "environment": 0.65,
-    "task": 0.6,
+    "task": 0.65,
     "preference": 0.55,
 }
 
 
+_REMINDER = re.compile(r"^(?:todo|to-do|to do)\b|\bremind me\b|\bdon'?t (?:let me )?forget\b", re.I)
 _FIRM = re.compile(r"\b(?:prefer|rather|favou?rite|always|never)\b", re.I)
 
 
@@ -157,6 +158,8 @@ def classify(sentence: str, project: str | None = None) -> ExtractedFact | None:
             conf = CONFIDENCE.get(kind, 0.6)
             if kind == "preference" and _FIRM.search(s):
                 conf = 0.7
+            if kind == "task" and not _REMINDER.search(s):
+                conf = 0.55  # "I need to …" is as often this minute's step as a task
             return ExtractedFact(
                 text, category, importance, kind, tags=["session", kind], confidence=conf
             )

@@ -225,7 +225,11 @@ def _update_earlier(memory, fid: int, item: NewFact, sid: str) -> int:
         return 0
     earlier = list((old.metadata or {}).get("earlier") or [])
     earlier.append((old.metadata or {}).get("provenance") or {"session": old.source_ref})
-    meta = {**(old.metadata or {}), "provenance": item.metadata.get("provenance"), "earlier": earlier}
+    meta = {
+        **(old.metadata or {}),
+        "provenance": item.metadata.get("provenance"),
+        "earlier": earlier,
+    }
     memory.edit(fid, actor="session", content=item.content, metadata=meta)
     return 1
 

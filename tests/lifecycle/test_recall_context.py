@@ -92,9 +92,13 @@ def test_a_later_session_updates_what_an_earlier_one_taught(agent, tmp_path):
     r = ingest_session(agent, later, config=LifecycleConfig())
     assert (r.facts_added, r.facts_updated) == (0, 1)
     (now,) = agent.list()
-    assert now.id == old.id and now.content == "We decided to use Postgres 16 for the orders service."
+    assert (
+        now.id == old.id and now.content == "We decided to use Postgres 16 for the orders service."
+    )
     assert now.metadata["provenance"]["session"] == "d2222222-2222-4333-8444-555555555555"
     assert now.metadata["earlier"][0]["session"] == "d1111111-2222-4333-8444-555555555555"
     # the old wording is in the fact's history
-    history = [e.before for e in AuditEvent.select().where(AuditEvent.fact_id == old.id) if e.before]
+    history = [
+        e.before for e in AuditEvent.select().where(AuditEvent.fact_id == old.id) if e.before
+    ]
     assert any("Postgres 15" in json.dumps(h) for h in history)

@@ -290,3 +290,46 @@ def test_old_sessions_carry_into_the_long_term_layer(memory, shared_dir):
     # a week is what makes it long-term: compiled the same day, it is not there yet
     fresh = CompileService(memory, LifecycleConfig()).compile(now=datetime(2026, 1, 7, 18, 0))
     assert "entire-sessions" not in Path(fresh.layers["longterm"].path).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "said, after_stop, rule, sure",
+    [
+        (
+            "no, use pnpm instead of npm in this repo",
+            False,
+            "Use pnpm instead of npm in this repo",
+            True,
+        ),
+        (
+            "don't touch the generated migrations, edit the models",
+            True,
+            "Don't touch the generated migrations, edit the models",
+            True,
+        ),
+        ("no, don't do that", False, "Don't do that", False),  # names nothing: review at most
+        ("no, run it again with verbose", False, "Run it again with verbose", False),
+        ("no, that is overkill", False, None, None),  # no alternative stated
+        ("why did you delete the file?", True, None, None),
+        ("use the staging database", False, None, None),  # not a correction without a stop
+    ],
+)
+def test_corrections(said, after_stop, rule, sure):
+    from services.capture.corrections import correction_rule
+
+    f = correction_rule(said, after_stop=after_stop)
+    assert (f.content if f else None) == rule
+    if f:
+        assert (f.confidence >= 0.6) == sure
+
+
+def test_weak_statement_shapes_wait_for_review():
+    from services.capture.extract import classify
+
+    assert classify("I need to check the logs first").confidence < 0.6
+    assert classify("Remind me to rotate the staging certificates").confidence >= 0.6
+    assert (
+        classify("I like it").__class__.__name__ == "NoneType"
+        or classify("I like it").confidence < 0.6
+    )
+    assert classify("I prefer tabs over spaces").confidence >= 0.6
