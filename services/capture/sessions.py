@@ -25,8 +25,8 @@ from services.ingest.pipeline import NewFact
 from services.ingest.policy import Target, WritePolicy, policy_for
 from services.lifecycle.config import LifecycleConfig, config_for
 from services.lifecycle.gc import hot_count
-from services.store.text import normalize
 from services.store.review import review_metadata
+from services.store.text import normalize
 
 LOG_CHARS_PER_MESSAGE = 600
 LOG_MAX_CHARS = 60_000

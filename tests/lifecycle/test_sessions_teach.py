@@ -328,8 +328,5 @@ def test_weak_statement_shapes_wait_for_review():
 
     assert classify("I need to check the logs first").confidence < 0.6
     assert classify("Remind me to rotate the staging certificates").confidence >= 0.6
-    assert (
-        classify("I like it").__class__.__name__ == "NoneType"
-        or classify("I like it").confidence < 0.6
-    )
+    assert classify("I like the dark theme").confidence < 0.6  # a like, maybe a one-off
     assert classify("I prefer tabs over spaces").confidence >= 0.6
