@@ -92,6 +92,7 @@ def cmd_ingest_session(args, ctx) -> int:
         f"session {r.session_id}: {r.turns} turns, {r.episodes_added} episodes added, "
         f"{r.facts_added} facts added"
         + (f" ({r.facts_pending} pending)" if r.facts_pending else "")
+        + (f", {r.facts_updated} updated" if r.facts_updated else "")
     )
     for w in r.warnings:
         print(f"note: {w}")

@@ -264,3 +264,17 @@ def test_endpoint_forms_and_check(provider, fake_keyring, llm_config, endpoint):
     assert provider.requests[-1]["path"] == "/v1/chat/completions"
     llm_config.llm_model = None
     assert check_provider(llm_config) == (False, "no LLM endpoint and model configured")
+
+
+def test_local_server_without_a_key(agent, transcript, provider, fake_keyring, llm_config):
+    """A local server (Ollama, LM Studio, llama.cpp) needs no key: none in the keyring, no
+    Authorization header; its facts still pass validation and wait for review."""
+    llm_config.llm_endpoint = provider.url + "/v1"  # LM Studio's documented base URL form
+    provider.answer = json.dumps(
+        [{"fact": "Runs CI on a self-hosted runner", "importance": 0.6, "category": "env"}]
+    )
+    r = ingest_session(agent, transcript(2), config=llm_config)
+    (req,) = provider.requests
+    assert req["path"] == "/v1/chat/completions"
+    assert "Authorization" not in req["headers"]
+    assert r.facts_pending == 1 and agent.review.items()[0].reason == "llm"
