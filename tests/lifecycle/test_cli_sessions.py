@@ -48,9 +48,8 @@ def test_ingest_folders_once_review_and_episodes(tmp_path, capsys):
     proj = claude_project(tmp_path)
     rc, out, _ = run(capsys, "--data-dir", d, "ingest-session", "--agent", "claude", str(proj))
     assert rc == 0
-    assert (
-        "3 session(s), 3 new" in out
-    )  # the warm-up sub-agent file is left out and "(1 for review)" in out
+    # the warm-up sub-agent file is left out; two candidates wait for review
+    assert "3 session(s), 3 new" in out and "(2 for review)" in out
     assert "skipped: " in out and "notes.jsonl" in out
     # again: every session was taken once already
     rc, out, _ = run(
@@ -75,10 +74,19 @@ def test_ingest_folders_once_review_and_episodes(tmp_path, capsys):
 
     # the review inbox
     rc, out, _ = run(capsys, "--data-dir", d, "review", "--json")
-    (item,) = json.loads(out)
+    items = {i["fact"]["content"]: i for i in json.loads(out)}
+    # the weak "I use …" and the summary's constraint-shaped ask wait for the user
+    assert set(items) == {
+        "I use the staging box for demos.",
+        "Store all money amounts as integer cents, never floats",
+    }
+    item = items["I use the staging box for demos."]
     assert item["agent"] == "claude" and item["reason"] == "low-confidence"
     assert item["detail"]["session"] == "11111111-2222-4333-8444-000000000002"
     fid = str(item["fact"]["id"])
+    other = str(items["Store all money amounts as integer cents, never floats"]["fact"]["id"])
+    rc, out, _ = run(capsys, "--data-dir", d, "review", "accept", other, "--agent", "claude")
+    assert rc == 0 and "accepted 1 candidate(s)" in out
     rc, out, _ = run(
         capsys,
         "--data-dir",
