@@ -202,6 +202,8 @@ class ClaudeCodeReader:
             ev = Event("edit", str(path), True, ts, uid)
         elif name == "Bash":
             ev = Event("command", str(inp.get("command") or ""), True, ts, uid)
+        elif name == "Read" and inp.get("file_path"):
+            ev = Event("read", str(inp.get("file_path")), True, ts, uid)
         else:
             ev = Event("tool", name, True, ts, uid)
         tid = block.get("id")
@@ -269,7 +271,7 @@ def _settle_tools(t: Transcript) -> None:
     for e in t.events:
         if e.kind == "result":
             continue
-        if e.kind in ("edit", "command", "tool"):
+        if e.kind in ("edit", "command", "tool", "read"):
             res = results.get(e.call_id)
             e.ok = res is not None and res.ok
         kept.append(e)

@@ -35,6 +35,62 @@ RUNNERS: list[tuple[re.Pattern, str, str]] = [
     (re.compile(r"\bmake (?:test|check)\b"), "tests", "make"),
 ]
 _TAIL = re.compile(r"\s*(?:2>&1|\|.*|>.*)$")
+# A project's own manifest names its stack; so do the files the agent edited in it.
+MANIFESTS = {
+    "go.mod": "Go",
+    "mix.exs": "Elixir",
+    "Cargo.toml": "Rust",
+    "package.json": "Node.js",
+    "pyproject.toml": "Python",
+    "requirements.txt": "Python",
+    "Gemfile": "Ruby",
+    "pom.xml": "Java",
+    "build.gradle": "Java/Kotlin",
+    "build.gradle.kts": "Kotlin",
+    "composer.json": "PHP",
+    "Package.swift": "Swift",
+}
+EXTENSIONS = {
+    ".go": "Go",
+    ".ex": "Elixir",
+    ".exs": "Elixir",
+    ".heex": "Elixir/Phoenix",
+    ".rs": "Rust",
+    ".py": "Python",
+    ".ts": "TypeScript",
+    ".tsx": "TypeScript/React",
+    ".jsx": "React",
+    ".rb": "Ruby",
+    ".java": "Java",
+    ".kt": "Kotlin",
+    ".swift": "Swift",
+    ".php": "PHP",
+    ".cs": "C#",
+    ".dart": "Dart",
+}
+
+
+def _own(path: str, cwd: str | None) -> bool:
+    """A file of the project itself: under its folder (not a library elsewhere), not vendored."""
+    if any(
+        part in path
+        for part in ("/node_modules/", "/vendor/", "/deps/", "/site-packages/", "/.venv/")
+    ):
+        return False
+    return not path.startswith("/") or bool(cwd and path.startswith(cwd.rstrip("/") + "/"))
+
+
+def stacks_from_files(transcript) -> list[str]:
+    out: list[str] = []
+    for e in transcript.events:
+        if e.kind not in ("edit", "read") or not e.ok or not _own(e.detail, transcript.cwd):
+            continue
+        name = e.detail.rsplit("/", 1)[-1]
+        ext = "." + name.rsplit(".", 1)[-1] if "." in name else ""
+        stack = MANIFESTS.get(name) or (EXTENSIONS.get(ext) if e.kind == "edit" else None)
+        if stack and stack not in out:
+            out.append(stack)
+    return out
 
 
 def _runner(command: str) -> tuple[str, str, str] | None:
@@ -62,21 +118,24 @@ def conventions(transcript) -> list[ExtractedFact]:
             seen.setdefault(role, cmd)
             if stack not in stacks:
                 stacks.append(stack)
-    if not seen:
-        return []
+    for stack in stacks_from_files(transcript):
+        if not any(stack in s or s in stack for s in stacks):
+            stacks.append(stack)
     name = transcript.project or "this project"
     cat = project_category(transcript.project)
-    how = "; ".join(f"{role}: `{cmd}`" for role, cmd in seen.items())
-    out = [
-        ExtractedFact(
-            f"Project {name} commands — {how}",
-            cat,
-            0.6,
-            "convention",
-            tags=["session", "convention"],
-            confidence=0.7,
+    out = []
+    if seen:
+        how = "; ".join(f"{role}: `{cmd}`" for role, cmd in seen.items())
+        out.append(
+            ExtractedFact(
+                f"Project {name} commands — {how}",
+                cat,
+                0.6,
+                "convention",
+                tags=["session", "convention"],
+                confidence=0.7,
+            )
         )
-    ]
     langs = [s for s in stacks if s not in ("mise", "make")]
     if langs:
         out.append(

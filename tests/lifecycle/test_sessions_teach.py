@@ -330,3 +330,23 @@ def test_weak_statement_shapes_wait_for_review():
     assert classify("Remind me to rotate the staging certificates").confidence >= 0.6
     assert classify("I like the dark theme").confidence < 0.6  # a like, maybe a one-off
     assert classify("I prefer tabs over spaces").confidence >= 0.6
+
+
+def test_stack_from_the_project_files_the_agent_worked_on(memory, tmp_path):
+    s = Session("eeeeeeee-2222-4333-8444-555555555555", cwd="/home/dev/projects/spotter")
+    s.user("add a health check route")
+    s.tool(
+        "Read", {"file_path": "/home/dev/projects/spotter/mix.exs"}, "defmodule Spotter.MixProject"
+    )
+    s.tool(
+        "Read", {"file_path": "/home/dev/.asdf/installs/go/go.mod"}, "module x"
+    )  # not the project's
+    s.tool(
+        "Edit",
+        {"file_path": "/home/dev/projects/spotter/lib/spotter_web/router.ex", "old_string": "a"},
+        "The file has been updated.",
+    )
+    s.tool("Write", {"file_path": "/home/dev/projects/spotter/lib/x.rs"}, rejected=True)
+    s.say("Done: added GET /health.")
+    ingest_session(memory, s.write(tmp_path), config=LifecycleConfig())
+    assert [f.content for f in _facts(memory)] == ["Project spotter uses Elixir"]
