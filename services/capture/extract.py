@@ -114,6 +114,11 @@ CONFIDENCE = {
 
 
 _REMINDER = re.compile(r"^(?:todo|to-do|to do)\b|\bremind me\b|\bdon'?t (?:let me )?forget\b", re.I)
+_VAGUE_DECISION = re.compile(
+    r"\blet'?s (?:go with|use|stick with|switch to|keep)\s+(?:going|it|this|that|them|those|"
+    r"the same|on|trying|at it)\b",
+    re.I,
+)
 _FIRM = re.compile(r"\b(?:prefer|rather|favou?rite|always|never)\b", re.I)
 
 
@@ -152,6 +157,8 @@ def classify(sentence: str, project: str | None = None) -> ExtractedFact | None:
         return None  # quoted text, shell lines, headings, tables, code
     for kind, category, importance, pat in RULES:
         if pat.search(s):
+            if kind == "decision" and _VAGUE_DECISION.search(s):
+                return None  # "let's keep going", "let's use that": no decision named
             if category == "decision":
                 category = project_category(project)
             text = s[0].upper() + s[1:]

@@ -350,3 +350,12 @@ def test_stack_from_the_project_files_the_agent_worked_on(memory, tmp_path):
     s.say("Done: added GET /health.")
     ingest_session(memory, s.write(tmp_path), config=LifecycleConfig())
     assert [f.content for f in _facts(memory)] == ["Project spotter uses Elixir"]
+
+
+def test_vague_decisions_are_not_facts():
+    from services.capture.extract import classify
+
+    assert classify("ok let's keep going") is None
+    assert classify("let's use that one then") is None
+    f = classify("Let's use Oban for background jobs", project="spotter")
+    assert (f.kind, f.category) == ("decision", "proj:spotter")
