@@ -28,6 +28,7 @@ from services.capture.transcripts import (
 REJECTED = "doesn't want to proceed with this tool use"
 INTERRUPTED = "[Request interrupted by user"
 EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
+MAX_DETAIL = 500  # a heredoc command is not kept whole: only its runner matters
 _CHAIN_KINDS = ("user", "assistant", "system", "progress", "attachment")
 
 
@@ -201,7 +202,7 @@ class ClaudeCodeReader:
             path = inp.get("file_path") or inp.get("notebook_path") or ""
             ev = Event("edit", str(path), True, ts, uid)
         elif name == "Bash":
-            ev = Event("command", str(inp.get("command") or ""), True, ts, uid)
+            ev = Event("command", str(inp.get("command") or "")[:MAX_DETAIL], True, ts, uid)
         elif name == "Read" and inp.get("file_path"):
             ev = Event("read", str(inp.get("file_path")), True, ts, uid)
         else:

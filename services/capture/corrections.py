@@ -40,7 +40,7 @@ def correction_rule(text: str, after_stop: bool = False) -> ExtractedFact | None
         return None
     lead = _LEAD.match(said)
     if lead is None and not after_stop:
-        return None
+        return _standing_instead(said)
     rest = said[lead.end() :] if lead else said
     if len(rest) < 8 or not _ALTERNATIVE.search(rest):
         return None
@@ -81,3 +81,21 @@ def _follows_stop(ts: datetime | None, stops: list[datetime]) -> bool:
     if ts is None:
         return False
     return any(s <= ts and (ts - s).total_seconds() < 3600 for s in stops)
+
+
+_INSTEAD = re.compile(
+    r"^(?:please\s+)?(?:use|prefer|go with|stick (?:to|with))\s+(?P<what>[\w.@/+-]+(?:\s+[\w.@/+-]+){0,3})\s+"
+    r"(?:instead of|rather than|over|not)\s+\S+",
+    re.I,
+)
+
+
+def _standing_instead(said: str) -> ExtractedFact | None:
+    """ "use bun instead of npm": a choice between tools, said as an order, holds beyond
+    this minute even without a "no" before it."""
+    if not _INSTEAD.match(said) or len(said.split()) > 20:
+        return None
+    rest = said[0].upper() + said[1:]
+    return ExtractedFact(
+        rest, "rule", 0.75, "correction", tags=["session", "correction"], confidence=0.6
+    )

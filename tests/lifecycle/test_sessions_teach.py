@@ -312,6 +312,7 @@ def test_old_sessions_carry_into_the_long_term_layer(memory, shared_dir):
         ("no, that is overkill", False, None, None),  # no alternative stated
         ("why did you delete the file?", True, None, None),
         ("use the staging database", False, None, None),  # not a correction without a stop
+        ("use bun instead of npm", False, "Use bun instead of npm", True),  # a standing choice
     ],
 )
 def test_corrections(said, after_stop, rule, sure):
