@@ -62,6 +62,9 @@ def outcome(transcript) -> str:
     if last_msg is None or last_msg.role == "user":
         return "open"
     calls = [e for e in transcript.events if e.kind in ("command", "edit", "tool")]
+    edits = [e for e in calls if e.kind == "edit"]
+    if edits and not any(e.ok for e in edits):
+        return "failed"  # whatever the last words claim, no write landed
     final = _final_words(last_msg.text)
     if calls and not calls[-1].ok and _FAILED.search(final):
         return "failed"
@@ -70,6 +73,19 @@ def outcome(transcript) -> str:
     if _DONE.search(final):
         return "done"
     return "failed" if _FAILED.search(final) else "open"
+
+
+def unwritten(transcript) -> str:
+    """For a session whose every write failed: which files were not written."""
+    edits = [e for e in transcript.events if e.kind == "edit"]
+    if not edits or any(e.ok for e in edits):
+        return ""
+    names = []
+    for e in edits:
+        name = PurePath(e.detail).name or e.detail
+        if name not in names:
+            names.append(name)
+    return ", ".join(names[:3]) + " not written (the change was refused or failed)"
 
 
 def _final_words(text: str) -> str:
@@ -106,7 +122,7 @@ def compose(title, asks, done, ending, closing="", decided=()) -> str:
             + (" …" if len(asks) > 3 else "")
         )
     if decided:
-        parts.append("Decided: " + "; ".join(d.rstrip(".!;: ") for d in decided[:3]))
+        parts.append("Decided: " + "; ".join(short(d, 120).rstrip(".!;: ") for d in decided[:3]))
     if done:
         parts.append("Did: " + done)
     if ending:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from models import Session
 from models.entities import utcnow
-from services.capture.episode_summary import compose, did, outcome, real_asks, short
+from services.capture.episode_summary import compose, did, outcome, real_asks, short, unwritten
 from services.capture.extract import ExtractedFact
 from services.capture.gather import gather_facts
 from services.capture.transcripts import Exchange, Transcript, parse_transcript, peek_session_id
@@ -94,7 +94,7 @@ def summarize(
     if last and t is not None:
         ending = outcome(t)
         final = next((m.text for m in reversed(t.messages) if m.role == "assistant"), "")
-        closing = short(_final(final), 200)
+        closing = unwritten(t) or short(_final(final), 200)
     elif not last:
         ending = "continued"
     if t is None or t.source == "jsonl":
@@ -113,7 +113,7 @@ def _closing(chunk: list[Exchange]) -> str:
 def _final(text: str) -> str:
     from services.capture.episode_summary import _final_words
 
-    return _final_words(text) or text
+    return _final_words(text)  # a plan ("Let me …") says nothing about how it ended
 
 
 def _events_in(t: Transcript, chunk: list[Exchange]) -> list:
