@@ -46,7 +46,11 @@ _CONSTRAINT = re.compile(
 )
 _USER_VOICE = re.compile(r"\buser (?:feedback|said|asked|wants|prefers|noted|insisted)\b", re.I)
 _FILE_HEAD = re.compile(r"^\**\s*`?(?P<path>[\w./-]+\.\w{1,8})`?\s*\**$")
-_NOTHING = re.compile(r"^\W*(?:none|n/?a|nothing|no (?:pending|open|remaining)\b)", re.I)
+_NOTHING = re.compile(
+    r"^\W*(?:none|n/?a|nothing|no (?:errors?|issues?|problems?|pending|open|remaining|"
+    r"explicit|specific|other|further|outstanding)\b)",
+    re.I,
+)
 MIN_LEN, MAX_LEN = 12, 400
 
 
@@ -122,7 +126,7 @@ def items(lines: list[str]) -> list[Item]:
             out.append(Item(text))
         else:
             out[-1].children.append(text)
-    return [i for i in out if i.text]
+    return [i for i in out if i.text and not _NOTHING.match(i.text)]
 
 
 def _clean(text: str) -> str:
@@ -241,8 +245,6 @@ def digest(text: str, project: str | None, finished_after: bool = False) -> Dige
     d.facts += _user_messages(sections.get("user_messages", []), project)
     d.files = _files(sections.get("files", []))
     for it in items(sections.get("pending", [])):
-        if _NOTHING.match(it.text):
-            continue
         d.pending.append(it.text)
         f = None if finished_after else _fact(it.text, "task", "task", 0.6, 0.5)
         if f:

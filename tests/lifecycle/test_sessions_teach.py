@@ -406,3 +406,17 @@ def test_real_episodes_say_how_the_session_ended(memory, shared_dir, name, says)
     for part in says:
         assert part in ep.summary
     assert "Let me" not in ep.summary  # plans are not outcomes
+
+
+def test_empty_sections_teach_nothing(memory, tmp_path):
+    s = Session("ffffffff-2222-4333-8444-555555555555")
+    s.user("hi")
+    s.compact(
+        "Summary:\n1. Primary Request and Intent:\n   - Say hello\n"
+        "2. Key Technical Concepts:\n   - None\n"
+        "3. Errors and fixes:\n   - No errors encountered so far.\n"
+        "4. Pending Tasks:\n   - No pending tasks.\n"
+        '5. All user messages:\n   - "hi"\n'
+    )
+    ingest_session(memory, s.write(tmp_path), config=LifecycleConfig())
+    assert _facts(memory) == []
