@@ -48,8 +48,10 @@ class CodexReader:
     def __init__(self, path: Path):
         self.path = path
         self.t = Transcript(format="codex", session_id=None, source="codex")
-        self.items: list[Message] = []
-        self.events_user: list[Message] = []
+        # (arrival order, message): lines are appended as things happen
+        self.items: list[tuple[int, Message]] = []
+        self.events_user: list[tuple[int, Message]] = []
+        self.seq = 0
         self.calls: dict[str, Event] = {}
 
     def read(self) -> Transcript:
@@ -61,10 +63,11 @@ class CodexReader:
                 self._feed(obj)
             except (TypeError, AttributeError, ValueError, KeyError, RecursionError):
                 self.t.bad_line(n, "unexpected shape")
-        users = [m for m in self.items if m.role == "user"] or self.events_user
-        talk = [m for m in self.items if m.role == "assistant"] + users
-        talk.sort(key=lambda m: (m.timestamp is None, m.timestamp))
-        self.t.messages = [m for m in talk if m.text]
+        if any(m.role == "user" for _, m in self.items):
+            talk = self.items
+        else:  # this version logged what the user typed only as events
+            talk = sorted(self.items + self.events_user, key=lambda sm: sm[0])
+        self.t.messages = [m for _, m in talk if m.text]
         if self.t.session_id is None:
             m = re.search(
                 r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})", self.path.stem
@@ -113,7 +116,8 @@ class CodexReader:
             )
             if role == "user" and isinstance(first, str) and _INJECTED.match(first):
                 return
-            self.items.append(Message(role, content_text(raw), ts))
+            self.seq += 1
+            self.items.append((self.seq, Message(role, content_text(raw), ts)))
         elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
             self._call(item, ts)
         elif kind in ("function_call_output", "custom_tool_call_output"):
@@ -164,13 +168,12 @@ class CodexReader:
         if kind == "user_message" and isinstance(payload.get("message"), str):
             text = payload["message"]
             if not _INJECTED.match(text):
-                self.events_user.append(Message("user", content_text(text), ts))
+                self.seq += 1
+                self.events_user.append((self.seq, Message("user", content_text(text), ts)))
         elif kind == "turn_aborted":
             self.t.events.append(Event("interrupted", str(payload.get("reason") or ""), False, ts))
-        elif kind in ("exec_approval_request", "apply_patch_approval_request"):
-            return
-        elif kind == "agent_message" and not any(m.role == "assistant" for m in self.items[-1:]):
-            return  # the same words arrive as a response_item message
+        # agent_message repeats the response_item message; token counts and the rest are
+        # bookkeeping
 
 
 def _json(text) -> dict:

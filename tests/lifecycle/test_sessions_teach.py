@@ -420,3 +420,50 @@ def test_empty_sections_teach_nothing(memory, tmp_path):
     )
     ingest_session(memory, s.write(tmp_path), config=LifecycleConfig())
     assert _facts(memory) == []
+
+
+def test_codex_rollout_before_the_envelope(memory, tmp_path):
+    """Rollouts written by Codex CLI before mid-2025: a header line, then bare items."""
+    lines = [
+        {
+            "id": "5e1f0c2a-1111-4222-8333-444455556666",
+            "timestamp": "2025-05-02T08:00:00.000Z",
+            "instructions": None,
+        },
+        {"record_type": "state"},
+        {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_text", "text": "always run ruff before committing"}],
+        },
+        {
+            "type": "function_call",
+            "name": "shell",
+            "arguments": '{"command": ["bash", "-lc", "ruff check ."]}',
+            "call_id": "c1",
+        },
+        {
+            "type": "function_call_output",
+            "call_id": "c1",
+            "output": '{"output": "All checks passed!", "metadata": {"exit_code": 0}}',
+        },
+        {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": "Done: ruff passes."}],
+        },
+    ]
+    path = tmp_path / "rollout-2025-05-02T08-00-00-5e1f0c2a-1111-4222-8333-444455556666.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines) + "{broken\n", encoding="utf-8")
+    t = parse_transcript(path)
+    assert (t.format, t.session_id, t.skipped_lines) == (
+        "codex",
+        "5e1f0c2a-1111-4222-8333-444455556666",
+        1,
+    )
+    assert [m.role for m in t.messages] == ["user", "assistant"]  # in the order they happened
+    ingest_session(memory, path, config=LifecycleConfig())
+    contents = {f.content for f in _facts(memory)}
+    assert "Always run ruff before committing" in contents
+    (ep,) = memory.episodes.list()
+    assert "Ended: done" in ep.summary
