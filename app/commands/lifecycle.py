@@ -80,6 +80,10 @@ def cmd_ingest_session(args, ctx) -> int:
 
     memory = ctx.engram().agent(args.agent, create=True)
     if Path(args.file).expanduser().is_dir():
+        if args.session_id:
+            from services.errors import InvalidInput
+
+            raise InvalidInput("--session-id names one transcript; a folder holds many")
         return _ingest_folder(memory, Path(args.file).expanduser(), args)
     r = ingest_session(memory, args.file, session_id=args.session_id, fmt=args.fmt)
     if args.json:
