@@ -3,7 +3,7 @@
 Kept beside the fact search (``hybrid.Searcher``), not inside it: episodes are ranked by what
 share of the query's content words their summary holds (BM25 picks the candidates), with a
 small nudge for recency, so "when did we fix the checkout rounding?" finds the session that
-did it. Stop words do not count, so a query of only common words finds nothing rather than
+did it; a long question needs two of its words in common, not all of them. Stop words do not count, so a query of only common words finds nothing rather than
 everything.
 """
 
@@ -28,7 +28,7 @@ _NONWORD = re.compile(r"\W+")
 @dataclass(frozen=True)
 class EpisodeHit:
     episode: EpisodeView
-    score: float  # 0..1: the share of the query's content words the episode holds
+    score: float  # 0..1: how many of the query's content words the episode holds (3 = all)
     matched: tuple[str, ...]
 
     def to_json(self) -> dict:
@@ -66,7 +66,9 @@ def recall_episodes(
             continue
         text = " ".join([ep.summary, *ep.tags])
         matched = tuple(w for w in words if _holds(text, w))
-        share = len(matched) / len(words)
+        # a long question is not less about a session for holding many words: two of its
+        # content words in common (one for a one-word query) is a match
+        share = min(1.0, len(matched) / min(len(words), 3))
         if share < min_score:
             continue
         hits.append((share, ep.day.toordinal(), ep.id, EpisodeHit(ep, share, matched)))
