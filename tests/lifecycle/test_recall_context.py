@@ -56,6 +56,8 @@ def test_recall_finds_the_session_a_question_is_about(agent):
     (hit, *_) = agent.recall_episodes("when did we fix the checkout rounding?")
     assert hit.episode.summary.startswith("Fix checkout rounding")
     assert set(hit.matched) >= {"fix", "checkout", "rounding"}
+    long = "yesterday we talked about why the checkout total kept rounding wrong, what did we do?"
+    assert [h.episode.id for h in agent.recall_episodes(long)] == [hit.episode.id]
     assert agent.recall_episodes("the and of") == []  # only stop words: nothing, not everything
     assert agent.recall_episodes("kubernetes ingress") == []
     # the context block puts that session first among the episodes
