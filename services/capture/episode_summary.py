@@ -65,7 +65,7 @@ def outcome(transcript) -> str:
     edits = [e for e in calls if e.kind == "edit"]
     if edits and not any(e.ok for e in edits):
         return "failed"  # whatever the last words claim, no write landed
-    final = _final_words(last_msg.text)
+    final = final_words(last_msg.text)
     if calls and not calls[-1].ok and _FAILED.search(final):
         return "failed"
     if final.rstrip().endswith("?"):
@@ -88,7 +88,7 @@ def unwritten(transcript) -> str:
     return ", ".join(names[:3]) + " not written (the change was refused or failed)"
 
 
-def _final_words(text: str) -> str:
+def final_words(text: str) -> str:
     """The assistant's closing statement, not its plans ("Let me …")."""
     said = [s for s in sentences(text) if not _PLAN.match(s)]
     return " ".join(said[:3]) if said else ""

@@ -17,7 +17,15 @@ from pathlib import Path
 
 from models import Session
 from models.entities import utcnow
-from services.capture.episode_summary import compose, did, outcome, real_asks, short, unwritten
+from services.capture.episode_summary import (
+    compose,
+    did,
+    final_words,
+    outcome,
+    real_asks,
+    short,
+    unwritten,
+)
 from services.capture.extract import ExtractedFact
 from services.capture.gather import gather_facts
 from services.capture.transcripts import Exchange, Transcript, parse_transcript, peek_session_id
@@ -111,9 +119,7 @@ def _closing(chunk: list[Exchange]) -> str:
 
 
 def _final(text: str) -> str:
-    from services.capture.episode_summary import _final_words
-
-    return _final_words(text)  # a plan ("Let me …") says nothing about how it ended
+    return final_words(text)  # a plan ("Let me …") says nothing about how it ended
 
 
 def _events_in(t: Transcript, chunk: list[Exchange]) -> list:
