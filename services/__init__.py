@@ -50,6 +50,8 @@ _EXPORTS: dict[str, str] = {
     "SearchMode": "services.search.hybrid",
     "DEFAULT_WEIGHTS": "services.search.hybrid",
     "build_context": "services.search.context",
+    "recall_episodes": "services.search.episodes",
+    "EpisodeHit": "services.search.episodes",
     # lifecycle
     "CompileService": "services.lifecycle.compile",
     "latest_layers": "services.lifecycle.compile",
@@ -60,6 +62,7 @@ _EXPORTS: dict[str, str] = {
     "save_config": "services.lifecycle.config",
     # capture
     "ingest_session": "services.capture.sessions",
+    "ingest_folder": "services.capture.folders",
     # interop
     "sync_workspace": "services.interop.sync",
     "workspace_signature": "services.interop.sync",
@@ -107,6 +110,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazily
     from models.entities import FACT_STATUSES, MEMORY_TYPES
+    from services.capture.folders import ingest_folder
     from services.capture.sessions import ingest_session
     from services.config import StoreConfig
     from services.engram import AgentMemory, Engram
@@ -132,6 +136,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazil
     from services.lifecycle.gc import run_gc
     from services.records import AgentInfo, FactView, ImportReport, RememberResult, SearchHit
     from services.search.context import build_context
+    from services.search.episodes import EpisodeHit, recall_episodes
     from services.search.hybrid import DEFAULT_WEIGHTS, SearchMode
     from services.secrets import LLM_API_KEY, SecretsStore
     from services.store.facts import FactFilters, FactStatus

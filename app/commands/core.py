@@ -92,6 +92,14 @@ def register(sub) -> None:
     p.add_argument("--mode", choices=["hybrid", "keyword", "semantic"], default="hybrid")
     p.add_argument("--category")
     p.add_argument("--status")
+    p.add_argument(
+        "--scope",
+        choices=["all", "facts", "episodes"],
+        default="all",
+        help="facts, episodes (the sessions it is about) or both (default)",
+    )
+    p.add_argument("--facts-only", dest="scope", action="store_const", const="facts")
+    p.add_argument("--episodes-only", dest="scope", action="store_const", const="episodes")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_recall)
 
@@ -296,7 +304,11 @@ def cmd_recall(args, ctx):
         print(f"engram: {eng.semantic_error}", file=sys.stderr)
     mode = args.mode if eng.semantic_enabled else "keyword"
     filt = _filters(args)
-    if args.agent:
+    scope = getattr(args, "scope", "all")
+    episodes = _recall_episodes(eng, args) if scope != "facts" else []
+    if scope == "episodes":
+        hits = []
+    elif args.agent:
         hits = [
             (args.agent, h)
             for h in eng.agent(args.agent).search(args.query, k=args.k, filters=filt, mode=mode)
@@ -304,11 +316,25 @@ def cmd_recall(args, ctx):
     else:
         hits = eng.search_all(args.query, k=args.k, filters=filt, mode=mode)
     if args.json:
-        emit_json([{**h.to_json(), "agent": slug} for slug, h in hits])
+        emit_json(
+            [{**h.to_json(), "agent": slug} for slug, h in hits]
+            + [{**e.to_json(), "agent": slug} for slug, e in episodes]
+        )
     else:
         for slug, h in hits:
             sig = " ".join(f"{k}={v:.3f}" for k, v in h.signals.items() if v)
             print(f"{h.fact.id:>6} {h.score:.3f} [{slug}] {h.fact.content}\n         {sig}")
+        for slug, e in episodes:
+            ep = e.episode
+            print(f"  ep{ep.id:<4} {e.score:.3f} [{slug}] {ep.day} {ep.time or ''}  {ep.summary}")
+
+
+def _recall_episodes(eng, args) -> list:
+    slugs = [args.agent] if args.agent else [a.slug for a in eng.agents(with_counts=False)]
+    out = []
+    for slug in slugs:
+        out += [(slug, e) for e in eng.agent(slug).recall_episodes(args.query, k=min(args.k, 5))]
+    return sorted(out, key=lambda se: -se[1].score)[: args.k]
 
 
 def cmd_export(args, ctx):
