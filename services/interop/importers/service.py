@@ -9,17 +9,58 @@ from services.ingest.pipeline import NewFact
 from services.interop.importers.base import ImportFormatError, ParsedSource
 from services.records import ImportReport
 
+_P = "services.interop.importers."
 # Order matters: the most specific detector first. Each module has detect(path) and parse(path).
+# Claude Code auto memory and Codex memories hold a MEMORY.md too: they go before Hermes.
 FORMATS = {
-    "lynn": "services.interop.importers.lynn",
-    "memory-setup": "services.interop.importers.memory_setup",
-    "hermes": "services.interop.importers.hermes",
+    "claude-code-memory": _P + "claude_memory",
+    "codex-memory": _P + "codex_memory",
+    "mcp-memory": _P + "mcp_memory",
+    "openmemory": _P + "openmemory",
+    "engram-json": _P + "engram_json",
+    "basic-memory": _P + "basic_memory",
+    "lynn": _P + "lynn",
+    "memory-setup": _P + "memory_setup",
+    "instructions": _P + "instructions",
+    "hermes": _P + "hermes",
 }
+# What users call the files; ``--format`` accepts these too.
+ALIASES = {
+    "claude-memory": "claude-code-memory",
+    "claude-md": "instructions",
+    "agents-md": "instructions",
+    "gemini-md": "instructions",
+    "cursor": "instructions",
+    "cursor-rules": "instructions",
+    "windsurf": "instructions",
+    "windsurf-rules": "instructions",
+    "aider": "instructions",
+    "aider-conventions": "instructions",
+    "codex": "codex-memory",
+    "mem0": "openmemory",
+    "engram": "engram-json",
+    "engram-markdown": "memory-setup",
+}
+SUPPORTED = (
+    "Claude Code auto memory (claude-code-memory), CLAUDE.md / AGENTS.md / GEMINI.md / Cursor "
+    ".mdc and .cursorrules / Windsurf rules / Aider CONVENTIONS.md (instructions), Codex "
+    "memories (codex-memory), basic-memory notes (basic-memory), an OpenMemory export zip "
+    "(openmemory), an MCP memory server memory.jsonl (mcp-memory), an Engram JSON export "
+    "(engram-json), a Memory Setup workspace or Engram Markdown export (memory-setup), Hermes "
+    "MEMORY.md/USER.md (hermes), a Lynn memory dir (lynn)"
+)
+# Facts from these formats are whole-file statements: one the file no longer makes is archived.
+TRACKS_REMOVALS = {"instructions", "claude-code-memory", "codex-memory", "basic-memory"}
+
+
+def format_names() -> list[str]:
+    return [*FORMATS, *ALIASES]
 
 
 def _module(fmt: str):
+    fmt = ALIASES.get(fmt, fmt)
     if fmt not in FORMATS:
-        raise ImportFormatError(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
+        raise ImportFormatError(f"unknown format {fmt!r}; known: {', '.join(format_names())}")
     return importlib.import_module(FORMATS[fmt])
 
 
@@ -30,13 +71,13 @@ def detect_format(path: Path) -> str:
         if _module(fmt).detect(path):
             return fmt
     raise ImportFormatError(
-        f"{path}: not a format Engram can import (a Memory Setup workspace, a Hermes "
-        "MEMORY.md/USER.md, a Lynn memory dir, or an Engram JSONL export)"
+        f"{path}: not a format Engram can import. Supported: {SUPPORTED}. If it is one of "
+        "these, name it: engram import --format NAME"
     )
 
 
 def parse_source(path: Path, fmt: str | None = None) -> ParsedSource:
-    fmt = fmt or detect_format(path)
+    fmt = ALIASES.get(fmt, fmt) if fmt else detect_format(path)
     return _module(fmt).parse(path)
 
 
@@ -72,6 +113,13 @@ def import_into(
     results = memory.remember_many(
         items, progress=progress, cancelled=cancelled, actor="import", bump=False
     )
+    if parsed.format in TRACKS_REMOVALS and not (cancelled and cancelled()):
+        from services.interop.importers.removals import archive_removed, revive_restated
+
+        said = {r.fact_id for r in results if r.fact_id is not None}
+        report.revived = revive_restated(memory, said)
+        keep = said | {fid for fid in undone.values() if fid is not None}
+        report.archived = archive_removed(memory, parsed, keep)
     for r in results:
         if r.status == "added":
             report.added += 1
@@ -100,10 +148,11 @@ def import_into(
     return report
 
 
-def _changed_by_user(memory, items: list[NewFact]) -> set[int]:
+def _changed_by_user(memory, items: list[NewFact]) -> dict[int, int | None]:
     """Indexes of items whose text is what a stored fact said before the user edited it (the
-    fact still exists) or deleted it. Without this, re-importing the source would bring the
-    old wording back and supersede the user's correction."""
+    fact still exists) or deleted it, each with the edited fact's id (None: deleted). Without
+    this, re-importing the source would bring the old wording back and supersede the user's
+    correction."""
     from models.entities import AuditEvent, Fact
     from services.ingest.policy import policy_for
     from services.store.text import content_hash
@@ -124,7 +173,7 @@ def _changed_by_user(memory, items: list[NewFact]) -> set[int]:
         else:
             edited.setdefault(content_hash(text), fid)
     if not edited and not deleted:
-        return set()
+        return {}
     live = {
         fid
         for (fid,) in Fact.select(Fact.id)
@@ -135,10 +184,12 @@ def _changed_by_user(memory, items: list[NewFact]) -> set[int]:
         )
         .tuples()
     }
-    out = set()
+    out: dict[int, int | None] = {}
     policy = policy_for(memory)
     for i, it in enumerate(items):
         h = content_hash(policy.sanitize(it.content).text)
-        if h in deleted or edited.get(h) in live:
-            out.add(i)
+        if edited.get(h) in live:
+            out[i] = edited[h]
+        elif h in deleted:
+            out[i] = None
     return out
