@@ -72,25 +72,40 @@ def detect(path: Path) -> bool:
     return folder_of(path) is not None
 
 
+def _encode(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]", "-", name)
+
+
+def _decode(enc: str) -> Path | None:
+    """Walk the encoded project path on disk (Claude Code writes every non-alphanumeric
+    character as ``-``, so only the disk can tell ``my-app`` from ``my/app``)."""
+    parts = enc[1:].split("-")
+    cur, i = Path("/"), 0
+    while i < len(parts):
+        try:
+            names = {_encode(p.name): p for p in cur.iterdir() if p.is_dir()}
+        except OSError:
+            return None
+        for j in range(len(parts), i, -1):
+            hit = names.get("-".join(parts[i:j]))
+            if hit is not None:
+                cur, i = hit, j
+                break
+        else:
+            return None
+    return cur
+
+
 def project_name(folder: Path) -> str:
-    """``~/.claude/projects/-home-me-code-my-app/memory`` → ``my-app`` (the encoded path is
-    walked on disk to tell hyphens in names from separators); a repo copy → the repo's name."""
+    """``~/.claude/projects/-home-me-code-my-app/memory`` → ``my-app``; a repo copy
+    (``<repo>/.claude/memory``) → the repo's name."""
     parent = folder.parent
     if parent.name == ".claude":
         return slug(parent.parent.name)
     enc = parent.name
     if parent.parent.name == "projects" and enc.startswith("-"):
-        parts = enc[1:].split("-")
-        cur, i = Path("/"), 0
-        while i < len(parts):
-            for j in range(len(parts), i, -1):
-                cand = cur / "-".join(parts[i:j])
-                if cand.exists():
-                    cur, i = cand, j
-                    break
-            else:
-                return slug("-".join(parts[i:])) if i < len(parts) else slug(cur.name)
-        return slug(cur.name)
+        real = _decode(enc)
+        return slug(real.name if real else enc.rsplit("-", 1)[-1])
     return slug(parent.name)
 
 

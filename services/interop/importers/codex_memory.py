@@ -100,8 +100,9 @@ def _parse_text(f: Path, rel: str, text: str, scope: str, out: ParsedSource) -> 
         if len(kept) != len(st.text.split("\n")):
             st.lines = kept
             st.kind = "para"
-        cat = heading_category(st.sections) or infer_category(st.text)
-        if any(re.search(r"user profile|about the user", s, re.I) for s in st.sections):
+        # "Task Group" / "Task N" head learnings from past tasks, not open tasks
+        cat = heading_category(st.sections) or "fact"
+        if cat in ("task", "fact"):
             cat = infer_category(st.text)
         tags = ["codex-memory", *section_tags(st.sections, skip_title=False)[:3]]
         out.facts.append(

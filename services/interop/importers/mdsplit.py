@@ -101,7 +101,25 @@ def split_statements(text: str, first_line: int = 1) -> list[Statement]:
         _line(c, no, line)
         i += 1
     c.close()
-    return [s for s in c.out if s.text]
+    return _labels_to_sections([s for s in c.out if s.text])
+
+
+def _labels_to_sections(stmts: list[Statement]) -> list[Statement]:
+    """A one-line paragraph like "Preference signals:" heads the statements after it (up to
+    the next heading), like a heading would; it says nothing on its own."""
+    out: list[Statement] = []
+    label: tuple[list[str], str] | None = None
+    for st in stmts:
+        t = st.text
+        if st.kind == "para" and "\n" not in t and t.endswith(":") and len(t.split()) <= 6:
+            label = (st.sections, t.rstrip(":").strip("*_ ").strip())
+            continue
+        if label and st.sections == label[0]:
+            st.sections = [*st.sections, label[1]]
+        else:
+            label = None
+        out.append(st)
+    return out
 
 
 def _line(c: _Cutter, no: int, line: str) -> None:
@@ -165,4 +183,4 @@ def _skip_comment(lines: list[str], i: int) -> int:
 
 
 def _plain(title: str) -> str:
-    return re.sub(r"[*_`]", "", title).strip()
+    return re.sub(r"[*`]", "", title).strip()

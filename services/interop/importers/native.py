@@ -22,13 +22,13 @@ SOURCE_LIFECYCLE = "source"
 
 # A heading says what the statements under it are; the first match wins.
 HEADING_CATEGORIES = [
-    (re.compile(r"prefer|style|taste|likes|偏好|风格|习惯", re.I), "pref"),
+    (re.compile(r"prefer|taste|likes|偏好|习惯", re.I), "pref"),
     (re.compile(r"environment|\benv\b|setup|install|tooling|machine|环境|配置", re.I), "env"),
     (re.compile(r"\btodo\b|\btasks?\b|next steps|roadmap|backlog|待办", re.I), "task"),
     (
         re.compile(
             r"decision|architecture|structure|overview|about|product|context|background|"
-            r"stack|known issues|workaround|glossary|reference|profile|who|facts?\b|notes?\b",
+            r"stack|known issues|workaround|glossary|reference|profile|who\b|facts?\b",
             re.I,
         ),
         "fact",
@@ -47,10 +47,10 @@ def heading_category(sections: list[str]) -> str | None:
 def rule_category(text: str, sections: list[str]) -> str:
     """Instruction files: a statement is a ``rule`` unless its heading or its wording says it
     is a preference, an environment note, a task or a plain fact."""
-    by_words = infer_category(text, default="")
-    if by_words == "rule":
+    if infer_category(text, default="") == "rule":
         return "rule"
-    return heading_category(sections) or by_words or "rule"
+    # "Prefer X" in a rules file is still a rule: only its heading says otherwise
+    return heading_category(sections) or "rule"
 
 
 def section_tags(sections: list[str], skip_title: bool = True) -> list[str]:

@@ -40,21 +40,33 @@ def archive_removed(memory, parsed: ParsedSource, keep: set[int]) -> int:
     return len(gone)
 
 
-def revive_restated(memory, ids: set[int]) -> int:
-    """Facts archived because their file dropped them, stated by the file again."""
+def revive_restated(memory, items: list) -> dict[int, int]:
+    """Items (NewFact) a file states again after a re-import archived them: index → the
+    archived fact, which is made active again instead of stored twice."""
     from models.entities import Fact
+    from services.ingest.policy import policy_for
+    from services.store.text import content_hash
 
-    if not ids:
-        return 0
     rows = (
-        Fact.select(Fact.id, Fact.metadata)
+        Fact.select(Fact.id, Fact.content_hash, Fact.metadata)
         .where(
-            (Fact.agent == memory.agent_id) & Fact.id.in_(sorted(ids)) & (Fact.status == "archived")
+            (Fact.agent == memory.agent_id)
+            & (Fact.status == "archived")
+            & pw.fn.json_extract(Fact.metadata, f"$.{REMOVED}").is_null(False)
         )
         .tuples()
     )
-    back = [(fid, dict(meta or {})) for fid, meta in rows if (meta or {}).get(REMOVED)]
-    for fid, meta in back:
+    archived = {h: (fid, dict(meta or {})) for fid, h, meta in rows}
+    if not archived:
+        return {}
+    policy = policy_for(memory)
+    out: dict[int, int] = {}
+    for i, it in enumerate(items):
+        hit = archived.get(content_hash(policy.sanitize(it.content).text))
+        if hit is None or hit[0] in out.values():
+            continue
+        fid, meta = hit
         meta.pop(REMOVED, None)
         memory.facts.edit(fid, actor="import", status="active", metadata=meta)
-    return len(back)
+        out[i] = fid
+    return out

@@ -109,16 +109,22 @@ def import_into(
     undone = _changed_by_user(memory, items)
     report.duplicates += len(undone)
     items = [it for i, it in enumerate(items) if i not in undone]
+    revived: dict[int, int] = {}
+    if parsed.format in TRACKS_REMOVALS:
+        from services.interop.importers.removals import revive_restated
+
+        revived = revive_restated(memory, items)
+        report.revived = len(revived)
+        items = [it for i, it in enumerate(items) if i not in revived]
     # Re-importing the same file must change nothing: duplicates are not bumped.
     results = memory.remember_many(
         items, progress=progress, cancelled=cancelled, actor="import", bump=False
     )
     if parsed.format in TRACKS_REMOVALS and not (cancelled and cancelled()):
-        from services.interop.importers.removals import archive_removed, revive_restated
+        from services.interop.importers.removals import archive_removed
 
-        said = {r.fact_id for r in results if r.fact_id is not None}
-        report.revived = revive_restated(memory, said)
-        keep = said | {fid for fid in undone.values() if fid is not None}
+        keep = {r.fact_id for r in results if r.fact_id is not None} | set(revived.values())
+        keep |= {fid for fid in undone.values() if fid is not None}
         report.archived = archive_removed(memory, parsed, keep)
     for r in results:
         if r.status == "added":
@@ -160,14 +166,16 @@ def _changed_by_user(memory, items: list[NewFact]) -> dict[int, int | None]:
     edited: dict[str, int] = {}
     deleted: set[str] = set()
     rows = (
-        AuditEvent.select(AuditEvent.action, AuditEvent.fact_id, AuditEvent.before)
+        AuditEvent.select(
+            AuditEvent.action, AuditEvent.fact_id, AuditEvent.before, AuditEvent.after
+        )
         .where((AuditEvent.agent == memory.agent_id) & AuditEvent.action.in_(("edit", "delete")))
         .tuples()
     )
-    for action, fid, before in rows:
+    for action, fid, before, after in rows:
         text = (before or {}).get("content")
-        if not text:
-            continue
+        if not text or (action == "edit" and (after or {}).get("content") == text):
+            continue  # an edit of the status or tags only (an archive) is not a correction
         if action == "delete":
             deleted.add(content_hash(text))
         else:
