@@ -92,6 +92,15 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_import)
 
+    p = sub.add_parser(
+        "writeback", help="write Engram's edits and deletes back into the agent's memory files"
+    )
+    p.add_argument("--agent", required=True)
+    p.add_argument("--prefer", choices=["engram", "file"])
+    p.add_argument("--dry-run", action="store_true")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_writeback)
+
     p = sub.add_parser("discover", help="find the memory files the agents on this machine keep")
     p.add_argument("--json", action="store_true")
     p.add_argument("--import", dest="do_import", action="store_true", help="import what is new")
@@ -348,6 +357,24 @@ def cmd_discover(args, ctx):
                 f"duplicates {rep.duplicates}, skipped {len(rep.skipped)}"
             )
     return 1 if any(err for _, _, err in done) else 0
+
+
+def cmd_writeback(args, ctx):
+    from services.interop.writeback import write_back
+
+    rep = write_back(ctx.engram().agent(args.agent), prefer=args.prefer, dry_run=args.dry_run)
+    if args.json:
+        emit_json(rep.to_json())
+        return 4 if rep.conflicts else 0
+    for c in rep.changes:
+        print(c)
+    for c in rep.conflicts:
+        print(f"CONFLICT {c.file} fact {c.fact_id}: {c.reason}")
+    print(
+        f"written back {rep.pushed}, conflicts {len(rep.conflicts)}"
+        + (" (dry run: nothing written)" if args.dry_run else "")
+    )
+    return 4 if rep.conflicts else 0
 
 
 def cmd_recall(args, ctx):

@@ -10,6 +10,7 @@ re-import archive what the file no longer says and lets write-back find the line
 
 from __future__ import annotations
 
+import hashlib
 import re
 from datetime import datetime
 from pathlib import Path
@@ -67,6 +68,11 @@ def source_meta(fmt: str, path: Path, **extra) -> dict:
     }
 
 
+def block_hash(st: Statement) -> str:
+    """The block a fact came from, as write-back finds it again (text never leaves the store)."""
+    return hashlib.sha256("\n".join(st.lines).encode("utf-8")).hexdigest()[:32]
+
+
 def statement_fact(
     st: Statement,
     rel: str,
@@ -88,7 +94,7 @@ def statement_fact(
         source_ref=f"{rel}:{st.start}",
         subject=subject,
         pinned=pinned,
-        metadata={**meta, "source_lines": [st.start, st.end]},
+        metadata={**meta, "source_lines": [st.start, st.end], "source_hash": block_hash(st)},
     )
 
 

@@ -51,6 +51,8 @@ SUPPORTED = (
 )
 # Facts from these formats are whole-file statements: one the file no longer makes is archived.
 TRACKS_REMOVALS = {"instructions", "claude-code-memory", "codex-memory", "basic-memory"}
+# The agent's own memory files: Engram's edits and deletes can be written back (writeback.py).
+WRITES_BACK = {"instructions", "claude-code-memory", "codex-memory"}
 
 
 def format_names() -> list[str]:
@@ -120,6 +122,10 @@ def import_into(
     results = memory.remember_many(
         items, progress=progress, cancelled=cancelled, actor="import", bump=False
     )
+    if parsed.format in WRITES_BACK:
+        from services.interop.writeback import link_imported
+
+        link_imported(memory, [r.fact_id for r in results if r.fact_id is not None])
     if parsed.format in TRACKS_REMOVALS and not (cancelled and cancelled()):
         from services.interop.importers.removals import archive_removed
 
