@@ -88,6 +88,7 @@ def import_into(
 ) -> ImportReport:
     parsed = parse_source(path, fmt)
     report = ImportReport(source=str(path), format=parsed.format, skipped=list(parsed.problems))
+    clean_meta = _metadata_cleaner(memory)
     items = [
         NewFact(
             content=f.content,
@@ -103,7 +104,7 @@ def import_into(
             created_at=f.created_at,
             confidence=f.confidence,
             status=f.status,
-            metadata=f.metadata,
+            metadata=clean_meta(f.metadata),
         )
         for f in parsed.facts
     ]
@@ -158,6 +159,51 @@ def import_into(
         else:
             report.episodes_duplicates += 1
     return report
+
+
+# Metadata keys that locate or classify (paths, hashes, formats), not memory text.
+STRUCTURAL = {
+    "source_file",
+    "source_format",
+    "source_hash",
+    "source_lines",
+    "lifecycle",
+    "date_source",
+    "origin",
+    "file",
+    "agent",
+    "type",
+    "state",
+    "id",
+    "tier",
+    "always_apply",
+    "trigger",
+}
+
+
+def _metadata_cleaner(memory):
+    """Text an importer keeps beside a fact (a frontmatter description, an observation, a
+    relation's context) is memory text too: it goes through the write policy like the fact."""
+    from services.ingest.policy import Target, policy_for
+
+    policy = policy_for(memory)
+
+    def clean(value, key=None):
+        if isinstance(value, dict):
+            out = {}
+            for k, v in value.items():
+                c = clean(v, k)
+                if c is not None:
+                    out[k] = c
+            return out
+        if isinstance(value, list):
+            return [c for c in (clean(v, key) for v in value) if c is not None]
+        if isinstance(value, str) and key not in STRUCTURAL:
+            verdict = policy.sanitize(value, Target.OTHER)
+            return None if verdict.blocked_by else str(verdict.text)
+        return value
+
+    return lambda meta: clean(meta or {})
 
 
 def _changed_by_user(memory, items: list[NewFact]) -> dict[int, int | None]:
