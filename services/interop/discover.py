@@ -105,6 +105,9 @@ def _home_sources(home: Path, codex: Path, found: dict) -> None:
     claude = home / ".claude"
     for f in [claude / "CLAUDE.md", *sorted((claude / "rules").glob("*.md"))]:
         _add(found, "instructions", f, "claude-code", None)
+    custom = _setting(claude / "settings.json", "autoMemoryDirectory")
+    if custom:
+        _add(found, "claude-code-memory", Path(custom).expanduser(), "claude-code", None)
     projects = claude / "projects"
     if projects.is_dir():
         for d in sorted(p for p in projects.iterdir() if p.is_dir()):
@@ -134,6 +137,14 @@ def _home_sources(home: Path, codex: Path, found: dict) -> None:
         _add(found, "mcp-memory", f, "mcp-memory", None)
     for z in sorted((home / "Downloads").glob("memories_export_*.zip")):
         _add(found, "openmemory", z, "openmemory", None)
+
+
+def _setting(path: Path, key: str):
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data.get(key) if isinstance(data, dict) else None
 
 
 def _claude_project(d: Path, found: dict) -> None:

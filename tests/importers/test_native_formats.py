@@ -390,3 +390,48 @@ def test_cli_refusal_and_format_flag(cli, native):
     rc, out, err = cli("import", "--agent", "x", "--format", "agents-md", str(native / "rules.txt"))
     assert rc == 0, err
     assert "(instructions): added 1" in out
+
+
+def test_agents_md_git_symlink_blob_reads_its_target(mem, native):
+    project = native / "project"
+    (project / "AGENTS.md").write_text(".cursor/rules/react.mdc\n")
+    parsed = parse_source(project / "AGENTS.md")
+    texts = [f.content for f in parsed.facts]
+    assert ".cursor/rules/react.mdc" not in texts
+    assert "Keep components under 200 lines." in texts
+
+
+def test_old_claude_auto_memory_without_frontmatter_is_not_hermes(tmp_path):
+    folder = tmp_path / ".claude" / "projects" / "-home-dev-src-shop" / "memory"
+    folder.mkdir(parents=True)
+    (folder / "MEMORY.md").write_text("# Notes\n\n- [Build](build.md) — how to build\n")
+    (folder / "build.md").write_text("Run `make build` with Go 1.22 installed.\n")
+    assert detect_format(folder) == "claude-code-memory"
+    parsed = parse_source(folder)
+    assert [f.content for f in parsed.facts] == ["Run `make build` with Go 1.22 installed."]
+    assert parsed.facts[0].metadata["project"] == "shop"
+
+
+def test_unreadable_instruction_file_is_one_clear_problem(mem, tmp_path):
+    bad = tmp_path / "CLAUDE.md"
+    bad.write_bytes(b"\x00\x01\x02binary\x00" * 50)
+    rep = mem.import_path(bad)
+    assert rep.added == 0 and len(rep.skipped) == 1
+    assert "not a text file" in rep.skipped[0].reason
+
+
+def test_deeply_nested_and_numbered_lists_keep_their_parents(tmp_path):
+    f = tmp_path / "AGENTS.md"
+    f.write_text(
+        "# Rules\n\n"
+        "1. Use feature flags for risky changes.\n"
+        "   - Name them `ff_<team>_<name>`.\n"
+        "     - Remove them within two releases.\n"
+        "2. Keep migrations reversible.\n"
+    )
+    texts = [x.content for x in parse_source(f).facts]
+    assert texts == [
+        "Use feature flags for risky changes.\n- Name them `ff_<team>_<name>`.\n"
+        "  - Remove them within two releases.",
+        "Keep migrations reversible.",
+    ]

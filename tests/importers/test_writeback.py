@@ -113,7 +113,7 @@ def test_gemini_saved_memories_written_back_user_section_untouched(mem, tmp_path
     assert rep.pushed == 2 and rep.conflicts == []
     expected = original.replace(
         "- The user prefers short commit messages\n  in the imperative mood.\n\n"
-        "  **Note:** squash before merging.\n",
+        "**Note:** squash before merging.\n",
         "- The user prefers one-line commit messages.\n",
     ).replace("- The CI runner image is `ghcr.io/acme/ci:2026.05`.\n", "")
     assert gemini.read_text() == expected

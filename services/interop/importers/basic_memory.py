@@ -23,7 +23,7 @@ from services.interop.importers.native import rel_name, source_meta, statement_f
 FORMAT = "basic-memory"
 _OBS = re.compile(r"^\s*[-*]\s+\[([^\]\[]+)\]\s+(?!\()(.+)$")
 _TAGGED = re.compile(r"^\s*[-*]\s+(?!\[)(.*(?<!\S)#[\w\-/]+.*)$")
-_REL = re.compile(r"^\s*[-*]\s+([\w\-]+)\s+\[\[([^\]]+)\]\]\s*(?:\((.*)\))?\s*$")
+_REL = re.compile(r"^\s*[-*]\s+(\w[\w \-]{0,40}?)\s+\[\[([^\]]+)\]\]\s*(?:\((.*)\))?\s*$")
 _HASHTAG = re.compile(r"(?<!\S)#([\w\-/]+)")
 _CONTEXT = re.compile(r"\s+\(([^()]*)\)\s*$")
 _SKIP_CAT = re.compile(r"^(?:\s|x|X|-|/|>|\?|\d{1,2}:\d{2}(?::\d{2})?)$")

@@ -63,7 +63,17 @@ def folder_of(path: Path) -> Path | None:
         return None
     if any(is_topic_file(p) for p in sorted(topics)[:200]):
         return d
+    # old auto memory, before topic files had frontmatter: known by where it lives
+    if (d / INDEX).is_file() and _auto_memory_place(d):
+        return d
     return None
+
+
+def _auto_memory_place(d: Path) -> bool:
+    parts = [p.lower() for p in d.resolve().parts]
+    if len(parts) >= 4 and parts[-1] == "memory" and parts[-3] == "projects":
+        return parts[-4] == ".claude"
+    return parts[-2:] == [".claude", "memory"]
 
 
 def detect(path: Path) -> bool:

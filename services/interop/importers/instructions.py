@@ -19,7 +19,7 @@ from pathlib import Path
 from services.interop.importers import frontmatter
 from services.interop.importers.base import ImportProblem, ParsedSource
 from services.interop.importers.common import file_time, infer_category, read_text
-from services.interop.importers.mdsplit import split_statements
+from services.interop.importers.mdsplit import Statement, split_statements
 from services.interop.importers.native import (
     rel_name,
     rule_category,
@@ -122,6 +122,10 @@ def parse_file(
     out.problems.extend(problems)
     if text is None:
         return
+    target = _link_blob(real, text)
+    if target is not None:  # a git symlink checked out as a file holding the target's path
+        parse_file(target, out, root, seen, hops + 1, via=rel, inherit=file_kind(f))
+        return
     out.sources.append(str(real))
     agent, kind = file_kind(f) or file_kind(real) or inherit or ("generic", "imported")
     fm, body, first = frontmatter.split(text)
@@ -137,7 +141,8 @@ def parse_file(
     instruction = {k: v for k, v in extra.items() if v not in (None, "")}
     meta = source_meta(FORMAT, real, instruction=instruction)
     created = file_time(real)
-    for st in split_statements(body, first):
+    stmts = split_statements(body, first)
+    for st in gemini_merge(stmts) if kind == "gemini-md" else stmts:
         agent_written = kind == "gemini-md" and GEMINI_SECTION in st.sections
         if _only_imports(st.text) or (st.kind == "para" and _ABOUT_FILE.match(st.text)):
             continue
@@ -152,6 +157,34 @@ def parse_file(
         out.facts.append(statement_fact(st, rel, category=cat, meta=m, created=created, tags=tags))
     if kind == "claude-md" or kind == "gemini-md" or kind == "agents-md":
         _follow_imports(f, body, out, root, seen, hops, rel, (agent, kind))
+
+
+def _link_blob(real: Path, text: str) -> Path | None:
+    line = text.strip()
+    if not line or "\n" in line or " " in line or len(line) > 255:
+        return None
+    target = (real.parent / line).resolve()
+    return target if target.is_file() and target != real else None
+
+
+def gemini_merge(stmts: list[Statement]) -> list[Statement]:
+    """In ``## Gemini Added Memories`` a memory runs up to the next column-0 ``- ``: bold
+    pseudo-headings, paragraphs and blank lines after a bullet belong to it."""
+    out: list[Statement] = []
+    for st in stmts:
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and GEMINI_SECTION in st.sections
+            and st.sections == prev.sections
+            and prev.kind == "bullet"
+            and st.kind != "bullet"
+        ):
+            prev.lines += [""] * (st.start - prev.end - 1) + st.lines
+            prev.end = st.end
+            continue
+        out.append(st)
+    return out
 
 
 def _only_imports(text: str) -> bool:
