@@ -18,9 +18,8 @@ import hashlib
 import json
 from pathlib import Path
 
-from services.interop.importers import frontmatter
+from services.interop.importers import frontmatter, gemini
 from services.interop.importers.claude_memory import merge_explanations
-from services.interop.importers.instructions import GEMINI_SECTION, gemini_merge
 from services.interop.importers.mdsplit import Statement, split_statements
 from services.interop.importers.native import block_hash
 from services.interop.sync import SyncConflict, SyncReport
@@ -53,7 +52,7 @@ def statements(path: Path, text: str, fmt: str) -> list[Statement]:
     if fmt == "claude-code-memory":
         return merge_explanations(stmts)
     if fmt == "instructions":
-        return [s for s in gemini_merge(stmts) if GEMINI_SECTION in s.sections]
+        return gemini.memories(body, first)
     return stmts
 
 

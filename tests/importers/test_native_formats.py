@@ -435,3 +435,29 @@ def test_deeply_nested_and_numbered_lists_keep_their_parents(tmp_path):
         "  - Remove them within two releases.",
         "Keep migrations reversible.",
     ]
+
+
+def test_gemini_multiline_memories_with_unindented_lists(mem, native):
+    """save_memory does not indent a long memory: its pseudo-headings and column-0 lists
+    belong to it; the next memory starts at a bullet that no heading or colon introduced."""
+    gem = native / "gemini_home" / "GEMINI.md"
+    mem.import_path(gem)
+    saved = {
+        f.content.split("\n")[0]: f
+        for f in _active(mem).values()
+        if f.metadata.get("origin") == "agent"
+    }
+    assert sorted(saved) == [
+        "Notes on backup strategy for the home server:",
+        "Suggestions for faster shell startup:",
+        "The user prefers tmux over screen.",
+        "The user's laptop runs NixOS with flakes enabled.",
+    ]
+    backup = saved["Notes on backup strategy for the home server:"].content
+    assert "- Keep 7 daily and 4 weekly snapshots." in backup and "[1] https://restic" in backup
+    assert (
+        "- Use `zprof` to find slow plugins."
+        in saved["Suggestions for faster shell startup:"].content
+    )
+    mine = _one(_active(mem), "Never run `rm -rf`")
+    assert mine.metadata["origin"] == "user"  # "## My own section" ends the memories

@@ -135,3 +135,15 @@ def test_codex_memory_md_written_back(mem, tmp_path):
         "- The ledger test is flaky: inject the clock.",
     )
     assert (folder / "memory_summary.md").read_bytes() == summary  # not the agent's to rewrite
+
+
+def test_gemini_multiline_memory_deleted_whole(mem, tmp_path):
+    gem = tmp_path / "GEMINI.md"
+    shutil.copy(NATIVE / "gemini_home" / "GEMINI.md", gem)
+    original = gem.read_text()
+    mem.import_path(gem)
+    mem.delete([_fact(mem, "Notes on backup strategy").id])
+    assert write_back(mem).pushed == 1
+    start = original.index("- Notes on backup strategy")
+    end = original.index("- The user prefers tmux")
+    assert gem.read_text() == original[:start] + original[end:]

@@ -16,10 +16,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from services.interop.importers import frontmatter
+from services.interop.importers import frontmatter, gemini
 from services.interop.importers.base import ImportProblem, ParsedSource
 from services.interop.importers.common import file_time, infer_category, read_text
-from services.interop.importers.mdsplit import Statement, split_statements
+from services.interop.importers.mdsplit import split_statements
 from services.interop.importers.native import (
     rel_name,
     rule_category,
@@ -30,8 +30,7 @@ from services.interop.importers.native import (
 
 FORMAT = "instructions"
 MAX_HOPS = 5
-GEMINI_SECTION = "Gemini Added Memories"
-_GEMINI_HEAD = re.compile(r"^##\s+Gemini Added Memories\s*$")
+GEMINI_SECTION = gemini.SECTION
 # "This file provides guidance to Claude Code …": says what the file is, not a rule.
 _ABOUT_FILE = re.compile(
     r"^this (file|document)\b[^.\n]{0,80}\b(provides|stores|contains|is|gives)\b", re.I
@@ -142,7 +141,9 @@ def parse_file(
     meta = source_meta(FORMAT, real, instruction=instruction)
     created = file_time(real)
     stmts = split_statements(body, first)
-    for st in gemini_merge(stmts) if kind == "gemini-md" else stmts:
+    if kind == "gemini-md":
+        stmts = gemini.replace_section(stmts, body, first)
+    for st in stmts:
         agent_written = kind == "gemini-md" and GEMINI_SECTION in st.sections
         if _only_imports(st.text) or (st.kind == "para" and _ABOUT_FILE.match(st.text)):
             continue
@@ -165,26 +166,6 @@ def _link_blob(real: Path, text: str) -> Path | None:
         return None
     target = (real.parent / line).resolve()
     return target if target.is_file() and target != real else None
-
-
-def gemini_merge(stmts: list[Statement]) -> list[Statement]:
-    """In ``## Gemini Added Memories`` a memory runs up to the next column-0 ``- ``: bold
-    pseudo-headings, paragraphs and blank lines after a bullet belong to it."""
-    out: list[Statement] = []
-    for st in stmts:
-        prev = out[-1] if out else None
-        if (
-            prev is not None
-            and GEMINI_SECTION in st.sections
-            and st.sections == prev.sections
-            and prev.kind == "bullet"
-            and st.kind != "bullet"
-        ):
-            prev.lines += [""] * (st.start - prev.end - 1) + st.lines
-            prev.end = st.end
-            continue
-        out.append(st)
-    return out
 
 
 def _only_imports(text: str) -> bool:
