@@ -61,7 +61,7 @@ def test_claude_auto_memory_one_fact_per_statement_not_per_index_line(mem, nativ
     assert detect_format(folder / "MEMORY.md") == "claude-code-memory"
     rep = mem.import_path(folder)
     facts = _active(mem)
-    assert rep.format == "claude-code-memory" and rep.added == len(facts) == 8
+    assert rep.format == "claude-code-memory" and rep.added == len(facts) == 9
     _no_frontmatter(facts)
     assert not any("user_role.md" in c or "feedback_testing.md" in c for c in facts)
 
@@ -79,6 +79,13 @@ def test_claude_auto_memory_one_fact_per_statement_not_per_index_line(mem, nativ
     assert "user" in user.tags and not user.category.startswith("proj:")
     ref = _one(facts, "API latency graphs")  # type nested under metadata:
     assert ref.category == "reference"
+    # no type in the frontmatter; a bare "**How to apply:**" opens a list that stays with it
+    tables = _one(facts, "New tables use the `tree_accordion-dense__*` classes")
+    assert (
+        "- Touching a file that still uses" in tables.content
+        and "**Side effect:**" in tables.content
+    )
+    assert tables.category == "rule"
     assert _one(facts, "The staging cluster is shared").metadata["claude_memory"]["file"] == (
         "MEMORY.md"
     )

@@ -24,8 +24,20 @@ from services.interop.importers.native import rel_name, section_tags, source_met
 FORMAT = "claude-code-memory"
 TYPES = ("user", "feedback", "project", "reference")
 INDEX = "MEMORY.md"
-_EXPLAINS = re.compile(r"^\s*\*\*(why|how to apply|how)\b[^*]*\*\*", re.I)
+_EXPLAINS = re.compile(
+    r"^\s*\*\*(why|how to apply|how|side effect|anti-example|example|note|caveat|exception)"
+    r"\b[^*]*\*\*",
+    re.I,
+)
 _LINK = re.compile(r"\]\(([^)\s]+\.md)\)|\[\[([^\]]+)\]\]")
+
+
+def _has_card(fm: dict) -> bool:
+    """Frontmatter that names a memory: a known ``type``, or ``name`` + ``description`` (many
+    topic files carry no type)."""
+    if memory_type(fm) is not None:
+        return True
+    return bool(fm.get("name") and fm.get("description")) and "permalink" not in fm
 
 
 def memory_type(fm: dict) -> str | None:
@@ -45,9 +57,7 @@ def _head(path: Path) -> str:
 
 
 def is_topic_file(path: Path) -> bool:
-    return (
-        path.suffix.lower() == ".md" and memory_type(frontmatter.split(_head(path))[0]) is not None
-    )
+    return path.suffix.lower() == ".md" and _has_card(frontmatter.split(_head(path))[0])
 
 
 def folder_of(path: Path) -> Path | None:
@@ -130,14 +140,22 @@ def category_for(mtype: str | None, text: str, project: str) -> str:
 
 
 def merge_explanations(stmts: list[Statement]) -> list[Statement]:
+    """``**Why:**`` / ``**How to apply:**`` paragraphs (and a list a bare ``**How to
+    apply:**`` opens) belong to the rule above them."""
     out: list[Statement] = []
+    absorbing = False
     for st in stmts:
-        if out and _EXPLAINS.match(st.lines[0]) and st.sections == out[-1].sections:
-            prev = out[-1]
-            gap = st.start - prev.end - 1
-            prev.lines += [""] * gap + st.lines
+        prev = out[-1] if out else None
+        same = prev is not None and st.sections == prev.sections
+        explains = same and bool(_EXPLAINS.match(st.lines[0]))
+        if explains or (absorbing and same and st.kind == "bullet"):
+            assert prev is not None
+            prev.lines += [""] * (st.start - prev.end - 1) + st.lines
             prev.end = st.end
+            if explains:
+                absorbing = st.text.rstrip().rstrip("*").rstrip().endswith(":")
             continue
+        absorbing = False
         out.append(st)
     return out
 
