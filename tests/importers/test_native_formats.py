@@ -238,6 +238,7 @@ def test_codex_memories(mem, native):
         c.startswith(("updated_at", "cwd:", "rollout_", "scope:", "ledger, flaky")) for c in facts
     )
     assert not any(c.endswith(":") for c in facts)  # "Preference signals:" heads, not a fact
+    assert not any("-count=50" in c for c in facts)  # "Key steps:" / "References:" are logs
     assert _one(facts, "Prefers `rg` over `grep`").category == "pref"
     assert _one(facts, "使用中文回答简单问题").category == "pref"
     assert _one(facts, "The user asked for the smallest possible diff.").category == "pref"

@@ -29,7 +29,10 @@ _BOOKKEEPING = re.compile(
     r"description|task|task_group|task_outcome|keywords|scope|applies_to|id)\s*:",
     re.I,
 )
-_SKIP_SECTIONS = re.compile(r"rollout_summary_files|keywords|rollout summaries", re.I)
+# Bookkeeping and step-by-step logs, not knowledge to keep.
+_SKIP_SECTIONS = re.compile(
+    r"rollout_summary_files|keywords|rollout summaries|^references$|^key steps$", re.I
+)
 _TASK_GROUP = re.compile(r"^#\s+Task Group:", re.M)
 
 
