@@ -469,3 +469,15 @@ def test_gemini_multiline_memories_with_unindented_lists(mem, native):
     )
     mine = _one(_active(mem), "Never run `rm -rf`")
     assert mine.metadata["origin"] == "user"  # "## My own section" ends the memories
+
+
+def test_rules_of_one_file_never_supersede_each_other(mem, tmp_path):
+    f = tmp_path / "CLAUDE.md"
+    f.write_text(
+        "# Layout\n\n- Design docs live in the `design/` folder.\n"
+        "- Test fixtures live in `tests/fixtures/`.\n- The API is based in `api/`.\n"
+    )
+    rep = mem.import_path(f)
+    assert rep.added == 3 and rep.superseded == 0
+    mem.remember("The team moved to Berlin last year")
+    assert len([c for c in _active(mem) if "live in" in c or "based in" in c]) == 3

@@ -155,7 +155,12 @@ def parse_file(
         else:
             cat = rule_category(st.text, st.sections)
             m = {**meta, "origin": "user"}
-        out.facts.append(statement_fact(st, rel, category=cat, meta=m, created=created, tags=tags))
+        fact = statement_fact(st, rel, category=cat, meta=m, created=created, tags=tags)
+        if not agent_written:
+            # every rule in the file holds at once: one must not supersede another because
+            # both happen to read like "… lives in …" (a subject of its own per statement)
+            fact.subject = f"stmt:{fact.metadata['source_hash'][:16]}"
+        out.facts.append(fact)
     if kind == "claude-md" or kind == "gemini-md" or kind == "agents-md":
         _follow_imports(f, body, out, root, seen, hops, rel, (agent, kind))
 
