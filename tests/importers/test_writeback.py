@@ -147,3 +147,19 @@ def test_gemini_multiline_memory_deleted_whole(mem, tmp_path):
     start = original.index("- Notes on backup strategy")
     end = original.index("- The user prefers tmux")
     assert gem.read_text() == original[:start] + original[end:]
+
+
+def test_forgotten_fact_leaves_the_agents_file_and_stays_out(mem, keyword_engram, tmp_path):
+    from services.forget.service import ForgetScope, ForgetService
+
+    folder = tmp_path / "memory"
+    shutil.copytree(NATIVE / "claude_memory", folder)
+    mem.import_path(folder)
+    f = _fact(mem, "API latency graphs")
+    ForgetService(keyword_engram).execute(ForgetScope(agent=mem.slug, fact_ids=(f.id,)))
+    assert write_back(mem).pushed == 1
+    topic = (folder / "reference_dashboards.md").read_text()
+    assert "latency" not in topic and topic.startswith("---\nmetadata:")
+    rep = mem.import_path(folder)
+    assert rep.added == 0
+    assert not any("latency" in c for c in (x.content for x in mem.list(limit=100)))
