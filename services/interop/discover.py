@@ -10,6 +10,7 @@ discover`` and the desktop app's first-run page both call these."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -116,13 +117,7 @@ def _home_sources(home: Path, codex: Path, found: dict) -> None:
     mem = codex / "memories"
     if mem.is_dir():
         for d in sorted(p for p in mem.iterdir() if (p / "memory").is_dir()):
-            _add(
-                found,
-                "codex-memory",
-                d / "memory",
-                "codex",
-                None if d.name == "user" else d.name[:8],
-            )
+            _add(found, "codex-memory", d / "memory", "codex", _codex_project(d))
     if (codex / "sessions").is_dir():
         _add(found, "codex-sessions", codex / "sessions", "codex", None)
     _add(found, "instructions", home / ".gemini" / "GEMINI.md", "gemini", None)
@@ -137,6 +132,26 @@ def _home_sources(home: Path, codex: Path, found: dict) -> None:
         _add(found, "mcp-memory", f, "mcp-memory", None)
     for z in sorted((home / "Downloads").glob("memories_export_*.zip")):
         _add(found, "openmemory", z, "openmemory", None)
+
+
+_CWD = re.compile(r"\bcwd\s*[:=]\s*`?([^`\s]+)")
+
+
+def _codex_project(d: Path) -> str | None:
+    """``~/.codex/memories/<first 16 hex of sha256(cwd)>``: the project whose path hashes to
+    the folder's name, as the memory files mention it (``cwd: …``); ``user`` is user-wide."""
+    if d.name == "user":
+        return None
+    seen: list[str] = []
+    for f in sorted(d.rglob("*.md"))[:50]:
+        try:
+            seen += _CWD.findall(f.read_text(encoding="utf-8", errors="replace")[:20000])
+        except OSError:
+            continue
+    for cwd in seen:
+        if hashlib.sha256(cwd.encode()).hexdigest()[:16] == d.name:
+            return _slug(Path(cwd).name)
+    return _slug(Path(seen[0]).name) if seen else d.name[:8]
 
 
 def _setting(path: Path, key: str):

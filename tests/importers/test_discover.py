@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -31,6 +32,12 @@ def machine(tmp_path, monkeypatch) -> tuple[Path, Path]:
     (proj / "5d1c7a2e-93f4-4a8e-b0a1-1f6c2d9e7b3a.jsonl").write_text('{"type":"summary"}\n')
     codex = home / ".codex"
     shutil.copytree(NATIVE / "codex" / "memories", codex / "memories")
+    proj_cwd = "/home/dev/src/payments-api"
+    hashed = codex / "memories" / hashlib.sha256(proj_cwd.encode()).hexdigest()[:16] / "memory"
+    hashed.mkdir(parents=True)
+    (hashed / "memory_summary.md").write_text(
+        f"# Memory Summary\n\ncwd: {proj_cwd}\n\n## General Tips\n- Run `make ci` before pushing.\n"
+    )
     (codex / "AGENTS.md").write_text("- Always show the diff before applying it.\n")
     sess = codex / "sessions" / "2026" / "05" / "02"
     sess.mkdir(parents=True)
@@ -79,7 +86,10 @@ def test_discover_finds_every_source(machine):
     assert _by(found, "claude-code-transcripts", auto.path.parent.name).entries == 1
     user_md = [s for s in found if s.path == home / ".claude" / "CLAUDE.md"][0]
     assert (user_md.entries, user_md.suggested_agent) == (2, "claude-code")
-    assert _by(found, "codex-memory", "memory").entries == 7
+    codex_mem = {s.project: s for s in found if s.kind == "codex-memory"}
+    assert codex_mem[None].entries == 7 and codex_mem[None].suggested_agent == "codex"
+    assert codex_mem["payments-api"].entries == 1
+    assert codex_mem["payments-api"].suggested_agent == "codex-payments-api"
     assert _by(found, "codex-sessions", "sessions").entries == 1
     assert not _by(found, "codex-sessions", "sessions").importable
     gemini = [s for s in found if s.path == home / ".gemini" / "GEMINI.md"][0]

@@ -86,3 +86,15 @@ def test_a_lone_section_sign_does_not_make_a_document_hermes(tmp_path):
     two = tmp_path / "log.md"
     two.write_text("First entry\n§\nSecond entry\n§\nThird entry\n")
     assert detect_format(two) == "hermes"
+
+
+def test_reimport_protects_facts_imported_before_sources_were_tracked(keyword_engram, hermes_dir):
+    mem = keyword_engram.agent("old", create=True)
+    mem.import_path(hermes_dir / "home")
+    for f in mem.list(limit=1000):  # what an older Engram stored: no source bookkeeping
+        meta = {k: v for k, v in f.metadata.items() if k not in ("lifecycle", "source_file")}
+        mem.facts.edit(f.id, actor="test", metadata=meta)
+    assert not any(f.metadata.get("lifecycle") for f in mem.list(limit=1000))
+    rep = mem.import_path(hermes_dir / "home")
+    assert rep.added == 0
+    assert all(f.metadata.get("lifecycle") == "source" for f in mem.list(limit=1000))

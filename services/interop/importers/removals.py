@@ -70,3 +70,26 @@ def revive_restated(memory, items: list) -> dict[int, int]:
         memory.facts.edit(fid, actor="import", status="active", metadata=meta)
         out[i] = fid
     return out
+
+
+ADOPTED = ("lifecycle", "source_file", "source_format", "source_hash", "source_lines")
+
+
+def adopt_duplicates(memory, items: list, results: list) -> int:
+    """A fact imported before Engram tracked its source (an older Hermes import) gets the
+    source's bookkeeping when the file states it again, so TTLs stop applying to it."""
+    n = 0
+    for item, r in zip(items, results):
+        meta = item.metadata or {}
+        if r.status != "duplicate" or not r.fact_id or meta.get("lifecycle") is None:
+            continue
+        try:
+            f = memory.get(r.fact_id)
+        except Exception:
+            continue
+        if f.source != "import" or (f.metadata or {}).get("lifecycle"):
+            continue
+        extra = {k: meta[k] for k in ADOPTED if k in meta}
+        memory.facts.edit(r.fact_id, actor="import", metadata={**(f.metadata or {}), **extra})
+        n += 1
+    return n

@@ -123,6 +123,9 @@ def import_into(
     results = memory.remember_many(
         items, progress=progress, cancelled=cancelled, actor="import", bump=False
     )
+    from services.interop.importers.removals import adopt_duplicates
+
+    adopt_duplicates(memory, items, results)
     if parsed.format in WRITES_BACK:
         from services.interop.writeback import link_imported
 
