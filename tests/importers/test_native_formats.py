@@ -481,3 +481,13 @@ def test_rules_of_one_file_never_supersede_each_other(mem, tmp_path):
     assert rep.added == 3 and rep.superseded == 0
     mem.remember("The team moved to Berlin last year")
     assert len([c for c in _active(mem) if "live in" in c or "based in" in c]) == 3
+
+
+def test_invalid_utf8_statement_is_skipped_with_its_line(mem, tmp_path):
+    f = tmp_path / "AGENTS.md"
+    f.write_bytes(b"# Rules\n\n- Good rule one.\n- Bad \xff\xfe bytes here.\n- Good rule two.\n")
+    rep = mem.import_path(f)
+    assert rep.added == 2
+    assert [(p.file, p.line, p.reason) for p in rep.skipped] == [
+        ("AGENTS.md", 4, "invalid UTF-8 bytes in the entry")
+    ]

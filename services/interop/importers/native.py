@@ -70,7 +70,8 @@ def source_meta(fmt: str, path: Path, **extra) -> dict:
 
 def block_hash(st: Statement) -> str:
     """The block a fact came from, as write-back finds it again (text never leaves the store)."""
-    return hashlib.sha256("\n".join(st.lines).encode("utf-8")).hexdigest()[:32]
+    raw = "\n".join(st.lines).encode("utf-8", "surrogateescape")
+    return hashlib.sha256(raw).hexdigest()[:32]
 
 
 def statement_fact(

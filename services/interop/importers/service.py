@@ -87,6 +87,7 @@ def import_into(
     memory, path: Path, fmt: str | None = None, progress=None, cancelled=None
 ) -> ImportReport:
     parsed = parse_source(path, fmt)
+    _drop_bad_bytes(parsed)
     report = ImportReport(source=str(path), format=parsed.format, skipped=list(parsed.problems))
     clean_meta = _metadata_cleaner(memory)
     items = [
@@ -164,6 +165,28 @@ def import_into(
     return report
 
 
+def _drop_bad_bytes(parsed: ParsedSource) -> None:
+    """A statement holding bytes that are not UTF-8 is reported and skipped; the rest of its
+    file is imported."""
+    from services.interop.importers.base import ImportProblem
+    from services.interop.importers.common import has_bad_bytes
+
+    keep = []
+    for f in parsed.facts:
+        if has_bad_bytes(f.content):
+            file, _, line = (f.source_ref or "").rpartition(":")
+            parsed.problems.append(
+                ImportProblem(
+                    file or (f.source_ref or ""),
+                    int(line) if line.isdigit() else None,
+                    "invalid UTF-8 bytes in the entry",
+                )
+            )
+        else:
+            keep.append(f)
+    parsed.facts = keep
+
+
 # Metadata keys that locate or classify (paths, hashes, formats), not memory text.
 STRUCTURAL = {
     "source_file",
@@ -188,6 +211,7 @@ def _metadata_cleaner(memory):
     """Text an importer keeps beside a fact (a frontmatter description, an observation, a
     relation's context) is memory text too: it goes through the write policy like the fact."""
     from services.ingest.policy import Target, policy_for
+    from services.interop.importers.common import clean as clean_text
 
     policy = policy_for(memory)
 
@@ -202,7 +226,7 @@ def _metadata_cleaner(memory):
         if isinstance(value, list):
             return [c for c in (clean(v, key) for v in value) if c is not None]
         if isinstance(value, str) and key not in STRUCTURAL:
-            verdict = policy.sanitize(value, Target.OTHER)
+            verdict = policy.sanitize(clean_text(value), Target.OTHER)
             return None if verdict.blocked_by else str(verdict.text)
         return value
 
