@@ -73,6 +73,11 @@ def _save(memory, state: dict) -> None:
     atomic_write(_state_path(memory), json.dumps(state, indent=1, sort_keys=True) + "\n")
 
 
+def has_links(memory) -> bool:
+    """Does this agent hold facts imported from files Engram can write back into?"""
+    return bool(_load(memory).get("links"))
+
+
 def link_imported(memory, fact_ids: list[int]) -> int:
     """Remember, for the writable facts just imported, which block each came from. A fact
     already linked keeps its link (its Engram-side hash must not forget an edit)."""

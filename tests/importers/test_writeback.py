@@ -163,3 +163,17 @@ def test_forgotten_fact_leaves_the_agents_file_and_stays_out(mem, keyword_engram
     rep = mem.import_path(folder)
     assert rep.added == 0
     assert not any("latency" in c for c in (x.content for x in mem.list(limit=100)))
+
+
+def test_engram_sync_writes_back_for_an_agent_without_a_workspace(tmp_path, cli):
+    folder = tmp_path / "memory"
+    shutil.copytree(NATIVE / "claude_memory", folder)
+    assert cli("import", "--agent", "cc", str(folder))[0] == 0
+    import json
+
+    rc, out, _ = cli("list", "--agent", "cc", "--json")
+    fid = next(f["id"] for f in json.loads(out) if f["content"].startswith("API latency"))
+    assert cli("delete", str(fid))[0] == 0
+    rc, out, err = cli("sync", "--agent", "cc")
+    assert rc == 0, err
+    assert "pushed 1" in out and "latency" not in (folder / "reference_dashboards.md").read_text()
