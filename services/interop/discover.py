@@ -85,9 +85,14 @@ def _count(kind: str, path: Path) -> tuple[int, str | None]:
     if kind == "codex-sessions":
         return sum(1 for _ in path.rglob("rollout-*.jsonl")), None
     try:
-        return len(parse_source(path, kind).facts), None
-    except (ImportFormatError, OSError, ValueError) as exc:
+        parsed = parse_source(path, kind)
+        if not parsed.facts and parsed.problems:
+            return 0, parsed.problems[0].reason
+        return len(parsed.facts), None
+    except ImportFormatError as exc:
         return 0, str(exc)
+    except Exception as exc:  # one damaged file must not stop the survey of the machine
+        return 0, f"cannot read it: {type(exc).__name__}: {exc}"
 
 
 def _add(found: dict, kind: str, path: Path, agent_kind: str, project: str | None) -> None:
@@ -198,15 +203,21 @@ def _mcp_memory_files(home: Path) -> list[Path]:
 def _servers(data) -> list:
     if not isinstance(data, dict):
         return []
-    servers = list((data.get("mcpServers") or {}).values())
-    for proj in (data.get("projects") or {}).values():  # ~/.claude.json keeps per-project ones
-        if isinstance(proj, dict):
-            servers += list((proj.get("mcpServers") or {}).values())
+
+    def of(d) -> list:
+        m = d.get("mcpServers") if isinstance(d, dict) else None
+        return list(m.values()) if isinstance(m, dict) else []
+
+    servers = of(data)
+    projects = data.get("projects")
+    for proj in projects.values() if isinstance(projects, dict) else []:
+        servers += of(proj)  # ~/.claude.json keeps per-project servers too
     return servers
 
 
 def _project_sources(project: Path, found: dict) -> None:
     from services.interop.importers import instructions
+    from services.interop.importers.claude_memory import detect
 
     name = _slug(project.name)
     for f in instructions.project_files(project):
@@ -215,8 +226,6 @@ def _project_sources(project: Path, found: dict) -> None:
             agent_kind = "codex"
         _add(found, "instructions", f, agent_kind, name)
     for d in (project / ".claude" / "memory", project / "memory"):
-        from services.interop.importers.claude_memory import detect
-
         if d.is_dir() and detect(d):
             _add(found, "claude-code-memory", d, "claude-code", name)
     for f in (project / "memory.jsonl", project / ".mcp" / "memory.jsonl"):

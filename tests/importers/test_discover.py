@@ -132,3 +132,16 @@ def test_cli_discover_json_and_import(machine, cli):
     assert "imported" in out and "claude-code-shop-api" in out
     rc, out, _ = cli("discover", "--home", str(home), "--project", str(shop))
     assert "imported by claude-code-shop-api" in out
+
+
+def test_discover_reports_a_damaged_source_and_goes_on(tmp_path):
+    home = tmp_path / "home"
+    (home / "Downloads").mkdir(parents=True)
+    (home / "Downloads" / "memories_export_dana.zip").write_bytes(b"PK\x03\x04 not really a zip")
+    (home / ".gemini").mkdir()
+    (home / ".gemini" / "GEMINI.md").write_text("## Gemini Added Memories\n- Likes tea.\n")
+    (home / ".claude.json").write_text('{"mcpServers": ["not", "a", "map"]}')
+    found = discover_sources(home=home, project=home)
+    assert [s.path.name for s in found if s.kind == "instructions"] == ["GEMINI.md"]
+    (broken,) = [s for s in found if s.kind == "openmemory"]
+    assert "no memories.json" in (broken.problem or "") and not broken.importable

@@ -81,6 +81,11 @@ def parse(path: Path) -> ParsedSource:
     except (OSError, zipfile.BadZipFile) as exc:
         out.problems.append(ImportProblem(path.name, None, f"cannot read the export: {exc}"))
         return out
+    if not members.keys() & {"memories.json", "memories.jsonl.gz", "memories.jsonl"}:
+        out.problems.append(
+            ImportProblem(path.name, None, "no memories.json or memories.jsonl.gz in it")
+        )
+        return out
     lines = {}
     for key in ("memories.jsonl.gz", "memories.jsonl"):
         if key in members:
