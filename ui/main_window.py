@@ -255,6 +255,12 @@ class MainWindow(QMainWindow):
         self.act_reindex = self._act(f, "Re-&index vectors", self.reindex, "Ctrl+Shift+R")
         f.addSeparator()
         self.act_settings = self._act(f, "&Settings…", self.open_settings, "Ctrl+,")
+        self.act_integrations = self._act(
+            f,
+            "Agent &integrations (MCP)…",
+            self.open_integrations,
+            tip="Which apps reach Engram over MCP",
+        )
         f.addSeparator()
         f.addAction(self.tray.act_quit)
 
@@ -578,6 +584,12 @@ class MainWindow(QMainWindow):
     @Slot()
     def open_settings(self) -> None:
         SettingsDialog(self.engram, self).exec()
+
+    @Slot()
+    def open_integrations(self) -> None:
+        from ui.integrations_dialog import IntegrationsDialog
+
+        IntegrationsDialog(self.engram, self).exec()
 
     def show_message(self, text: str) -> None:
         self.statusBar().showMessage(text, 8000)
