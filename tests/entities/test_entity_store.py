@@ -224,3 +224,22 @@ def test_mention_counts_follow_deletes_and_edits(mem):
     assert mem.entities.find("Priya Shah").mention_count == 2
     mem.delete([a])
     assert mem.entities.find("Priya Shah").mention_count == 1
+
+
+def test_the_mcp_memory_importer_yields_the_same_entities_and_relations(mem, tmp_path):
+    """Through the real importer (services/interop/importers/mcp_memory.py), not hand-built facts."""
+    import shutil
+
+    src = tmp_path / "memory.jsonl"
+    shutil.copy(DATA / "memory.jsonl", src)
+    mem.import_path(src, fmt="mcp-memory")
+    _facts, entities, relations = mcp_facts(DATA / "memory.jsonl")
+    types = {"person": "person", "organization": "organisation", "project": "project",
+             "technology": "tool"}  # fmt: skip
+    stored = {(e.name, e.type) for e in mem.entities.list()}
+    assert {(n, types[t]) for n, t in entities.items()} <= stored
+    got = {
+        (r.src.name, r.type.replace("_", " "), r.dst.name)
+        for r in EntityRelation.select().where(EntityRelation.source == "import")
+    }
+    assert got == relations
