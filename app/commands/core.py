@@ -164,6 +164,7 @@ def cmd_remember(args, ctx):
                 "status": r.status,
                 "id": r.fact_id,
                 "superseded": r.superseded,
+                "conflicts_with": r.conflicts_with,
                 "redactions": r.redactions,
                 "reason": r.reason,
             }
@@ -176,7 +177,17 @@ def cmd_remember(args, ctx):
         return 1
     else:
         print(r.fact_id)
-        if r.status != "added":
+        if r.status == "superseded":
+            print(
+                f"(a correction: supersedes fact {', '.join(map(str, r.superseded))})",
+                file=sys.stderr,
+            )
+        elif r.status == "conflict":
+            print(
+                f"(contradicts fact {r.conflicts_with}: both kept, see `engram review`)",
+                file=sys.stderr,
+            )
+        elif r.status != "added":
             print(f"({r.status} of fact {r.fact_id})", file=sys.stderr)
         if r.redactions:
             print(f"({r.redactions} secret(s) redacted)", file=sys.stderr)
