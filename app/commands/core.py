@@ -98,6 +98,7 @@ def register(sub) -> None:
     p = sub.add_parser("export", help="export an agent's facts")
     p.add_argument("--agent", required=True)
     p.add_argument("--format", choices=["json", "markdown"], default="json")
+    p.add_argument("--force", action="store_true", help="replace OUT if it exists")
     p.add_argument("out")
     p.set_defaults(func=cmd_export)
 
@@ -326,7 +327,7 @@ def cmd_export(args, ctx):
     from services.interop.export import export_agent
 
     mem = ctx.engram(semantic=False).agent(args.agent)
-    path = export_agent(mem, Path(args.out).expanduser(), args.format)
+    path = export_agent(mem, Path(args.out).expanduser(), args.format, force=args.force)
     print(path)
 
 

@@ -22,6 +22,22 @@ from services.store.text import fts_query, normalize, words
 
 SEMANTIC_THRESHOLD = 0.8  # cosine at which a fact is "about" the query without naming it
 SEMANTIC_K = 50
+# words too common to forget on their own when a person names several ("Alice's new phone")
+_COMMON = frozenset(
+    "the and for with from that this what when where which who whom whose about after before "
+    "into onto over under your yours their there then than them they have has had was were "
+    "will would should could user users agent agents name names said says new old "
+    "also just only very more most some any all none not but are its it's his her hers".split()
+)
+
+
+def distinct_words(text: str | None) -> list[str]:
+    """The words of a several-word text a person may mean one by one ("Frobnitz
+    Wexleythorpe" split across two facts); empty for a single word."""
+    ws = list(dict.fromkeys(words(text or "")))
+    if len(ws) < 2:
+        return []
+    return [w for w in ws if len(w) >= 4 and w not in _COMMON and not w.isdigit()]
 
 
 @dataclass
@@ -151,6 +167,9 @@ def _matching(engram, a: Agent, scope: ForgetScope) -> Why:
     why: Why = {}
     for fid in _keyword_ids(engram, a, text):
         why.setdefault(fid, ("keyword", None))
+    for w in distinct_words(text):
+        for fid in _keyword_ids(engram, a, w):
+            why.setdefault(fid, (f"word: {w}", None))
     if scope.semantic and engram.semantic_enabled:
         for fid, cos in _semantic_ids(engram, a, text, scope.threshold):
             why.setdefault(fid, ("semantic", cos))

@@ -26,7 +26,13 @@ from services.forget.preview import (
     verify_sample,
 )
 from services.forget.purge import compact_store
-from services.forget.scope import SEMANTIC_K, SEMANTIC_THRESHOLD, ForgetScope, keyed
+from services.forget.scope import (
+    SEMANTIC_K,
+    SEMANTIC_THRESHOLD,
+    ForgetScope,
+    distinct_words,
+    keyed,
+)
 from services.forget.verify import VerifyForgetReport, verify_forgotten
 from services.ingest import forget_rules
 
@@ -38,6 +44,7 @@ __all__ = [
     "ForgetScope",
     "ForgetService",
     "backup_holds",
+    "distinct_words",
     "keyed",
     "verify_sample",
 ]
@@ -67,7 +74,14 @@ class ForgetService:
     def compact(self) -> list[str]:
         return compact_store(self.e)
 
-    def verify(self, texts, agent: str | None = None, vectors: bool = True) -> VerifyForgetReport:
+    def verify(
+        self, texts, agent: str | None = None, vectors: bool = True, each_word: bool = False
+    ) -> VerifyForgetReport:
+        """``each_word``: a several-word text is also checked word by word (its halves may
+        sit in different facts)."""
+        texts = list(texts)
+        if each_word:
+            texts += [w for t in texts for w in distinct_words(t)]
         return verify_forgotten(self.e, texts, agent=agent, vectors=vectors)
 
     def rules(self) -> list[forget_rules.RuleView]:

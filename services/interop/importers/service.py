@@ -25,6 +25,9 @@ def _module(fmt: str):
 
 def detect_format(path: Path) -> str:
     if not path.exists():
+        from services.store.atomic import resolve_target
+
+        resolve_target(path)  # a symlink loop is named as one, not as a missing file
         raise ImportFormatError(f"{path}: no such file or directory")
     for fmt in FORMATS:
         if _module(fmt).detect(path):
