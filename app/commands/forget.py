@@ -87,7 +87,9 @@ def register(sub) -> None:
     p.add_argument("--agent", required=True)
     p.add_argument("policy", nargs="?", choices=["allow", "ask", "deny"])
     p.add_argument(
-        "--kind", choices=["email", "phone", "address"], help="set the policy for one kind only"
+        "--kind",
+        choices=["email", "phone", "address", "card", "national-id"],
+        help="set the policy for one kind only",
     )
     p.set_defaults(func=cmd_pii)
 

@@ -74,6 +74,14 @@ def validate(item: NewFact) -> None:
         raise InvalidInput(f"memory type must be one of {', '.join(MEMORY_TYPES)}")
 
 
+def _older(a: datetime | None, b: datetime | None) -> bool:
+    if a is None or b is None:
+        return False
+    if (a.tzinfo is None) != (b.tzinfo is None):  # naive is UTC in the store
+        a, b = a.replace(tzinfo=None), b.replace(tzinfo=None)
+    return a < b
+
+
 def _in_conflict(item: NewFact, other: int) -> NewFact:
     """A fact that contradicts ``other`` and cannot be settled by rule: kept, in review."""
     meta = {**(item.metadata or {}), **review_metadata("conflict", with_fact=other)}
@@ -84,7 +92,8 @@ class Ingestor:
     def __init__(self, memory: AgentMemory):
         self.m = memory
         self._links: dict[int, tuple[str, int]] = {}  # batch index → (update|conflict, fact)
-        self._stored: dict[int, tuple[str | None, str, str]] = {}  # near twins: subject, text
+        # near twins: subject, text, status, created_at
+        self._stored: dict[int, tuple[str | None, str, str, datetime]] = {}
 
     def remember_many(
         self,
@@ -265,7 +274,7 @@ class Ingestor:
         keep_idx: list[int] = []
         nearest = self._nearest_stored(fresh, vectors, threshold, live)
         for j, (i, item, text, _h) in enumerate(fresh):
-            hit, link = self._match_stored(nearest[j], threshold, text)
+            hit, link = self._match_stored(nearest[j], threshold, text, item.created_at)
             if hit is None and link is None:
                 twin = self._batch_twin(fresh, vectors, keep_idx, j, threshold)
                 if twin is not None:
@@ -293,13 +302,13 @@ class Ingestor:
         window = min(threshold, CORRECTION_WINDOW)
         cand = {fid for hits in nearest for fid, sim in hits if sim >= window}
         rows = (
-            Fact.select(Fact.id, Fact.subject, Fact.content, Fact.status)
+            Fact.select(Fact.id, Fact.subject, Fact.content, Fact.status, Fact.created_at)
             .where((Fact.agent == m.agent_id) & Fact.id.in_(list(cand)) & Fact.status.in_(live))
             .tuples()
             if cand
             else []
         )
-        self._stored = {fid: (subj, content, st) for fid, subj, content, st in rows}
+        self._stored = {fid: (subj, content, st, at) for fid, subj, content, st, at in rows}
         # a fact naming the same subject as its near twin is a newer statement about it
         # (a task moving on by a word): it supersedes, it is not absorbed
         return [
@@ -313,12 +322,16 @@ class Ingestor:
             for hits, (_i, item, _t, _h) in zip(nearest, fresh)
         ]
 
-    def _match_stored(self, hits, threshold, text) -> tuple[int | None, tuple[str, int] | None]:
+    def _match_stored(
+        self, hits, threshold, text, when: datetime | None
+    ) -> tuple[int | None, tuple[str, int] | None]:
         """(fact it repeats, None) or (None, (update|conflict, fact it contradicts))."""
         link: tuple[str, int] | None = None
         for fid, sim in hits:
-            _subj, content, status = self._stored[fid]
+            _subj, content, status, at = self._stored[fid]
             verdict = compare(content, text, strict=sim < threshold)
+            if verdict == "update" and _older(when, at):
+                verdict = "conflict"  # an older statement (a re-import) must not win
             if verdict == "same" and sim >= threshold:
                 return fid, None
             if link is None and verdict in ("update", "conflict") and status != "archived":

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from services.store.atomic import atomic_write, check_target
 from services.store.facts import FactFilters
+from services.store.untrusted import DATA_NOTICE
 
 ENTRY_SEP = "\n§\n"
 
@@ -21,6 +22,7 @@ def render_memory_md(facts, title: str = "MEMORY.md") -> str:
         f"# {title}\n\n> Durable facts and context. Loaded every session.\n"
         "> Entry format: [YYYY-MM-DD][category] content\n"
         "> Categories: fact, pref, env, proj:<path>, rel:<name>, task, tmp, rule, meta\n"
+        f"> {DATA_NOTICE}\n"
     )
     body = ENTRY_SEP.join(memory_md_entry(f) for f in facts)
     return head + ENTRY_SEP + body + "\n" if facts else head

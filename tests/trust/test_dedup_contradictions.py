@@ -105,3 +105,15 @@ def test_concurrent_distinct_writes_are_never_merged_away(engram):
     merged = [t for t, r in results.items() if r.status in ("near-duplicate", "duplicate")]
     assert merged == []
     assert len({r.fact_id for r in results.values()}) == len(texts)
+
+
+def test_an_older_statement_never_supersedes_a_newer_one(engram):
+    from datetime import datetime
+
+    mem = engram.agent("claude", create=True)
+    new = mem.remember("Server IP is 10.0.0.6")
+    [old] = mem.remember_many(
+        [NewFact("Server IP is 10.0.0.5", created_at=datetime(2020, 1, 1))], bump=False
+    )
+    assert old.status == "conflict" and old.conflicts_with == new.fact_id
+    assert mem.get(new.fact_id).status == "active"

@@ -69,3 +69,15 @@ def test_context_uses_the_same_framing_and_neutraliser(keyword_engram):
     block = build_context(mem, "system", budget=400)
     assert DATA_NOTICE in block
     assert "\uff1csystem" not in block and block.count("</engram-memory>") == 1
+
+
+def test_a_new_workspace_memory_file_and_markdown_export_carry_the_framing(
+    keyword_engram, tmp_path
+):
+    from services.interop.export import export_agent
+
+    mem = keyword_engram.agent("claude", create=True)
+    mem.remember("Prefers pnpm")
+    out = export_agent(mem, tmp_path / "MEMORY.md", "markdown")
+    text = out.read_text(encoding="utf-8")
+    assert DATA_NOTICE in text.split("§")[0] and "Prefers pnpm" in text
