@@ -434,7 +434,7 @@ class CompileService:
             new_prov = [
                 [n, ids]
                 for n, line in enumerate(text.split("\n"), 1)
-                if line.strip() and not line.lstrip().startswith("#")
+                if line.strip() and not line.lstrip().startswith("#") and DATA_NOTICE not in line
             ]
             built[name] = (text, new_prov, tokens)
             result.rewritten.append(name)
