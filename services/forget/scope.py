@@ -31,11 +31,18 @@ _COMMON = frozenset(
 )
 
 
+# a text holding one of these is a sentence ("I am allergic to peanuts"): it is meant whole
+_FUNCTION_WORDS = frozenset(
+    "i am is are was were be to a an the of in on at my me we you it its and or for with "
+    "not no do does did has have had that this by as".split()
+)
+
+
 def distinct_words(text: str | None) -> list[str]:
-    """The words of a several-word text a person may mean one by one ("Frobnitz
-    Wexleythorpe" split across two facts); empty for a single word."""
+    """The words of a several-word name or list a person may mean one by one ("Frobnitz
+    Wexleythorpe" split across two facts); empty for a single word or a sentence."""
     ws = list(dict.fromkeys(words(text or "")))
-    if len(ws) < 2:
+    if len(ws) < 2 or any(w in _FUNCTION_WORDS for w in ws):
         return []
     return [w for w in ws if len(w) >= 4 and w not in _COMMON and not w.isdigit()]
 

@@ -25,7 +25,7 @@ def test_common_words_are_not_forgotten_one_by_one(keyword_engram):
     mem = keyword_engram.agent("a", create=True)
     mem.remember("The user likes the new theme")
     svc = ForgetService(keyword_engram)
-    pv = svc.preview(ForgetScope(agent="a", matching="the new user", semantic=False))
+    pv = svc.preview(ForgetScope(agent="a", matching="new user name", semantic=False))
     assert pv.agents[0].facts == []
 
 
@@ -39,3 +39,10 @@ def test_cli_verify_fails_while_either_half_remains(cli):
     assert cli("forget", "--agent", "a", "--matching", "Frobnitz Wexleythorpe", "--yes")[0] == 0
     rc, out, _err = cli("forget", "--verify", "Frobnitz Wexleythorpe")
     assert rc == 0, out
+
+
+def test_a_sentence_is_meant_whole_not_word_by_word():
+    from services.forget.scope import distinct_words
+
+    assert distinct_words("I am allergic to peanuts") == []
+    assert distinct_words("Frobnitz Wexleythorpe") == ["frobnitz", "wexleythorpe"]
