@@ -60,6 +60,11 @@ class RememberResult:
     reason: str | None = None
     conflicts_with: int | None = None
 
+    @property
+    def stored_new(self) -> bool:
+        """A new fact row was written (plain, as a correction, or as a conflict for review)."""
+        return self.status in ("added", "superseded", "conflict")
+
 
 @dataclass(frozen=True)
 class SearchHit:

@@ -76,7 +76,7 @@ def import_into(
         items, progress=progress, cancelled=cancelled, actor="import", bump=False
     )
     for r in results:
-        if r.status == "added":
+        if r.stored_new:
             report.added += 1
             report.superseded += len(r.superseded)
         elif r.status in ("duplicate", "near-duplicate"):
