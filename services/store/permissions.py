@@ -63,9 +63,9 @@ def tighten(data_dir: Path, extra: Sequence[Path] = ()) -> list[str]:
     """Make the store private; returns a note per thing changed (and per failure)."""
     fixed, failed = 0, []
     for p, mode in loose(data_dir, extra):
-        want = _wanted(os.lstat(p))
         try:
-            os.chmod(p, want or PRIVATE_FILE)
+            # only take others' bits away: a store the user made read-only stays read-only
+            os.chmod(p, mode & ~0o077)
             fixed += 1
         except OSError as exc:
             failed.append(f"could not make {p} private ({oct(mode)}): {exc.strerror}")

@@ -133,3 +133,17 @@ def test_export_files_are_private(store_with_fact, tmp_path):
     assert store_with_fact("export", "--agent", "a", str(out))[0] == 0
     assert _mode(out) == 0o600
     assert Path(out).read_text().startswith("{")
+
+
+def test_tightening_never_makes_a_read_only_store_writable(tmp_path):
+    from services.store.permissions import tighten
+
+    d = tmp_path / "ro"
+    d.mkdir()
+    (d / "engram.db").write_text("x")
+    os.chmod(d / "engram.db", 0o444)
+    os.chmod(d, 0o555)
+    try:
+        assert tighten(d) and _mode(d) == 0o500 and _mode(d / "engram.db") == 0o400
+    finally:
+        os.chmod(d, 0o700)
