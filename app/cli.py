@@ -7,6 +7,7 @@ handlers take ``(args, ctx)``. Errors are one line on stderr and a non-zero exit
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import json
 import logging
@@ -53,8 +54,24 @@ def emit_json(obj) -> None:
     sys.stdout.write("\n")
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage errors are one line too (a hook's stderr is read by a person in a log)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        hint = ""
+        if "expected one argument" in message or "unrecognized arguments: -" in message:
+            hint = " (a value that starts with '-' is written --option=VALUE)"
+        self.exit(2, f"engram: {message}{hint} (see `{self.prog} --help`)\n")
+
+
+def _os_error(exc: OSError) -> str:
+    if exc.errno == errno.ELOOP:
+        return f"{exc.filename or exc}: symbolic link loop"
+    return str(exc)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="engram", description="See, search, correct and erase what your AI agents remember."
     )
     p.add_argument(
@@ -109,7 +126,10 @@ def main(argv: list[str] | None = None) -> int:
     except (sqlite3.Error, peewee.PeeweeException) as exc:
         print(f"engram: database error: {exc}{_hint(exc, ctx)}", file=sys.stderr)
         return 1
-    except (OSError, UnicodeError, ValueError) as exc:
+    except OSError as exc:
+        print(f"engram: {_os_error(exc)}{_hint(exc, ctx)}", file=sys.stderr)
+        return 1
+    except (UnicodeError, ValueError) as exc:
         print(f"engram: {exc}{_hint(exc, ctx)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

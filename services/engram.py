@@ -40,6 +40,7 @@ class Engram:
         self.bus = EventBus()
         self._key: bytes | None = None
         self._lock = threading.Lock()
+        self.notes: list[str] = []  # said once on open (permissions tightened, …)
 
     # lifecycle ---------------------------------------------------------------------------
     @classmethod
@@ -49,8 +50,13 @@ class Engram:
         harden_allocator()  # before any memory text passes through this process
         if not isinstance(config, StoreConfig):
             config = StoreConfig(data_dir=Path(config))
-        config.data_dir.mkdir(parents=True, exist_ok=True)
+        from services.store.permissions import private_umask, tighten
+
+        private_umask()  # before the first write: the store is the user's alone
+        config.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         db = connect_database(config.database_url)
+        dbp = Path(str(getattr(db, "database", "") or ""))
+        notes = tighten(config.data_dir, [dbp] if dbp.is_file() else [])
         embedder, index, error = None, None, None
         if config.semantic:
             try:
@@ -65,7 +71,9 @@ class Engram:
             from services.vectors.index import VectorIndex
 
             index = VectorIndex(config.vector_location, embedder)
-        return cls(config, db, index, embedder, error)
+        eng = cls(config, db, index, embedder, error)
+        eng.notes = notes
+        return eng
 
     def close(self) -> None:
         if not self.db.is_closed():

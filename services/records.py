@@ -51,11 +51,19 @@ class FactView:
 
 @dataclass
 class RememberResult:
-    status: str  # added | duplicate | near-duplicate | blocked | empty
+    # added | duplicate | near-duplicate | superseded (a correction of a near twin) |
+    # conflict (contradicts a near twin: both kept, the new one in review) | blocked | empty
+    status: str
     fact_id: int | None
     superseded: list[int] = field(default_factory=list)
     redactions: int = 0
     reason: str | None = None
+    conflicts_with: int | None = None
+
+    @property
+    def stored_new(self) -> bool:
+        """A new fact row was written (plain, as a correction, or as a conflict for review)."""
+        return self.status in ("added", "superseded", "conflict")
 
 
 @dataclass(frozen=True)

@@ -129,6 +129,7 @@ def register(sub) -> None:
     p = sub.add_parser("export", help="export an agent's facts")
     p.add_argument("--agent", required=True)
     p.add_argument("--format", choices=["json", "markdown"], default="json")
+    p.add_argument("--force", action="store_true", help="replace OUT if it exists")
     p.add_argument("out")
     p.set_defaults(func=cmd_export)
 
@@ -195,6 +196,7 @@ def cmd_remember(args, ctx):
                 "status": r.status,
                 "id": r.fact_id,
                 "superseded": r.superseded,
+                "conflicts_with": r.conflicts_with,
                 "redactions": r.redactions,
                 "reason": r.reason,
             }
@@ -207,7 +209,17 @@ def cmd_remember(args, ctx):
         return 1
     else:
         print(r.fact_id)
-        if r.status != "added":
+        if r.status == "superseded":
+            print(
+                f"(a correction: supersedes fact {', '.join(map(str, r.superseded))})",
+                file=sys.stderr,
+            )
+        elif r.status == "conflict":
+            print(
+                f"(contradicts fact {r.conflicts_with}: both kept, see `engram review`)",
+                file=sys.stderr,
+            )
+        elif r.status != "added":
             print(f"({r.status} of fact {r.fact_id})", file=sys.stderr)
         if r.redactions:
             print(f"({r.redactions} secret(s) redacted)", file=sys.stderr)
@@ -428,7 +440,7 @@ def cmd_export(args, ctx):
     from services.interop.export import export_agent
 
     mem = ctx.engram(semantic=False).agent(args.agent)
-    path = export_agent(mem, Path(args.out).expanduser(), args.format)
+    path = export_agent(mem, Path(args.out).expanduser(), args.format, force=args.force)
     print(path)
 
 

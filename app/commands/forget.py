@@ -46,7 +46,7 @@ def register(sub) -> None:
         "--verify",
         metavar="TEXT",
         action="append",
-        help="scan every store and file for TEXT; exit 1 while any remains",
+        help="scan every store and file for TEXT (and each of its words); exit 1 while any remains",
     )
     p.add_argument("--keyword-only", action="store_true", help="--matching: no semantic matches")
     p.add_argument(
@@ -90,7 +90,9 @@ def register(sub) -> None:
     p.add_argument("--agent", required=True)
     p.add_argument("policy", nargs="?", choices=["allow", "ask", "deny"])
     p.add_argument(
-        "--kind", choices=["email", "phone", "address"], help="set the policy for one kind only"
+        "--kind",
+        choices=["email", "phone", "address", "card", "national-id"],
+        help="set the policy for one kind only",
     )
     p.set_defaults(func=cmd_pii)
 
@@ -160,7 +162,7 @@ def cmd_forget(args, ctx):
     if args.verify:
         if args.yes or args.all_agents:
             raise InvalidInput("--verify only checks; it takes TEXT and optionally --agent")
-        rep = svc.verify(args.verify, agent=args.agent)
+        rep = svc.verify(args.verify, agent=args.agent, each_word=True)
         if args.json:
             emit_json(rep.to_json())
         else:

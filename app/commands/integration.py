@@ -109,6 +109,7 @@ def register(sub) -> None:
     a.add_argument("--agent", required=True)
     a.add_argument("out")
     a.add_argument("--vectors", action="store_true", help="include embedding vectors")
+    a.add_argument("--force", action="store_true", help="replace OUT if it exists")
     a.set_defaults(func=cmd_archive_export)
     a = asub.add_parser("import")
     a.add_argument("path")
@@ -317,7 +318,7 @@ def cmd_archive_export(args, ctx):
 
     eng = ctx.engram(semantic=bool(args.vectors))
     counts = export_archive(
-        eng.agent(args.agent), Path(args.out).expanduser(), vectors=args.vectors
+        eng.agent(args.agent), Path(args.out).expanduser(), vectors=args.vectors, force=args.force
     )
     print(f"{args.out}: " + ", ".join(f"{n} {k}" for k, n in counts.items()))
 
@@ -340,6 +341,7 @@ def cmd_archive_import(args, ctx):
             else ""
         )
         + (f"; {rep.blocked} blocked by forget rules" if rep.blocked else "")
+        + (f"; {rep.skipped_lines} bad line(s) skipped" if rep.skipped_lines else "")
     )
 
 

@@ -207,7 +207,7 @@ def _store_facts(memory, facts, t, sid, path, cfg, report: SessionReport) -> Non
         return
     results = memory.remember_many(items, actor="session", bump=True)
     for it, r in zip(items, results):
-        if r.status == "added":
+        if r.stored_new:  # plain, a correction that supersedes, or a conflict for review
             report.facts_added += 1
             report.facts_pending += it.status == "pending"
         elif r.status == "near-duplicate" and r.fact_id and it.status == "active":

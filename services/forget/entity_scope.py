@@ -15,7 +15,7 @@ from dataclasses import replace
 from models import Fact, FactEntity
 from services.entities.queries import find
 from services.errors import InvalidInput
-from services.forget.service import ForgetScope
+from services.forget.scope import ForgetScope
 from services.store.text import normalize
 
 

@@ -60,41 +60,72 @@ def verify_forgotten(
     others = [a for a in agents if a not in target]
     for a in target:
         rep.remaining += [(f"{a.slug}/{p}", d) for p, d in _logical(a, t)]
-    other_holds = any(True for a in others for _ in _logical(a, t))
-    # raw bytes, read in a child process (reading a live db here would drop our locks)
-    from services.forget import isolated
-    from services.interop.export_log import exports
+    scan = _RawScan(engram, agent, others)
+    scan.other_holds = any(True for a in others for _ in _logical(a, t))
+    got = scan.run(target, texts, vectors)
+    scan.classify(rep, got)
+    return rep
 
-    data_dir = Path(engram.config.data_dir)
-    chroma = Path(engram.config.vector_location)
-    other_slugs = {a.slug for a in others}
-    other_ids = {a.id for a in others}
-    roots: list[Path] = [data_dir]
-    for a in target:
-        roots += workspace_files(a.workspace)
-    for ex in exports(data_dir):
-        if agent is None or ex.get("agent") == agent:
-            roots.append(Path(ex["path"]))
-    dbp = db_path(engram)
-    if dbp is not None:
-        roots += [dbp, Path(str(dbp) + "-wal")]
-    vecs = None
-    if vectors and engram.embedder is not None and chroma.is_dir():
-        vecs = [[float(x) for x in v] for v in engram.embedder.embed(texts)]
-    got = isolated.run(
-        isolated.scan_job,
-        [str(r) for r in roots],
-        texts,
-        vecs,
-        str(chroma) if chroma.is_dir() else None,
-    )
-    seg_owner = got["segments"]
-    for seg in got.get("segment_text", {}):
-        if seg_owner.get(seg) is not None:
-            rep.stale_segments.add(seg_owner[seg])
-    for path, size, n in got["files"]:
-        rp = Path(path)
-        owner = _segment_owner(rp, chroma, seg_owner)
+
+class _RawScan:
+    """Raw bytes, read in a child process (reading a live db here would drop our locks)."""
+
+    def __init__(self, engram, agent: str | None, others: list[Agent]):
+        self.e = engram
+        self.agent = agent
+        self.data_dir = Path(engram.config.data_dir)
+        self.chroma = Path(engram.config.vector_location)
+        self.other_slugs = {a.slug for a in others}
+        self.other_ids = {a.id for a in others}
+        self.dbp = db_path(engram)
+        self.other_holds = False
+
+    def _roots(self, target: list[Agent]) -> list[Path]:
+        from services.interop.export_log import exports
+
+        roots: list[Path] = [self.data_dir]
+        for a in target:
+            roots += workspace_files(a.workspace)
+        for ex in exports(self.data_dir):
+            if self.agent is None or ex.get("agent") == self.agent:
+                roots.append(Path(ex["path"]))
+        if self.dbp is not None:
+            roots += [self.dbp, Path(str(self.dbp) + "-wal")]
+        return roots
+
+    def run(self, target: list[Agent], texts: list[str], vectors: bool) -> dict:
+        from services.forget import isolated
+
+        vecs = None
+        if vectors and self.e.embedder is not None and self.chroma.is_dir():
+            vecs = [[float(x) for x in v] for v in self.e.embedder.embed(texts)]
+        return isolated.run(
+            isolated.scan_job,
+            [str(r) for r in self._roots(target)],
+            texts,
+            vecs,
+            str(self.chroma) if self.chroma.is_dir() else None,
+        )
+
+    def classify(self, rep: VerifyForgetReport, got: dict) -> None:
+        seg_owner = got["segments"]
+        for seg in got.get("segment_text", {}):
+            if seg_owner.get(seg) is not None:
+                rep.stale_segments.add(seg_owner[seg])
+        for path, size, n in got["files"]:
+            self._file(rep, Path(path), size, n, seg_owner)
+        for seg, i, cos, _k in got["vectors"]:
+            if self.agent is not None and seg_owner.get(Path(seg).name) in self.other_ids:
+                continue
+            rep.remaining.append(("vector", f"HNSW element {i} in {seg} (cosine {cos:.4f})"))
+        for db, k in got["vector_bytes"]:
+            hit = ("vector", f"float32 bytes of the embedding of string {k + 1} in {db}")
+            (rep.shared if self.agent is not None and self.other_holds else rep.remaining).append(
+                hit
+            )
+
+    def _file(self, rep: VerifyForgetReport, rp: Path, size: int, n: int, seg_owner) -> None:
+        owner = _segment_owner(rp, self.chroma, seg_owner)
         if owner is not None:
             # whoever owns the segment, text in it is a leak, never that agent's data
             rep.files_scanned += 1
@@ -108,24 +139,20 @@ def verify_forgotten(
                     )
                 )
                 rep.stale_segments.add(owner)
-            continue
-        if agent is not None and _belongs_to_other(rp, data_dir, other_slugs):
-            continue
+            return
+        if self.agent is not None and _belongs_to_other(rp, self.data_dir, self.other_slugs):
+            return
         rep.files_scanned += 1
         rep.bytes_scanned += size
         if not n:
-            continue
+            return
         detail = f"{n} raw occurrence(s) in {rp}"
-        shared = agent is not None and other_holds and _is_shared_file(rp, data_dir, chroma, dbp)
+        shared = (
+            self.agent is not None
+            and self.other_holds
+            and _is_shared_file(rp, self.data_dir, self.chroma, self.dbp)
+        )
         (rep.shared if shared else rep.remaining).append(("raw", detail))
-    for seg, i, cos, _k in got["vectors"]:
-        if agent is not None and seg_owner.get(Path(seg).name) in other_ids:
-            continue
-        rep.remaining.append(("vector", f"HNSW element {i} in {seg} (cosine {cos:.4f})"))
-    for db, k in got["vector_bytes"]:
-        hit = ("vector", f"float32 bytes of the embedding of string {k + 1} in {db}")
-        (rep.shared if agent is not None and other_holds else rep.remaining).append(hit)
-    return rep
 
 
 def _logical(a: Agent, t: Terms):

@@ -3,7 +3,8 @@
 ``Agent.settings["pii"]`` is ``"allow"`` (the default: store as is), ``"ask"`` (store the fact
 with status ``pending`` so the user reviews it before it is used) or ``"deny"`` (replace the
 personal data with ``[REDACTED:<kind>]`` at ingest), either for every kind or per kind:
-``{"email": "deny", "phone": "ask", "address": "allow"}``.
+``{"email": "deny", "phone": "ask", "address": "allow"}``. Card numbers (Luhn-checked) and
+national ids (US social security numbers) are kinds of their own.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 POLICIES = ("allow", "ask", "deny")
-KINDS = ("email", "phone", "address")
+KINDS = ("email", "phone", "address", "card", "national-id")
 
 _EMAIL = re.compile(
     r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b"
@@ -38,6 +39,10 @@ _ADDRESS = re.compile(
     # UK postcodes: "SW1A 1AA"
     r"|\b[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2}\b"
 )
+# 13-19 digits in groups of 4 (or one run): a payment card if the Luhn check passes
+_CARD = re.compile(r"(?<![\w.-])(?:\d{4}[ -]){3}\d{1,7}(?![\w-])|(?<![\w.-])\d{13,19}(?![\w-])")
+# US SSN: never 000/666/9xx area, 00 group or 0000 serial
+_SSN = re.compile(r"(?<![\w-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\w-])")
 _DATE = re.compile(r"^\d{4}[-./]\d{1,2}[-./]\d{1,2}$|^\d{1,2}[-./]\d{1,2}[-./]\d{2,4}$")
 _IP = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}$")
 
@@ -49,9 +54,29 @@ def _phone_ok(s: str) -> bool:
     return not re.fullmatch(r"\d+(?:\.\d+)+", s) or s.startswith("+")  # versions, decimals
 
 
+def luhn_ok(digits: str) -> bool:
+    total = 0
+    for k, ch in enumerate(reversed(digits)):
+        d = int(ch)
+        if k % 2:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
+
+
+def _cards(text: str) -> list[tuple[str, int, int]]:
+    out = []
+    for m in _CARD.finditer(text):
+        digits = re.sub(r"\D", "", m.group(0))
+        if 13 <= len(digits) <= 19 and luhn_ok(digits) and len(set(digits)) > 1:
+            out.append(("card", m.start(), m.end()))
+    return out
+
+
 def find_pii(text: str) -> list[tuple[str, int, int]]:
     """(kind, start, end) spans, non-overlapping, in text order."""
-    spans: list[tuple[str, int, int]] = []
+    spans: list[tuple[str, int, int]] = _cards(text)
+    spans += [("national-id", m.start(), m.end()) for m in _SSN.finditer(text)]
     for m in _EMAIL.finditer(text):
         spans.append(("email", m.start(), m.end()))
     for m in _ADDRESS.finditer(text):
@@ -59,7 +84,8 @@ def find_pii(text: str) -> list[tuple[str, int, int]]:
     for m in _PHONE.finditer(text):
         if _phone_ok(m.group(0)):
             spans.append(("phone", m.start(), m.end()))
-    spans.sort(key=lambda s: (s[1], -(s[2] - s[1])))
+    rank = {"card": 0, "national-id": 0}
+    spans.sort(key=lambda s: (s[1], -(s[2] - s[1]), rank.get(s[0], 1)))
     out: list[tuple[str, int, int]] = []
     for s in spans:
         if out and s[1] < out[-1][2]:

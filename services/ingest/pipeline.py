@@ -17,6 +17,7 @@ from models import Fact
 from models.entities import MEMORY_TYPES, utcnow
 from services.entities.service import link_row
 from services.errors import InvalidInput
+from services.ingest.contradiction import compare
 from services.ingest.policy import check_utf8, policy_for
 from services.ingest.subjects import infer_subject
 from services.records import RememberResult
@@ -28,6 +29,9 @@ if TYPE_CHECKING:  # the façade sits above this package; only its type is used 
     from services.engram import AgentMemory
 
 NEAR_DUPLICATE = 0.95
+# below the merge cut, a stored fact this close that says the same sentence with one value
+# changed ("port 8080" → "port 8081", cosine 0.86) is still a correction of it
+CORRECTION_WINDOW = 0.80
 DEDUP_STATUSES = (
     "active",
     "pending",
@@ -71,9 +75,26 @@ def validate(item: NewFact) -> None:
         raise InvalidInput(f"memory type must be one of {', '.join(MEMORY_TYPES)}")
 
 
+def _older(a: datetime | None, b: datetime | None) -> bool:
+    if a is None or b is None:
+        return False
+    if (a.tzinfo is None) != (b.tzinfo is None):  # naive is UTC in the store
+        a, b = a.replace(tzinfo=None), b.replace(tzinfo=None)
+    return a < b
+
+
+def _in_conflict(item: NewFact, other: int) -> NewFact:
+    """A fact that contradicts ``other`` and cannot be settled by rule: kept, in review."""
+    meta = {**(item.metadata or {}), **review_metadata("conflict", with_fact=other)}
+    return replace(item, status="pending", metadata=meta)
+
+
 class Ingestor:
     def __init__(self, memory: AgentMemory):
         self.m = memory
+        self._links: dict[int, tuple[str, int]] = {}  # batch index → (update|conflict, fact)
+        # near twins: subject, text, status, created_at
+        self._stored: dict[int, tuple[str | None, str, str, datetime]] = {}
 
     def remember_many(
         self,
@@ -230,7 +251,7 @@ class Ingestor:
                             f"{notes[i]['pii_redacted']} personal detail(s) redacted",
                         )
                     results[i].fact_id = fid
-                    results[i].superseded = superseded
+                    results[i].superseded = superseded + self._link(i, fid, results[i])
                     added_ids.append(fid)
                     added_texts.append(text)
                     if vectors is not None:
@@ -249,56 +270,87 @@ class Ingestor:
             m.engram.bus.emit("fact.added", agent_id=m.agent_id, ids=ids)
 
     def _near_duplicates(self, fresh, vectors, threshold, results, dup_of, live):
-        m = self.m
+        """Merge what says the same thing again; a near twin that changes a value, a name
+        or a negation is a correction (it supersedes) or a conflict (both stay, in review)."""
         keep_idx: list[int] = []
-        index = m.engram.index
-        nearest: list[list[tuple[int, float]]] = [[] for _ in fresh]
-        if index is not None and index.count(m.agent_id) > 0:
-            nearest = index.query_many(m.agent_id, vectors, k=3)
-            cand = {fid for hits in nearest for fid, sim in hits if sim >= threshold}
-            subject_of = (
-                dict(
-                    Fact.select(Fact.id, Fact.subject)
-                    .where(
-                        (Fact.agent == m.agent_id) & Fact.id.in_(list(cand)) & Fact.status.in_(live)
-                    )
-                    .tuples()
-                )
-                if cand
-                else {}
-            )
-            # a fact naming the same subject as its near twin is a newer statement about it
-            # (a task moving on by a word): it supersedes, it is not absorbed
-            nearest = [
-                [
-                    (fid, sim)
-                    for fid, sim in hits
-                    if fid in subject_of and not (item.subject and subject_of[fid] == item.subject)
-                ]
-                for hits, (_i, item, _t, _h) in zip(nearest, fresh)
-            ]
-        for j, (i, item, _text, _h) in enumerate(fresh):
-            v = vectors[j]
-            hit = next((fid for fid, sim in nearest[j] if sim >= threshold), None)
-            twins = (
-                keep_idx
-                if not item.subject
-                else [k for k in keep_idx if fresh[k][1].subject != item.subject]
-            )
-            if hit is None and twins:
-                sims = vectors[twins] @ v
-                best = int(np.argmax(sims))
-                if sims[best] >= threshold:
-                    twin = fresh[twins[best]][0]
+        nearest = self._nearest_stored(fresh, vectors, threshold, live)
+        for j, (i, item, text, _h) in enumerate(fresh):
+            hit, link = self._match_stored(nearest[j], threshold, text, item.created_at)
+            if hit is None and link is None:
+                twin = self._batch_twin(fresh, vectors, keep_idx, j, threshold)
+                if twin is not None:
                     results[i].status = "near-duplicate"
-                    dup_of[i] = -twin - 1
+                    dup_of[i] = -fresh[twin][0] - 1
                     continue
             if hit is not None:
                 results[i].status, results[i].fact_id = "near-duplicate", hit
                 dup_of[i] = hit
                 continue
+            if link is not None:
+                self._links[i] = link
+                if link[0] == "conflict":
+                    fresh[j] = (i, _in_conflict(item, link[1]), text, _h)
             keep_idx.append(j)
         return [fresh[j] for j in keep_idx], vectors[keep_idx] if keep_idx else vectors[:0]
+
+    def _nearest_stored(self, fresh, vectors, threshold, live) -> list[list[tuple[int, float]]]:
+        """Stored facts at or above the threshold for each fresh item, with their text."""
+        m = self.m
+        index = m.engram.index
+        if index is None or index.count(m.agent_id) == 0:
+            return [[] for _ in fresh]
+        nearest = index.query_many(m.agent_id, vectors, k=3)
+        window = min(threshold, CORRECTION_WINDOW)
+        cand = {fid for hits in nearest for fid, sim in hits if sim >= window}
+        rows = (
+            Fact.select(Fact.id, Fact.subject, Fact.content, Fact.status, Fact.created_at)
+            .where((Fact.agent == m.agent_id) & Fact.id.in_(list(cand)) & Fact.status.in_(live))
+            .tuples()
+            if cand
+            else []
+        )
+        self._stored = {fid: (subj, content, st, at) for fid, subj, content, st, at in rows}
+        # a fact naming the same subject as its near twin is a newer statement about it
+        # (a task moving on by a word): it supersedes, it is not absorbed
+        return [
+            [
+                (fid, sim)
+                for fid, sim in hits
+                if sim >= window
+                and fid in self._stored
+                and not (item.subject and self._stored[fid][0] == item.subject)
+            ]
+            for hits, (_i, item, _t, _h) in zip(nearest, fresh)
+        ]
+
+    def _match_stored(
+        self, hits, threshold, text, when: datetime | None
+    ) -> tuple[int | None, tuple[str, int] | None]:
+        """(fact it repeats, None) or (None, (update|conflict, fact it contradicts))."""
+        link: tuple[str, int] | None = None
+        for fid, sim in hits:
+            _subj, content, status, at = self._stored[fid]
+            verdict = compare(content, text, strict=sim < threshold)
+            if verdict == "update" and _older(when, at):
+                verdict = "conflict"  # an older statement (a re-import) must not win
+            if verdict == "same" and sim >= threshold:
+                return fid, None
+            if link is None and verdict in ("update", "conflict") and status != "archived":
+                link = (verdict, fid)
+        return None, link
+
+    def _batch_twin(self, fresh, vectors, keep_idx, j, threshold) -> int | None:
+        item, text = fresh[j][1], fresh[j][2]
+        twins = [k for k in keep_idx if not item.subject or fresh[k][1].subject != item.subject]
+        if not twins:
+            return None
+        sims = vectors[twins] @ vectors[j]
+        for best in np.argsort(-sims):
+            if sims[best] < threshold:
+                break
+            if compare(fresh[twins[best]][2], text) == "same":
+                return twins[int(best)]
+        return None
 
     def _insert(self, item: NewFact, text: str, h: str, actor: str) -> tuple[int, list[int]]:
         m = self.m
@@ -350,6 +402,32 @@ class Ingestor:
                 )
                 superseded.append(old.id)
         return row.id, superseded
+
+    def _link(self, i: int, fid: int, result: RememberResult) -> list[int]:
+        """Act on a contradiction found for batch item ``i`` (now fact ``fid``)."""
+        kind, old_id = self._links.get(i, ("", 0))
+        if kind == "conflict":
+            result.status, result.conflicts_with = "conflict", old_id
+            result.reason = f"contradicts fact {old_id}: both kept for review"
+            return []
+        if kind != "update":
+            return []
+        old = Fact.get_or_none((Fact.id == old_id) & Fact.status.in_(("active", "pending")))
+        if old is None:
+            return []
+        before = snapshot(old)
+        old.status, old.superseded_by, old.updated_at = "superseded", fid, utcnow()
+        old.save()
+        self.m.facts.audit(
+            "supersede",
+            old.id,
+            before,
+            snapshot(old),
+            actor="engram",
+            reason=f"superseded by fact {fid} (a correction of it)",
+        )
+        result.status = "superseded"
+        return [old.id]
 
     def _bump(self, ids: list[int]) -> None:
         """A repeated memory is a signal: refresh it instead of storing it twice."""

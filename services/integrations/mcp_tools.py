@@ -89,6 +89,11 @@ def remember(
         out["status"] = "duplicate"
     elif res.superseded:
         out.update(status="superseded", superseded=res.superseded)
+    elif res.status == "conflict":
+        out.update(
+            status="conflict: waits for the user's review", conflicts_with=res.conflicts_with
+        )
+        return out
     else:
         out["status"] = "added"
     if res.fact_id is not None and memory.get(res.fact_id).status == "pending":

@@ -36,7 +36,7 @@ from models.entities import utcnow
 from services.errors import InvalidInput
 from services.ingest.policy import Target, WritePolicy, scrub_snapshot
 from services.interop.export_log import record_export
-from services.store.atomic import atomic_write
+from services.store.atomic import atomic_write, check_target
 from services.store.text import content_hash, require_clean
 
 FORMAT = "engram-archive"
@@ -60,6 +60,7 @@ class ArchiveReport:
     embedded: int = 0  # embedded during the import (the archive had no vectors for them)
     blocked: int = 0
     embedded_later: int = 0  # facts without vectors (no model): `engram verify --repair`
+    skipped_lines: int = 0  # malformed or pathological lines (bad JSON, too deep, too long)
 
     def to_json(self) -> dict:
         return self.__dict__.copy()
@@ -99,8 +100,9 @@ def _typed(model, data: dict) -> dict:
     return out
 
 
-def export_archive(memory, out: Path, vectors: bool = False) -> dict:
+def export_archive(memory, out: Path, vectors: bool = False, force: bool = False) -> dict:
     """Write the archive; returns the counts per kind of line."""
+    check_target(out, overwrite=force, create_parent=False)  # refuse before any work
     a = Agent.get_by_id(memory.agent_id)
     lines = [
         {"type": FORMAT, "version": VERSION, "exported_at": utcnow().isoformat(), "agent": a.slug}
@@ -126,36 +128,77 @@ def export_archive(memory, out: Path, vectors: bool = False) -> dict:
             lines.append({"type": "vector", "fact": fid, "vector": [float(x) for x in vecs[fid]]})
         counts["vector"] = len(vecs)
     text = "".join(json.dumps(l, ensure_ascii=False, sort_keys=True) + "\n" for l in lines)
-    atomic_write(out, text)
+    atomic_write(out, text, overwrite=force, create_parent=False)
     # a forget must reach this copy too
     record_export(memory.engram.config.data_dir, memory.slug, out, "archive")
     return counts
 
 
-def read_archive(path: Path) -> list[dict]:
-    lines = []
-    with open(path, encoding="utf-8") as fh:
-        for n, raw in enumerate(fh, 1):
-            if not raw.strip():
+MAX_LINE = 32 * 1024 * 1024  # a fact with its vector is a few KB; 32 MB is not a line
+
+
+def _parse_line(raw: bytes) -> dict | None:
+    """One archive line, or None when it is not one (bad UTF-8 or JSON, nested past what
+    the parser can follow, not an object with a type)."""
+    try:
+        obj = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, ValueError):
+        return None
+    return obj if isinstance(obj, dict) and isinstance(obj.get("type"), str) else None
+
+
+def _raw_lines(fh):
+    """Lines up to MAX_LINE bytes; a longer one is yielded as None (and not held in memory)."""
+    while True:
+        raw = fh.readline(MAX_LINE + 1)
+        if not raw:
+            return
+        if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
+            while (rest := fh.readline(MAX_LINE)) and not rest.endswith(b"\n"):
+                pass
+            yield None
+            continue
+        yield raw
+
+
+def read_archive_lines(path: Path) -> tuple[list[dict], int]:
+    """(lines, bad lines skipped). The header must be sound; any other malformed or
+    pathological line is skipped and counted, so one bad line costs one line."""
+    lines: list[dict] = []
+    skipped = 0
+    with open(path, "rb") as fh:
+        for raw in _raw_lines(fh):
+            if raw is not None and not raw.strip():
                 continue
-            try:
-                lines.append(json.loads(raw))
-            except json.JSONDecodeError as exc:
-                raise InvalidInput(f"{path}:{n}: not JSON ({exc.msg})") from None
+            obj = _parse_line(raw) if raw is not None else None
+            if obj is None:
+                if not lines:
+                    raise InvalidInput(
+                        f"{path} is not an Engram agent archive (first line must be the "
+                        f"{FORMAT} header)"
+                    )
+                skipped += 1
+                continue
+            lines.append(obj)
     if not lines or lines[0].get("type") != FORMAT:
         raise InvalidInput(
             f"{path} is not an Engram agent archive (first line must be the {FORMAT} header)"
         )
-    if lines[0].get("version", 0) > VERSION:
+    version = lines[0].get("version", 0)
+    if not isinstance(version, int) or version > VERSION:
         raise InvalidInput(
             f"{path} was written by a newer Engram (archive version "
-            f"{lines[0]['version']}); update Engram to import it"
+            f"{version}); update Engram to import it"
         )
-    return lines
+    return lines, skipped
+
+
+def read_archive(path: Path) -> list[dict]:
+    return read_archive_lines(path)[0]
 
 
 def import_archive(engram, path: Path, slug: str | None = None) -> ArchiveReport:
-    lines = read_archive(Path(path))
+    lines, skipped = read_archive_lines(Path(path))
     by_type: dict[str, list[dict]] = {}
     for l in lines[1:]:
         by_type.setdefault(l.get("type"), []).append(l)
@@ -177,7 +220,7 @@ def import_archive(engram, path: Path, slug: str | None = None) -> ArchiveReport
         kind=ad.get("kind") or "generic",
         workspace=ad.get("workspace") if same else None,
     )
-    rep = ArchiveReport(agent=slug)
+    rep = ArchiveReport(agent=slug, skipped_lines=skipped)
     key = engram.forget_key()
     with engram.db.atomic():
         agent = Agent.get(Agent.slug == slug)

@@ -507,7 +507,7 @@ def _pull_new(
         linked_anywhere.add(r.fact_id)
         f = memory.get(r.fact_id)
         links.append((block, {"fact": r.fact_id, "file": _h(t), "fact_h": _h(memory_md_entry(f))}))
-        if r.status == "added":
+        if r.stored_new:
             report.pulled += 1
             report.changes.append(f"{name}: new entry → fact {r.fact_id}")
     return links

@@ -26,6 +26,7 @@ from models.entities import utcnow
 from services.errors import EngramError
 from services.lifecycle.config import LifecycleConfig, config_for
 from services.store.atomic import atomic_write
+from services.store.untrusted import DATA_NOTICE, neutralise_tags, one_line
 from services.vectors.tokens import count_tokens, count_tokens_many
 
 log = logging.getLogger(__name__)
@@ -100,14 +101,23 @@ class _Row:
         return self.event_date or self.created_at.date()
 
 
-def one_line(text: str) -> str:
-    """Memory text is data: one list line, so it can never open a heading or a section."""
-    return " ".join((text or "").split())
+def framed(title: list[str]) -> list[str]:
+    """A layer's title lines, then the notice that what follows is data (as ``context``)."""
+    return [*title, "", f"> {DATA_NOTICE}"]
+
+
+def frame_text(md: str) -> str:
+    """Text from elsewhere (an LLM rewrite) framed and neutralised like an extractive layer."""
+    lines = [neutralise_tags(ln) for ln in md.split("\n")]
+    if not any(DATA_NOTICE in ln for ln in lines):
+        at = 1 if lines and lines[0].startswith("#") else 0
+        lines[at:at] = ["", f"> {DATA_NOTICE}"] if at else [f"> {DATA_NOTICE}", ""]
+    return "\n".join(lines)
 
 
 def _fact_line(r: _Row, dated: bool = False, cat: bool = True) -> str:
     prefix = f"[{r.day.isoformat()}]" if dated else ""
-    prefix += f"[{r.category}] " if cat else ""
+    prefix += f"[{one_line(r.category)}] " if cat else ""
     if prefix and not prefix.endswith(" "):
         prefix += " "
     return f"- {prefix}{one_line(r.content)}"
@@ -153,6 +163,7 @@ def assemble(
 ) -> tuple[str, list, int]:
     """Greedy fill in priority order; render sections in their fixed order, pinned first.
     WordPiece splits on whitespace, so a document's tokens are the sum of its lines'."""
+    title = framed(title)
     used = count_tokens("\n".join(title))
     heads = dict(zip(sections, count_tokens_many([f"## {s}" for s in sections])))
     chosen: dict[str, list[_Cand]] = {s: [] for s in sections}
@@ -418,6 +429,7 @@ class CompileService:
                 continue
             try:
                 text = llm_rewrite(client, md, self.config.budget(name)).rstrip("\n") + "\n"
+                text = frame_text(text)
             except LLMError as exc:
                 result.warnings.append(f"{name}.md kept extractive: {exc}")
                 continue
@@ -433,7 +445,7 @@ class CompileService:
             new_prov = [
                 [n, ids]
                 for n, line in enumerate(text.split("\n"), 1)
-                if line.strip() and not line.lstrip().startswith("#")
+                if line.strip() and not line.lstrip().startswith("#") and DATA_NOTICE not in line
             ]
             built[name] = (text, new_prov, tokens)
             result.rewritten.append(name)

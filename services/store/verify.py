@@ -7,6 +7,7 @@ The SQLite rows are the truth: ``repair`` rebuilds FTS from rows, deletes orphan
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 from models import Agent, Fact
 
@@ -30,6 +31,7 @@ class VerifyReport:
     agents: list[AgentCheck] = field(default_factory=list)
     repaired: dict = field(default_factory=dict)
     messages: list[str] = field(default_factory=list)
+    loose_permissions: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -84,11 +86,26 @@ def verify_store(engram, repair: bool = False) -> VerifyReport:
                     "vectors_written": len(redo),
                 }
             rep.agents.append(chk)
+    _check_permissions(engram, rep, repair)
     # a repaired store is reported as it was found; run again to see it clean
     problems = (
-        not rep.sqlite_ok
+        bool(rep.loose_permissions)
+        or not rep.sqlite_ok
         or not rep.fts_ok
         or any(c.missing_vectors or c.orphan_vectors or c.stale_vectors for c in rep.agents)
     )
     rep.ok = not problems
     return rep
+
+
+def _check_permissions(engram, rep: VerifyReport, repair: bool) -> None:
+    """Store files other local users can read are a finding (``--repair`` tightens them)."""
+    from services.store.backup import db_path
+    from services.store.permissions import describe_loose, tighten
+
+    data_dir = Path(engram.config.data_dir)
+    extra = [p for p in [db_path(engram)] if p is not None]
+    rep.loose_permissions = describe_loose(data_dir, extra)
+    rep.messages += rep.loose_permissions
+    if repair and rep.loose_permissions:
+        tighten(data_dir, extra)

@@ -216,6 +216,7 @@ def test_exports_and_archives_engram_wrote_are_purged(store, tmp_path):
 
     a = store.agent("alice")
     out = tmp_path / "exports"
+    out.mkdir()  # an export never creates a missing directory
     export_agent(a, out / "alice.json", "json")
     export_agent(a, out / "alice.md", "markdown")
     export_archive(a, out / "alice.jsonl", vectors=True)

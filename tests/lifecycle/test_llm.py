@@ -243,17 +243,24 @@ def test_llm_rewrite_of_layers(agent, provider, fake_keyring, llm_config):
     result = CompileService(agent, llm_config).compile()
     assert "today" in result.rewritten
     today = result.layers["today"]
-    assert today.markdown == "- Uses pnpm; works on Fedora.\n"
+    from services.store.untrusted import DATA_NOTICE
+
+    # the rewrite is framed as data like every layer an agent loads
+    assert today.markdown == f"> {DATA_NOTICE}\n\n- Uses pnpm; works on Fedora.\n"
     assert today.tokens == count_tokens(today.markdown)
-    assert today.provenance == [[1, sorted(ids)]]
+    assert today.provenance == [[3, sorted(ids)]]
     assert "Prefers pnpm over npm" in result.layers["memory"].markdown  # memory.md stays extractive
     # an answer over budget is not used
-    llm_config.budget_today = 45
+    frame = count_tokens(f"> {DATA_NOTICE}")
+    llm_config.budget_today = 45 + frame
     provider.answer = "- " + "very long rewrite " * 50
     result = CompileService(agent, llm_config).compile()
     assert "today" not in result.rewritten
     assert any("kept extractive" in w for w in result.warnings)
-    assert result.layers["today"].tokens <= 45 and "Prefers pnpm" in result.layers["today"].markdown
+    assert (
+        result.layers["today"].tokens <= 45 + frame
+        and "Prefers pnpm" in result.layers["today"].markdown
+    )
 
 
 @pytest.mark.parametrize("endpoint", ["{u}", "{u}/", "{u}/v1", "{u}/v1/chat/completions"])

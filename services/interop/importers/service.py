@@ -68,6 +68,9 @@ def _module(fmt: str):
 
 def detect_format(path: Path) -> str:
     if not path.exists():
+        from services.store.atomic import resolve_target
+
+        resolve_target(path)  # a symlink loop is named as one, not as a missing file
         raise ImportFormatError(f"{path}: no such file or directory")
     for fmt in FORMATS:
         if _module(fmt).detect(path):
@@ -138,7 +141,7 @@ def import_into(
         keep |= {fid for fid in undone.values() if fid is not None}
         report.archived = archive_removed(memory, parsed, keep)
     for r in results:
-        if r.status == "added":
+        if r.stored_new:
             report.added += 1
             report.superseded += len(r.superseded)
         elif r.status in ("duplicate", "near-duplicate"):

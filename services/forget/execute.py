@@ -1,0 +1,238 @@
+"""Carrying out a forget: files and vectors first, the SQL transaction last, then proof.
+
+Order of work (crash safety): a crash before the transaction leaves the rows (the truth) and
+a re-run of the same forget finishes the job; a crash after it leaves only free pages, which
+the next forget or ``VACUUM`` clears.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+
+from models import Agent, AuditEvent, CompiledLayer, Episode, Fact, ForgetReceipt, Session
+from services.errors import InvalidInput
+from services.forget.files import Terms, apply_edit
+from services.forget.preview import AgentPreview, ForgetPreview, verify_sample
+from services.forget.purge import compact_store, purge_vectors
+from services.forget.scope import ForgetScope, keyed
+from services.forget.scrub import scrub_file
+from services.forget.verify import verify_forgotten
+from services.ingest import forget_rules
+from services.store.backup import backup_store
+
+STEPS = ["backup", "files", "vectors", "rows", "layers", "compact", "backups", "verify"]
+
+
+class _Steps:
+    def __init__(self, progress, cancelled):
+        self.done = 0
+        self.progress = progress
+        self.cancelled = cancelled
+
+    def __call__(self, msg: str) -> None:
+        if self.cancelled and self.cancelled() and self.done < 2:  # nothing changed before files
+            raise InvalidInput("forget cancelled; nothing was removed")
+        if self.progress:
+            self.progress(self.done, len(STEPS), msg)
+        self.done += 1
+
+
+def run_forget(
+    engram,
+    scope: ForgetScope,
+    pv: ForgetPreview,
+    progress: Callable[[int, int, str], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> tuple[int, list[str]]:
+    """Remove everything the preview lists; return the receipt id and the notes."""
+    t0 = time.perf_counter()
+    step = _Steps(progress, cancelled)
+    notes = list(pv.notes)
+    key = engram.forget_key()
+    step("backup")
+    backup = (
+        backup_store(engram, "before-forget-everything") if scope.kind == "everything" else None
+    )
+    step("files")
+    files_done = _edit_files(engram, scope, pv, notes)
+    step("vectors")
+    for ap in pv.agents:
+        if ap.vectors or scope.whole:
+            notes += purge_vectors(
+                engram, ap.agent_id, {f["id"] for f in ap.facts}, drop=scope.whole
+            )
+    step("rows")
+    receipt = delete_rows(engram, scope, pv, key)
+    step("layers")
+    for ap in pv.agents:
+        if ap.layers and not scope.whole:
+            notes.append(recompile(engram, ap.slug))
+    step("compact")
+    notes += compact_store(engram)
+    step("backups")
+    for b in pv.backups:
+        scrub_file(Path(b))
+    if backup is not None:
+        scrub_file(backup)
+    step("verify")
+    checked, remaining = _verify_after(engram, scope, pv, notes)
+    counts = dict(receipt.counts)
+    counts["files_rewritten"] = files_done
+    if backup is not None:
+        counts["safety_backup_destroyed"] = 1
+    counts["remaining_after_verify"] = remaining
+    counts["strings_verified"] = checked
+    counts["seconds"] = round(time.perf_counter() - t0, 3)
+    ForgetReceipt.update(counts=counts).where(ForgetReceipt.id == receipt.id).execute()
+    if progress:
+        progress(len(STEPS), len(STEPS), "done")
+    for ap in pv.agents:
+        engram.bus.emit("fact.deleted", agent_id=ap.agent_id, ids=[f["id"] for f in ap.facts])
+    engram.bus.emit("forget.done", receipt=receipt.id)
+    return receipt.id, notes
+
+
+def _edit_files(engram, scope: ForgetScope, pv: ForgetPreview, notes: list[str]) -> int:
+    files_done = 0
+    exported_gone: set[str] = set()
+    for ap in pv.agents:
+        for ed in ap.workspace + ap.exports + ap.layer_files:
+            if ed.problem:
+                notes.append(f"{ed.path}: {ed.problem}")
+            elif apply_edit(ed):
+                files_done += 1
+                if ed.new_data is None and ed in ap.exports:
+                    exported_gone.add(str(ed.path))
+        if scope.whole:
+            adir = engram.config.agent_dir(ap.slug)
+            if adir.is_dir():
+                shutil.rmtree(adir, ignore_errors=True)
+    if exported_gone:
+        from services.interop.export_log import forget_exports
+
+        forget_exports(engram.config.data_dir, exported_gone)
+    return files_done
+
+
+def _verify_after(engram, scope: ForgetScope, pv: ForgetPreview, notes: list[str]):
+    remaining = checked = 0
+    groups = (
+        [(None, [x for ap in pv.agents for x in ap.terms])]
+        if scope.all_agents
+        else [(ap.slug, ap.terms) for ap in pv.agents]
+    )
+    for slug, terms in groups:
+        sample = verify_sample(terms, [scope.matching] if scope.matching else [])
+        if not sample:
+            continue
+        rep = verify_forgotten(engram, sample, agent=slug)
+        if rep.stale_segments:
+            notes += rebuild_leaky_segments(engram, rep.stale_segments)
+            rep = verify_forgotten(engram, sample, agent=slug)
+        checked += len(sample)
+        remaining += len(rep.remaining)
+        notes += [f"still present: {p} ({d})" for p, d in rep.remaining[:20]]
+    return checked, remaining
+
+
+def delete_rows(engram, scope: ForgetScope, pv: ForgetPreview, key: bytes) -> ForgetReceipt:
+    counts: dict[str, int] = {}
+    hashes: set[str] = set()
+    label = scope.label or f"forgotten {datetime.now():%Y-%m-%d %H:%M}"
+    with engram.db.atomic():
+        if scope.wants_rule and scope.all_agents:
+            terms = [x for ap in pv.agents for x in _rule_terms(scope, ap)] or (
+                [scope.matching] if scope.matching else []
+            )
+            if terms:
+                forget_rules.add_rule(key, None, label, terms)
+                counts["rules"] = 1
+        for ap in pv.agents:
+            for k, v in ap.counts().items():
+                counts[k] = counts.get(k, 0) + v
+            hashes.update(keyed(key, x) for x in ap.terms)
+            _delete_agent_rows(ap)
+            if scope.wants_rule and ap.terms and not scope.all_agents:
+                forget_rules.add_rule(key, ap.agent_id, label, _rule_terms(scope, ap))
+                counts["rules"] = counts.get("rules", 0) + 1
+            # session rows stay (ids and paths, no content, logs cleared): they are the
+            # processed-once claims that stop a hook re-reading the same transcript
+            AuditEvent.create(
+                agent=ap.agent_id,
+                fact_id=None,
+                action="forget",
+                before=None,
+                after={"scope": scope.kind, "counts": ap.counts()},
+                actor="user",
+                reason="forget (receipt kept)",
+            )
+        counts["backups"] = len(pv.backups)
+        slug = scope.agent or (pv.agents[0].slug if len(pv.agents) == 1 else None)
+        return ForgetReceipt.create(
+            agent_slug=None if scope.all_agents else slug,
+            scope=scope.to_receipt(key),
+            counts=counts,
+            hashes=sorted(hashes),
+        )
+
+
+def _rule_terms(scope: ForgetScope, ap: AgentPreview) -> list[str]:
+    return ([scope.matching] if scope.matching else []) + [f["content"] for f in ap.facts]
+
+
+def _chunks(ids: list[int], n: int = 500):
+    for s in range(0, len(ids), n):
+        yield ids[s : s + n]
+
+
+def _delete_agent_rows(ap: AgentPreview) -> None:
+    for part in _chunks([f["id"] for f in ap.facts]):
+        Fact.update(superseded_by=None).where(Fact.superseded_by.in_(part)).execute()
+        Fact.delete().where((Fact.agent == ap.agent_id) & Fact.id.in_(part)).execute()
+    for part in _chunks(ap.history):
+        AuditEvent.delete().where(AuditEvent.id.in_(part)).execute()
+    for part in _chunks([e["id"] for e in ap.episodes]):
+        Episode.delete().where(Episode.id.in_(part)).execute()
+    t = Terms(ap.terms)
+    for sinfo in ap.sessions:
+        srow = Session.get_or_none(Session.id == sinfo["id"])
+        if srow is None:
+            continue
+        if sinfo["whole_log"]:
+            srow.log = None
+        else:
+            kept = [ln for ln in (srow.log or "").splitlines(keepends=True) if not t.mentions(ln)]
+            srow.log = "".join(kept) or None
+        srow.save()
+    lids = [L["id"] for L in ap.layers]
+    if lids:
+        CompiledLayer.delete().where(CompiledLayer.id.in_(lids)).execute()
+
+
+def rebuild_leaky_segments(engram, agent_ids: set[int]) -> list[str]:
+    """A vector segment holding forgotten text in slots Chroma never initialised (written
+    before the allocator was hardened): rebuild that agent's index from its own vectors,
+    then compact, so the segment files are written anew."""
+    notes = []
+    for aid in sorted(agent_ids):
+        notes += purge_vectors(engram, aid, set())
+        a = Agent.get_or_none(Agent.id == aid)
+        notes.append(
+            f"{a.slug if a else aid}: vector index rewritten (its segment files held stale memory)"
+        )
+    notes += compact_store(engram)
+    return notes
+
+
+def recompile(engram, slug: str) -> str:
+    from services.lifecycle.compile import CompileService
+
+    try:
+        CompileService(engram.agent(slug)).compile()
+        return f"{slug}: compiled layers rebuilt without it"
+    except Exception as exc:  # the stale layers are gone already; say what failed
+        return f"{slug}: compiled layers were deleted but recompiling failed: {exc}"

@@ -1,0 +1,223 @@
+"""What a forget covers: the scope a person chose, and the agents and facts it selects.
+
+Scopes: ``fact_ids``; ``matching`` (facts containing the text, FTS phrase matches, and facts
+whose cosine to it is >= ``threshold``: a paraphrase is listed with its score for review and
+can be left out with ``exclude_ids``); ``before`` (created before a date); ``all`` (one
+agent's whole memory; the agent row and settings stay); ``all_agents`` alone (everything)
+or with ``matching`` (that text in every agent).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from models import Agent, Fact
+from models.entities import FACT_STATUSES
+from services.errors import InvalidInput, NotFound
+from services.store.facts import FactFilters
+from services.store.text import fts_query, normalize, words
+
+SEMANTIC_THRESHOLD = 0.8  # cosine at which a fact is "about" the query without naming it
+SEMANTIC_K = 50
+# words too common to forget on their own when a person names several ("Alice's new phone")
+_COMMON = frozenset(
+    "the and for with from that this what when where which who whom whose about after before "
+    "into onto over under your yours their there then than them they have has had was were "
+    "will would should could user users agent agents name names said says new old "
+    "also just only very more most some any all none not but are its it's his her hers".split()
+)
+
+
+# a text holding one of these is a sentence ("I am allergic to peanuts"): it is meant whole
+_FUNCTION_WORDS = frozenset(
+    "i am is are was were be to a an the of in on at my me we you it its and or for with "
+    "not no do does did has have had that this by as".split()
+)
+
+
+def distinct_words(text: str | None) -> list[str]:
+    """The words of a several-word name or list a person may mean one by one ("Frobnitz
+    Wexleythorpe" split across two facts); empty for a single word or a sentence."""
+    ws = list(dict.fromkeys(words(text or "")))
+    if len(ws) < 2 or any(w in _FUNCTION_WORDS for w in ws):
+        return []
+    return [w for w in ws if len(w) >= 4 and w not in _COMMON and not w.isdigit()]
+
+
+@dataclass
+class ForgetScope:
+    agent: str | None = None
+    fact_ids: tuple[int, ...] = ()
+    matching: str | None = None
+    before: date | datetime | None = None
+    all: bool = False
+    all_agents: bool = False
+    semantic: bool = True  # matching: also facts that say the same thing in other words
+    threshold: float = SEMANTIC_THRESHOLD
+    exclude_ids: tuple[int, ...] = ()  # candidates the user unticked after review
+    rule: bool | None = None  # add a forget rule (default: for fact and matching scopes)
+    label: str | None = None  # the rule's label, in the user's words
+    terms: tuple[str, ...] = ()  # more strings to erase and verify (an entity's name, aliases)
+
+    @property
+    def kind(self) -> str:
+        if self.fact_ids:
+            return "fact"
+        if self.matching:
+            return "matching"
+        if self.before:
+            return "before"
+        if self.all:
+            return "agent"
+        return "everything" if self.all_agents else "none"
+
+    @property
+    def whole(self) -> bool:
+        return self.kind in ("agent", "everything")
+
+    def check(self) -> None:
+        chosen = sum(bool(x) for x in (self.fact_ids, self.matching, self.before, self.all))
+        if self.all_agents and (self.fact_ids or self.before or self.all):
+            raise InvalidInput("--all-agents goes with --matching TEXT, or alone for everything")
+        if not self.all_agents and chosen != 1:
+            raise InvalidInput(
+                "choose one scope: a fact id, --matching TEXT, --before DATE or --all"
+            )
+        if self.all_agents and self.agent:
+            raise InvalidInput("--all-agents and --agent exclude each other")
+        if not self.all_agents and not self.agent and not self.fact_ids:
+            raise InvalidInput("say which agent (--agent NAME) or use --all-agents")
+        if self.matching is not None and not words(self.matching):
+            raise InvalidInput("--matching needs at least one word")
+
+    @property
+    def wants_rule(self) -> bool:
+        return self.rule if self.rule is not None else self.kind in ("fact", "matching")
+
+    def to_receipt(self, key: bytes) -> dict:
+        """The scope as a receipt may keep it: the matching text only as a keyed hash."""
+        d = {"kind": self.kind, "agent": self.agent, "all_agents": self.all_agents}
+        if self.fact_ids:
+            d["fact_ids"] = sorted(self.fact_ids)
+        if self.before:
+            d["before"] = self.before.isoformat()
+        if self.matching:
+            d["matching_hash"] = keyed(key, self.matching)
+            d["semantic"] = self.semantic
+        return d
+
+
+def keyed(key: bytes, text: str) -> str:
+    return hmac.new(key, normalize(text).encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def as_dt(v) -> datetime:
+    if isinstance(v, datetime):
+        return v
+    return datetime(v.year, v.month, v.day)
+
+
+def select_agents(scope: ForgetScope) -> list[Agent]:
+    if scope.all_agents:
+        return list(Agent.select().order_by(Agent.slug))
+    if scope.agent:
+        a = Agent.get_or_none(Agent.slug == scope.agent)
+        if a is None:
+            raise NotFound(f"no agent {scope.agent!r} (see `engram agents`)")
+        return [a]
+    ids = {r.agent_id for r in Fact.select(Fact.agent).where(Fact.id.in_(list(scope.fact_ids)))}
+    if not ids:
+        raise NotFound(f"no fact {', '.join(map(str, scope.fact_ids))}")
+    return list(Agent.select().where(Agent.id.in_(list(ids))).order_by(Agent.slug))
+
+
+Why = dict[int, tuple[str, float | None]]
+
+
+def select_facts(engram, a: Agent, scope: ForgetScope) -> list[dict]:
+    """The facts of agent ``a`` the scope covers, each with why it was chosen."""
+    q = Fact.select(Fact.id, Fact.content, Fact.status).where(Fact.agent == a.id)
+    kind = scope.kind
+    if kind == "fact":
+        rows = list(q.where(Fact.id.in_(list(scope.fact_ids))))
+        if scope.agent and len(rows) < len(set(scope.fact_ids)):
+            missing = set(scope.fact_ids) - {r.id for r in rows}
+            raise NotFound(f"no fact {', '.join(map(str, sorted(missing)))} for agent {a.slug!r}")
+        why: Why = {r.id: ("id", None) for r in rows}
+    elif kind == "before":
+        rows = list(q.where(Fact.created_at < as_dt(scope.before)))
+        why = {r.id: ("date", None) for r in rows}
+    elif scope.whole:
+        rows = list(q)
+        why = {r.id: ("all", None) for r in rows}
+    else:
+        why = _matching(engram, a, scope)
+        rows = list(q.where(Fact.id.in_(list(why)))) if why else []
+    excl = set(scope.exclude_ids)
+    return [
+        {
+            "id": r.id,
+            "content": r.content,
+            "status": r.status,
+            "why": why[r.id][0],
+            "score": why[r.id][1],
+        }
+        for r in sorted(rows, key=lambda r: r.id)
+        if r.id not in excl
+    ]
+
+
+def _matching(engram, a: Agent, scope: ForgetScope) -> Why:
+    text = scope.matching or ""
+    why: Why = {}
+    for fid in _keyword_ids(engram, a, text):
+        why.setdefault(fid, ("keyword", None))
+    for w in distinct_words(text):
+        for fid in _keyword_ids(engram, a, w):
+            why.setdefault(fid, (f"word: {w}", None))
+    if scope.semantic and engram.semantic_enabled:
+        for fid, cos in _semantic_ids(engram, a, text, scope.threshold):
+            why.setdefault(fid, ("semantic", cos))
+    return why
+
+
+def _keyword_ids(engram, a: Agent, text: str) -> list[int]:
+    """Facts holding the text: an FTS phrase match, or the normalised text as a substring
+    (punctuation and case do not hide a mention)."""
+    found: list[int] = []
+    phrase = fts_query('"' + " ".join(words(text)) + '"')
+    if phrase:
+        found += [
+            fid
+            for (fid,) in engram.db.execute_sql(
+                "SELECT f.id FROM fact_fts JOIN fact f ON f.id = fact_fts.rowid "
+                "WHERE fact_fts MATCH ? AND f.agent_id = ?",
+                (phrase, a.id),
+            ).fetchall()
+        ]
+    needle = normalize(text)
+    if needle:
+        seen = set(found)
+        for fid, content in Fact.select(Fact.id, Fact.content).where(Fact.agent == a.id).tuples():
+            if fid not in seen and needle in normalize(content):
+                found.append(fid)
+    return found
+
+
+def _semantic_ids(engram, a: Agent, text: str, threshold: float) -> list[tuple[int, float]]:
+    hits = engram.agent(a.slug).search(
+        text,
+        k=SEMANTIC_K,
+        mode="semantic",
+        touch=False,
+        filters=FactFilters(status=list(FACT_STATUSES)),
+    )
+    out = []
+    for h in hits:
+        cos = float(h.raw.get("cosine", 0.0))
+        if cos >= threshold:
+            out.append((h.fact.id, round(cos, 4)))
+    return out

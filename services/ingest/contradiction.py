@@ -1,0 +1,148 @@
+"""Is a near-duplicate the same statement, or a correction of it?
+
+Two memories can sit at cosine 0.98 and say opposite things: "User is allergic to peanuts" /
+"User is not allergic to peanuts", "Server IP is 10.0.0.5" / "… 10.0.0.6". Embeddings barely
+see negation, numbers, versions, dates, addresses, names or units, so near-duplicate merging
+asks this module first. ``compare(old, new)`` answers:
+
+- ``same``: the same statement in other words: merge;
+- ``update``: the same sentence frame with a value changed (or negated): the new fact
+  supersedes the old one;
+- ``distinct``: two different things numbered alike ("note 17" / "note 18"): both stay;
+- ``conflict``: they differ in a way a rule cannot settle: both stay, a person decides.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+NEGATIONS = frozenset(
+    "not no never none nobody nothing neither nor without cannot cant isnt arent wasnt "
+    "werent dont doesnt didnt wont wouldnt shouldnt couldnt hasnt havent hadnt nolonger "
+    "stopped quit disabled".split()
+)
+# a number after one of these names an item, not a value of it
+ORDINAL_WORDS = frozenset(
+    "number no # id item fact note entry record ticket issue row case test worker writer "
+    "thread batch step task part chapter page line pr job run".split()
+)
+UNITS = frozenset(
+    "b kb mb gb tb pb kib mib gib tib ms s sec secs second seconds min mins minute minutes h "
+    "hr hrs hour hours day days week weeks month months year years px em rem pt % percent "
+    "mm cm m km in inch inches ft feet mi mile miles g kg mg lb lbs oz l ml c f k hz khz mhz "
+    "ghz v w kw mw mbps gbps kbps rpm usd eur gbp $ € £ cores core threads gbit mbit".split()
+)
+STOP = frozenset(
+    "a an the is are was were be been being to of in on at for by with and or it its this "
+    "that these those as from into over user users our we i my me you your they their his "
+    "her he she has have had do does did will would should can could may might must also "
+    "now currently actually really just still any some".split()
+)
+
+_TOKEN = re.compile(
+    r"\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?"  # IPv4 with optional port
+    r"|[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}"  # IPv6
+    r"|v?\d+(?:[.,:/\-]\d+)*[a-z%]*"  # numbers, versions, dates, times, 10ms
+    r"|[$€£%#]"
+    r"|[\w'’]+",
+    re.IGNORECASE,
+)
+_DIGIT = re.compile(r"\d")
+
+
+@dataclass(frozen=True)
+class _Parts:
+    negations: int
+    values: Counter  # numbers, versions, dates, addresses (with a unit glued on)
+    ordinals: Counter  # numbers naming an item ("note 17")
+    names: set  # capitalised or code-like words past the first
+    units: Counter
+    frame: set  # content words left once values are taken out
+
+
+def _tokens(text: str) -> list[tuple[str, str]]:
+    """(raw, folded) tokens; apostrophes dropped so "isn't" is one word."""
+    out = []
+    for m in _TOKEN.finditer(text.replace("n't", "nt").replace("n’t", "nt")):
+        raw = m.group(0).strip("'’")
+        if raw:
+            out.append((raw, raw.lower()))
+    return out
+
+
+def _parts(text: str) -> _Parts:
+    toks = _tokens(text)
+    negations = 0
+    values: Counter = Counter()
+    ordinals: Counter = Counter()
+    units: Counter = Counter()
+    names: set = set()
+    frame: set = set()
+    prev = ""
+    for raw, low in toks:
+        if low == "longer" and prev == "no":
+            pass  # "no longer" is one negation
+        elif low in NEGATIONS:
+            negations += 1
+        elif _DIGIT.search(low):
+            (ordinals if prev in ORDINAL_WORDS else values)[low.lstrip("v")] += 1
+        elif low in UNITS and prev and _DIGIT.search(prev):
+            units[low] += 1
+        elif (raw[:1].isupper() or any(c in raw for c in "_./")) and low not in STOP:
+            names.add(low)
+        elif low not in STOP:
+            frame.add(_stem(low))
+        prev = low
+    return _Parts(negations, values, ordinals, names, units, frame)
+
+
+def _stem(w: str) -> str:
+    for suf in ("ing", "ed", "s"):
+        if len(w) > len(suf) + 2 and w.endswith(suf) and not w.endswith("ss"):
+            return w[: -len(suf)]
+    return w
+
+
+def differences(old: str, new: str) -> list[str]:
+    """The kinds of value in which the two statements differ (empty: none found)."""
+    a, b = _parts(old), _parts(new)
+    out = []
+    if (a.negations % 2) != (b.negations % 2):
+        out.append("negation")
+    if a.values != b.values:
+        out.append("value")
+    if a.ordinals != b.ordinals:
+        out.append("ordinal")
+    if a.units != b.units:
+        out.append("unit")
+    # a name only one side has is a substitution when the other side has its own
+    a_words = {w for _, w in _tokens(old)}
+    b_words = {w for _, w in _tokens(new)}
+    if (a.names - b_words) and (b.names - a_words):
+        out.append("name")
+    return out
+
+
+def compare(old: str, new: str, strict: bool = False) -> str:
+    """``same`` | ``update`` | ``distinct`` | ``conflict`` (see the module note).
+
+    ``strict`` (for pairs the embedding puts further apart): an update only when the rest of
+    the sentence is word for word the same; anything else is ``distinct``."""
+    diff = differences(old, new)
+    if not diff:
+        return "same"
+    if "ordinal" in diff and "negation" not in diff:
+        return "distinct"
+    a, b = _parts(old), _parts(new)
+    union = a.frame | b.frame
+    overlap = len(a.frame & b.frame) / len(union) if union else 1.0
+    if strict:
+        same_frame = a.frame == b.frame and len(diff) == 1
+        return "update" if same_frame else "distinct"
+    # one kind of change (a value with its unit counts as one) in an otherwise matching
+    # sentence is a correction; anything else (a negation and a new value at once, a
+    # reworded sentence) needs a person
+    one_change = len(diff) == 1 or set(diff) <= {"value", "unit"}
+    return "update" if overlap >= 0.6 and one_change else "conflict"

@@ -1,0 +1,48 @@
+"""Finding 5: a name split across facts does not escape forget or its proof."""
+
+from __future__ import annotations
+
+from services.forget.service import ForgetScope, ForgetService
+
+
+def test_matching_several_words_finds_each_word_and_verify_checks_each(keyword_engram):
+    mem = keyword_engram.agent("a", create=True)
+    first = mem.remember("Frobnitz is the codename of the new router").fact_id
+    second = mem.remember("The landlord's surname is Wexleythorpe").fact_id
+    other = mem.remember("Prefers pnpm over npm").fact_id
+    svc = ForgetService(keyword_engram)
+    before = svc.verify(["Frobnitz Wexleythorpe"], each_word=True)
+    assert not before.ok and len(before.remaining) >= 2
+    pv = svc.preview(ForgetScope(agent="a", matching="Frobnitz Wexleythorpe", semantic=False))
+    listed = {f["id"]: f["why"] for f in pv.agents[0].facts}
+    assert listed == {first: "word: frobnitz", second: "word: wexleythorpe"}
+    svc.execute(ForgetScope(agent="a", matching="Frobnitz Wexleythorpe", semantic=False))
+    assert svc.verify(["Frobnitz Wexleythorpe"], each_word=True).ok
+    assert [f.id for f in mem.list()] == [other]
+
+
+def test_common_words_are_not_forgotten_one_by_one(keyword_engram):
+    mem = keyword_engram.agent("a", create=True)
+    mem.remember("The user likes the new theme")
+    svc = ForgetService(keyword_engram)
+    pv = svc.preview(ForgetScope(agent="a", matching="new user name", semantic=False))
+    assert pv.agents[0].facts == []
+
+
+def test_cli_verify_fails_while_either_half_remains(cli):
+    assert cli("remember", "--agent", "a", "--create-agent", "Frobnitz router codename")[0] == 0
+    assert cli("remember", "--agent", "a", "Landlord surname Wexleythorpe")[0] == 0
+    rc, out, _err = cli("forget", "--verify", "Frobnitz Wexleythorpe")
+    assert rc == 1 and "remain" in out
+    rc, out, _err = cli("forget", "--agent", "a", "--matching", "Frobnitz Wexleythorpe")
+    assert rc == 0 and "word: frobnitz" in out and "word: wexleythorpe" in out
+    assert cli("forget", "--agent", "a", "--matching", "Frobnitz Wexleythorpe", "--yes")[0] == 0
+    rc, out, _err = cli("forget", "--verify", "Frobnitz Wexleythorpe")
+    assert rc == 0, out
+
+
+def test_a_sentence_is_meant_whole_not_word_by_word():
+    from services.forget.scope import distinct_words
+
+    assert distinct_words("I am allergic to peanuts") == []
+    assert distinct_words("Frobnitz Wexleythorpe") == ["frobnitz", "wexleythorpe"]
