@@ -42,6 +42,8 @@ class AgentTab(QWidget):
     message = Signal(str)
     compile_requested = Signal(str)  # slug
     first_paint = Signal()
+    selection_changed = Signal()  # what the actions act on changed
+    confirmed = Signal(str, bool)  # "Deleted 4 facts", True: it can be undone (False: redone)
 
     def __init__(self, engram, memory, runner, parent=None):
         super().__init__(parent)
@@ -121,7 +123,7 @@ class AgentTab(QWidget):
         self.pin_btn.clicked.connect(self.pin_selected)
         self.unpin_btn.clicked.connect(self.unpin_selected)
         self.recat_btn.clicked.connect(self.recategorize_selected)
-        self.delete_btn.clicked.connect(self.delete_selected)
+        self.delete_btn.clicked.connect(lambda: self.delete_selected())  # clicked(False) ≠ confirm
         bulk = QHBoxLayout()
         bulk.addWidget(self.count_label, 1)
         for b in (self.pin_btn, self.unpin_btn, self.recat_btn, self.delete_btn):
@@ -155,6 +157,8 @@ class AgentTab(QWidget):
         self.search.hit_activated.connect(self._on_hit)
         self.table.selectionModel().selectionChanged.connect(self._on_selection)
         self.table.selectionModel().currentRowChanged.connect(self._on_current)
+        self.search.table.selectionModel().selectionChanged.connect(self._on_selection)
+        self.search.results_ready.connect(lambda _n: self._sync_editor())
         self._update_count()
         self._update_bulk()
         # tab order: search → modes → filters → table → editor → bulk buttons (Tab leaves
@@ -191,6 +195,7 @@ class AgentTab(QWidget):
     # views ---------------------------------------------------------------------------------
     @Slot(int)
     def _on_view_changed(self, i: int) -> None:
+        self._update_bulk()
         if i not in self._loaded:
             self._loaded.add(i)
             self._reload_view(i)
@@ -210,22 +215,30 @@ class AgentTab(QWidget):
     def _compile_me(self) -> None:
         self.compile_requested.emit(self.memory.slug)
 
-    # selection -----------------------------------------------------------------------------
-    def selected_ids(self) -> list[int]:
+    # selection: the editor and every action follow the shown view's selection ----------
+    def _view_ids(self) -> list[int]:
+        """The facts selected in the list on show (the table, or the search results)."""
         if self.stack.currentIndex() == 1:
             rows = self.search.table.selectionModel().selectedRows()
-            return [
-                self.search.model.hits[r.row()][1].fact.id
-                for r in rows
-                if r.row() < len(self.search.model.hits)
-            ]
+            hits = self.search.model.hits
+            return [hits[r.row()][1].fact.id for r in rows if r.row() < len(hits)]
         rows = sorted(r.row() for r in self.table.selectionModel().selectedRows())
         return [i for i in (self.model.id_at(r) for r in rows) if i is not None]
 
+    def _current_id(self) -> int | None:
+        if self.stack.currentIndex() == 1:
+            cur = self.search.table.currentIndex()
+            hits = self.search.model.hits
+            return hits[cur.row()][1].fact.id if cur.isValid() and cur.row() < len(hits) else None
+        cur = self.table.currentIndex()
+        return self.model.id_at(cur.row()) if cur.isValid() else None
+
+    def selected_ids(self) -> list[int]:
+        """What an action acts on: nothing unless the facts list is the view on show."""
+        return self._view_ids() if self.views.currentIndex() == 0 else []
+
     def selected_facts(self):
         ids = self.selected_ids()
-        if not ids and self.editor.fact is not None:
-            ids = [self.editor.fact.id]
         rows = self.memory.facts.rows(ids)
         return [rows[i] for i in ids if i in rows]
 
@@ -243,24 +256,54 @@ class AgentTab(QWidget):
             )
 
     def show_fact(self, fact_id: int) -> None:
-        """Select a fact (from a search hit or the All agents tab) and open it in the editor."""
+        """Select a fact (from the All agents tab, a compiled line, a review item) in the list:
+        the row is highlighted *and* in the editor. A search or a filter hiding it is
+        cleared first."""
         self.views.setCurrentIndex(0)
+        if self.search.query.text():
+            self.search.query.clear()
+        if self.model.row_of(fact_id) is None and not self._is_default_filter():
+            self._after_reload.append(lambda: self._select_fact(fact_id))
+            self.filter_bar.clear()
+            return
+        self._select_fact(fact_id)
+
+    def _is_default_filter(self) -> bool:
+        f = self.filter_bar.filters()
+        return not (f.category or f.memory_type or f.status or f.since or f.until) and (
+            f.pinned is None
+        )
+
+    def _select_fact(self, fact_id: int) -> None:
         r = self.model.row_of(fact_id)
-        if r is not None and self.stack.currentIndex() == 0:
-            self.table.selectRow(r)
-            self.table.scrollTo(self.model.index(r, 0))
-        self._load_editor(fact_id)
+        if r is None:
+            self.table.clearSelection()
+            self.message.emit(
+                f"Fact #{fact_id} is not in the loaded part of the list: search for it."
+            )
+            return
+        self.table.selectRow(r)
+        self.table.scrollTo(self.model.index(r, 0))
+        self._sync_editor()
 
     @Slot(QItemSelection, QItemSelection)
     def _on_selection(self, *_):
-        self._update_bulk()
+        self._sync_editor()
 
     @Slot("QModelIndex", "QModelIndex")
-    def _on_current(self, cur, _prev) -> None:
-        if cur.isValid():
-            fid = self.model.id_at(cur.row())
-            if fid is not None:
-                self._load_editor(fid)
+    def _on_current(self, _cur, _prev) -> None:
+        self._sync_editor()
+
+    def _sync_editor(self, reload: bool = False) -> None:
+        """Show the current selected fact (or the first selected one); nothing selected,
+        nothing in the editor, and the actions are off."""
+        ids = self._view_ids()
+        shown = self.editor.fact.id if self.editor.fact is not None else None
+        cur = self._current_id()
+        want = cur if cur in ids else shown if shown in ids else ids[0] if ids else None
+        if want != shown or (reload and want is not None):
+            self._load_editor(want)
+        self._update_bulk()
 
     def _load_editor(self, fact_id: int | None) -> None:
         if fact_id is None:
@@ -272,18 +315,17 @@ class AgentTab(QWidget):
             self.editor.set_fact(None)
             return
         self.editor.set_fact(fact, self.memory.facts.history(fact_id))
-        self._update_bulk()
 
     @Slot(str, int)
-    def _on_hit(self, _slug: str, fact_id: int) -> None:
-        self._load_editor(fact_id)
-        self._update_bulk()
+    def _on_hit(self, _slug: str, _fact_id: int) -> None:
+        self._sync_editor()
 
     def _update_bulk(self) -> None:
         n = len(self.selected_ids())
         for b in (self.pin_btn, self.unpin_btn, self.recat_btn, self.delete_btn):
-            b.setEnabled(n > 0 or self.editor.fact is not None)
+            b.setEnabled(n > 0)
         self.delete_btn.setText(f"Delete {n}" if n > 1 else "Delete")
+        self.selection_changed.emit()
 
     def _update_count(self) -> None:
         total = self.model.total_count()
@@ -316,7 +358,7 @@ class AgentTab(QWidget):
     @Slot(str)
     def _on_query(self, text: str) -> None:
         self.stack.setCurrentIndex(1 if text.strip() else 0)
-        self._update_bulk()
+        self._sync_editor()
 
     def focus_search(self) -> None:
         self.views.setCurrentIndex(0)
@@ -404,14 +446,16 @@ class AgentTab(QWidget):
             )
         )
 
-    def _after_write(self, kind: str, ids: list) -> None:
+    def _after_write(self, kind: str, ids: list, title: str = "", undone: bool = False) -> None:
         def done():
             if kind == "restore":
                 self.select_ids(ids, current=ids[0])
-                self._load_editor(ids[0])
+                self._sync_editor(reload=True)
             if self.search.query.text().strip():
                 self.search.run_now()
             self._update_bulk()
+            if title:
+                self.confirmed.emit(title, not undone)
             self.write_done.emit(kind, list(ids))
 
         if kind == "edit":
@@ -432,7 +476,7 @@ class AgentTab(QWidget):
         """Re-read the facts keeping the selection, the current row and the scroll position
         (restored when the model has reloaded, see ``_on_reloaded``)."""
         if self._restore is None:
-            ids = self.selected_ids() if self.stack.currentIndex() == 0 else []
+            ids = self._view_ids() if self.stack.currentIndex() == 0 else []
             cur = self.table.currentIndex()
             cur_id = self.model.id_at(cur.row()) if cur.isValid() else None
             self._restore = (ids, cur_id, self.table.verticalScrollBar().value())
@@ -447,10 +491,8 @@ class AgentTab(QWidget):
         self.table.selectionModel().blockSignals(False)
         self.table.viewport().update()
         self.table.verticalScrollBar().setValue(scroll)
-        if self.editor.fact is not None:
-            self._load_editor(self.editor.fact.id)
+        self._sync_editor(reload=True)  # a filter that hid the fact empties the editor
         self._update_count()
-        self._update_bulk()
         for i in self._loaded - {0}:
             if i == self.views.currentIndex():
                 self._reload_view(i)
@@ -474,5 +516,5 @@ class AgentTab(QWidget):
         m.addAction("Unpin", self.unpin_selected)
         m.addAction("Change category…", self.recategorize_selected)
         m.addSeparator()
-        m.addAction("Delete", self.delete_selected)
+        m.addAction("Delete", lambda: self.delete_selected())
         m.exec(self.table.viewport().mapToGlobal(pos))

@@ -183,14 +183,15 @@ class FactTableModel(QAbstractTableModel):
         queued, self._queued = self._queued, None
         if result is not None and (queued is None or queued[:2] == query[:2]):
             # a newer plain refresh still shows this answer now (it is fresh enough);
-            # a newer sort or filter does not: the old order would flash
-            self._apply(query, *result)
+            # a newer sort or filter does not: the old order would flash. ``reloaded`` waits
+            # for the newer one: a write's "done" must not run on rows read before it.
+            self._apply(query, *result, final=queued is None)
         if queued is not None:
             self._launch(queued)
         elif error is not None:
             self.load_failed.emit(f"Could not load the facts: {error}")
 
-    def _apply(self, query, ids, rows, count) -> None:
+    def _apply(self, query, ids, rows, count, final: bool = True) -> None:
         filters, order, n = query
         self.beginResetModel()
         self._filters, self._order = filters, order
@@ -198,7 +199,8 @@ class FactTableModel(QAbstractTableModel):
         self._cache.update(rows)
         self._count = count
         self.endResetModel()
-        self.reloaded.emit()
+        if final:
+            self.reloaded.emit()
 
     def refresh_rows(self, ids) -> None:
         """Re-read some rows in place (an edit); a row that vanished reads as a blank."""

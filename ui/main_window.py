@@ -28,11 +28,13 @@ from services import EngramError
 from ui.agent_tab import AgentTab
 from ui.fact_editor import FactEditor
 from ui.forget_dialog import ForgetDialog
+from ui.notice import UndoNotice
 from ui.search_panel import SearchPanel
 from ui.settings_dialog import SettingsDialog
 from ui.store_watcher import StoreWatcher
 from ui.theme import icon
 from ui.tray import TrayController
+from ui.undo_keys import UndoKeys
 from ui.workers import JobRunner
 from ui.workspace_watcher import WorkspaceWatcher
 
@@ -187,7 +189,15 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.tabs)
 
         self.jobs = JobsBar(self.runner)
+        self.notice = UndoNotice()
+        self.notice.undo_requested.connect(self.undo_group.undo)
+        self.notice.redo_requested.connect(self.undo_group.redo)
+        self.statusBar().addWidget(self.notice)
         self.statusBar().addPermanentWidget(self.jobs)
+        self._undo_keys = UndoKeys(self)
+        app = QApplication.instance()
+        if app is not None:
+            app.installEventFilter(self._undo_keys)
         self._build_menus()
         self.tabs.currentChanged.connect(self._on_tab_changed)
         self.sync_agents()
@@ -355,6 +365,8 @@ class MainWindow(QMainWindow):
                 tab.message.connect(self.show_message)
                 tab.compile_requested.connect(self.tray.compile)
                 tab.first_paint.connect(self._on_first_paint)
+                tab.selection_changed.connect(self._update_actions)
+                tab.confirmed.connect(self.notice.confirm)
                 self.undo_group.addStack(tab.undo_stack)
                 self.agent_tabs[slug] = tab
                 self.tabs.addTab(tab, "")
@@ -378,13 +390,19 @@ class MainWindow(QMainWindow):
             self.act_remove_agent,
             self.act_import,
             self.act_reindex,
-            self.act_pin,
-            self.act_unpin,
-            self.act_recat,
-            self.act_delete,
             self.act_forget,
         ):
             a.setEnabled(tab is not None)
+        self._update_actions()
+
+    @Slot()
+    def _update_actions(self) -> None:
+        """The Edit menu's fact actions act on the shown selection, so they are off without
+        one (a filter that hid the selected fact, another view, the All agents tab)."""
+        tab = self.current_agent_tab()
+        on = tab is not None and bool(tab.selected_ids())
+        for a in (self.act_pin, self.act_unpin, self.act_recat, self.act_delete):
+            a.setEnabled(on)
 
     @Slot()
     def add_agent(self, slug: str | None = None) -> AgentTab | None:
@@ -639,6 +657,9 @@ class MainWindow(QMainWindow):
 
     def shutdown(self) -> None:
         """Stop the timer, cancel and join every worker: nothing outlives the window."""
+        app = QApplication.instance()
+        if app is not None:
+            app.removeEventFilter(self._undo_keys)
         self.watcher.stop()
         self.workspaces.stop()
         self.runner.cancel_all()

@@ -43,6 +43,16 @@ def snapshot_of(f: FactView) -> dict:
     }
 
 
+_PAST = {"Edit": "Edited", "Pin": "Pinned", "Unpin": "Unpinned", "Delete": "Deleted"}
+_PAST.update({"Move": "Moved", "Restore": "Restored", "Add": "Added", "Run": "Ran"})
+
+
+def past_tense(text: str) -> str:
+    """ "Delete 4 facts" → "Deleted 4 facts" (the confirmation the status bar shows)."""
+    verb, _, rest = text.partition(" ")
+    return f"{_PAST.get(verb, verb)} {rest}".strip()
+
+
 def values_of(f: FactView, fields=FIELDS) -> dict:
     return {k: (list(getattr(f, k)) if k == "tags" else getattr(f, k)) for k in fields}
 
@@ -55,19 +65,22 @@ class _WriteCommand(QUndoCommand):
         text: str,
         memory,
         runner,
-        done: Callable[[str, list], None],
+        done: Callable[..., None],
         failed: Callable[[str], None] | None = None,
     ):
         super().__init__(text)
         self.memory, self.runner, self._done, self._failed = memory, runner, done, failed
 
     def _queue(self, title: str, op, kind: str, ids: list[int]) -> None:
+        """``done(kind, ids, what, undone)``: ``what`` is the past-tense confirmation."""
+        undone = title.startswith("Undo ")
+        what = past_tense(self.text())
         self.runner.start(
             title,
             lambda progress, cancelled: op(),
             serial=True,
             visible=False,
-            success=lambda _r: self._done(kind, ids),
+            success=lambda _r: self._done(kind, ids, what, undone),
             failure=self._on_failure,
         )
 

@@ -15,6 +15,7 @@ import peewee as pw
 
 from models import AuditEvent, Fact
 from models.entities import FACT_STATUSES, utcnow
+from models.entities import MEMORY_TYPES as MEMORY_TYPES  # re-exported (services.MEMORY_TYPES)
 from services.errors import InvalidInput, NotFound
 from services.records import FactView
 from services.store.text import content_hash, require_clean
