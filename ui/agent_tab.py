@@ -130,9 +130,18 @@ class AgentTab(QWidget):
             b.setFocusPolicy(Qt.TabFocus)
             bulk.addWidget(b)
 
+        self.empty_hint = QLabel(
+            "<b>No memories here yet.</b> Import this agent's memory files or folders "
+            "(File → Import, Ctrl+I), add a fact yourself (Edit → Add fact, Ctrl+Shift+N), "
+            "or install the agent's hooks so it remembers as it works (see the README)."
+        )
+        self.empty_hint.setWordWrap(True)
+        self.empty_hint.setTextFormat(Qt.RichText)
+        self.empty_hint.hide()
         facts_page = QWidget()
         fl = QVBoxLayout(facts_page)
         fl.addWidget(self.search.bar)
+        fl.addWidget(self.empty_hint)
         fl.addWidget(self.filter_bar)
         fl.addWidget(split, 1)
         fl.addLayout(bulk)
@@ -270,9 +279,8 @@ class AgentTab(QWidget):
 
     def _is_default_filter(self) -> bool:
         f = self.filter_bar.filters()
-        return not (f.category or f.memory_type or f.status or f.since or f.until) and (
-            f.pinned is None
-        )
+        plain = not (f.category or f.memory_type or f.since or f.until) and f.pinned is None
+        return plain and f.status in (None, ["active"])
 
     def _select_fact(self, fact_id: int) -> None:
         r = self.model.row_of(fact_id)
@@ -346,6 +354,7 @@ class AgentTab(QWidget):
             else "facts match the filters"
         )
         self.count_label.setText(f"{total:,} {what}")
+        self.empty_hint.setVisible(total == 0 and self._is_default_filter())
 
     # filters and search ----------------------------------------------------------------------
     @Slot()

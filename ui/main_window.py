@@ -35,6 +35,7 @@ from ui.store_watcher import StoreWatcher
 from ui.theme import icon
 from ui.tray import TrayController
 from ui.undo_keys import UndoKeys
+from ui.welcome import WelcomePage
 from ui.workers import JobRunner
 from ui.workspace_watcher import WorkspaceWatcher
 
@@ -157,11 +158,19 @@ class AllAgentsTab(QWidget):
 
 
 class MainWindow(QMainWindow):
+    demo_facts = 300  # how many facts "Try the demo" writes
     agents_changed = Signal()
     first_page_painted = Signal()
     semantic_ready = Signal(bool)
 
-    def __init__(self, engram, use_tray: bool = True, load_semantic: bool = False, parent=None):
+    def __init__(
+        self,
+        engram,
+        use_tray: bool = True,
+        load_semantic: bool = False,
+        parent=None,
+        demo_if_empty: bool = False,
+    ):
         super().__init__(parent)
         self.engram = engram
         self.setWindowTitle("Engram")
@@ -186,6 +195,7 @@ class MainWindow(QMainWindow):
         self.all_tab.search.hit_opened.connect(self.open_fact)
         self.tabs.addTab(self.all_tab, "All agents")
         self.agent_tabs: dict[str, AgentTab] = {}
+        self.welcome: WelcomePage | None = None
         self.setCentralWidget(self.tabs)
 
         self.jobs = JobsBar(self.runner)
@@ -203,6 +213,8 @@ class MainWindow(QMainWindow):
         self.sync_agents()
         if self.tabs.count() > 1:
             self.tabs.setCurrentIndex(1)
+        else:
+            self._show_welcome()
         self.has_tray = self.tray.install_tray(icon()) if use_tray else False
         if not self.has_tray:
             self.statusBar().showMessage(
@@ -215,6 +227,106 @@ class MainWindow(QMainWindow):
         self.workspaces.start()
         if load_semantic and not engram.semantic_enabled:
             self._load_semantic()
+        if demo_if_empty and not self.agent_tabs:
+            self.seed_demo()
+
+    # first run -------------------------------------------------------------------------------
+    def _show_welcome(self) -> None:
+        if self.welcome is None:
+            self.welcome = WelcomePage()
+            self.welcome.demo_requested.connect(self.seed_demo)
+            self.welcome.empty_requested.connect(self.add_agent)
+            self.welcome.import_requested.connect(self.import_sources)
+            self.tabs.insertTab(1, self.welcome, "Welcome")
+        self.tabs.setCurrentWidget(self.welcome)
+
+    def _drop_welcome(self) -> None:
+        if self.welcome is not None and self.agent_tabs:
+            self.tabs.removeTab(self.tabs.indexOf(self.welcome))
+            self.welcome.deleteLater()
+            self.welcome = None
+
+    @Slot()
+    def seed_demo(self) -> int:
+        """The demo is written in a worker (its vectors need the model: seconds), so the
+        window is usable at once; the page shows the progress."""
+        engram = self.engram
+        if self.welcome is None:
+            self._show_welcome()
+        assert self.welcome is not None
+        self.welcome.busy("Creating the demo agents (made-up memories, marked Demo)…", 0, 2)
+
+        def op(progress, cancelled):
+            if not engram.semantic_enabled:
+                progress(0, 2, "Loading the language model (1 of 2)")
+                engram.load_semantic()
+            progress(1, 2, "Writing the demo memories (2 of 2)")
+            from services import seed_demo
+
+            return seed_demo(engram, n_facts=self.demo_facts)
+
+        return self.runner.start(
+            "Creating the demo",
+            op,
+            serial=True,
+            success=self._demo_seeded,
+            failure=self._first_run_failed,
+            on_cancel=lambda: self.welcome and self.welcome.idle("Demo cancelled."),
+        )
+
+    def _demo_seeded(self, added: dict) -> None:
+        self.sync_agents()
+        first = next(iter(self.agent_tabs.values()), None)
+        if first is not None:
+            self.tabs.setCurrentWidget(first)
+        self.show_message(
+            f"Demo ready: {sum(added.values()):,} made-up memories in {len(added)} demo "
+            "agents. Remove them with File → Remove agent."
+        )
+
+    def _sources_imported(self, reports: list) -> None:
+        self.sync_agents()
+        added = sum(getattr(r, "added", 0) for r in reports)
+        self.show_message(f"Imported {added:,} memories from {len(reports)} source(s).")
+
+    def _first_run_failed(self, message: str) -> None:
+        if self.welcome is not None:
+            self.welcome.idle(f"That did not work: {message}")
+        else:
+            self.show_error(message)
+
+    @Slot(list)
+    def import_sources(self, sources: list) -> int:
+        """Import what Find my agents found: one agent per tool, "N of M" as it goes."""
+        engram = self.engram
+
+        def field(src, *names):
+            for n in names:
+                v = src.get(n) if isinstance(src, dict) else getattr(src, n, None)
+                if v:
+                    return v
+            return None
+
+        def op(progress, cancelled):
+            reports = []
+            for i, src in enumerate(sources):
+                tool = str(field(src, "agent", "slug", "tool", "kind") or "imported")
+                slug = "".join(c if c.isalnum() or c in "-_." else "-" for c in tool.lower())
+                progress(i, len(sources), f"Importing {tool} ({i + 1} of {len(sources)})")
+                mem = engram.agent(slug, create=True, kind=str(field(src, "kind") or "generic"))
+                fmt = field(src, "format", "fmt")
+                reports.append(mem.import_path(field(src, "path"), fmt=fmt, cancelled=cancelled))
+            return reports
+
+        if self.welcome is not None:
+            self.welcome.busy("Importing…", 0, len(sources))
+        return self.runner.start(
+            "Importing your agents",
+            op,
+            serial=True,
+            success=self._sources_imported,
+            failure=self._first_run_failed,
+        )
 
     def _load_semantic(self) -> None:
         """The store was opened without the model so the first page paints at once; the
@@ -374,6 +486,8 @@ class MainWindow(QMainWindow):
             i = self.tabs.indexOf(tab)
             self.tabs.setTabText(i, label)
             self.tabs.setTabToolTip(i, f"{info.fact_count:,} active facts · kind {info.kind}")
+        if self.agent_tabs:
+            self._drop_welcome()
         self._on_tab_changed(self.tabs.currentIndex())
         self.agents_changed.emit()
 
