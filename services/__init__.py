@@ -55,6 +55,11 @@ _EXPORTS: dict[str, str] = {
     "latest_layers": "services.lifecycle.compile",
     "layer_diff": "services.lifecycle.compile",
     "run_gc": "services.lifecycle.gc",
+    "GCReport": "services.lifecycle.gc",
+    "undo_gc": "services.lifecycle.gc",
+    "redo_gc": "services.lifecycle.gc",
+    "archived_facts": "services.lifecycle.gc",
+    "restore_archived": "services.lifecycle.gc",
     "LifecycleConfig": "services.lifecycle.config",
     "load_config": "services.lifecycle.config",
     "save_config": "services.lifecycle.config",
@@ -114,7 +119,14 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazil
     from services.interop.sync import sync_workspace, workspace_signature
     from services.lifecycle.compile import CompileService, latest_layers, layer_diff
     from services.lifecycle.config import LifecycleConfig, load_config, save_config
-    from services.lifecycle.gc import run_gc
+    from services.lifecycle.gc import (
+        GCReport,
+        archived_facts,
+        redo_gc,
+        restore_archived,
+        run_gc,
+        undo_gc,
+    )
     from services.records import AgentInfo, FactView, ImportReport, RememberResult, SearchHit
     from services.search.context import build_context
     from services.search.hybrid import DEFAULT_WEIGHTS, SearchMode
