@@ -23,17 +23,20 @@ from PySide6.QtWidgets import (
 )
 
 from services import EngramError
+from ui.archived_view import ArchivedView
 from ui.compiled_view import CompiledView
 from ui.fact_editor import FactEditor
 from ui.fact_model import COLUMNS, FactTableModel
 from ui.filter_bar import FilterBar
+from ui.review_view import ReviewView
 from ui.search_panel import SearchPanel
 from ui.stats_view import StatsView
 from ui.theme import icon
 from ui.timeline import TimelineView
 from ui.undo import DeleteFactsCommand, EditFactsCommand, pin_command, recategorize_command
 
-VIEWS = ["Facts", "Timeline", "Compiled", "Statistics"]
+VIEWS = ["Facts", "Timeline", "Compiled", "Statistics", "Review", "Archived"]
+REVIEW, ARCHIVED = 4, 5
 
 
 class AgentTab(QWidget):
@@ -43,6 +46,7 @@ class AgentTab(QWidget):
     compile_requested = Signal(str)  # slug
     first_paint = Signal()
     selection_changed = Signal()  # what the actions act on changed
+    badge_changed = Signal()  # the review count changed
     confirmed = Signal(str, bool)  # "Deleted 4 facts", True: it can be undone (False: redone)
 
     def __init__(self, engram, memory, runner, parent=None):
@@ -151,10 +155,17 @@ class AgentTab(QWidget):
         self.compiled = CompiledView(memory)
         self.compiled.compile_requested.connect(self._compile_me)
         self.stats = StatsView(memory, runner)
+        self.review = ReviewView(memory, runner)
+        self.review.count_changed.connect(self._review_badge)
+        self.review.decided.connect(self._on_review_decided)
+        self.archived = ArchivedView(memory, runner)
+        self.archived.restored.connect(self._on_restored)
         self.views = QTabWidget()
         self.views.setDocumentMode(True)
-        for w, name in zip((facts_page, self.timeline, self.compiled, self.stats), VIEWS):
+        pages = (facts_page, self.timeline, self.compiled, self.stats, self.review, self.archived)
+        for w, name in zip(pages, VIEWS):
             self.views.addTab(w, name)
+        self.review_count = 0
         self._loaded: set[int] = {0}
         self.views.currentChanged.connect(self._on_view_changed)
         lay = QVBoxLayout(self)
@@ -216,6 +227,32 @@ class AgentTab(QWidget):
             self.compiled.reload()
         elif i == 3:
             self.stats.reload()
+        elif i == REVIEW:
+            self.review.reload()
+        elif i == ARCHIVED:
+            self.archived.reload()
+
+    def update_review_count(self) -> None:
+        self._review_badge(self.memory.review.count())
+
+    @Slot(int)
+    def _review_badge(self, n: int) -> None:
+        """The count on the Review view's tab (and, through ``review_count``, the agent's)."""
+        self.review_count = n
+        self.views.setTabText(REVIEW, f"Review ({n})" if n else "Review")
+        self.views.setTabToolTip(REVIEW, f"{n} memories wait for your review" if n else "")
+        self.badge_changed.emit()
+
+    @Slot(str, list)
+    def _on_review_decided(self, what: str, ids: list) -> None:
+        verb = {"accept": "Accepted", "reject": "Rejected", "edit": "Edited and accepted"}[what]
+        self.message.emit(f"{verb} {len(ids)} memory(ies)")
+        self.refresh()
+
+    @Slot(list)
+    def _on_restored(self, ids: list) -> None:
+        self.message.emit(f"Restored {len(ids)} fact(s); they are active again")
+        self.refresh()
 
     def show_view(self, name: str) -> None:
         self.views.setCurrentIndex(VIEWS.index(name))
@@ -502,6 +539,7 @@ class AgentTab(QWidget):
         self.table.verticalScrollBar().setValue(scroll)
         self._sync_editor(reload=True)  # a filter that hid the fact empties the editor
         self._update_count()
+        self.update_review_count()
         for i in self._loaded - {0}:
             if i == self.views.currentIndex():
                 self._reload_view(i)

@@ -6,18 +6,15 @@ from __future__ import annotations
 import logging
 
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtGui import QAction, QKeySequence, QUndoGroup
+from PySide6.QtGui import QAction, QKeySequence, QUndoGroup, QUndoStack
 from PySide6.QtWidgets import (
     QApplication,
     QFileDialog,
-    QHBoxLayout,
     QInputDialog,
     QLabel,
     QMainWindow,
     QMenu,
     QMessageBox,
-    QProgressBar,
-    QPushButton,
     QSplitter,
     QTabWidget,
     QVBoxLayout,
@@ -25,9 +22,11 @@ from PySide6.QtWidgets import (
 )
 
 from services import EngramError
-from ui.agent_tab import AgentTab
+from ui.agent_tab import VIEWS, AgentTab
 from ui.fact_editor import FactEditor
 from ui.forget_dialog import ForgetDialog
+from ui.gc_dialog import GCCommand, GCPreviewDialog
+from ui.jobs_bar import JobsBar
 from ui.notice import UndoNotice
 from ui.search_panel import SearchPanel
 from ui.settings_dialog import SettingsDialog
@@ -40,67 +39,6 @@ from ui.workers import JobRunner
 from ui.workspace_watcher import WorkspaceWatcher
 
 log = logging.getLogger(__name__)
-
-
-class JobsBar(QWidget):
-    """Shows the running visible job with its progress and a Cancel button."""
-
-    def __init__(self, runner: JobRunner, parent=None):
-        super().__init__(parent)
-        self.runner = runner
-        self.label = QLabel("")
-        self.bar = QProgressBar()
-        self.bar.setMaximumWidth(220)
-        self.cancel_btn = QPushButton("Cancel")
-        self.cancel_btn.setToolTip("Cancel the running job (Esc)")
-        self.cancel_btn.clicked.connect(self.cancel)
-        lay = QHBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self.label)
-        lay.addWidget(self.bar)
-        lay.addWidget(self.cancel_btn)
-        self.current: int | None = None
-        runner.job_started.connect(self._started)
-        runner.job_progress.connect(self._progress)
-        runner.job_finished.connect(self._finished)
-        self.hide()
-
-    @Slot(int, str)
-    def _started(self, job_id: int, title: str) -> None:
-        job = next((j for j in self.runner.visible_jobs() if j.id == job_id), None)
-        if job is None:
-            return
-        self.current = job_id
-        self.label.setText(title)
-        self.bar.setRange(0, 0)
-        self.show()
-
-    @Slot(int, int, int, str)
-    def _progress(self, job_id: int, done: int, total: int, message: str) -> None:
-        if job_id != self.current:
-            return
-        if total > 0:
-            self.bar.setRange(0, total)
-            self.bar.setValue(done)
-        if message:
-            self.label.setText(message)
-
-    @Slot(int, str, str)
-    def _finished(self, job_id: int, outcome: str, message: str) -> None:
-        if job_id != self.current:
-            return
-        others = self.runner.visible_jobs()
-        if others:
-            self.current = others[-1].id
-            self.label.setText(others[-1].title)
-        else:
-            self.current = None
-            self.hide()
-
-    @Slot()
-    def cancel(self) -> None:
-        for j in self.runner.visible_jobs():
-            self.runner.cancel(j.id)
 
 
 class AllAgentsTab(QWidget):
@@ -178,6 +116,9 @@ class MainWindow(QMainWindow):
         self._quitting = False
         self.runner = JobRunner(db=engram.db, parent=self)
         self.undo_group = QUndoGroup(self)
+        self.window_stack = QUndoStack(self)  # steps of no one agent's tab (GC of all agents)
+        self.undo_group.addStack(self.window_stack)
+        self.gc_dialog: GCPreviewDialog | None = None
         self.watcher = StoreWatcher(engram, parent=self)
         self.watcher.changed.connect(self.on_store_changed)
         self.workspaces = WorkspaceWatcher(engram, self.runner, parent=self)
@@ -188,6 +129,8 @@ class MainWindow(QMainWindow):
         self.tray.quit_requested.connect(self.quit)
         self.tray.compiled.connect(self._on_compiled)
         self.tray.gc_done.connect(self._on_gc)
+        self.tray.gc_requested.connect(self.gc_preview)
+        self.tray.gc_reports.connect(self._gc_step)
 
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
@@ -195,6 +138,7 @@ class MainWindow(QMainWindow):
         self.all_tab.search.hit_opened.connect(self.open_fact)
         self.tabs.addTab(self.all_tab, "All agents")
         self.agent_tabs: dict[str, AgentTab] = {}
+        self._infos: dict = {}  # slug → AgentInfo last read
         self.welcome: WelcomePage | None = None
         self.setCentralWidget(self.tabs)
 
@@ -405,7 +349,7 @@ class MainWindow(QMainWindow):
         self.act_forget = self._act(e, "&Forget permanently…", self.forget, "Ctrl+Shift+Del")
 
         v = mb.addMenu("&View")
-        for i, name in enumerate(["Facts", "Timeline", "Compiled", "Statistics"], start=1):
+        for i, name in enumerate(VIEWS, start=1):
             self._act(v, name, lambda _=False, n=name: self._show_view(n), f"Ctrl+{i}")
         v.addSeparator()
         self._act(v, "&All agents", lambda: self.tabs.setCurrentIndex(0), "Ctrl+0")
@@ -421,6 +365,7 @@ class MainWindow(QMainWindow):
             )
         self.act_cancel = self._act(v, "Cancel running job", self.jobs.cancel, "Esc")
         self.act_cancel.setShortcutContext(Qt.WindowShortcut)
+        self.act_jobs_log = self._act(v, "&Jobs log…", lambda: self.jobs.log_dialog(self).exec())
 
         self.engram_menu = mb.addMenu("E&ngram")
         self.engram_menu.aboutToShow.connect(self._rebuild_engram_menu)
@@ -479,17 +424,28 @@ class MainWindow(QMainWindow):
                 tab.first_paint.connect(self._on_first_paint)
                 tab.selection_changed.connect(self._update_actions)
                 tab.confirmed.connect(self.notice.confirm)
+                tab.badge_changed.connect(lambda s=slug: self._label_tab(s))
                 self.undo_group.addStack(tab.undo_stack)
                 self.agent_tabs[slug] = tab
                 self.tabs.addTab(tab, "")
-            label = info.name if info.name == slug else f"{info.name} ({slug})"
-            i = self.tabs.indexOf(tab)
-            self.tabs.setTabText(i, label)
-            self.tabs.setTabToolTip(i, f"{info.fact_count:,} active facts · kind {info.kind}")
+            self._infos[slug] = info
+            self._label_tab(slug)
         if self.agent_tabs:
             self._drop_welcome()
         self._on_tab_changed(self.tabs.currentIndex())
         self.agents_changed.emit()
+
+    def _label_tab(self, slug: str) -> None:
+        """Name, review badge and a tooltip with today's counts (it used to keep the first)."""
+        tab, info = self.agent_tabs.get(slug), self._infos.get(slug)
+        if tab is None or info is None:
+            return
+        label = info.name if info.name == slug else f"{info.name} ({slug})"
+        n = tab.review_count
+        i = self.tabs.indexOf(tab)
+        self.tabs.setTabText(i, f"{label} · {n}" if n else label)
+        review = f" · {n} to review" if n else ""
+        self.tabs.setTabToolTip(i, f"{info.fact_count:,} active facts{review} · kind {info.kind}")
 
     @Slot()
     def _on_first_paint(self) -> None:
@@ -498,7 +454,7 @@ class MainWindow(QMainWindow):
     @Slot(int)
     def _on_tab_changed(self, _i: int) -> None:
         tab = self.current_agent_tab()
-        self.undo_group.setActiveStack(tab.undo_stack if tab else None)
+        self.undo_group.setActiveStack(tab.undo_stack if tab else self.window_stack)
         for a in (
             self.act_rename_agent,
             self.act_remove_agent,
@@ -636,6 +592,28 @@ class MainWindow(QMainWindow):
         if tab is not None and tab.views.currentIndex() == 2:
             tab.compiled.reload()
 
+    @Slot()
+    def gc_preview(self) -> GCPreviewDialog:
+        """Ctrl+Shift+G: preview first; the run starts only from the dialog's button."""
+        dlg = GCPreviewDialog(self.engram, self.runner, self)
+        dlg.confirmed.connect(self.tray.gc_all)
+        dlg.finished.connect(dlg.deleteLater)
+        self.gc_dialog = dlg
+        dlg.open()
+        return dlg
+
+    @Slot(dict)
+    def _gc_step(self, reports: dict) -> None:
+        tab = self.current_agent_tab()
+        stack = tab.undo_stack if tab is not None else self.window_stack
+        cmd = GCCommand(self.engram, self.runner, reports, self._gc_undone)
+        stack.push(cmd)
+        self.notice.confirm(cmd.text().replace("Run GC", "GC ran"), True)
+
+    def _gc_undone(self, cmd) -> None:
+        self.notice.confirm(cmd.text().replace("Run GC", "GC ran"), not cmd._undone)
+        self.on_store_changed()
+
     @Slot(str)
     def _on_gc(self, text: str) -> None:
         self.show_message(text)
@@ -673,6 +651,9 @@ class MainWindow(QMainWindow):
     def _agents_read(self, agents) -> None:
         if {a.slug for a in agents} != set(self.agent_tabs):
             self.sync_agents(agents)
+        for a in agents:
+            self._infos[a.slug] = a
+            self._label_tab(a.slug)
         for tab in self.agent_tabs.values():
             tab.refresh()
         if self.engram.semantic_enabled:
