@@ -72,6 +72,8 @@ _EXPORTS: dict[str, str] = {
     "export_archive": "services.interop.archive",
     "import_archive": "services.interop.archive",
     "ImportFormatError": "services.interop.importers.base",
+    "detect_format": "services.interop.importers.service",
+    "parse_source": "services.interop.importers.service",
     "seed_demo": "services.interop.demo",
     # forget
     "ForgetScope": "services.forget.service",
@@ -116,6 +118,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazil
     from services.interop.demo import seed_demo
     from services.interop.export import export_agent
     from services.interop.importers.base import ImportFormatError
+    from services.interop.importers.service import detect_format, parse_source
     from services.interop.sync import sync_workspace, workspace_signature
     from services.lifecycle.compile import CompileService, latest_layers, layer_diff
     from services.lifecycle.config import LifecycleConfig, load_config, save_config

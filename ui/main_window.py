@@ -4,12 +4,12 @@ every main action, a job bar (progress + Cancel) and the store watcher."""
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence, QUndoGroup, QUndoStack
 from PySide6.QtWidgets import (
     QApplication,
-    QFileDialog,
     QInputDialog,
     QLabel,
     QMainWindow,
@@ -21,11 +21,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from services import EngramError
+from services import EngramError, ImportFormatError
 from ui.agent_tab import VIEWS, AgentTab
 from ui.fact_editor import FactEditor
 from ui.forget_dialog import ForgetDialog
 from ui.gc_dialog import GCCommand, GCPreviewDialog
+from ui.import_dialog import ImportDialog, ImportReportDialog
 from ui.jobs_bar import JobsBar
 from ui.notice import UndoNotice
 from ui.search_panel import SearchPanel
@@ -536,29 +537,53 @@ class MainWindow(QMainWindow):
     # jobs ------------------------------------------------------------------------------------
     @Slot()
     def import_files(self, path: str | None = None) -> int:
+        """File → Import: a dialog previews files and folders; ``path`` skips it (scripts)."""
         tab = self.current_agent_tab()
         if tab is None:
             return 0
-        if not path:
-            path, _ = QFileDialog.getOpenFileName(self, f"Import into {tab.memory.slug}")
-            if not path:
-                return 0
+        if path:
+            return self.run_import(tab.memory, [path])
+        dlg = ImportDialog(self.runner, tab.memory.slug, parent=self)
+        self.import_dialog = dlg
         memory = tab.memory
+        dlg.accepted.connect(lambda: self.run_import(memory, dlg.accepted_paths()))
+        dlg.finished.connect(dlg.deleteLater)
+        dlg.open()
+        return 0
+
+    def run_import(self, memory, paths: list[str]) -> int:
+        def op(progress, cancelled):
+            results = []
+            for i, p in enumerate(paths):
+                label = f"Importing {Path(p).name} ({i + 1} of {len(paths)})"
+
+                def step(d, t, label=label):
+                    progress(d, t, f"{label}: {d:,} of {t:,} entries")
+
+                try:
+                    results.append((p, memory.import_path(p, progress=step, cancelled=cancelled)))
+                except (EngramError, ImportFormatError, OSError, UnicodeDecodeError) as exc:
+                    if len(paths) == 1:
+                        raise
+                    results.append((p, str(exc)))
+            return results
+
         return self.runner.start(
             f"Importing into {memory.slug}",
-            lambda p, c: memory.import_path(
-                path, progress=lambda d, t: p(d, t, "Importing"), cancelled=c
-            ),
+            op,
             serial=True,
-            success=self._imported,
+            success=lambda r: self._imported(memory.slug, r),
             failure=self.show_error,
         )
 
-    def _imported(self, report) -> None:
-        self.show_message(
-            f"Imported {getattr(report, 'added', 0)} fact(s), "
-            f"{getattr(report, 'duplicates', 0)} duplicate(s) skipped"
-        )
+    def _imported(self, slug: str, results: list) -> None:
+        reports = [r for _p, r in results if not isinstance(r, str)]
+        added = sum(r.added for r in reports)
+        dupes = sum(r.duplicates for r in reports)
+        self.show_message(f"Imported {added} fact(s), {dupes} duplicate(s) skipped")
+        self.import_report = ImportReportDialog(slug, results, self)
+        self.import_report.setAttribute(Qt.WA_DeleteOnClose)
+        self.import_report.show()
         self.on_store_changed()
 
     @Slot()
