@@ -29,6 +29,7 @@ from ui.gc_dialog import GCCommand, GCPreviewDialog
 from ui.import_dialog import ImportDialog, ImportReportDialog
 from ui.jobs_bar import JobsBar
 from ui.notice import UndoNotice
+from ui.privacy_view import PrivacyView
 from ui.search_panel import SearchPanel
 from ui.settings_dialog import SettingsDialog
 from ui.store_watcher import StoreWatcher
@@ -366,6 +367,7 @@ class MainWindow(QMainWindow):
             )
         self.act_cancel = self._act(v, "Cancel running job", self.jobs.cancel, "Esc")
         self.act_cancel.setShortcutContext(Qt.WindowShortcut)
+        self.act_privacy = self._act(v, "&Privacy: receipts and rules…", self.open_privacy)
         self.act_jobs_log = self._act(v, "&Jobs log…", lambda: self.jobs.log_dialog(self).exec())
 
         self.engram_menu = mb.addMenu("E&ngram")
@@ -607,8 +609,23 @@ class MainWindow(QMainWindow):
         if tab is None:
             return
         dlg = ForgetDialog(self.engram, self.runner, tab.memory.slug, tab.selected_ids(), self)
-        dlg.forgotten.connect(lambda _r: self.on_store_changed())
-        dlg.exec()
+        dlg.started.connect(self.workspaces.hold)
+        dlg.forgotten.connect(self._forgotten)
+        dlg.finished.connect(dlg.deleteLater)
+        self.forget_dialog = dlg
+        dlg.open()
+
+    def _forgotten(self, _receipt) -> None:
+        self.workspaces.release()
+        self.on_store_changed()
+
+    @Slot()
+    def open_privacy(self) -> PrivacyView:
+        dlg = PrivacyView(self.engram, self)
+        dlg.setAttribute(Qt.WA_DeleteOnClose)
+        self.privacy = dlg
+        dlg.show()
+        return dlg
 
     @Slot(str)
     def _on_compiled(self, text: str) -> None:
