@@ -33,7 +33,13 @@ from ui.search_panel import SearchPanel
 from ui.stats_view import StatsView
 from ui.theme import icon
 from ui.timeline import TimelineView
-from ui.undo import DeleteFactsCommand, EditFactsCommand, pin_command, recategorize_command
+from ui.undo import (
+    AddFactCommand,
+    DeleteFactsCommand,
+    EditFactsCommand,
+    pin_command,
+    recategorize_command,
+)
 
 VIEWS = ["Facts", "Timeline", "Compiled", "Statistics", "Review", "Archived"]
 REVIEW, ARCHIVED = 4, 5
@@ -154,6 +160,7 @@ class AgentTab(QWidget):
         self.timeline = TimelineView(memory)
         self.compiled = CompiledView(memory)
         self.compiled.compile_requested.connect(self._compile_me)
+        self.compiled.open_facts.connect(self.show_facts)
         self.stats = StatsView(memory, runner)
         self.review = ReviewView(memory, runner)
         self.review.count_changed.connect(self._review_badge)
@@ -314,6 +321,27 @@ class AgentTab(QWidget):
             return
         self._select_fact(fact_id)
 
+    @Slot(list)
+    def show_facts(self, ids: list) -> None:
+        """Open the facts behind a compiled line: one is opened, several are selected."""
+        ids = [int(i) for i in ids]
+        if len(ids) == 1:
+            self.show_fact(ids[0])
+            return
+        self.views.setCurrentIndex(0)
+        if self.search.query.text():
+            self.search.query.clear()
+
+        def select():
+            self.select_ids(ids, current=ids[0])
+            self._sync_editor()
+
+        if any(self.model.row_of(i) is None for i in ids) and not self._is_default_filter():
+            self._after_reload.append(select)
+            self.filter_bar.clear()
+            return
+        select()
+
     def _is_default_filter(self) -> bool:
         f = self.filter_bar.filters()
         plain = not (f.category or f.memory_type or f.since or f.until) and f.pinned is None
@@ -424,6 +452,29 @@ class AgentTab(QWidget):
                 {fact_id: after},
                 self._after_write,
                 self._write_failed,
+            )
+        )
+
+    @Slot()
+    def add_fact(self, text: str | None = None, category: str = "fact") -> None:
+        """Edit → Add fact: the text passes the write policy like any other write."""
+        if text is None:
+            text, ok = QInputDialog.getMultiLineText(
+                self,
+                f"Add a fact to {self.memory.info.name}",
+                "What should the agent remember? (one fact; Ctrl+Z takes it back)",
+            )
+            if not ok:
+                return
+        text = text.strip()
+        if not text:
+            return
+        if self.search.query.text():
+            self.search.query.clear()
+        self.views.setCurrentIndex(0)
+        self._push(
+            AddFactCommand(
+                self.memory, self.runner, text, category, self._after_write, self._write_failed
             )
         )
 

@@ -335,6 +335,9 @@ class MainWindow(QMainWindow):
         e.addAction(self.act_redo)
         e.addSeparator()
         self.act_find = self._act(e, "&Find…", self.focus_search, QKeySequence.Find)
+        self.act_add_fact = self._act(
+            e, "&Add fact…", lambda: self._on_tab("add_fact"), "Ctrl+Shift+N"
+        )
         self.act_pin = self._act(e, "&Pin", lambda: self._on_tab("pin_selected"), "Ctrl+P")
         self.act_unpin = self._act(
             e, "U&npin", lambda: self._on_tab("unpin_selected"), "Ctrl+Shift+P"
@@ -464,6 +467,7 @@ class MainWindow(QMainWindow):
             self.act_import,
             self.act_reindex,
             self.act_forget,
+            self.act_add_fact,
         ):
             a.setEnabled(tab is not None)
         self._update_actions()
