@@ -85,7 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     app.setApplicationDisplayName("Engram")
     app.setDesktopFileName("io.engram.Engram")  # packaging/engram.desktop installs under this id
     app.setWindowIcon(icon())
-    apply_theme(app, True if args.dark else False if args.light else None)
+    dark = True if args.dark else False if args.light else MainWindow.remembered_dark()
+    apply_theme(app, dark)
     win = MainWindow(
         engram,
         use_tray=not (args.no_tray or args.exit_after_first_paint),

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QMessageBox,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QStackedWidget,
     QTableView,
@@ -112,7 +113,14 @@ class AgentTab(QWidget):
         self.editor.edit_requested.connect(self._on_edit_requested)
         split = QSplitter(Qt.Horizontal)
         split.addWidget(self.stack)
-        split.addWidget(self.editor)
+        # scrolls instead of forcing the window taller than 600 px
+        editor_scroll = QScrollArea()
+        editor_scroll.setWidget(self.editor)
+        editor_scroll.setWidgetResizable(True)
+        editor_scroll.setFrameShape(QScrollArea.NoFrame)
+        editor_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        editor_scroll.setMinimumWidth(self.editor.minimumWidth())
+        split.addWidget(editor_scroll)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
         split.setSizes([980, 340])
@@ -211,6 +219,15 @@ class AgentTab(QWidget):
         ]
         for a, b in zip(chain, chain[1:]):
             QWidget.setTabOrder(a, b)
+
+    def restore_layout(self, splitter, columns) -> None:
+        """The editor split and column widths the user left last time (QSettings)."""
+        if splitter is not None:
+            self.splitter.restoreState(splitter)
+        if columns is not None:
+            h = self.table.horizontalHeader()
+            h.restoreState(columns)
+            h.setSortIndicator(5, Qt.DescendingOrder)  # the model's order, not the saved one
 
     # first paint (the benchmark's "time to first page") -----------------------------------
     def eventFilter(self, obj, ev):

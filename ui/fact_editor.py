@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from services import FactView
 from ui.filter_bar import CATEGORIES
+from ui.settings_text import guard_wheel
 from ui.undo import FIELDS, values_of
 
 ACTION_TEXT = {
@@ -133,6 +134,8 @@ class FactEditor(QWidget):
         self.category = QComboBox(editable=True)
         self.category.addItems([c for c in CATEGORIES if not c.endswith(":")])
         self.importance = QDoubleSpinBox(minimum=0.0, maximum=1.0, singleStep=0.05, decimals=2)
+        guard_wheel(self.importance)
+        guard_wheel(self.category)
         self.tags = QLineEdit()
         self.tags.setPlaceholderText("comma, separated")
         self.pinned = QCheckBox("Pinned (kept first, never decays)")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import QSettings, Qt, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence, QUndoGroup, QUndoStack
 from PySide6.QtWidgets import (
     QApplication,
@@ -168,13 +168,42 @@ class MainWindow(QMainWindow):
                 "Engram menu; closing the window quits.",
                 8000,
             )
-        self.resize(1280, 800)
+        self._restore_settings()
         self.watcher.start()
         self.workspaces.start()
         if load_semantic and not engram.semantic_enabled:
             self._load_semantic()
         if demo_if_empty and not self.agent_tabs:
             self.seed_demo()
+
+    # remembered between runs (QSettings) -----------------------------------------------------
+    @staticmethod
+    def settings() -> QSettings:
+        return QSettings(QSettings.IniFormat, QSettings.UserScope, "Engram", "Engram")
+
+    def _restore_settings(self) -> None:
+        st = self.settings()
+        geo = st.value("window/geometry")
+        if geo is None or not self.restoreGeometry(geo):
+            self.resize(1280, 800)
+        self._layout_state = (st.value("facts/splitter"), st.value("facts/columns"))
+        for tab in self.agent_tabs.values():
+            tab.restore_layout(*self._layout_state)
+
+    def save_settings(self) -> None:
+        st = self.settings()
+        st.setValue("window/geometry", self.saveGeometry())
+        st.setValue("view/dark", self.act_dark.isChecked())
+        tab = self.current_agent_tab() or next(iter(self.agent_tabs.values()), None)
+        if tab is not None:
+            st.setValue("facts/splitter", tab.splitter.saveState())
+            st.setValue("facts/columns", tab.table.horizontalHeader().saveState())
+        st.sync()
+
+    @classmethod
+    def remembered_dark(cls) -> bool | None:
+        v = cls.settings().value("view/dark")
+        return None if v is None else str(v).lower() in ("true", "1")
 
     # first run -------------------------------------------------------------------------------
     def _show_welcome(self) -> None:
@@ -432,6 +461,8 @@ class MainWindow(QMainWindow):
                 tab.confirmed.connect(self.notice.confirm)
                 tab.badge_changed.connect(lambda s=slug: self._label_tab(s))
                 self.undo_group.addStack(tab.undo_stack)
+                if getattr(self, "_layout_state", None):
+                    tab.restore_layout(*self._layout_state)
                 self.agent_tabs[slug] = tab
                 self.tabs.addTab(tab, "")
             self._infos[slug] = info
@@ -798,6 +829,9 @@ class MainWindow(QMainWindow):
 
     def shutdown(self) -> None:
         """Stop the timer, cancel and join every worker: nothing outlives the window."""
+        if not getattr(self, "_saved", False):
+            self._saved = True
+            self.save_settings()
         app = QApplication.instance()
         if app is not None:
             app.removeEventFilter(self._undo_keys)
