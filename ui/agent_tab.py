@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSplitter,
     QStackedWidget,
+    QStyle,
     QTableView,
     QTabWidget,
     QVBoxLayout,
@@ -119,7 +120,9 @@ class AgentTab(QWidget):
         editor_scroll.setWidgetResizable(True)
         editor_scroll.setFrameShape(QScrollArea.NoFrame)
         editor_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        editor_scroll.setMinimumWidth(self.editor.minimumWidth())
+        editor_scroll.setMinimumWidth(
+            self.editor.minimumWidth() + self.style().pixelMetric(QStyle.PM_ScrollBarExtent)
+        )
         split.addWidget(editor_scroll)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
@@ -219,6 +222,14 @@ class AgentTab(QWidget):
         ]
         for a, b in zip(chain, chain[1:]):
             QWidget.setTabOrder(a, b)
+
+    def resizeEvent(self, ev) -> None:
+        """Narrow (900 px): Type and Last accessed make room for the content column, which
+        was squeezed to a few letters."""
+        narrow = ev.size().width() < 1150
+        for col in (2, 6):
+            self.table.setColumnHidden(col, narrow)
+        super().resizeEvent(ev)
 
     def restore_layout(self, splitter, columns) -> None:
         """The editor split and column widths the user left last time (QSettings)."""

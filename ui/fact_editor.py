@@ -66,7 +66,7 @@ def _describe(ev: dict) -> str:
 
 ACTORS = {
     "user": "you",
-    "engram": "Engram (automatic redaction)",
+    "engram": "Engram",
     "gc": "the clean-up (GC)",
     "demo": "the demo",
     "cli": "the engram command",
@@ -207,9 +207,14 @@ class FactEditor(QWidget):
             self.meta.setText("")
             self.provenance.setText("")
             self.history.clear()
-            for w in (self.content, self.tags):
+            for w in (self.content, self.tags, self.category, self.importance, self.pinned):
                 w.blockSignals(True)
-                w.clear()
+            self.content.clear()
+            self.tags.clear()
+            self.category.setCurrentText("")
+            self.importance.setValue(0)
+            self.pinned.setChecked(False)
+            for w in (self.content, self.tags, self.category, self.importance, self.pinned):
                 w.blockSignals(False)
             self._update_buttons()
             return

@@ -71,8 +71,8 @@ class GCPreviewDialog(QDialog):
         self.progress = QProgressBar()
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(["What", "Fact", "Why"])
-        self.tree.setColumnWidth(0, 220)
-        self.tree.setColumnWidth(1, 320)
+        self.tree.setColumnWidth(0, 190)
+        self.tree.setColumnWidth(1, 300)
         self.buttons = QDialogButtonBox()
         self.run_btn = QPushButton("Run clean-up")
         self.run_btn.setEnabled(False)
@@ -87,7 +87,7 @@ class GCPreviewDialog(QDialog):
         lay.addWidget(self.progress)
         lay.addWidget(self.tree, 1)
         lay.addWidget(self.buttons)
-        self.resize(900, 520)
+        self.resize(1000, 560)
         engram_ = engram
         self.job = runner.start(
             "Previewing the clean-up",

@@ -148,7 +148,8 @@ class MainWindow(QMainWindow):
         self.notice = UndoNotice()
         self.notice.undo_requested.connect(self.undo_group.undo)
         self.notice.redo_requested.connect(self.undo_group.redo)
-        self.statusBar().addWidget(self.notice)
+        # permanent: a timed status message must not paint over the Undo
+        self.statusBar().addPermanentWidget(self.notice)
         self.statusBar().addPermanentWidget(self.jobs)
         self._undo_keys = UndoKeys(self)
         app = QApplication.instance()

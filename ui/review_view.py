@@ -45,7 +45,10 @@ class ReviewView(QWidget):
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.table.verticalHeader().hide()
         self.table.setWordWrap(False)
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
+        hh = self.table.horizontalHeader()
+        hh.setSectionResizeMode(0, QHeaderView.Stretch)
+        for c in (1, 2, 3, 4):
+            hh.setSectionResizeMode(c, QHeaderView.ResizeToContents)
         self.accept_btn = QPushButton("&Accept")
         self.edit_btn = QPushButton("&Edit…")
         self.reject_btn = QPushButton("&Reject")

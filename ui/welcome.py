@@ -7,6 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QCheckBox,
+    QGridLayout,
     QHBoxLayout,
     QLabel,
     QProgressBar,
@@ -65,11 +66,16 @@ class WelcomePage(QWidget):
         self.demo_btn.setToolTip("Four made-up agents with a few hundred facts, marked as demo")
         self.empty_btn = QPushButton("Start empty")
         self.empty_btn.setToolTip("Create your first agent yourself (File → New agent)")
-        row = QHBoxLayout()
-        for b in (self.find_btn, self.demo_btn, self.empty_btn):
+        row = QGridLayout()
+        row.setHorizontalSpacing(16)
+        row.setColumnStretch(1, 1)
+        for r, b in enumerate((self.find_btn, self.demo_btn, self.empty_btn)):
             b.setMinimumHeight(36)
-            row.addWidget(b)
-        row.addStretch(1)
+            b.setMinimumWidth(150)
+            row.addWidget(b, r, 0)
+            text = QLabel(b.toolTip())
+            text.setWordWrap(True)
+            row.addWidget(text, r, 1)
         self.status = QLabel("")
         self.status.setWordWrap(True)
         self.progress = QProgressBar()
