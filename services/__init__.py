@@ -33,6 +33,9 @@ _EXPORTS: dict[str, str] = {
     "SearchHit": "services.records",
     "RememberResult": "services.records",
     "ImportReport": "services.records",
+    "discover_sources": "services.interop.discover",
+    "import_discovered": "services.interop.discover",
+    "DiscoveredSource": "services.interop.discover",
     # facts and writes
     "FactFilters": "services.store.facts",
     "FACT_STATUSES": "services.store.facts",
@@ -116,6 +119,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazil
     from services.ingest.pipeline import NewFact
     from services.interop.archive import export_archive, import_archive
     from services.interop.demo import seed_demo
+    from services.interop.discover import DiscoveredSource, discover_sources, import_discovered
     from services.interop.export import export_agent
     from services.interop.importers.base import ImportFormatError
     from services.interop.importers.service import detect_format, parse_source

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -80,10 +81,32 @@ def register(sub) -> None:
     p = sub.add_parser("import", help="import an agent's memory files (format auto-detected)")
     p.add_argument("--agent", required=True)
     p.add_argument("path")
-    p.add_argument("--format", dest="fmt")
+    p.add_argument(
+        "--format",
+        dest="fmt",
+        help="claude-code-memory, instructions (claude-md, agents-md, gemini-md, cursor, "
+        "windsurf, aider), codex-memory, basic-memory, openmemory, mcp-memory, engram-json, "
+        "memory-setup, hermes, lynn",
+    )
     p.add_argument("--kind", default=None, help="agent kind when the agent is created")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_import)
+
+    p = sub.add_parser(
+        "writeback", help="write Engram's edits and deletes back into the agent's memory files"
+    )
+    p.add_argument("--agent", required=True)
+    p.add_argument("--prefer", choices=["engram", "file"])
+    p.add_argument("--dry-run", action="store_true")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_writeback)
+
+    p = sub.add_parser("discover", help="find the memory files the agents on this machine keep")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--import", dest="do_import", action="store_true", help="import what is new")
+    p.add_argument("--home", help=argparse.SUPPRESS)
+    p.add_argument("--project", help="project folder to look in (default: the current one)")
+    p.set_defaults(func=cmd_discover)
 
     p = sub.add_parser("recall", help="hybrid search of an agent's memory")
     p.add_argument("--agent")
@@ -278,6 +301,8 @@ def cmd_import(args, ctx):
         f"episodes {rep.episodes_added} (+{rep.episodes_duplicates} already there"
         f"{f', {rep.episodes_updated} updated' if rep.episodes_updated else ''}), "
         f"skipped {len(rep.skipped)}, secrets redacted {rep.redacted}"
+        + (f", archived {rep.archived} (no longer in the file)" if rep.archived else "")
+        + (f", revived {rep.revived}" if rep.revived else "")
     )
     for p in rep.skipped:
         loc = f"{p.file}:{p.line}" if p.line else p.file
@@ -288,6 +313,68 @@ def cmd_import(args, ctx):
         )
         return 1
     return 0
+
+
+def cmd_discover(args, ctx):
+    from services.interop.discover import discover_sources, import_discovered
+
+    eng = ctx.engram()
+    home = Path(args.home).expanduser() if args.home else None
+    project = Path(args.project).expanduser() if args.project else None
+    found = discover_sources(home=home, project=project, engram=eng)
+    done = import_discovered(eng, found) if args.do_import else []
+    if args.json:
+        emit_json(
+            {
+                "sources": [s.to_json() for s in found],
+                "imported": [
+                    {"path": str(s.path), "agent": s.suggested_agent, "error": err}
+                    | (rep.to_json() if rep else {})
+                    for s, rep, err in done
+                ],
+            }
+        )
+        return 1 if any(err for _, _, err in done) else 0
+    if not found:
+        print("no agent memory files found")
+    for s in found:
+        state = (
+            f"imported by {s.imported_by}"
+            if s.imported_by
+            else ("transcripts, not imported here" if not s.importable else "not imported")
+        )
+        unit = "files" if not s.importable else "entries"
+        print(
+            f"{s.label}: {s.path} · {s.entries} {unit} · {state}"
+            + (f" · suggested agent {s.suggested_agent}" if not s.imported_by else "")
+        )
+    for s, rep, err in done:
+        if err:
+            print(f"  failed {s.path}: {err}", file=sys.stderr)
+        else:
+            print(
+                f"  imported {s.path} into {s.suggested_agent}: added {rep.added}, "
+                f"duplicates {rep.duplicates}, skipped {len(rep.skipped)}"
+            )
+    return 1 if any(err for _, _, err in done) else 0
+
+
+def cmd_writeback(args, ctx):
+    from services.interop.writeback import write_back
+
+    rep = write_back(ctx.engram().agent(args.agent), prefer=args.prefer, dry_run=args.dry_run)
+    if args.json:
+        emit_json(rep.to_json())
+        return 4 if rep.conflicts else 0
+    for c in rep.changes:
+        print(c)
+    for c in rep.conflicts:
+        print(f"CONFLICT {c.file} fact {c.fact_id}: {c.reason}")
+    print(
+        f"written back {rep.pushed}, conflicts {len(rep.conflicts)}"
+        + (" (dry run: nothing written)" if args.dry_run else "")
+    )
+    return 4 if rep.conflicts else 0
 
 
 def cmd_recall(args, ctx):

@@ -234,9 +234,15 @@ def cmd_context(args, ctx):
 
 def cmd_sync(args, ctx):
     from services.interop.sync import sync_workspace
+    from services.interop.writeback import has_links, write_back
 
     mem = ctx.engram().agent(args.agent)
-    rep = sync_workspace(mem, direction=args.direction, prefer=args.prefer, dry_run=args.dry_run)
+    if not mem.info.workspace and has_links(mem):  # imported agent memory files (writeback.py)
+        rep = write_back(mem, prefer=args.prefer, dry_run=args.dry_run)
+    else:
+        rep = sync_workspace(
+            mem, direction=args.direction, prefer=args.prefer, dry_run=args.dry_run
+        )
     if args.json:
         emit_json(rep.to_json())
     else:

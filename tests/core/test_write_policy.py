@@ -75,6 +75,34 @@ def _import_memory_setup(mem, text, tmp):
     mem.import_path(tmp / "ws")
 
 
+def _import_claude_memory(mem, text, tmp):
+    """A Claude Code topic file: the text in the body and in the frontmatter (kept as metadata)."""
+    d = tmp / "claude" / "memory"
+    d.mkdir(parents=True)
+    (d / "MEMORY.md").write_text("# Memory Index\n\n- [Note](project_note.md) — a note\n")
+    desc = json.dumps(text)
+    (d / "project_note.md").write_text(
+        f"---\nname: Note\ndescription: {desc}\ntype: project\n---\n\n{text}\n\n- Uses pnpm\n"
+    )
+    mem.import_path(d)
+
+
+def _import_mcp_memory(mem, text, tmp):
+    """The MCP memory server's memory.jsonl: the text as an observation and a relation end."""
+    p = tmp / "memory.jsonl"
+    rows = [
+        {
+            "type": "entity",
+            "name": "Home",
+            "entityType": "place",
+            "observations": [text, "Has a garden"],
+        },
+        {"type": "relation", "from": "Home", "to": text, "relationType": "mentions"},
+    ]
+    p.write_text("\n".join(json.dumps(r) for r in rows))
+    mem.import_path(p)
+
+
 def _lynn_rolling_summary(mem, text, tmp):
     d = tmp / "lynn" / "memory" / "summaries"
     d.mkdir(parents=True)
@@ -188,6 +216,8 @@ WRITE_PATHS = {
     "cli-edit": _cli_edit,
     "bulk": _bulk,
     "import": _import_memory_setup,
+    "import-claude-memory": _import_claude_memory,
+    "import-mcp-memory": _import_mcp_memory,
     "lynn-rolling-summary": _lynn_rolling_summary,
     "episode": _add_episode,
     "session": _session,
