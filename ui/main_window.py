@@ -210,6 +210,7 @@ class MainWindow(QMainWindow):
     def _show_welcome(self) -> None:
         if self.welcome is None:
             self.welcome = WelcomePage()
+            self.welcome.find_requested.connect(self.find_agents)
             self.welcome.demo_requested.connect(self.seed_demo)
             self.welcome.empty_requested.connect(self.add_agent)
             self.welcome.import_requested.connect(self.import_sources)
@@ -260,49 +261,53 @@ class MainWindow(QMainWindow):
             "agents. Remove them with File → Remove agent."
         )
 
-    def _sources_imported(self, reports: list) -> None:
-        self.sync_agents()
-        added = sum(getattr(r, "added", 0) for r in reports)
-        self.show_message(f"Imported {added:,} memories from {len(reports)} source(s).")
-
     def _first_run_failed(self, message: str) -> None:
         if self.welcome is not None:
             self.welcome.idle(f"That did not work: {message}")
         else:
             self.show_error(message)
 
+    @Slot()
+    def find_agents(self, home=None, project=None) -> int:
+        """Welcome → Find my agents: survey this computer's agent memory files in a worker."""
+        from services import discover_sources
+
+        engram = self.engram
+        if self.welcome is not None:
+            self.welcome.busy("Looking for your agents' memory files…")
+        return self.runner.start(
+            "Finding your agents",
+            lambda p, c: discover_sources(home=home, project=project, engram=engram),
+            success=lambda found: self.welcome and self.welcome.show_sources(found),
+            failure=self._first_run_failed,
+        )
+
     @Slot(list)
     def import_sources(self, sources: list) -> int:
-        """Import what Find my agents found: one agent per tool, "N of M" as it goes."""
+        """Import what Find my agents found, each into its suggested agent, "N of M"."""
+        from services import import_discovered
+
         engram = self.engram
-
-        def field(src, *names):
-            for n in names:
-                v = src.get(n) if isinstance(src, dict) else getattr(src, n, None)
-                if v:
-                    return v
-            return None
-
-        def op(progress, cancelled):
-            reports = []
-            for i, src in enumerate(sources):
-                tool = str(field(src, "agent", "slug", "tool", "kind") or "imported")
-                slug = "".join(c if c.isalnum() or c in "-_." else "-" for c in tool.lower())
-                progress(i, len(sources), f"Importing {tool} ({i + 1} of {len(sources)})")
-                mem = engram.agent(slug, create=True, kind=str(field(src, "kind") or "generic"))
-                fmt = field(src, "format", "fmt")
-                reports.append(mem.import_path(field(src, "path"), fmt=fmt, cancelled=cancelled))
-            return reports
-
         if self.welcome is not None:
             self.welcome.busy("Importing…", 0, len(sources))
         return self.runner.start(
             "Importing your agents",
-            op,
+            lambda p, c: import_discovered(
+                engram, sources, progress=lambda d, t: p(d, t, f"Imported {d} of {t}")
+            ),
             serial=True,
             success=self._sources_imported,
             failure=self._first_run_failed,
         )
+
+    def _sources_imported(self, results: list) -> None:
+        self.sync_agents()
+        rows = [(str(s.path), rep if rep is not None else err) for s, rep, err in results]
+        added = sum(r.added for _p, r in rows if not isinstance(r, str))
+        self.show_message(f"Imported {added:,} memories from {len(rows)} source(s).")
+        self.import_report = ImportReportDialog("your agents", rows, self)
+        self.import_report.setAttribute(Qt.WA_DeleteOnClose)
+        self.import_report.show()
 
     def _load_semantic(self) -> None:
         """The store was opened without the model so the first page paints at once; the

@@ -18,33 +18,26 @@ from PySide6.QtWidgets import (
 )
 
 
-def find_sources():
-    """The native-files discover service (``services.discover_sources``), looked up when the
-    button is pressed so a build without it still opens; None when it is not there."""
-    import services
-
-    try:
-        return services.discover_sources
-    except AttributeError:
-        return None
-
-
 def describe_source(src) -> str:
-    """One line for a discovered source, whatever record shape the service returns."""
-    get = src.get if isinstance(src, dict) else lambda k, d=None: getattr(src, k, d)
-    tool = get("tool") or get("agent") or get("kind") or "source"
-    path = get("path") or ""
-    count = get("count") or get("entries")
-    fmt = get("format") or get("fmt")
-    bits = [f"<b>{tool}</b>"]
-    if fmt:
-        bits.append(str(fmt))
-    if count is not None:
-        bits.append(f"{count:,} entries" if isinstance(count, int) else str(count))
+    """One line for a discovered source (services.interop.discover.DiscoveredSource)."""
+    label = getattr(src, "label", None) or str(getattr(src, "kind", "source"))
+    tool = getattr(src, "agent_kind", "") or ""
+    bits = [f"<b>{tool}</b> · {label}" if tool else f"<b>{label}</b>"]
+    entries = getattr(src, "entries", None)
+    if isinstance(entries, int):
+        bits.append(f"{entries:,} entries")
+    if getattr(src, "imported_by", None):
+        bits.append(f"already imported by {src.imported_by}")
+    if getattr(src, "problem", None):
+        bits.append(f"cannot be read: {src.problem}")
+    elif not getattr(src, "importable", True):
+        bits.append("transcripts (read by the session hooks, not imported here)")
+    path = getattr(src, "path", "")
     return " · ".join(bits) + (f"<br><small>{path}</small>" if path else "")
 
 
 class WelcomePage(QWidget):
+    find_requested = Signal()
     demo_requested = Signal()
     empty_requested = Signal()
     import_requested = Signal(list)  # the chosen discovered sources
@@ -106,7 +99,7 @@ class WelcomePage(QWidget):
         outer.addWidget(inner, 4)
         outer.addStretch(1)
 
-        self.find_btn.clicked.connect(self.find_agents)
+        self.find_btn.clicked.connect(self.find_requested)
         self.demo_btn.clicked.connect(self.demo_requested)
         self.empty_btn.clicked.connect(self.empty_requested)
         self.import_btn.clicked.connect(self._import_checked)
@@ -126,34 +119,20 @@ class WelcomePage(QWidget):
         self.progress.hide()
         self.status.setText(text)
 
-    @Slot()
-    def find_agents(self) -> None:
-        fn = find_sources()
-        if fn is None:
-            self.status.setText(
-                "Finding agents needs the discover service, which this build does not have "
-                "yet. Use File → Import memory files… to pick files or folders."
-            )
-            return
-        try:
-            sources = list(fn())
-        except Exception as exc:  # a bad home directory entry must not kill the page
-            self.status.setText(f"Could not look for agents: {exc}")
-            return
-        self.show_sources(sources)
-
     def show_sources(self, sources: list) -> None:
         for cb, _src in self.checks:
             cb.deleteLater()
         self.checks = []
         if not sources:
-            self.status.setText("No agent memory files found on this computer.")
+            self.idle("No agent memory files found on this computer.")
             self.import_btn.hide()
             return
-        self.status.setText(f"Found {len(sources)} source(s). Check the ones to import:")
+        self.idle(f"Found {len(sources)} source(s). Check the ones to import:")
         for src in sources:
             cb = QCheckBox()
-            cb.setChecked(True)
+            usable = getattr(src, "importable", True) and not getattr(src, "imported_by", None)
+            cb.setChecked(bool(usable))
+            cb.setEnabled(bool(usable))
             label = QLabel(describe_source(src))
             label.setTextFormat(Qt.RichText)
             line = QHBoxLayout()

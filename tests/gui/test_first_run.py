@@ -35,19 +35,38 @@ def test_an_empty_store_opens_at_once_on_the_welcome_page_and_seeds_the_demo_in_
         w.shutdown()
 
 
-def test_find_my_agents_without_the_discover_service_says_what_to_do(keyword_engram, qtbot):
-    from ui.main_window import MainWindow
-    from ui.welcome import find_sources
+def test_find_my_agents_lists_sources_with_counts_and_imports_the_checked_ones(
+    keyword_engram, qtbot, tmp_path
+):
+    from PySide6.QtWidgets import QApplication
 
+    from ui.main_window import MainWindow
+
+    home = tmp_path / "home"
+    (home / ".hermes" / "memories").mkdir(parents=True)
+    (home / ".hermes" / "memories" / "MEMORY.md").write_text("Uses fish\n§\nDeploys with Kamal\n")
+    (home / ".gemini").mkdir()
+    (home / ".gemini" / "GEMINI.md").write_text(
+        "## Gemini Added Memories\n- The user's name is Dana.\n"
+    )
     w = MainWindow(keyword_engram, use_tray=False)
     qtbot.addWidget(w)
     try:
-        assert w.welcome is not None
-        w.welcome.find_btn.click()
-        if find_sources() is None:
-            assert "File → Import" in w.welcome.status.text()
-        else:
-            assert w.welcome.status.text()
+        with qtbot.waitSignal(w.runner.job_finished, timeout=30000):
+            w.find_agents(home=home, project=tmp_path / "nowhere")
+        page = w.welcome
+        assert page.status.text().startswith("Found 2 source(s)")
+        labels = " ".join(lab.text() for lab in page.sources_box.findChildren(type(page.status)))
+        assert "hermes" in labels and "2 entries" in labels and "gemini" in labels
+        assert all(cb.isChecked() for cb, _s in page.checks)
+        page.checks[1][0].setChecked(False)  # import only the first
+        first = page.checks[0][1]
+        with qtbot.waitSignal(w.agents_changed, timeout=60000):
+            page.import_btn.click()
+        qtbot.waitUntil(lambda: not w.runner.is_busy(), timeout=30000)
+        assert list(w.agent_tabs) == [first.suggested_agent]
+        assert w.import_report.isVisible() and "fact(s) added" in w.import_report.summary.text()
+        QApplication.processEvents()
     finally:
         w.shutdown()
 
