@@ -134,3 +134,26 @@ def test_jobs_show_n_of_m_and_esc_cancels(window, agent, qtbot):
         tree.topLevelItem(0).text(1) == "Slow job" and tree.topLevelItem(0).text(2) == "cancelled"
     )
     dlg.deleteLater()
+
+
+def test_review_edit_corrects_then_accepts(window, agent, qtbot):
+    (r,) = agent.remember_many(
+        [
+            NewFact(
+                "Maybe uses Fedora 39 on the laptop",
+                status="pending",
+                metadata=review_metadata("low-confidence", 0.5, source="session"),
+            )
+        ],
+        near_duplicate=None,
+    )
+    tab = open_tab(window, "claude")
+    tab.show_view("Review")
+    tab.review.table.selectRow(0)
+    with qtbot.waitSignal(tab.review.decided, timeout=15000) as sig:
+        tab.review.edit_current("Uses Fedora 41 on the laptop")
+    assert sig.args == ["edit", [r.fact_id]]
+    f = agent.get(r.fact_id)
+    assert (f.content, f.status) == ("Uses Fedora 41 on the laptop", "active")
+    assert tab.review.table.rowCount() == 0 and tab.views.tabText(4) == "Review"
+    qtbot.waitUntil(lambda: not window.runner.is_busy(), timeout=15000)
