@@ -71,13 +71,9 @@ def main(argv: list[str] | None = None) -> int:
     install_excepthook(log_path)  # until the window exists: the log and stderr
     # the GUI opens the store without the embedding model (2–3 s) so the first page paints
     # at once; the window loads it in a worker (see MainWindow._load_semantic)
+    # the demo (an empty store with --demo-if-empty) is seeded by the window, in a worker:
+    # the window is there at once instead of after the 17 s the seeding takes
     engram = Engram.open(config)
-    if args.demo_if_empty and not engram.agents():
-        engram.load_semantic()  # demo facts need their vectors; the self-test searches
-    if args.demo_if_empty and not engram.agents():
-        from services import seed_demo
-
-        seed_demo(engram)
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
@@ -89,9 +85,13 @@ def main(argv: list[str] | None = None) -> int:
     app.setApplicationDisplayName("Engram")
     app.setDesktopFileName("io.engram.Engram")  # packaging/engram.desktop installs under this id
     app.setWindowIcon(icon())
-    apply_theme(app, True if args.dark else False if args.light else None)
+    dark = True if args.dark else False if args.light else MainWindow.remembered_dark()
+    apply_theme(app, dark)
     win = MainWindow(
-        engram, use_tray=not (args.no_tray or args.exit_after_first_paint), load_semantic=True
+        engram,
+        use_tray=not (args.no_tray or args.exit_after_first_paint),
+        load_semantic=True,
+        demo_if_empty=args.demo_if_empty and not args.exit_after_first_paint,
     )
 
     if args.exit_after_first_paint:

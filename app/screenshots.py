@@ -23,12 +23,36 @@ def _settle(app, runner, ms: int = 300) -> None:
         app.processEvents(QEventLoop.AllEvents, 20)
 
 
+def _review_candidates(engram) -> None:
+    """A few memories waiting for review, so the Review view has something to show."""
+    from services import NewFact, review_metadata
+
+    slug = engram.agents()[0].slug
+    engram.agent(slug).remember_many(
+        [
+            NewFact(
+                text,
+                status="pending",
+                source="session",
+                metadata=review_metadata(reason, conf, source="session"),
+            )
+            for text, reason, conf in (
+                ("Maybe prefers Poetry over uv for older projects", "low-confidence", 0.42),
+                ("Phone number of the on-call engineer is on the wiki", "personal-data", 0.9),
+                ("Might move the staging cluster to Hetzner next quarter", "low-confidence", 0.35),
+            )
+        ],
+        near_duplicate=None,
+    )
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m app.screenshots")
     p.add_argument("outdir")
     p.add_argument("--data-dir")
     p.add_argument("--dark", action="store_true")
     p.add_argument("--scale", default=None, help="QT_SCALE_FACTOR, e.g. 2 for 200%%")
+    p.add_argument("--size", default="1400x900", help="window size, e.g. 900x600")
     args = p.parse_args(argv)
     if args.scale:
         os.environ["QT_SCALE_FACTOR"] = args.scale
@@ -37,6 +61,7 @@ def main(argv=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     data_dir = Path(args.data_dir or Path(tempfile.gettempdir()) / "engram-screenshots")
 
+    from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
     from app.settings import store_config
@@ -45,16 +70,20 @@ def main(argv=None) -> int:
     from ui.settings_dialog import SettingsDialog
     from ui.theme import apply_theme, icon
 
+    # never the user's remembered window state
+    QSettings.setPath(QSettings.IniFormat, QSettings.UserScope, tempfile.mkdtemp())
+    width, height = (int(x) for x in args.size.lower().split("x"))
     engram = Engram.open(store_config(data_dir))
     if not engram.agents():
         seed_demo(engram)
+        _review_candidates(engram)
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setWindowIcon(icon())
     apply_theme(app, args.dark)
+    suffix = ("-dark" if args.dark else "") + ("" if args.size == "1400x900" else f"-{args.size}")
     win = MainWindow(engram, use_tray=False)
-    win.resize(1360, 860)
+    win.resize(width, height)
     win.show()
-    suffix = "-dark" if args.dark else ""
     shots = []
 
     def shot(name, widget=None):
@@ -66,6 +95,10 @@ def main(argv=None) -> int:
     tab = win.current_agent_tab()
     tab.table.selectRow(0)
     shot("01-facts")
+    tab.select_ids([tab.model.id_at(r) for r in range(3)], current=tab.model.id_at(0))
+    tab.delete_selected(confirm=False)
+    shot("01b-deleted-undo")
+    win.act_undo.trigger()
     tab.search.query.setText("database migration")
     tab.search.run_now()
     _settle(app, win.runner)
@@ -91,6 +124,27 @@ def main(argv=None) -> int:
     shot("06-compiled-sources")
     tab.show_view("Statistics")
     shot("07-statistics")
+    tab.show_view("Review")
+    shot("11-review")
+    tab.show_view("Archived")
+    tab.archived.table.selectRow(0)
+    shot("12-archived")
+    tab.show_view("Facts")
+    gc = win.gc_preview()
+    _settle(app, win.runner, 600)
+    shot("13-gc-preview", gc)
+    gc.reject()
+    from ui.forget_dialog import ForgetDialog
+
+    fd = ForgetDialog(engram, win.runner, tab.memory.slug, tab.selected_ids(), win)
+    fd.show()
+    fd.preview()
+    _settle(app, win.runner, 400)
+    shot("14-forget", fd)
+    fd.close()
+    pv = win.open_privacy()
+    shot("15-privacy", pv)
+    pv.close()
     tab.show_view("Facts")
     win.tabs.setCurrentIndex(0)
     win.all_tab.search.query.setText("prefers")
@@ -108,6 +162,16 @@ def main(argv=None) -> int:
     win.quit()
     win.shutdown()
     engram.close()
+    # one store per process (the models bind one database): the empty one comes last
+    empty = Engram.open(store_config(Path(tempfile.mkdtemp())))
+    welcome = MainWindow(empty, use_tray=False)
+    welcome.resize(width, height)
+    welcome.show()
+    _settle(app, welcome.runner)
+    shots.append(out / f"00-welcome{suffix}.png")
+    welcome.grab().save(str(shots[-1]))
+    welcome.shutdown()
+    empty.close()
     for s in shots:
         print(s)
     return 0

@@ -64,6 +64,11 @@ _EXPORTS: dict[str, str] = {
     "latest_layers": "services.lifecycle.compile",
     "layer_diff": "services.lifecycle.compile",
     "run_gc": "services.lifecycle.gc",
+    "GCReport": "services.lifecycle.gc",
+    "undo_gc": "services.lifecycle.gc",
+    "redo_gc": "services.lifecycle.gc",
+    "archived_facts": "services.lifecycle.gc",
+    "restore_archived": "services.lifecycle.gc",
     "LifecycleConfig": "services.lifecycle.config",
     "load_config": "services.lifecycle.config",
     "save_config": "services.lifecycle.config",
@@ -77,6 +82,8 @@ _EXPORTS: dict[str, str] = {
     "export_archive": "services.interop.archive",
     "import_archive": "services.interop.archive",
     "ImportFormatError": "services.interop.importers.base",
+    "detect_format": "services.interop.importers.service",
+    "parse_source": "services.interop.importers.service",
     "seed_demo": "services.interop.demo",
     # forget
     "ForgetScope": "services.forget.service",
@@ -143,10 +150,18 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazil
     from services.interop.discover import DiscoveredSource, discover_sources, import_discovered
     from services.interop.export import export_agent
     from services.interop.importers.base import ImportFormatError
+    from services.interop.importers.service import detect_format, parse_source
     from services.interop.sync import sync_workspace, workspace_signature
     from services.lifecycle.compile import CompileService, latest_layers, layer_diff
     from services.lifecycle.config import LifecycleConfig, load_config, save_config
-    from services.lifecycle.gc import run_gc
+    from services.lifecycle.gc import (
+        GCReport,
+        archived_facts,
+        redo_gc,
+        restore_archived,
+        run_gc,
+        undo_gc,
+    )
     from services.records import AgentInfo, FactView, ImportReport, RememberResult, SearchHit
     from services.search.context import build_context
     from services.search.episodes import EpisodeHit, recall_episodes

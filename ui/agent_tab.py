@@ -14,8 +14,10 @@ from PySide6.QtWidgets import (
     QMenu,
     QMessageBox,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QStackedWidget,
+    QStyle,
     QTableView,
     QTabWidget,
     QVBoxLayout,
@@ -23,18 +25,27 @@ from PySide6.QtWidgets import (
 )
 
 from services import EngramError
+from ui.archived_view import ArchivedView
 from ui.compiled_view import CompiledView
 from ui.entities_view import EntitiesView
 from ui.fact_editor import FactEditor
 from ui.fact_model import COLUMNS, FactTableModel
 from ui.filter_bar import FilterBar
+from ui.review_view import ReviewView
 from ui.search_panel import SearchPanel
 from ui.stats_view import StatsView
 from ui.theme import icon
 from ui.timeline import TimelineView
-from ui.undo import DeleteFactsCommand, EditFactsCommand, pin_command, recategorize_command
+from ui.undo import (
+    AddFactCommand,
+    DeleteFactsCommand,
+    EditFactsCommand,
+    pin_command,
+    recategorize_command,
+)
 
-VIEWS = ["Facts", "Timeline", "Compiled", "Statistics"]
+VIEWS = ["Facts", "Timeline", "Compiled", "Statistics", "Review", "Archived"]
+REVIEW, ARCHIVED = 4, 5
 
 
 class AgentTab(QWidget):
@@ -43,6 +54,9 @@ class AgentTab(QWidget):
     message = Signal(str)
     compile_requested = Signal(str)  # slug
     first_paint = Signal()
+    selection_changed = Signal()  # what the actions act on changed
+    badge_changed = Signal()  # the review count changed
+    confirmed = Signal(str, bool)  # "Deleted 4 facts", True: it can be undone (False: redone)
 
     def __init__(self, engram, memory, runner, parent=None):
         super().__init__(parent)
@@ -101,7 +115,16 @@ class AgentTab(QWidget):
         self.editor.edit_requested.connect(self._on_edit_requested)
         split = QSplitter(Qt.Horizontal)
         split.addWidget(self.stack)
-        split.addWidget(self.editor)
+        # scrolls instead of forcing the window taller than 600 px
+        editor_scroll = QScrollArea()
+        editor_scroll.setWidget(self.editor)
+        editor_scroll.setWidgetResizable(True)
+        editor_scroll.setFrameShape(QScrollArea.NoFrame)
+        editor_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        editor_scroll.setMinimumWidth(
+            self.editor.minimumWidth() + self.style().pixelMetric(QStyle.PM_ScrollBarExtent)
+        )
+        split.addWidget(editor_scroll)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
         split.setSizes([980, 340])
@@ -122,16 +145,25 @@ class AgentTab(QWidget):
         self.pin_btn.clicked.connect(self.pin_selected)
         self.unpin_btn.clicked.connect(self.unpin_selected)
         self.recat_btn.clicked.connect(self.recategorize_selected)
-        self.delete_btn.clicked.connect(self.delete_selected)
+        self.delete_btn.clicked.connect(lambda: self.delete_selected())  # clicked(False) ≠ confirm
         bulk = QHBoxLayout()
         bulk.addWidget(self.count_label, 1)
         for b in (self.pin_btn, self.unpin_btn, self.recat_btn, self.delete_btn):
             b.setFocusPolicy(Qt.TabFocus)
             bulk.addWidget(b)
 
+        self.empty_hint = QLabel(
+            "<b>No memories here yet.</b> Import this agent's memory files or folders "
+            "(File → Import, Ctrl+I), add a fact yourself (Edit → Add fact, Ctrl+Shift+N), "
+            "or install the agent's hooks so it remembers as it works (see the README)."
+        )
+        self.empty_hint.setWordWrap(True)
+        self.empty_hint.setTextFormat(Qt.RichText)
+        self.empty_hint.hide()
         facts_page = QWidget()
         fl = QVBoxLayout(facts_page)
         fl.addWidget(self.search.bar)
+        fl.addWidget(self.empty_hint)
         fl.addWidget(self.filter_bar)
         fl.addWidget(split, 1)
         fl.addLayout(bulk)
@@ -140,13 +172,21 @@ class AgentTab(QWidget):
         self.timeline = TimelineView(memory)
         self.compiled = CompiledView(memory)
         self.compiled.compile_requested.connect(self._compile_me)
+        self.compiled.open_facts.connect(self.show_facts)
         self.stats = StatsView(memory, runner)
+        self.review = ReviewView(memory, runner)
+        self.review.count_changed.connect(self._review_badge)
+        self.review.decided.connect(self._on_review_decided)
+        self.archived = ArchivedView(memory, runner)
+        self.archived.restored.connect(self._on_restored)
         self.views = QTabWidget()
         self.views.setDocumentMode(True)
-        for w, name in zip((facts_page, self.timeline, self.compiled, self.stats), VIEWS):
+        pages = (facts_page, self.timeline, self.compiled, self.stats, self.review, self.archived)
+        for w, name in zip(pages, VIEWS):
             self.views.addTab(w, name)
         self.entities = EntitiesView(memory, runner)  # loads itself when shown
         self.views.addTab(self.entities, "Entities")
+        self.review_count = 0
         self._loaded: set[int] = {0}
         self.views.currentChanged.connect(self._on_view_changed)
         lay = QVBoxLayout(self)
@@ -158,6 +198,8 @@ class AgentTab(QWidget):
         self.search.hit_activated.connect(self._on_hit)
         self.table.selectionModel().selectionChanged.connect(self._on_selection)
         self.table.selectionModel().currentRowChanged.connect(self._on_current)
+        self.search.table.selectionModel().selectionChanged.connect(self._on_selection)
+        self.search.results_ready.connect(lambda _n: self._sync_editor())
         self._update_count()
         self._update_bulk()
         # tab order: search → modes → filters → table → editor → bulk buttons (Tab leaves
@@ -184,6 +226,23 @@ class AgentTab(QWidget):
         for a, b in zip(chain, chain[1:]):
             QWidget.setTabOrder(a, b)
 
+    def resizeEvent(self, ev) -> None:
+        """Narrow (900 px): Type and Last accessed make room for the content column, which
+        was squeezed to a few letters."""
+        narrow = ev.size().width() < 1150
+        for col in (2, 6):
+            self.table.setColumnHidden(col, narrow)
+        super().resizeEvent(ev)
+
+    def restore_layout(self, splitter, columns) -> None:
+        """The editor split and column widths the user left last time (QSettings)."""
+        if splitter is not None:
+            self.splitter.restoreState(splitter)
+        if columns is not None:
+            h = self.table.horizontalHeader()
+            h.restoreState(columns)
+            h.setSortIndicator(5, Qt.DescendingOrder)  # the model's order, not the saved one
+
     # first paint (the benchmark's "time to first page") -----------------------------------
     def eventFilter(self, obj, ev):
         if not self._painted and ev.type() == QEvent.Paint and obj is self.table.viewport():
@@ -194,6 +253,7 @@ class AgentTab(QWidget):
     # views ---------------------------------------------------------------------------------
     @Slot(int)
     def _on_view_changed(self, i: int) -> None:
+        self._update_bulk()
         if i not in self._loaded:
             self._loaded.add(i)
             self._reload_view(i)
@@ -205,6 +265,32 @@ class AgentTab(QWidget):
             self.compiled.reload()
         elif i == 3:
             self.stats.reload()
+        elif i == REVIEW:
+            self.review.reload()
+        elif i == ARCHIVED:
+            self.archived.reload()
+
+    def update_review_count(self) -> None:
+        self._review_badge(self.memory.review.count())
+
+    @Slot(int)
+    def _review_badge(self, n: int) -> None:
+        """The count on the Review view's tab (and, through ``review_count``, the agent's)."""
+        self.review_count = n
+        self.views.setTabText(REVIEW, f"Review ({n})" if n else "Review")
+        self.views.setTabToolTip(REVIEW, f"{n} memories wait for your review" if n else "")
+        self.badge_changed.emit()
+
+    @Slot(str, list)
+    def _on_review_decided(self, what: str, ids: list) -> None:
+        verb = {"accept": "Accepted", "reject": "Rejected", "edit": "Edited and accepted"}[what]
+        self.message.emit(f"{verb} {len(ids)} memory(ies)")
+        self.refresh()
+
+    @Slot(list)
+    def _on_restored(self, ids: list) -> None:
+        self.message.emit(f"Restored {len(ids)} fact(s); they are active again")
+        self.refresh()
 
     def show_view(self, name: str) -> None:
         self.views.setCurrentIndex(VIEWS.index(name))
@@ -213,22 +299,30 @@ class AgentTab(QWidget):
     def _compile_me(self) -> None:
         self.compile_requested.emit(self.memory.slug)
 
-    # selection -----------------------------------------------------------------------------
-    def selected_ids(self) -> list[int]:
+    # selection: the editor and every action follow the shown view's selection ----------
+    def _view_ids(self) -> list[int]:
+        """The facts selected in the list on show (the table, or the search results)."""
         if self.stack.currentIndex() == 1:
             rows = self.search.table.selectionModel().selectedRows()
-            return [
-                self.search.model.hits[r.row()][1].fact.id
-                for r in rows
-                if r.row() < len(self.search.model.hits)
-            ]
+            hits = self.search.model.hits
+            return [hits[r.row()][1].fact.id for r in rows if r.row() < len(hits)]
         rows = sorted(r.row() for r in self.table.selectionModel().selectedRows())
         return [i for i in (self.model.id_at(r) for r in rows) if i is not None]
 
+    def _current_id(self) -> int | None:
+        if self.stack.currentIndex() == 1:
+            cur = self.search.table.currentIndex()
+            hits = self.search.model.hits
+            return hits[cur.row()][1].fact.id if cur.isValid() and cur.row() < len(hits) else None
+        cur = self.table.currentIndex()
+        return self.model.id_at(cur.row()) if cur.isValid() else None
+
+    def selected_ids(self) -> list[int]:
+        """What an action acts on: nothing unless the facts list is the view on show."""
+        return self._view_ids() if self.views.currentIndex() == 0 else []
+
     def selected_facts(self):
         ids = self.selected_ids()
-        if not ids and self.editor.fact is not None:
-            ids = [self.editor.fact.id]
         rows = self.memory.facts.rows(ids)
         return [rows[i] for i in ids if i in rows]
 
@@ -246,24 +340,74 @@ class AgentTab(QWidget):
             )
 
     def show_fact(self, fact_id: int) -> None:
-        """Select a fact (from a search hit or the All agents tab) and open it in the editor."""
+        """Select a fact (from the All agents tab, a compiled line, a review item) in the list:
+        the row is highlighted *and* in the editor. A search or a filter hiding it is
+        cleared first."""
         self.views.setCurrentIndex(0)
+        if self.search.query.text():
+            self.search.query.clear()
+        if self.model.row_of(fact_id) is None and not self._is_default_filter():
+            self._after_reload.append(lambda: self._select_fact(fact_id))
+            self.filter_bar.clear()
+            return
+        self._select_fact(fact_id)
+
+    @Slot(list)
+    def show_facts(self, ids: list) -> None:
+        """Open the facts behind a compiled line: one is opened, several are selected."""
+        ids = [int(i) for i in ids]
+        if len(ids) == 1:
+            self.show_fact(ids[0])
+            return
+        self.views.setCurrentIndex(0)
+        if self.search.query.text():
+            self.search.query.clear()
+
+        def select():
+            self.select_ids(ids, current=ids[0])
+            self._sync_editor()
+
+        if any(self.model.row_of(i) is None for i in ids) and not self._is_default_filter():
+            self._after_reload.append(select)
+            self.filter_bar.clear()
+            return
+        select()
+
+    def _is_default_filter(self) -> bool:
+        f = self.filter_bar.filters()
+        plain = not (f.category or f.memory_type or f.since or f.until) and f.pinned is None
+        return plain and f.status in (None, ["active"])
+
+    def _select_fact(self, fact_id: int) -> None:
         r = self.model.row_of(fact_id)
-        if r is not None and self.stack.currentIndex() == 0:
-            self.table.selectRow(r)
-            self.table.scrollTo(self.model.index(r, 0))
-        self._load_editor(fact_id)
+        if r is None:
+            self.table.clearSelection()
+            self.message.emit(
+                f"Fact #{fact_id} is not in the loaded part of the list: search for it."
+            )
+            return
+        self.table.selectRow(r)
+        self.table.scrollTo(self.model.index(r, 0))
+        self._sync_editor()
 
     @Slot(QItemSelection, QItemSelection)
     def _on_selection(self, *_):
-        self._update_bulk()
+        self._sync_editor()
 
     @Slot("QModelIndex", "QModelIndex")
-    def _on_current(self, cur, _prev) -> None:
-        if cur.isValid():
-            fid = self.model.id_at(cur.row())
-            if fid is not None:
-                self._load_editor(fid)
+    def _on_current(self, _cur, _prev) -> None:
+        self._sync_editor()
+
+    def _sync_editor(self, reload: bool = False) -> None:
+        """Show the current selected fact (or the first selected one); nothing selected,
+        nothing in the editor, and the actions are off."""
+        ids = self._view_ids()
+        shown = self.editor.fact.id if self.editor.fact is not None else None
+        cur = self._current_id()
+        want = cur if cur in ids else shown if shown in ids else ids[0] if ids else None
+        if want != shown or (reload and want is not None):
+            self._load_editor(want)
+        self._update_bulk()
 
     def _load_editor(self, fact_id: int | None) -> None:
         if fact_id is None:
@@ -275,18 +419,17 @@ class AgentTab(QWidget):
             self.editor.set_fact(None)
             return
         self.editor.set_fact(fact, self.memory.facts.history(fact_id))
-        self._update_bulk()
 
     @Slot(str, int)
-    def _on_hit(self, _slug: str, fact_id: int) -> None:
-        self._load_editor(fact_id)
-        self._update_bulk()
+    def _on_hit(self, _slug: str, _fact_id: int) -> None:
+        self._sync_editor()
 
     def _update_bulk(self) -> None:
         n = len(self.selected_ids())
         for b in (self.pin_btn, self.unpin_btn, self.recat_btn, self.delete_btn):
-            b.setEnabled(n > 0 or self.editor.fact is not None)
+            b.setEnabled(n > 0)
         self.delete_btn.setText(f"Delete {n}" if n > 1 else "Delete")
+        self.selection_changed.emit()
 
     def _update_count(self) -> None:
         total = self.model.total_count()
@@ -307,6 +450,7 @@ class AgentTab(QWidget):
             else "facts match the filters"
         )
         self.count_label.setText(f"{total:,} {what}")
+        self.empty_hint.setVisible(total == 0 and self._is_default_filter())
 
     # filters and search ----------------------------------------------------------------------
     @Slot()
@@ -319,7 +463,7 @@ class AgentTab(QWidget):
     @Slot(str)
     def _on_query(self, text: str) -> None:
         self.stack.setCurrentIndex(1 if text.strip() else 0)
-        self._update_bulk()
+        self._sync_editor()
 
     def focus_search(self) -> None:
         self.views.setCurrentIndex(0)
@@ -339,6 +483,29 @@ class AgentTab(QWidget):
                 {fact_id: after},
                 self._after_write,
                 self._write_failed,
+            )
+        )
+
+    @Slot()
+    def add_fact(self, text: str | None = None, category: str = "fact") -> None:
+        """Edit → Add fact: the text passes the write policy like any other write."""
+        if text is None:
+            text, ok = QInputDialog.getMultiLineText(
+                self,
+                f"Add a fact to {self.memory.info.name}",
+                "What should the agent remember? (one fact; Ctrl+Z takes it back)",
+            )
+            if not ok:
+                return
+        text = text.strip()
+        if not text:
+            return
+        if self.search.query.text():
+            self.search.query.clear()
+        self.views.setCurrentIndex(0)
+        self._push(
+            AddFactCommand(
+                self.memory, self.runner, text, category, self._after_write, self._write_failed
             )
         )
 
@@ -407,14 +574,16 @@ class AgentTab(QWidget):
             )
         )
 
-    def _after_write(self, kind: str, ids: list) -> None:
+    def _after_write(self, kind: str, ids: list, title: str = "", undone: bool = False) -> None:
         def done():
             if kind == "restore":
                 self.select_ids(ids, current=ids[0])
-                self._load_editor(ids[0])
+                self._sync_editor(reload=True)
             if self.search.query.text().strip():
                 self.search.run_now()
             self._update_bulk()
+            if title:
+                self.confirmed.emit(title, not undone)
             self.write_done.emit(kind, list(ids))
 
         if kind == "edit":
@@ -435,7 +604,7 @@ class AgentTab(QWidget):
         """Re-read the facts keeping the selection, the current row and the scroll position
         (restored when the model has reloaded, see ``_on_reloaded``)."""
         if self._restore is None:
-            ids = self.selected_ids() if self.stack.currentIndex() == 0 else []
+            ids = self._view_ids() if self.stack.currentIndex() == 0 else []
             cur = self.table.currentIndex()
             cur_id = self.model.id_at(cur.row()) if cur.isValid() else None
             self._restore = (ids, cur_id, self.table.verticalScrollBar().value())
@@ -450,10 +619,9 @@ class AgentTab(QWidget):
         self.table.selectionModel().blockSignals(False)
         self.table.viewport().update()
         self.table.verticalScrollBar().setValue(scroll)
-        if self.editor.fact is not None:
-            self._load_editor(self.editor.fact.id)
+        self._sync_editor(reload=True)  # a filter that hid the fact empties the editor
         self._update_count()
-        self._update_bulk()
+        self.update_review_count()
         for i in self._loaded - {0}:
             if i == self.views.currentIndex():
                 self._reload_view(i)
@@ -477,5 +645,5 @@ class AgentTab(QWidget):
         m.addAction("Unpin", self.unpin_selected)
         m.addAction("Change category…", self.recategorize_selected)
         m.addSeparator()
-        m.addAction("Delete", self.delete_selected)
+        m.addAction("Delete", lambda: self.delete_selected())
         m.exec(self.table.viewport().mapToGlobal(pos))

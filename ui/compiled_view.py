@@ -34,6 +34,8 @@ LAYER_TITLES = {
 class LayerPane(QWidget):
     """One layer: token meter, source lines with provenance, rendered view, diff."""
 
+    open_facts = Signal(list)  # fact ids to show in the Facts view
+
     def __init__(self, name: str, memory, parent=None):
         super().__init__(parent)
         self.name, self.memory = name, memory
@@ -58,7 +60,12 @@ class LayerPane(QWidget):
         ll = QVBoxLayout(left)
         ll.setContentsMargins(0, 0, 0, 0)
         ll.addWidget(self.lines, 3)
-        ll.addWidget(QLabel("Facts behind the selected line:"))
+        ll.addWidget(
+            QLabel(
+                "Facts behind the selected line (double-click a line, or click a fact, "
+                "to open it in Facts):"
+            )
+        )
         ll.addWidget(self.sources, 1)
         views.addTab(left, "Lines && sources")
         views.addTab(self.diff, "Diff with previous")
@@ -72,6 +79,21 @@ class LayerPane(QWidget):
         lay.addWidget(views, 1)
         self.lines.currentRowChanged.connect(self._on_line)
         self.lines.itemEntered.connect(self._on_hover)
+        self.lines.itemActivated.connect(self._open_line)
+        self.sources.itemClicked.connect(self._open_source)
+        self.sources.itemActivated.connect(self._open_source)
+
+    @Slot(QListWidgetItem)
+    def _open_line(self, item) -> None:
+        ids = list(item.data(Qt.UserRole) or [])
+        if ids:
+            self.open_facts.emit(ids)
+
+    @Slot(QListWidgetItem)
+    def _open_source(self, item) -> None:
+        fid = item.data(Qt.UserRole)
+        if fid:
+            self.open_facts.emit([fid])
 
     def set_layer(self, layer) -> None:
         self.layer = layer
@@ -157,15 +179,20 @@ class LayerPane(QWidget):
         rows = self.memory.facts.rows(ids)
         for i in ids:
             f = rows.get(i)
-            self.sources.addItem(
+            item = QListWidgetItem(
                 f"#{i} [{f.category}] {f.content}"
                 if f
                 else f"#{i} (deleted since this compilation)"
             )
+            if f:
+                item.setData(Qt.UserRole, i)
+                item.setToolTip("Click to open this fact in Facts")
+            self.sources.addItem(item)
 
 
 class CompiledView(QWidget):
     compile_requested = Signal()
+    open_facts = Signal(list)
 
     def __init__(self, memory, parent=None):
         super().__init__(parent)
@@ -182,6 +209,7 @@ class CompiledView(QWidget):
         self.panes = {name: LayerPane(name, memory) for name in LAYERS}
         for name in LAYERS:
             self.tabs.addTab(self.panes[name], LAYER_TITLES[name])
+            self.panes[name].open_facts.connect(self.open_facts)
         head = QHBoxLayout()
         head.addWidget(self.notice, 1)
         head.addWidget(self.compile_btn)

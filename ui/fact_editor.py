@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from services import FactView
 from ui.filter_bar import CATEGORIES
+from ui.settings_text import guard_wheel
 from ui.undo import FIELDS, values_of
 
 ACTION_TEXT = {
@@ -63,6 +64,54 @@ def _describe(ev: dict) -> str:
     return f"“{_short(text)}”" if text else ""
 
 
+ACTORS = {
+    "user": "you",
+    "engram": "Engram",
+    "gc": "the clean-up (GC)",
+    "demo": "the demo",
+    "cli": "the engram command",
+    "hook": "the agent's hook",
+    "import": "an import",
+    "sync": "a workspace sync",
+    "compile": "the compiler",
+}
+
+
+def who(actor: str | None, source: str | None = None) -> str:
+    """Who or what an audit actor is, in words: user, app, hook, mcp:<client>, import…"""
+    a = (actor or "").strip()
+    if a.startswith("mcp:"):
+        return f"the MCP client {a[4:] or '(unnamed)'}"
+    if a.startswith(("team:", "user:")):
+        return f"team member {a.split(':', 1)[1]}"
+    if a.startswith("hook"):
+        return "the agent's hook" + (f" ({a.split(':', 1)[1]})" if ":" in a else "")
+    if a.startswith("import"):
+        return "an import" + (f" of {source}" if source and source != "manual" else "")
+    return ACTORS.get(a, a or "unknown")
+
+
+def readable_change(ev: dict) -> str:
+    """A history event's before → after as lines a person reads (it was raw JSON)."""
+    before, after = ev.get("before") or {}, ev.get("after") or {}
+    lines = [f"{ACTION_TEXT.get(ev['action'], ev['action'])} by {who(ev.get('actor'))}"]
+    if ev.get("reason"):
+        lines.append(f"why: {ev['reason']}")
+    for k in sorted(set(before) | set(after)):
+        if k in ("updated_at", "id", "agent_id", "content_hash", "metadata"):
+            continue
+        b, a = before.get(k), after.get(k)
+        if b == a:
+            continue
+        if k == "content":
+            lines.append(f"content: “{_short(b, 200)}” → “{_short(a, 200)}”")
+        elif before and after:
+            lines.append(f"{k}: {b} → {a}")
+        else:
+            lines.append(f"{k}: {a if after else b}")
+    return "\n".join(lines[:14])
+
+
 def _short(s, n: int = 60) -> str:
     s = (s or "").replace("\n", " ")
     return s if len(s) <= n else s[: n - 1] + "…"
@@ -85,12 +134,17 @@ class FactEditor(QWidget):
         self.category = QComboBox(editable=True)
         self.category.addItems([c for c in CATEGORIES if not c.endswith(":")])
         self.importance = QDoubleSpinBox(minimum=0.0, maximum=1.0, singleStep=0.05, decimals=2)
+        guard_wheel(self.importance)
+        guard_wheel(self.category)
         self.tags = QLineEdit()
         self.tags.setPlaceholderText("comma, separated")
         self.pinned = QCheckBox("Pinned (kept first, never decays)")
         self.save_btn = QPushButton("&Save")
         self.save_btn.setToolTip("Save changes (Ctrl+S); undo with Ctrl+Z")
         self.revert_btn = QPushButton("Re&vert")
+        self.provenance = QLabel("")
+        self.provenance.setWordWrap(True)
+        self.provenance.setAccessibleName("Who wrote this fact")
         self.meta = QLabel("")
         self.meta.setWordWrap(True)
         self.meta.setTextInteractionFlags(Qt.TextSelectableByMouse)
@@ -122,6 +176,7 @@ class FactEditor(QWidget):
         lay.addWidget(self.title)
         lay.addLayout(form)
         lay.addLayout(buttons)
+        lay.addWidget(self.provenance)
         lay.addWidget(self.meta)
         lay.addWidget(hist_box, 1)
 
@@ -150,10 +205,16 @@ class FactEditor(QWidget):
         if fact is None:
             self.title.setText("No fact selected — pick one in the list to edit it.")
             self.meta.setText("")
+            self.provenance.setText("")
             self.history.clear()
-            for w in (self.content, self.tags):
+            for w in (self.content, self.tags, self.category, self.importance, self.pinned):
                 w.blockSignals(True)
-                w.clear()
+            self.content.clear()
+            self.tags.clear()
+            self.category.setCurrentText("")
+            self.importance.setValue(0)
+            self.pinned.setChecked(False)
+            for w in (self.content, self.tags, self.category, self.importance, self.pinned):
                 w.blockSignals(False)
             self._update_buttons()
             return
@@ -168,7 +229,22 @@ class FactEditor(QWidget):
             f" · accessed {fact.access_count}× (last {acc}){sup}"
         )
         self._set_history(history or [])
+        self.provenance.setText(self._provenance(fact, history or []))
         self._update_buttons()
+
+    @staticmethod
+    def _provenance(fact: FactView, history: list[dict]) -> str:
+        mine = [e for e in history if e.get("fact_id") in (None, fact.id)]
+        first = next((e for e in mine if e["action"] in ("create", "restore")), None)
+        by = who(first.get("actor"), fact.source) if first else who(None, fact.source)
+        if first is None and fact.source:
+            by = f"{fact.source} (no audit record)"
+        text = f"<b>Written by</b> {by}"
+        last = next((e for e in reversed(mine) if e is not first), None)
+        if last is not None and last.get("actor"):
+            what = ACTION_TEXT.get(last["action"], last["action"])
+            text += f" · last {what} by {who(last.get('actor'))}"
+        return text
 
     def _load(self, f: FactView) -> None:
         widgets = (self.content, self.category, self.importance, self.tags, self.pinned)
@@ -189,18 +265,11 @@ class FactEditor(QWidget):
             when = ev["created_at"].replace("T", " ")[:16]
             what = ACTION_TEXT.get(ev["action"], ev["action"])
             if ev.get("actor") and ev["actor"] != "user":
-                what += f" by {ev['actor']}"
+                what += f" by {who(ev['actor'])}"
             details = _describe(ev)
             item = QTreeWidgetItem([when, f"{what}: {details}" if details else what])
             item.setData(0, Qt.UserRole, ev["action"])
-            item.setToolTip(
-                1,
-                json.dumps(
-                    {"before": ev.get("before"), "after": ev.get("after")},
-                    indent=1,
-                    ensure_ascii=False,
-                )[:2000],
-            )
+            item.setToolTip(1, readable_change(ev))
             self.history.addTopLevelItem(item)
 
     def values(self) -> dict:

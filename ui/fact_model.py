@@ -35,6 +35,38 @@ def _day(dt) -> str:
     return dt.strftime("%Y-%m-%d") if dt else "—"  # the time is in the tooltip
 
 
+def _tooltip(f: FactView, col: int):
+    if col in (5, 6):
+        dt = f.created_at if col == 5 else f.last_accessed
+        return dt.strftime("%Y-%m-%d %H:%M:%S UTC") if dt else "never"
+    if col == 0:
+        tags = f" · tags: {', '.join(f.tags)}" if f.tags else ""
+        return f"#{f.id} · {f.source}{tags}\n\n{f.content}"
+    return None
+
+
+def _content_cell(f: FactView) -> str:
+    text = f.content.replace("\n", " ")
+    return text if len(text) <= 240 else text[:239] + "…"
+
+
+_CELLS = {
+    0: _content_cell,
+    1: lambda f: f.category,
+    2: lambda f: f.memory_type,
+    3: lambda f: f"{f.importance:.2f}",
+    4: lambda f: "★" if f.pinned else "",
+    5: lambda f: _day(f.created_at),
+    6: lambda f: _day(f.last_accessed),
+    7: lambda f: f.status,
+}
+
+
+def _display(f: FactView, col: int):
+    cell = _CELLS.get(col)
+    return cell(f) if cell else None
+
+
 class FactTableModel(QAbstractTableModel):
     """With a ``runner``, re-sorting, filtering and refreshing query in a worker (sorting a
     million rows by importance takes a second) and the model resets when the answer arrives;
@@ -183,14 +215,15 @@ class FactTableModel(QAbstractTableModel):
         queued, self._queued = self._queued, None
         if result is not None and (queued is None or queued[:2] == query[:2]):
             # a newer plain refresh still shows this answer now (it is fresh enough);
-            # a newer sort or filter does not: the old order would flash
-            self._apply(query, *result)
+            # a newer sort or filter does not: the old order would flash. ``reloaded`` waits
+            # for the newer one: a write's "done" must not run on rows read before it.
+            self._apply(query, *result, final=queued is None)
         if queued is not None:
             self._launch(queued)
         elif error is not None:
             self.load_failed.emit(f"Could not load the facts: {error}")
 
-    def _apply(self, query, ids, rows, count) -> None:
+    def _apply(self, query, ids, rows, count, final: bool = True) -> None:
         filters, order, n = query
         self.beginResetModel()
         self._filters, self._order = filters, order
@@ -198,7 +231,8 @@ class FactTableModel(QAbstractTableModel):
         self._cache.update(rows)
         self._count = count
         self.endResetModel()
-        self.reloaded.emit()
+        if final:
+            self.reloaded.emit()
 
     def refresh_rows(self, ids) -> None:
         """Re-read some rows in place (an edit); a row that vanished reads as a blank."""
@@ -294,55 +328,32 @@ class FactTableModel(QAbstractTableModel):
             return Qt.NoItemFlags
         return Qt.ItemIsEnabled | Qt.ItemIsSelectable
 
+    _ROLES = (
+        Qt.DisplayRole,
+        Qt.ToolTipRole,
+        Qt.TextAlignmentRole,
+        Qt.FontRole,
+        Qt.AccessibleTextRole,
+    )
+
     def data(self, index, role=Qt.DisplayRole):
         if not index.isValid() or index.row() >= len(self._ids):
             return None
         if role == ID_ROLE:
             return self._ids[index.row()]
-        if role not in (
-            Qt.DisplayRole,
-            Qt.ToolTipRole,
-            Qt.TextAlignmentRole,
-            Qt.FontRole,
-            Qt.AccessibleTextRole,
-        ):
+        if role not in self._ROLES:
             return None
         f = self.fact_at(index.row())
         col = index.column()
         if f is None:
             return "(deleted)" if role == Qt.DisplayRole and col == 0 else None
         if role == Qt.TextAlignmentRole:
-            if col in (3, 4):
-                return int(Qt.AlignCenter)
-            return None
+            return int(Qt.AlignCenter) if col in (3, 4) else None
         if role == Qt.FontRole:
             return self._bold if f.pinned and col == 0 else None
         if role == Qt.ToolTipRole:
-            if col in (5, 6):
-                dt = f.created_at if col == 5 else f.last_accessed
-                return dt.strftime("%Y-%m-%d %H:%M:%S UTC") if dt else "never"
-            if col == 0:
-                tags = f" · tags: {', '.join(f.tags)}" if f.tags else ""
-                return f"#{f.id} · {f.source}{tags}\n\n{f.content}"
-            return None
-        if col == 0:
-            text = f.content.replace("\n", " ")
-            return text if len(text) <= 240 else text[:239] + "…"
-        if col == 1:
-            return f.category
-        if col == 2:
-            return f.memory_type
-        if col == 3:
-            return f"{f.importance:.2f}"
-        if col == 4:
-            return "★" if f.pinned else ""
-        if col == 5:
-            return _day(f.created_at)
-        if col == 6:
-            return _day(f.last_accessed)
-        if col == 7:
-            return f.status
-        return None
+            return _tooltip(f, col)
+        return _display(f, col)
 
     def sort(self, column: int, order=Qt.AscendingOrder) -> None:
         if not 0 <= column < len(COLUMNS):

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from datetime import date
 
-from PySide6.QtCore import QDate, Signal, Slot
+from PySide6.QtCore import QDate, QSize, Signal, Slot
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDateEdit,
     QHBoxLayout,
     QLabel,
+    QLayout,
     QToolButton,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -26,8 +28,17 @@ class FilterBar(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        lay = QHBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(4)
+        # the dates move to a second row when the window is narrow (900 px): one row cut
+        # the date fields
+        outer.setSizeConstraint(QLayout.SetNoConstraint)
+        lay = QHBoxLayout()
+        self.row2 = QHBoxLayout()
+        outer.addLayout(lay)
+        outer.addLayout(self.row2)
+        self.row1 = lay
 
         self.category = QComboBox(editable=True)
         self.category.addItems([ANY] + CATEGORIES)
@@ -61,11 +72,16 @@ class FilterBar(QWidget):
             lab.setBuddy(w)
             lay.addWidget(lab)
             lay.addWidget(w)
-        lay.addSpacing(8)
-        lay.addWidget(self.use_dates)
-        lay.addWidget(self.since)
-        lay.addWidget(QLabel("–"))
-        lay.addWidget(self.until)
+        self.dates_box = QWidget()
+        dl = QHBoxLayout(self.dates_box)
+        dl.setContentsMargins(8, 0, 0, 0)
+        dl.addWidget(self.use_dates)
+        dl.addWidget(self.since)
+        dl.addWidget(QLabel("–"))
+        dl.addWidget(self.until)
+        dl.addStretch(1)
+        self._narrow = False
+        lay.addWidget(self.dates_box)
         lay.addStretch(1)
         lay.addWidget(self.clear_btn)
 
@@ -77,6 +93,33 @@ class FilterBar(QWidget):
         self.since.dateChanged.connect(self._emit)
         self.until.dateChanged.connect(self._emit)
         self.clear_btn.clicked.connect(self.clear)
+
+    def _one_row_width(self) -> int:
+        r1 = self.row1.sizeHint().width()
+        return r1 + (0 if not self._narrow else self.dates_box.sizeHint().width())
+
+    def minimumSizeHint(self) -> QSize:
+        r1 = self.row1.minimumSize().width()
+        if not self._narrow:
+            r1 -= self.dates_box.minimumSizeHint().width()
+        w = max(r1, self.dates_box.minimumSizeHint().width())
+        return QSize(w, super().minimumSizeHint().height())
+
+    def resizeEvent(self, ev) -> None:
+        narrow = ev.size().width() < self._one_row_width()
+        if narrow != self._narrow:
+            self._narrow = narrow
+            if narrow:
+                self.row1.removeWidget(self.dates_box)
+                self.row2.addWidget(self.dates_box)
+            else:
+                self.row2.removeWidget(self.dates_box)
+                self.row1.insertWidget(self.row1.count() - 2, self.dates_box)
+            self.updateGeometry()
+        super().resizeEvent(ev)
+
+    def is_two_rows(self) -> bool:
+        return self._narrow
 
     @Slot()
     def _emit(self, *_):

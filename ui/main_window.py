@@ -4,100 +4,43 @@ every main action, a job bar (progress + Cancel) and the store watcher."""
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtGui import QAction, QKeySequence, QUndoGroup
+from PySide6.QtCore import QSettings, Qt, Signal, Slot
+from PySide6.QtGui import QAction, QKeySequence, QUndoGroup, QUndoStack
 from PySide6.QtWidgets import (
     QApplication,
-    QFileDialog,
-    QHBoxLayout,
     QInputDialog,
     QLabel,
     QMainWindow,
     QMenu,
     QMessageBox,
-    QProgressBar,
-    QPushButton,
     QSplitter,
     QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
-from services import EngramError
-from ui.agent_tab import AgentTab
+from services import EngramError, ImportFormatError
+from ui.agent_tab import VIEWS, AgentTab
 from ui.fact_editor import FactEditor
 from ui.forget_dialog import ForgetDialog
+from ui.gc_dialog import GCCommand, GCPreviewDialog
+from ui.import_dialog import ImportDialog, ImportReportDialog
+from ui.jobs_bar import JobsBar
+from ui.notice import UndoNotice
+from ui.privacy_view import PrivacyView
 from ui.search_panel import SearchPanel
 from ui.settings_dialog import SettingsDialog
 from ui.store_watcher import StoreWatcher
 from ui.theme import icon
 from ui.tray import TrayController
+from ui.undo_keys import UndoKeys
+from ui.welcome import WelcomePage
 from ui.workers import JobRunner
 from ui.workspace_watcher import WorkspaceWatcher
 
 log = logging.getLogger(__name__)
-
-
-class JobsBar(QWidget):
-    """Shows the running visible job with its progress and a Cancel button."""
-
-    def __init__(self, runner: JobRunner, parent=None):
-        super().__init__(parent)
-        self.runner = runner
-        self.label = QLabel("")
-        self.bar = QProgressBar()
-        self.bar.setMaximumWidth(220)
-        self.cancel_btn = QPushButton("Cancel")
-        self.cancel_btn.setToolTip("Cancel the running job (Esc)")
-        self.cancel_btn.clicked.connect(self.cancel)
-        lay = QHBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self.label)
-        lay.addWidget(self.bar)
-        lay.addWidget(self.cancel_btn)
-        self.current: int | None = None
-        runner.job_started.connect(self._started)
-        runner.job_progress.connect(self._progress)
-        runner.job_finished.connect(self._finished)
-        self.hide()
-
-    @Slot(int, str)
-    def _started(self, job_id: int, title: str) -> None:
-        job = next((j for j in self.runner.visible_jobs() if j.id == job_id), None)
-        if job is None:
-            return
-        self.current = job_id
-        self.label.setText(title)
-        self.bar.setRange(0, 0)
-        self.show()
-
-    @Slot(int, int, int, str)
-    def _progress(self, job_id: int, done: int, total: int, message: str) -> None:
-        if job_id != self.current:
-            return
-        if total > 0:
-            self.bar.setRange(0, total)
-            self.bar.setValue(done)
-        if message:
-            self.label.setText(message)
-
-    @Slot(int, str, str)
-    def _finished(self, job_id: int, outcome: str, message: str) -> None:
-        if job_id != self.current:
-            return
-        others = self.runner.visible_jobs()
-        if others:
-            self.current = others[-1].id
-            self.label.setText(others[-1].title)
-        else:
-            self.current = None
-            self.hide()
-
-    @Slot()
-    def cancel(self) -> None:
-        for j in self.runner.visible_jobs():
-            self.runner.cancel(j.id)
 
 
 class AllAgentsTab(QWidget):
@@ -155,11 +98,19 @@ class AllAgentsTab(QWidget):
 
 
 class MainWindow(QMainWindow):
+    demo_facts = 300  # how many facts "Try the demo" writes
     agents_changed = Signal()
     first_page_painted = Signal()
     semantic_ready = Signal(bool)
 
-    def __init__(self, engram, use_tray: bool = True, load_semantic: bool = False, parent=None):
+    def __init__(
+        self,
+        engram,
+        use_tray: bool = True,
+        load_semantic: bool = False,
+        parent=None,
+        demo_if_empty: bool = False,
+    ):
         super().__init__(parent)
         self.engram = engram
         self.setWindowTitle("Engram")
@@ -167,6 +118,9 @@ class MainWindow(QMainWindow):
         self._quitting = False
         self.runner = JobRunner(db=engram.db, parent=self)
         self.undo_group = QUndoGroup(self)
+        self.window_stack = QUndoStack(self)  # steps of no one agent's tab (GC of all agents)
+        self.undo_group.addStack(self.window_stack)
+        self.gc_dialog: GCPreviewDialog | None = None
         self.watcher = StoreWatcher(engram, parent=self)
         self.watcher.changed.connect(self.on_store_changed)
         self.workspaces = WorkspaceWatcher(engram, self.runner, parent=self)
@@ -177,6 +131,8 @@ class MainWindow(QMainWindow):
         self.tray.quit_requested.connect(self.quit)
         self.tray.compiled.connect(self._on_compiled)
         self.tray.gc_done.connect(self._on_gc)
+        self.tray.gc_requested.connect(self.gc_preview)
+        self.tray.gc_reports.connect(self._gc_step)
 
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
@@ -184,15 +140,28 @@ class MainWindow(QMainWindow):
         self.all_tab.search.hit_opened.connect(self.open_fact)
         self.tabs.addTab(self.all_tab, "All agents")
         self.agent_tabs: dict[str, AgentTab] = {}
+        self._infos: dict = {}  # slug → AgentInfo last read
+        self.welcome: WelcomePage | None = None
         self.setCentralWidget(self.tabs)
 
         self.jobs = JobsBar(self.runner)
+        self.notice = UndoNotice()
+        self.notice.undo_requested.connect(self.undo_group.undo)
+        self.notice.redo_requested.connect(self.undo_group.redo)
+        # permanent: a timed status message must not paint over the Undo
+        self.statusBar().addPermanentWidget(self.notice)
         self.statusBar().addPermanentWidget(self.jobs)
+        self._undo_keys = UndoKeys(self)
+        app = QApplication.instance()
+        if app is not None:
+            app.installEventFilter(self._undo_keys)
         self._build_menus()
         self.tabs.currentChanged.connect(self._on_tab_changed)
         self.sync_agents()
         if self.tabs.count() > 1:
             self.tabs.setCurrentIndex(1)
+        else:
+            self._show_welcome()
         self.has_tray = self.tray.install_tray(icon()) if use_tray else False
         if not self.has_tray:
             self.statusBar().showMessage(
@@ -200,11 +169,145 @@ class MainWindow(QMainWindow):
                 "Engram menu; closing the window quits.",
                 8000,
             )
-        self.resize(1280, 800)
+        self._restore_settings()
         self.watcher.start()
         self.workspaces.start()
         if load_semantic and not engram.semantic_enabled:
             self._load_semantic()
+        if demo_if_empty and not self.agent_tabs:
+            self.seed_demo()
+
+    # remembered between runs (QSettings) -----------------------------------------------------
+    @staticmethod
+    def settings() -> QSettings:
+        return QSettings(QSettings.IniFormat, QSettings.UserScope, "Engram", "Engram")
+
+    def _restore_settings(self) -> None:
+        st = self.settings()
+        geo = st.value("window/geometry")
+        if geo is None or not self.restoreGeometry(geo):
+            self.resize(1280, 800)
+        self._layout_state = (st.value("facts/splitter"), st.value("facts/columns"))
+        for tab in self.agent_tabs.values():
+            tab.restore_layout(*self._layout_state)
+
+    def save_settings(self) -> None:
+        st = self.settings()
+        st.setValue("window/geometry", self.saveGeometry())
+        st.setValue("view/dark", self.act_dark.isChecked())
+        tab = self.current_agent_tab() or next(iter(self.agent_tabs.values()), None)
+        if tab is not None:
+            st.setValue("facts/splitter", tab.splitter.saveState())
+            st.setValue("facts/columns", tab.table.horizontalHeader().saveState())
+        st.sync()
+
+    @classmethod
+    def remembered_dark(cls) -> bool | None:
+        v = cls.settings().value("view/dark")
+        return None if v is None else str(v).lower() in ("true", "1")
+
+    # first run -------------------------------------------------------------------------------
+    def _show_welcome(self) -> None:
+        if self.welcome is None:
+            self.welcome = WelcomePage()
+            self.welcome.find_requested.connect(self.find_agents)
+            self.welcome.demo_requested.connect(self.seed_demo)
+            self.welcome.empty_requested.connect(self.add_agent)
+            self.welcome.import_requested.connect(self.import_sources)
+            self.tabs.insertTab(1, self.welcome, "Welcome")
+        self.tabs.setCurrentWidget(self.welcome)
+
+    def _drop_welcome(self) -> None:
+        if self.welcome is not None and self.agent_tabs:
+            self.tabs.removeTab(self.tabs.indexOf(self.welcome))
+            self.welcome.deleteLater()
+            self.welcome = None
+
+    @Slot()
+    def seed_demo(self) -> int:
+        """The demo is written in a worker (its vectors need the model: seconds), so the
+        window is usable at once; the page shows the progress."""
+        engram = self.engram
+        if self.welcome is None:
+            self._show_welcome()
+        assert self.welcome is not None
+        self.welcome.busy("Creating the demo agents (made-up memories, marked Demo)…", 0, 2)
+
+        def op(progress, cancelled):
+            if not engram.semantic_enabled:
+                progress(0, 2, "Loading the language model (1 of 2)")
+                engram.load_semantic()
+            progress(1, 2, "Writing the demo memories (2 of 2)")
+            from services import seed_demo
+
+            return seed_demo(engram, n_facts=self.demo_facts)
+
+        return self.runner.start(
+            "Creating the demo",
+            op,
+            serial=True,
+            success=self._demo_seeded,
+            failure=self._first_run_failed,
+            on_cancel=lambda: self.welcome and self.welcome.idle("Demo cancelled."),
+        )
+
+    def _demo_seeded(self, added: dict) -> None:
+        self.sync_agents()
+        first = next(iter(self.agent_tabs.values()), None)
+        if first is not None:
+            self.tabs.setCurrentWidget(first)
+        self.show_message(
+            f"Demo ready: {sum(added.values()):,} made-up memories in {len(added)} demo "
+            "agents. Remove them with File → Remove agent."
+        )
+
+    def _first_run_failed(self, message: str) -> None:
+        if self.welcome is not None:
+            self.welcome.idle(f"That did not work: {message}")
+        else:
+            self.show_error(message)
+
+    @Slot()
+    def find_agents(self, home=None, project=None) -> int:
+        """Welcome → Find my agents: survey this computer's agent memory files in a worker."""
+        from services import discover_sources
+
+        engram = self.engram
+        if self.welcome is not None:
+            self.welcome.busy("Looking for your agents' memory files…")
+        return self.runner.start(
+            "Finding your agents",
+            lambda p, c: discover_sources(home=home, project=project, engram=engram),
+            success=lambda found: self.welcome and self.welcome.show_sources(found),
+            failure=self._first_run_failed,
+        )
+
+    @Slot(list)
+    def import_sources(self, sources: list) -> int:
+        """Import what Find my agents found, each into its suggested agent, "N of M"."""
+        from services import import_discovered
+
+        engram = self.engram
+        if self.welcome is not None:
+            self.welcome.busy("Importing…", 0, len(sources))
+        return self.runner.start(
+            "Importing your agents",
+            lambda p, c: import_discovered(
+                engram, sources, progress=lambda d, t: p(d, t, f"Imported {d} of {t}")
+            ),
+            serial=True,
+            success=self._sources_imported,
+            failure=self._first_run_failed,
+        )
+
+    def _sources_imported(self, results: list) -> None:
+        self.sync_agents()
+        rows = [(str(s.path), rep if rep is not None else err) for s, rep, err in results]
+        added = sum(r.added for _p, r in rows if not isinstance(r, str))
+        self.show_message(f"Imported {added:,} memories from {len(rows)} source(s).")
+        self.import_report = ImportReportDialog("your agents", rows, self)
+        self.import_report.setAttribute(Qt.WA_DeleteOnClose)
+        self.import_report.show()
 
     def _load_semantic(self) -> None:
         """The store was opened without the model so the first page paints at once; the
@@ -273,6 +376,9 @@ class MainWindow(QMainWindow):
         e.addAction(self.act_redo)
         e.addSeparator()
         self.act_find = self._act(e, "&Find…", self.focus_search, QKeySequence.Find)
+        self.act_add_fact = self._act(
+            e, "&Add fact…", lambda: self._on_tab("add_fact"), "Ctrl+Shift+N"
+        )
         self.act_pin = self._act(e, "&Pin", lambda: self._on_tab("pin_selected"), "Ctrl+P")
         self.act_unpin = self._act(
             e, "U&npin", lambda: self._on_tab("unpin_selected"), "Ctrl+Shift+P"
@@ -289,7 +395,7 @@ class MainWindow(QMainWindow):
         self.act_forget = self._act(e, "&Forget permanently…", self.forget, "Ctrl+Shift+Del")
 
         v = mb.addMenu("&View")
-        for i, name in enumerate(["Facts", "Timeline", "Compiled", "Statistics"], start=1):
+        for i, name in enumerate(VIEWS, start=1):
             self._act(v, name, lambda _=False, n=name: self._show_view(n), f"Ctrl+{i}")
         v.addSeparator()
         self._act(v, "&All agents", lambda: self.tabs.setCurrentIndex(0), "Ctrl+0")
@@ -305,6 +411,8 @@ class MainWindow(QMainWindow):
             )
         self.act_cancel = self._act(v, "Cancel running job", self.jobs.cancel, "Esc")
         self.act_cancel.setShortcutContext(Qt.WindowShortcut)
+        self.act_privacy = self._act(v, "&Privacy: receipts and rules…", self.open_privacy)
+        self.act_jobs_log = self._act(v, "&Jobs log…", lambda: self.jobs.log_dialog(self).exec())
 
         self.engram_menu = mb.addMenu("E&ngram")
         self.engram_menu.aboutToShow.connect(self._rebuild_engram_menu)
@@ -361,15 +469,32 @@ class MainWindow(QMainWindow):
                 tab.message.connect(self.show_message)
                 tab.compile_requested.connect(self.tray.compile)
                 tab.first_paint.connect(self._on_first_paint)
+                tab.selection_changed.connect(self._update_actions)
+                tab.confirmed.connect(self.notice.confirm)
+                tab.badge_changed.connect(lambda s=slug: self._label_tab(s))
                 self.undo_group.addStack(tab.undo_stack)
+                if getattr(self, "_layout_state", None):
+                    tab.restore_layout(*self._layout_state)
                 self.agent_tabs[slug] = tab
                 self.tabs.addTab(tab, "")
-            label = info.name if info.name == slug else f"{info.name} ({slug})"
-            i = self.tabs.indexOf(tab)
-            self.tabs.setTabText(i, label)
-            self.tabs.setTabToolTip(i, f"{info.fact_count:,} active facts · kind {info.kind}")
+            self._infos[slug] = info
+            self._label_tab(slug)
+        if self.agent_tabs:
+            self._drop_welcome()
         self._on_tab_changed(self.tabs.currentIndex())
         self.agents_changed.emit()
+
+    def _label_tab(self, slug: str) -> None:
+        """Name, review badge and a tooltip with today's counts (it used to keep the first)."""
+        tab, info = self.agent_tabs.get(slug), self._infos.get(slug)
+        if tab is None or info is None:
+            return
+        label = info.name if info.name == slug else f"{info.name} ({slug})"
+        n = tab.review_count
+        i = self.tabs.indexOf(tab)
+        self.tabs.setTabText(i, f"{label} · {n}" if n else label)
+        review = f" · {n} to review" if n else ""
+        self.tabs.setTabToolTip(i, f"{info.fact_count:,} active facts{review} · kind {info.kind}")
 
     @Slot()
     def _on_first_paint(self) -> None:
@@ -378,19 +503,26 @@ class MainWindow(QMainWindow):
     @Slot(int)
     def _on_tab_changed(self, _i: int) -> None:
         tab = self.current_agent_tab()
-        self.undo_group.setActiveStack(tab.undo_stack if tab else None)
+        self.undo_group.setActiveStack(tab.undo_stack if tab else self.window_stack)
         for a in (
             self.act_rename_agent,
             self.act_remove_agent,
             self.act_import,
             self.act_reindex,
-            self.act_pin,
-            self.act_unpin,
-            self.act_recat,
-            self.act_delete,
             self.act_forget,
+            self.act_add_fact,
         ):
             a.setEnabled(tab is not None)
+        self._update_actions()
+
+    @Slot()
+    def _update_actions(self) -> None:
+        """The Edit menu's fact actions act on the shown selection, so they are off without
+        one (a filter that hid the selected fact, another view, the All agents tab)."""
+        tab = self.current_agent_tab()
+        on = tab is not None and bool(tab.selected_ids())
+        for a in (self.act_pin, self.act_unpin, self.act_recat, self.act_delete):
+            a.setEnabled(on)
 
     @Slot()
     def add_agent(self, slug: str | None = None) -> AgentTab | None:
@@ -454,29 +586,53 @@ class MainWindow(QMainWindow):
     # jobs ------------------------------------------------------------------------------------
     @Slot()
     def import_files(self, path: str | None = None) -> int:
+        """File → Import: a dialog previews files and folders; ``path`` skips it (scripts)."""
         tab = self.current_agent_tab()
         if tab is None:
             return 0
-        if not path:
-            path, _ = QFileDialog.getOpenFileName(self, f"Import into {tab.memory.slug}")
-            if not path:
-                return 0
+        if path:
+            return self.run_import(tab.memory, [path])
+        dlg = ImportDialog(self.runner, tab.memory.slug, parent=self)
+        self.import_dialog = dlg
         memory = tab.memory
+        dlg.accepted.connect(lambda: self.run_import(memory, dlg.accepted_paths()))
+        dlg.finished.connect(dlg.deleteLater)
+        dlg.open()
+        return 0
+
+    def run_import(self, memory, paths: list[str]) -> int:
+        def op(progress, cancelled):
+            results = []
+            for i, p in enumerate(paths):
+                label = f"Importing {Path(p).name} ({i + 1} of {len(paths)})"
+
+                def step(d, t, label=label):
+                    progress(d, t, f"{label}: {d:,} of {t:,} entries")
+
+                try:
+                    results.append((p, memory.import_path(p, progress=step, cancelled=cancelled)))
+                except (EngramError, ImportFormatError, OSError, UnicodeDecodeError) as exc:
+                    if len(paths) == 1:
+                        raise
+                    results.append((p, str(exc)))
+            return results
+
         return self.runner.start(
             f"Importing into {memory.slug}",
-            lambda p, c: memory.import_path(
-                path, progress=lambda d, t: p(d, t, "Importing"), cancelled=c
-            ),
+            op,
             serial=True,
-            success=self._imported,
+            success=lambda r: self._imported(memory.slug, r),
             failure=self.show_error,
         )
 
-    def _imported(self, report) -> None:
-        self.show_message(
-            f"Imported {getattr(report, 'added', 0)} fact(s), "
-            f"{getattr(report, 'duplicates', 0)} duplicate(s) skipped"
-        )
+    def _imported(self, slug: str, results: list) -> None:
+        reports = [r for _p, r in results if not isinstance(r, str)]
+        added = sum(r.added for r in reports)
+        dupes = sum(r.duplicates for r in reports)
+        self.show_message(f"Imported {added} fact(s), {dupes} duplicate(s) skipped")
+        self.import_report = ImportReportDialog(slug, results, self)
+        self.import_report.setAttribute(Qt.WA_DeleteOnClose)
+        self.import_report.show()
         self.on_store_changed()
 
     @Slot()
@@ -500,8 +656,23 @@ class MainWindow(QMainWindow):
         if tab is None:
             return
         dlg = ForgetDialog(self.engram, self.runner, tab.memory.slug, tab.selected_ids(), self)
-        dlg.forgotten.connect(lambda _r: self.on_store_changed())
-        dlg.exec()
+        dlg.started.connect(self.workspaces.hold)
+        dlg.forgotten.connect(self._forgotten)
+        dlg.finished.connect(dlg.deleteLater)
+        self.forget_dialog = dlg
+        dlg.open()
+
+    def _forgotten(self, _receipt) -> None:
+        self.workspaces.release()
+        self.on_store_changed()
+
+    @Slot()
+    def open_privacy(self) -> PrivacyView:
+        dlg = PrivacyView(self.engram, self)
+        dlg.setAttribute(Qt.WA_DeleteOnClose)
+        self.privacy = dlg
+        dlg.show()
+        return dlg
 
     @Slot(str)
     def _on_compiled(self, text: str) -> None:
@@ -509,6 +680,28 @@ class MainWindow(QMainWindow):
         tab = self.current_agent_tab()
         if tab is not None and tab.views.currentIndex() == 2:
             tab.compiled.reload()
+
+    @Slot()
+    def gc_preview(self) -> GCPreviewDialog:
+        """Ctrl+Shift+G: preview first; the run starts only from the dialog's button."""
+        dlg = GCPreviewDialog(self.engram, self.runner, self)
+        dlg.confirmed.connect(self.tray.gc_all)
+        dlg.finished.connect(dlg.deleteLater)
+        self.gc_dialog = dlg
+        dlg.open()
+        return dlg
+
+    @Slot(dict)
+    def _gc_step(self, reports: dict) -> None:
+        tab = self.current_agent_tab()
+        stack = tab.undo_stack if tab is not None else self.window_stack
+        cmd = GCCommand(self.engram, self.runner, reports, self._gc_undone)
+        stack.push(cmd)
+        self.notice.confirm(cmd.text().replace("Run GC", "GC ran"), True)
+
+    def _gc_undone(self, cmd) -> None:
+        self.notice.confirm(cmd.text().replace("Run GC", "GC ran"), not cmd._undone)
+        self.on_store_changed()
 
     @Slot(str)
     def _on_gc(self, text: str) -> None:
@@ -547,6 +740,9 @@ class MainWindow(QMainWindow):
     def _agents_read(self, agents) -> None:
         if {a.slug for a in agents} != set(self.agent_tabs):
             self.sync_agents(agents)
+        for a in agents:
+            self._infos[a.slug] = a
+            self._label_tab(a.slug)
         for tab in self.agent_tabs.values():
             tab.refresh()
         if self.engram.semantic_enabled:
@@ -651,6 +847,12 @@ class MainWindow(QMainWindow):
 
     def shutdown(self) -> None:
         """Stop the timer, cancel and join every worker: nothing outlives the window."""
+        if not getattr(self, "_saved", False):
+            self._saved = True
+            self.save_settings()
+        app = QApplication.instance()
+        if app is not None:
+            app.removeEventFilter(self._undo_keys)
         self.watcher.stop()
         self.workspaces.stop()
         self.runner.cancel_all()

@@ -27,11 +27,12 @@ from PySide6.QtWidgets import (
 )
 
 from services import LLM_API_KEY, SecretsStore, load_config, save_config
+from ui.settings_text import guard_wheel, help_for, label_for
 
 GROUPS = [  # (title, field-name prefixes/names)
-    ("Decay and expiry", ("decay_", "access_bonus", "min_importance", "ttl_days")),
+    ("How memories fade and expire", ("decay_", "access_bonus", "min_importance", "ttl_days")),
     (
-        "Capacity",
+        "How much is kept",
         (
             "short_term_cap",
             "long_term_cap",
@@ -42,15 +43,14 @@ GROUPS = [  # (title, field-name prefixes/names)
             "compiled_versions_kept",
         ),
     ),
-    ("Compilation budgets (tokens)", ("budget_",)),
+    ("Size of the compiled files agents read", ("budget_",)),
     ("Sessions", ("turns_per_summary",)),
-    ("LLM provider (optional, OpenAI-compatible)", ("llm_",)),
+    ("Language model (optional)", ("llm_",)),
 ]
 
 
 def _label(name: str) -> str:
-    text = name.replace("_", " ").capitalize()
-    return text.replace("Llm", "LLM").replace("Ttl", "TTL")
+    return label_for(name)
 
 
 class SettingsDialog(QDialog):
@@ -109,7 +109,7 @@ class SettingsDialog(QDialog):
                     continue
                 used.add(n)
                 form.addRow(_label(n), self._editor(n, getattr(self.cfg, n)))
-            if title.startswith("LLM"):
+            if title.startswith("Language model"):
                 self._api_key_rows(form)
             lay.addWidget(box)
         rest = [n for n in names if n not in used]
@@ -150,8 +150,23 @@ class SettingsDialog(QDialog):
             if name == "llm_endpoint":
                 w.setPlaceholderText("https://api.example.com/v1 (empty: no LLM)")
         w.setObjectName(name)
+        if isinstance(w, QSpinBox | QDoubleSpinBox):
+            guard_wheel(w)
         self.editors[name] = w
-        return w
+        tip = help_for(name)
+        if not tip:
+            return w
+        w.setToolTip(tip)
+        box = QWidget()
+        col = QVBoxLayout(box)
+        col.setContentsMargins(0, 0, 0, 4)
+        col.setSpacing(2)
+        col.addWidget(w)
+        hint = QLabel(tip)
+        hint.setWordWrap(True)
+        hint.setStyleSheet("color: palette(placeholder-text); font-size: small;")
+        col.addWidget(hint)
+        return box
 
     def _api_key_rows(self, form: QFormLayout) -> None:
         self.api_key = QLineEdit()

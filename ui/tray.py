@@ -26,6 +26,8 @@ def _summary(result) -> str:
 class TrayController(QObject):
     compiled = Signal(str)  # human summary of the last compile
     gc_done = Signal(str)
+    gc_requested = Signal()  # the window previews first (ui/gc_dialog.py)
+    gc_reports = Signal(dict)  # slug → GCReport of a finished run (the undo step)
     toggle_window = Signal()
     quit_requested = Signal()
 
@@ -43,7 +45,7 @@ class TrayController(QObject):
         self.act_compile_all.triggered.connect(self.compile_all)
         self.act_gc = QAction("Run GC (all agents)", self)
         self.act_gc.setShortcut(QKeySequence("Ctrl+Shift+G"))
-        self.act_gc.triggered.connect(self.gc_all)
+        self.act_gc.triggered.connect(self.gc_requested)
         self.act_last = QAction("", self)
         self.act_last.setEnabled(False)
         self.act_quit = QAction("Quit Engram", self)
@@ -175,7 +177,7 @@ class TrayController(QObject):
             for i, s in enumerate(slugs):
                 if cancelled():
                     break
-                progress(i, len(slugs), f"GC {s}")
+                progress(i, len(slugs), f"GC {s} ({i + 1} of {len(slugs)})")
                 reports[s] = run_gc(engram.agent(s), cancelled=cancelled)
             return reports
 
@@ -187,6 +189,8 @@ class TrayController(QObject):
         )
 
     def _gc_finished(self, reports: dict) -> None:
-        text = f"GC done for {len(reports)} agent(s)"
+        n = sum(r.expired + r.archived + r.evicted for r in reports.values())
+        text = f"GC done for {len(reports)} agent(s): {n} fact(s) archived"
+        self.gc_reports.emit(reports)
         self.last_gc = (datetime.now(), text)
         self.gc_done.emit(text)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from PySide6.QtGui import QUndoCommand
 
-from services import FactView
+from services import FactView, InvalidInput, NewFact
 
 # what the fact editor and the bulk actions may change
 FIELDS = ("content", "category", "importance", "tags", "pinned")
@@ -43,6 +43,16 @@ def snapshot_of(f: FactView) -> dict:
     }
 
 
+_PAST = {"Edit": "Edited", "Pin": "Pinned", "Unpin": "Unpinned", "Delete": "Deleted"}
+_PAST.update({"Move": "Moved", "Restore": "Restored", "Add": "Added", "Run": "Ran"})
+
+
+def past_tense(text: str) -> str:
+    """ "Delete 4 facts" → "Deleted 4 facts" (the confirmation the status bar shows)."""
+    verb, _, rest = text.partition(" ")
+    return f"{_PAST.get(verb, verb)} {rest}".strip()
+
+
 def values_of(f: FactView, fields=FIELDS) -> dict:
     return {k: (list(getattr(f, k)) if k == "tags" else getattr(f, k)) for k in fields}
 
@@ -55,19 +65,22 @@ class _WriteCommand(QUndoCommand):
         text: str,
         memory,
         runner,
-        done: Callable[[str, list], None],
+        done: Callable[..., None],
         failed: Callable[[str], None] | None = None,
     ):
         super().__init__(text)
         self.memory, self.runner, self._done, self._failed = memory, runner, done, failed
 
     def _queue(self, title: str, op, kind: str, ids: list[int]) -> None:
+        """``done(kind, ids, what, undone)``: ``what`` is the past-tense confirmation."""
+        undone = title.startswith("Undo ")
+        what = past_tense(self.text())
         self.runner.start(
             title,
             lambda progress, cancelled: op(),
             serial=True,
             visible=False,
-            success=lambda _r: self._done(kind, ids),
+            success=lambda _r: self._done(kind, ids, what, undone),
             failure=self._on_failure,
         )
 
@@ -157,3 +170,52 @@ class DeleteFactsCommand(_WriteCommand):
                 self.memory.restore(snap)
 
         self._queue("Undo " + self.text(), restore, "restore", list(self.ids))
+
+
+class AddFactCommand(_WriteCommand):
+    """A fact typed by the user (Edit → Add fact). Undo deletes it; redo restores the same
+    fact (same id), so later commands that name it still find it."""
+
+    def __init__(self, memory, runner, text: str, category: str, done, failed=None):
+        super().__init__(f"Add fact “{text[:40]}”", memory, runner, done, failed)
+        self.content, self.category = text, category
+        self.fact_id: int | None = None
+        self.snapshot: dict | None = None
+
+    def redo(self) -> None:
+        if self.snapshot is not None:
+            snap = dict(self.snapshot)
+            self._queue(self.text(), lambda: self.memory.restore(snap), "restore", [snap["id"]])
+            return
+
+        def add():
+            r = self.memory.remember_many(
+                [NewFact(content=self.content, category=self.category, source="manual")]
+            )[0]
+            if r.fact_id is None or r.status not in ("added", "pending"):
+                raise InvalidInput(r.reason or f"not stored: {r.status}")
+            self.fact_id = r.fact_id
+            return r
+
+        self.runner.start(
+            self.text(),
+            lambda p, c: add(),
+            serial=True,
+            visible=False,
+            success=lambda _r: self._done(
+                "restore", [self.fact_id], past_tense(self.text()), False
+            ),
+            failure=self._on_failure,
+        )
+
+    def undo(self) -> None:
+        fid = self.fact_id
+        if fid is None:
+            return
+        memory = self.memory
+
+        def remove():
+            self.snapshot = snapshot_of(memory.get(fid))
+            memory.delete([fid])
+
+        self._queue("Undo " + self.text(), remove, "delete", [fid])

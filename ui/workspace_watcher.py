@@ -37,6 +37,30 @@ class WorkspaceWatcher(QObject):
     def start(self) -> None:
         self.timer.start()
 
+    _held = 0
+
+    def hold(self) -> None:
+        """The app itself is rewriting workspace files (a forget): do not read that as the
+        agent editing them."""
+        self._held += 1
+
+    def release(self) -> None:
+        """Take the files as they are now as the known state; our own writes are not news."""
+        self._held = max(0, self._held - 1)
+        if self._held:
+            return
+        from services import workspace_signature
+
+        try:
+            agents = self._workspace_agents()
+        except Exception as exc:
+            log.warning("workspace watcher: %s", exc)
+            return
+        with self._lock:
+            self._dirty -= {a.id for a in agents}
+        for a in agents:
+            self._signatures[a.slug] = workspace_signature(self.engram.agent(a.slug))
+
     def stop(self) -> None:
         self.timer.stop()
         self._unsubscribe()
@@ -53,6 +77,9 @@ class WorkspaceWatcher(QObject):
     def poll(self) -> list[str]:
         """Start a sync for every agent whose files changed or whose facts we edited."""
         from services import workspace_signature
+
+        if self._held:
+            return []
 
         started = []
         with self._lock:

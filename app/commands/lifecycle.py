@@ -24,6 +24,11 @@ def date_arg(s: str) -> date:
 
 
 def register(sub) -> None:
+    p = sub.add_parser("restore", help="bring archived facts back (what GC archived)")
+    p.add_argument("ids", nargs="+", type=int, metavar="ID")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_restore)
+
     p = sub.add_parser(
         "ingest-session",
         help="read an agent session transcript: episodes "
@@ -225,3 +230,23 @@ def cmd_gc(args, ctx) -> int:
         if a.kind != "decay":
             print(f"  {a.kind} {a.target} {a.fact_id if a.fact_id is not None else ''}: {a.reason}")
     return 0
+
+
+def cmd_restore(args, ctx) -> int:
+    from services.lifecycle.gc import restore_archived
+
+    engram = ctx.engram(semantic=False)
+    by_agent: dict[str, list[int]] = {}
+    for fid in args.ids:
+        by_agent.setdefault(engram.locate_fact(fid), []).append(fid)
+    done: list[int] = []
+    for slug, ids in by_agent.items():
+        done += restore_archived(engram.agent(slug), ids)
+    skipped = [i for i in args.ids if i not in done]
+    if args.json:
+        emit_json({"restored": done, "not_archived": skipped})
+        return 0
+    print(f"restored {len(done)} fact(s)" + (f": {', '.join(map(str, done))}" if done else ""))
+    if skipped:
+        print(f"not archived (left as they are): {', '.join(map(str, skipped))}")
+    return 0 if done or not skipped else 1

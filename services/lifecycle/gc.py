@@ -57,9 +57,12 @@ class GCReport:
     layers_pruned: int = 0
     cancelled: bool = False
     actions: list[GCAction] = field(default_factory=list)
+    # fact id → ((importance, status, metadata JSON) before, the same after): what undo_gc
+    # writes back and redo_gc writes again (filled by a real run, not a dry one)
+    changes: dict[int, tuple[tuple, tuple]] = field(default_factory=dict, repr=False)
 
     def to_json(self) -> dict:
-        d = {k: v for k, v in self.__dict__.items() if k != "actions"}
+        d = {k: v for k, v in self.__dict__.items() if k not in ("actions", "changes")}
         d["now"] = self.now.isoformat()
         d["actions"] = [a.to_json() for a in self.actions if a.kind != "decay"]
         return d
@@ -376,97 +379,208 @@ def _plan_pruning(memory, now: datetime, cfg: LifecycleConfig, report: GCReport)
     return [e[0] for e in eps], [s[0] for s in sess], old_layers
 
 
-def _apply(memory, facts: list[_F], report: GCReport, pruned, now: datetime) -> None:
-    changed = [f for f in facts if f.new_importance is not None or f.new_status or f.new_tier]
+def _reasons(report: GCReport) -> dict[int, list[GCAction]]:
     reasons: dict[int, list[GCAction]] = {}
     for a in report.actions:
         if a.target == "fact" and a.kind != "decay" and a.fact_id is not None:
             reasons.setdefault(a.fact_id, []).append(a)
-    # decay alone touches many rows: one executemany, no per-row snapshot
-    decay_only = [f for f in changed if f.id not in reasons and not f.new_status and not f.new_tier]
-    acted = {f.id: f for f in changed if f.id in reasons or f.new_status or f.new_tier}
+    return reasons
+
+
+def _apply_decay(memory, decay_only: list[_F], report: GCReport) -> None:
+    """Decay alone touches many rows: one executemany, no per-row snapshot."""
+    if not decay_only:
+        return
+    old = {
+        r[0]: (r[1], r[2], r[3])
+        for s in range(0, len(decay_only), 500)
+        for r in Fact.select(Fact.id, Fact.importance, Fact.status, Fact.metadata)
+        .where(Fact.id.in_([f.id for f in decay_only[s : s + 500]]))
+        .tuples()
+    }
+    rows = [(f.new_importance, _js(f.metadata), f.id) for f in decay_only]
+    memory.db.cursor().executemany(
+        "UPDATE fact SET importance = ?, metadata = ? WHERE id = ?", rows
+    )
+    for imp, meta, fid in rows:
+        if fid in old:
+            o = old[fid]
+            report.changes[fid] = ((o[0], o[1], _js(_meta(o[2]))), (imp, o[1], meta))
+
+
+def _fact_update(row, f: _F, reasons, now: datetime, report: GCReport):
+    """One archived/promoted/drained fact: its UPDATE row and its audit rows."""
+    before = snapshot(row)
+    meta = dict(f.metadata)
+    if f.new_tier:
+        meta["tier"] = f.new_tier
+    status = f.new_status or row.status
+    if f.new_status and f.archived_reason:
+        meta["archived_reason"] = f.archived_reason
+        meta["archived_at"] = now.isoformat()
+    imp = row.importance if f.new_importance is None else f.new_importance
+    after = {**before, "status": status, "importance": imp, "metadata": meta}
+    report.changes[row.id] = (
+        (row.importance, row.status, _js(_meta(row.metadata))),
+        (imp, status, _js(meta)),
+    )
+    audits = [
+        (row.agent_id, row.id, f"gc.{a.kind}", _js(before), _js(after), ACTOR, a.reason, str(now))
+        for a in reasons.get(row.id, [])
+    ]
+    return (imp, status, _js(meta), str(now), row.id), audits
+
+
+_AUDIT_SQL = (
+    "INSERT INTO {table} (agent_id, fact_id, action, before, after, actor, reason, created_at) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def _apply_acted(memory, acted: dict[int, _F], reasons, now: datetime, report: GCReport) -> None:
+    ids = list(acted)
+    for s in range(0, len(ids), 500):
+        updates, audits = [], []
+        for row in Fact.select().where(Fact.id.in_(ids[s : s + 500])):
+            upd, aud = _fact_update(row, acted[row.id], reasons, now, report)
+            updates.append(upd)
+            audits += aud
+        # only these columns: an UPDATE of content/subject/tags would churn the FTS index
+        memory.db.cursor().executemany(
+            "UPDATE fact SET importance = ?, status = ?, metadata = ?, updated_at = ? WHERE id = ?",
+            updates,
+        )
+        if audits:  # raw executemany: peewee's insert_many builds SQL per row (4x slower)
+            memory.db.cursor().executemany(
+                _AUDIT_SQL.format(table=AuditEvent._meta.table_name), audits
+            )
+
+
+def _apply_pruning(memory, report: GCReport, pruned, now: datetime) -> None:
     eps, sess, layers = pruned
-    with memory.db.atomic():
-        if decay_only:
-            memory.db.cursor().executemany(
-                "UPDATE fact SET importance = ?, metadata = ? WHERE id = ?",
-                [(f.new_importance, _js(f.metadata), f.id) for f in decay_only],
-            )
-        ids = list(acted)
-        stamp = now.isoformat()
-        for s in range(0, len(ids), 500):
-            updates, audits = [], []
-            for row in Fact.select().where(Fact.id.in_(ids[s : s + 500])):
-                f = acted[row.id]
-                before = snapshot(row)
-                meta = dict(f.metadata)
-                if f.new_tier:
-                    meta["tier"] = f.new_tier
-                status = f.new_status or row.status
-                if f.new_status and f.archived_reason:
-                    meta["archived_reason"] = f.archived_reason
-                    meta["archived_at"] = stamp
-                imp = row.importance if f.new_importance is None else f.new_importance
-                after = {**before, "status": status, "importance": imp, "metadata": meta}
-                updates.append((imp, status, _js(meta), str(now), row.id))
-                for a in reasons.get(row.id, []):
-                    audits.append(
-                        (
-                            memory.agent_id,
-                            row.id,
-                            f"gc.{a.kind}",
-                            _js(before),
-                            _js(after),
-                            ACTOR,
-                            a.reason,
-                            str(now),
-                        )
-                    )
-            # only these columns: an UPDATE of content/subject/tags would churn the FTS index
-            memory.db.cursor().executemany(
-                "UPDATE fact SET importance = ?, status = ?, metadata = ?, updated_at = ? "
-                "WHERE id = ?",
-                updates,
-            )
-            if audits:  # raw executemany: peewee's insert_many builds SQL per row (4x slower)
-                memory.db.cursor().executemany(
-                    f"INSERT INTO {AuditEvent._meta.table_name} (agent_id, fact_id, action, "
-                    "before, after, actor, reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    audits,
-                )
-        if report.decayed:
+    if report.decayed:
+        AuditEvent.create(
+            agent=memory.agent_id,
+            fact_id=None,
+            action="gc.decay",
+            after={"facts": report.decayed},
+            actor=ACTOR,
+            created_at=now,
+            reason=f"daily importance decay applied to {report.decayed} short-term fact(s)",
+        )
+    for a in report.actions:
+        if a.target in ("episode", "session", "layer"):
             AuditEvent.create(
                 agent=memory.agent_id,
                 fact_id=None,
-                action="gc.decay",
-                after={"facts": report.decayed},
+                action=f"gc.{a.kind}",
+                before={a.target: a.fact_id} if a.fact_id else None,
                 actor=ACTOR,
+                reason=a.reason,
                 created_at=now,
-                reason=f"daily importance decay applied to {report.decayed} short-term fact(s)",
             )
-        for a in report.actions:
-            if a.target in ("episode", "session", "layer"):
-                AuditEvent.create(
-                    agent=memory.agent_id,
-                    fact_id=None,
-                    action=f"gc.{a.kind}",
-                    before={a.target: a.fact_id} if a.fact_id else None,
-                    actor=ACTOR,
-                    reason=a.reason,
-                    created_at=now,
-                )
-        if eps:
-            Episode.delete().where(Episode.id.in_(eps)).execute()
-        if sess:
-            Session.update(log=None).where(Session.id.in_(sess)).execute()
-        if layers:
-            CompiledLayer.delete().where(CompiledLayer.id.in_(layers)).execute()
+    if eps:
+        Episode.delete().where(Episode.id.in_(eps)).execute()
+    if sess:
+        Session.update(log=None).where(Session.id.in_(sess)).execute()
+    if layers:
+        CompiledLayer.delete().where(CompiledLayer.id.in_(layers)).execute()
+
+
+def _apply(memory, facts: list[_F], report: GCReport, pruned, now: datetime) -> None:
+    changed = [f for f in facts if f.new_importance is not None or f.new_status or f.new_tier]
+    reasons = _reasons(report)
+    decay_only = [f for f in changed if f.id not in reasons and not f.new_status and not f.new_tier]
+    acted = {f.id: f for f in changed if f.id in reasons or f.new_status or f.new_tier}
+    with memory.db.atomic():
+        _apply_decay(memory, decay_only, report)
+        _apply_acted(memory, acted, reasons, now, report)
+        _apply_pruning(memory, report, pruned, now)
     if changed:
         memory.engram.bus.emit(
             "fact.updated", agent_id=memory.agent_id, ids=[f.id for f in changed]
         )
-    if eps:
-        memory.engram.bus.emit("episode.deleted", agent_id=memory.agent_id, ids=eps)
+    if pruned[0]:
+        memory.engram.bus.emit("episode.deleted", agent_id=memory.agent_id, ids=pruned[0])
+
+
+def _write_states(memory, states: dict[int, tuple], action: str, reason: str) -> list[int]:
+    """Put (importance, status, metadata JSON) back on facts, one audit event each."""
+    from models.entities import utcnow
+
+    now = str(utcnow())
+    ids = list(states)
+    with memory.db.atomic():
+        present = {
+            r[0]
+            for s in range(0, len(ids), 500)
+            for r in Fact.select(Fact.id)
+            .where((Fact.agent == memory.agent_id) & Fact.id.in_(ids[s : s + 500]))
+            .tuples()
+        }
+        rows = [(*states[i], now, i) for i in ids if i in present]
+        memory.db.cursor().executemany(
+            "UPDATE fact SET importance = ?, status = ?, metadata = ?, updated_at = ? WHERE id = ?",
+            rows,
+        )
+        audits = [
+            (memory.agent_id, r[-1], action, None, _js({"status": r[1]}), "user", reason, now)
+            for r in rows
+        ]
+        memory.db.cursor().executemany(_AUDIT_SQL.format(table=AuditEvent._meta.table_name), audits)
+    done = [r[-1] for r in rows]
+    if done:
+        memory.engram.bus.emit("fact.updated", agent_id=memory.agent_id, ids=done)
+    return done
+
+
+def undo_gc(memory, report: GCReport) -> list[int]:
+    """Undo a GC run's changes to facts (archived ones come back, decay is reverted).
+    Pruned episodes, session logs and old compiled versions are gone (the preview says so)."""
+    before = {fid: b for fid, (b, _a) in report.changes.items()}
+    return _write_states(memory, before, "gc.undo", "undo of a GC run")
+
+
+def redo_gc(memory, report: GCReport) -> list[int]:
+    after = {fid: a for fid, (_b, a) in report.changes.items()}
+    return _write_states(memory, after, "gc.redo", "redo of a GC run")
+
+
+def archived_facts(memory, limit: int = 500) -> list:
+    """Archived facts, newest first, with why (what the Archived view and ``engram restore``
+    offer). Facts the user rejected in review are left out: they are never revived."""
+    rows = (
+        Fact.select()
+        .where((Fact.agent == memory.agent_id) & (Fact.status == "archived"))
+        .order_by(Fact.updated_at.desc(), Fact.id.desc())
+        .limit(limit)
+    )
+    out = []
+    for r in rows:
+        meta = _meta(r.metadata)
+        if (meta.get("review") or {}).get("rejected"):
+            continue
+        out.append((r.id, r.content, meta.get("archived_reason") or "archived", r.updated_at))
+    return out
+
+
+def restore_archived(memory, ids) -> list[int]:
+    """Make archived facts active again (GC's "archived" is never a deletion)."""
+    ids = [int(i) for i in ids]
+    rows = list(
+        Fact.select(Fact.id, Fact.importance, Fact.status, Fact.metadata).where(
+            (Fact.agent == memory.agent_id) & Fact.id.in_(ids)
+        )
+    )
+    states = {}
+    for r in rows:
+        meta = _meta(r.metadata)
+        if r.status != "archived" or (meta.get("review") or {}).get("rejected"):
+            continue
+        meta.pop("archived_reason", None)
+        meta.pop("archived_at", None)
+        states[r.id] = (r.importance, "active", _js(meta))
+    return _write_states(memory, states, "restore", "restored from the archive")
 
 
 def run_gc(

@@ -51,6 +51,17 @@ def no_leaked_threads_or_timers(monkeypatch):
     assert QThreadPool.globalInstance().waitForDone(5000)
 
 
+@pytest.fixture(autouse=True)
+def temp_qsettings(tmp_path_factory):
+    """The window remembers its geometry and layout in QSettings: never the user's file."""
+    from PySide6.QtCore import QSettings
+
+    QSettings.setPath(
+        QSettings.IniFormat, QSettings.UserScope, str(tmp_path_factory.mktemp("qsettings"))
+    )
+    yield
+
+
 @pytest.fixture
 def window(engram, qtbot):
     from ui.main_window import MainWindow

@@ -81,6 +81,10 @@ def test_cancel_a_running_job_from_the_jobs_bar(window, agent, qtbot):
     ) as sig:
         window.jobs.cancel_btn.click()
     assert sig.args[1] == "cancelled"
+    # the end state stays on screen until dismissed (a cancelled job used to say nothing)
+    assert window.jobs.isVisible() and window.jobs.end_state() == "Bulk import: cancelled"
+    assert window.jobs.log[-1][1:3] == ("Bulk import", "cancelled")
+    window.jobs.dismiss_btn.click()
     assert not window.jobs.isVisible()
     # the store watcher may have queued a re-read of the agents after the last batch
     qtbot.waitUntil(lambda: not window.runner.is_busy(), timeout=15000)
@@ -291,9 +295,13 @@ def test_gc_and_reindex_run_as_jobs(window, seeded, qtbot):
     from tests_gui_helpers import open_tab
 
     open_tab(window, "claude")
+    window.tray.act_gc.trigger()  # a preview first, nothing runs yet
+    dlg = window.gc_dialog
+    qtbot.waitUntil(lambda: dlg.plans is not None, timeout=60000)
+    assert dlg.cancel_btn.isDefault() and not dlg.run_btn.isDefault()
     with qtbot.waitSignal(window.tray.gc_done, timeout=60000) as sig:
-        window.tray.act_gc.trigger()
-    assert sig.args == ["GC done for 1 agent(s)"]
+        dlg.run_btn.click()
+    assert sig.args[0].startswith("GC done for 1 agent(s): ")
     assert window.tray.last_gc is not None
     seeded.engram.index.drop(seeded.agent_id)  # vectors lost: semantic search finds nothing
     assert seeded.search("relational database", k=3, mode="semantic", touch=False) == []

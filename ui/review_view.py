@@ -1,0 +1,167 @@
+"""The review inbox: facts waiting for the user (personal data under "ask", low-confidence
+candidates from sessions), with where they came from and how sure the capture was. Accept
+(A), Edit (E) or Reject (R) one or many from the keyboard."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+REASONS = {
+    "personal-data": "personal data (your policy asks first)",
+    "low-confidence": "not sure it is worth keeping",
+}
+
+
+class ReviewView(QWidget):
+    count_changed = Signal(int)
+    decided = Signal(str, list)  # accept|reject|edit, fact ids
+
+    def __init__(self, memory, runner, parent=None):
+        super().__init__(parent)
+        self.memory, self.runner = memory, runner
+        self.hint = QLabel(
+            "Memories waiting for you before an agent may use them. "
+            "A accepts, E edits, R rejects (rejected ones never come back)."
+        )
+        self.hint.setWordWrap(True)
+        self.table = QTableWidget(0, 5)
+        self.table.setHorizontalHeaderLabels(
+            ["Content", "Why it waits", "Confidence", "Source", "Added"]
+        )
+        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.table.verticalHeader().hide()
+        self.table.setWordWrap(False)
+        hh = self.table.horizontalHeader()
+        hh.setSectionResizeMode(0, QHeaderView.Stretch)
+        for c in (1, 2, 3, 4):
+            hh.setSectionResizeMode(c, QHeaderView.ResizeToContents)
+        self.accept_btn = QPushButton("&Accept")
+        self.edit_btn = QPushButton("&Edit…")
+        self.reject_btn = QPushButton("&Reject")
+        self.accept_btn.clicked.connect(lambda: self.decide("accept"))
+        self.reject_btn.clicked.connect(lambda: self.decide("reject"))
+        self.edit_btn.clicked.connect(lambda: self.edit_current())
+        for key, fn in (
+            ("A", lambda: self.decide("accept")),
+            ("R", lambda: self.decide("reject")),
+            ("E", lambda: self.edit_current()),
+        ):
+            QShortcut(QKeySequence(key), self.table, activated=fn, context=Qt.WidgetShortcut)
+        self.status = QLabel("")
+        row = QHBoxLayout()
+        row.addWidget(self.status, 1)
+        for b in (self.accept_btn, self.edit_btn, self.reject_btn):
+            row.addWidget(b)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.hint)
+        lay.addWidget(self.table, 1)
+        lay.addLayout(row)
+        self.table.itemSelectionChanged.connect(self._update)
+        self.items: list = []
+        self._update()
+
+    def reload(self) -> None:
+        self.items = self.memory.review.items()
+        self.table.setRowCount(len(self.items))
+        for r, it in enumerate(self.items):
+            f = it.fact
+            src = f.source + (f" ({f.source_ref})" if f.source_ref else "")
+            conf = f"{it.confidence:.0%}" if isinstance(it.confidence, int | float) else "—"
+            cells = [
+                f.content.replace("\n", " "),
+                REASONS.get(it.reason, it.reason),
+                conf,
+                src,
+                f"{f.created_at:%Y-%m-%d %H:%M}",
+            ]
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setData(Qt.UserRole, f.id)
+                item.setToolTip(text)
+                if c == 2:
+                    item.setTextAlignment(Qt.AlignCenter)
+                self.table.setItem(r, c, item)
+        self.status.setText(
+            f"{len(self.items)} waiting for review" if self.items else "Nothing waiting."
+        )
+        if self.items and not self.table.selectedIndexes():
+            self.table.selectRow(0)
+        self._update()
+        self.count_changed.emit(len(self.items))
+
+    def selected_ids(self) -> list[int]:
+        rows = sorted({i.row() for i in self.table.selectedIndexes()})
+        return [self.table.item(r, 0).data(Qt.UserRole) for r in rows]
+
+    def _update(self) -> None:
+        n = len(self.selected_ids())
+        for b in (self.accept_btn, self.reject_btn):
+            b.setEnabled(n > 0)
+        self.edit_btn.setEnabled(n == 1)
+        self.accept_btn.setText(f"&Accept {n}" if n > 1 else "&Accept")
+        self.reject_btn.setText(f"&Reject {n}" if n > 1 else "&Reject")
+
+    @Slot()
+    def decide(self, what: str) -> int:
+        ids = self.selected_ids()
+        if not ids:
+            return 0
+        review = self.memory.review
+        fn = review.accept if what == "accept" else review.reject
+        return self.runner.start(
+            f"{what.title()} {len(ids)} memory(ies)",
+            lambda p, c: fn(ids),
+            serial=True,
+            visible=False,
+            success=lambda done: self._decided(what, done),
+            failure=self.status.setText,
+        )
+
+    def edit_current(self, text: str | None = None) -> int:
+        ids = self.selected_ids()
+        if len(ids) != 1:
+            return 0
+        fid = ids[0]
+        if text is None:
+            old = next(i.fact.content for i in self.items if i.fact.id == fid)
+            text, ok = QInputDialog.getMultiLineText(
+                self, "Edit before accepting", "Correct the memory, then OK accepts it:", old
+            )
+            if not ok or not text.strip():
+                return 0
+        memory, new = self.memory, text.strip()
+
+        def op(p, c):
+            memory.edit(fid, content=new)
+            return memory.review.accept([fid])
+
+        return self.runner.start(
+            "Edit and accept",
+            op,
+            serial=True,
+            visible=False,
+            success=lambda done: self._decided("edit", done),
+            failure=self.status.setText,
+        )
+
+    def _decided(self, what: str, ids: list) -> None:
+        row = min((i.row() for i in self.table.selectedIndexes()), default=0)
+        self.table.clearSelection()
+        self.reload()
+        if self.items:  # the next one is ready for the next key press
+            self.table.selectRow(min(row, len(self.items) - 1))
+        self.decided.emit(what, list(ids))
