@@ -260,7 +260,6 @@ class AgentMemory:
             on_content=self._reembed,
         )
         self.episodes = EpisodeStore(agent.id, engram.db, engram.bus)
-        self._ingest = Ingestor(self)
         self._search = Searcher(self)
         self.review = ReviewInbox(self)
         self.entities = EntityService(agent.id, engram.db, name_check(self))
@@ -307,7 +306,8 @@ class AgentMemory:
         )[0]
 
     def remember_many(self, items: Sequence[NewFact], **kw) -> list[RememberResult]:
-        return self._ingest.remember_many(items, **kw)
+        # one Ingestor per call: it keeps per-batch state, and threads share this handle
+        return Ingestor(self).remember_many(items, **kw)
 
     def get(self, fact_id: int) -> FactView:
         return self.facts.get(fact_id)

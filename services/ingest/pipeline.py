@@ -90,6 +90,8 @@ def _in_conflict(item: NewFact, other: int) -> NewFact:
 
 
 class Ingestor:
+    """One write batch. Holds per-batch state: make a new one per ``remember_many`` call."""
+
     def __init__(self, memory: AgentMemory):
         self.m = memory
         self._links: dict[int, tuple[str, int]] = {}  # batch index → (update|conflict, fact)
