@@ -120,6 +120,8 @@ class AuditEvent(BaseModel):
     after = JSONField(null=True)
     actor = pw.CharField(default="user")
     reason = pw.TextField(null=True)
+    by_user = pw.CharField(null=True)  # who: ENGRAM_USER, else user@host (schema v4)
+    origin = pw.CharField(null=True)  # from where: cli, app, mcp:<client>, hook
     created_at = pw.DateTimeField(default=utcnow, index=True)
 
 

@@ -106,6 +106,16 @@ class Engram:
     def data_version(self) -> int:
         """Changes when *another* connection commits (an agent's hook, the CLI): the GUI
         polls this to notice writes it did not make."""
+        from models.db import is_postgres
+
+        if is_postgres(self.db):
+            # a team store: rows inserted/updated/deleted by every client, as the server's
+            # statistics count them (flushed within a second); the app also LISTENs
+            row = self.db.execute_sql(
+                "SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0) "
+                "FROM pg_stat_user_tables"
+            ).fetchone()
+            return int(row[0])
         return self.db.execute_sql("PRAGMA data_version").fetchone()[0]
 
     # agents ------------------------------------------------------------------------------

@@ -34,8 +34,16 @@ def test_personal_data_under_ask_waits_in_the_inbox(mem):
 
 def test_a_rejected_candidate_is_not_proposed_again(mem):
     text = "Prefers the staging cluster for load tests"
-    [r] = mem.remember_many([NewFact(content=text, status="pending", source="session",
-                                     metadata=review_metadata("low-confidence", 0.4))])
+    [r] = mem.remember_many(
+        [
+            NewFact(
+                content=text,
+                status="pending",
+                source="session",
+                metadata=review_metadata("low-confidence", 0.4),
+            )
+        ]
+    )
     mem.review.reject([r.fact_id])
     assert mem.get(r.fact_id).status == "archived"
     again = mem.remember(text, source="session")  # a later session says it again
@@ -46,12 +54,20 @@ def test_a_rejected_candidate_is_not_proposed_again(mem):
 
 
 def test_gc_drains_the_overflow_queue_but_never_the_inbox(mem):
-    [queued, waiting] = mem.remember_many([
-        NewFact(content="Overflowed fact about the build cache", status="pending",
-                metadata={"tier": "short"}),
-        NewFact(content="Maybe prefers dark roast", status="pending",
-                metadata=review_metadata("low-confidence", 0.3)),
-    ])
+    [queued, waiting] = mem.remember_many(
+        [
+            NewFact(
+                content="Overflowed fact about the build cache",
+                status="pending",
+                metadata={"tier": "short"},
+            ),
+            NewFact(
+                content="Maybe prefers dark roast",
+                status="pending",
+                metadata=review_metadata("low-confidence", 0.3),
+            ),
+        ]
+    )
     run_gc(mem, now=datetime(2026, 12, 1))
     assert mem.get(queued.fact_id).status == "active"
     assert mem.get(waiting.fact_id).status == "pending"
