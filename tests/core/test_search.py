@@ -10,6 +10,10 @@ from services.errors import ModelUnavailable
 from services.ingest.pipeline import NewFact
 from services.store.facts import FactFilters
 
+# every store test runs on the local store and on a team store (PostgreSQL + Chroma server)
+pytestmark = pytest.mark.backends("sqlite", "postgres")
+
+
 CORPUS = [
     ("The user adopted a golden retriever puppy named Biscuit", "fact"),
     ("Production database is PostgreSQL 16 on a dedicated host", "env"),
