@@ -38,6 +38,7 @@ from datetime import date, datetime
 from pathlib import Path
 
 from models import Agent, AuditEvent, CompiledLayer, Episode, Fact, ForgetReceipt, Session
+from models.db import is_postgres
 from models.entities import FACT_STATUSES
 from services.errors import InvalidInput, NotFound
 from services.forget.files import FileEdit, Terms, apply_edit, plan_file, workspace_files
@@ -242,7 +243,7 @@ class ForgetService:
         else:  # matching
             needle = normalize(scope.matching)
             phrase = fts_query('"' + " ".join(words(scope.matching)) + '"')
-            if phrase:
+            if phrase and not is_postgres(self.e.db):  # a team store: the scan below
                 for (fid,) in self.e.db.execute_sql(
                     "SELECT f.id FROM fact_fts JOIN fact f ON f.id = fact_fts.rowid "
                     "WHERE fact_fts MATCH ? AND f.agent_id = ?",
