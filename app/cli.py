@@ -95,6 +95,9 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    from models.identity import set_origin
+
+    set_origin("cli")  # provenance on every write (the hook runtime narrows it to "hook")
     ctx = Context(args.data_dir)
     from services.errors import EngramError
     from services.interop.importers.base import ImportFormatError

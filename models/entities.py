@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 import peewee as pw
 
 from models.db import database_proxy
+from models.identity import current_origin, current_user
 
 
 def utcnow() -> datetime:
@@ -120,8 +121,10 @@ class AuditEvent(BaseModel):
     after = JSONField(null=True)
     actor = pw.CharField(default="user")
     reason = pw.TextField(null=True)
-    by_user = pw.CharField(null=True)  # who: ENGRAM_USER, else user@host (schema v4)
-    origin = pw.CharField(null=True)  # from where: cli, app, mcp:<client>, hook
+    # who (ENGRAM_USER, else user@host) and from where (cli, app, hook, mcp:<client>);
+    # schema v4. Defaults, so every insert path records them.
+    by_user = pw.CharField(null=True, default=current_user)
+    origin = pw.CharField(null=True, default=current_origin)
     created_at = pw.DateTimeField(default=utcnow, index=True)
 
 
