@@ -9,7 +9,7 @@ the URL's caller (the OS keyring, see ``services.teamstore``) or from libpq itse
 
 from __future__ import annotations
 
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
@@ -132,3 +132,21 @@ def _open_lock(path: Path | None):
     if path is None:
         return nullcontext()
     return exclusive_lock(Path(str(path) + ".open-lock"))
+
+
+WRITER_LOCK_SPACE = 4242  # advisory lock keys: (this, agent id)
+
+
+@contextmanager
+def writer_lock(db, agent_id: int):
+    """One writer per agent at a time on a team store: the exact/near-duplicate check and
+    the insert must see each other's rows, or two clients saying the same thing at once
+    would store it twice. SQLite serialises writers itself (BEGIN IMMEDIATE)."""
+    if not is_postgres(db):
+        yield
+        return
+    db.execute_sql("SELECT pg_advisory_lock(%s, %s)", (WRITER_LOCK_SPACE, int(agent_id)))
+    try:
+        yield
+    finally:
+        db.execute_sql("SELECT pg_advisory_unlock(%s, %s)", (WRITER_LOCK_SPACE, int(agent_id)))

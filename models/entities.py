@@ -41,6 +41,10 @@ class Agent(BaseModel):
     workspace = pw.TextField(null=True)
     settings = JSONField(default=dict)  # per-agent knobs (pii policy, caps, budgets)
     created_at = pw.DateTimeField(default=utcnow)
+    # team stores (schema v4): "shared" with the team or "private" to its owner (a database
+    # role; PostgreSQL row-level security enforces it, see models/access.py)
+    visibility = pw.CharField(default="shared")
+    owner = pw.CharField(null=True)
 
 
 FACT_STATUSES = ("active", "archived", "superseded", "pending", "forgotten")

@@ -113,12 +113,18 @@ def _add_column(db: pw.Database, table: str, column: str, ddl: str) -> None:
 
 
 def _v4(db: pw.Database) -> None:
-    """Team stores: who made each write and from where (audit provenance, both backends);
-    on PostgreSQL, full text, SQLite-compatible functions and change notifications."""
+    """Team stores: who made each write and from where (audit provenance), shared or private
+    agents (both backends); on PostgreSQL, full text, SQLite-compatible functions, change
+    notifications and row-level security."""
     _add_column(db, "audit_event", "by_user", "VARCHAR(255)")
     _add_column(db, "audit_event", "origin", "VARCHAR(255)")
+    _add_column(db, "agent", "visibility", "VARCHAR(255) NOT NULL DEFAULT 'shared'")
+    _add_column(db, "agent", "owner", "VARCHAR(255)")
     if not isinstance(db, pw.PostgresqlDatabase):
         return
+    from models.access import enable_row_security
+
+    enable_row_security(db)
     for stmt in PG_FTS_SQL:
         db.execute_sql(stmt)
     for table in PG_NOTIFY_TABLES:

@@ -48,7 +48,9 @@ class Engram:
         if not isinstance(config, StoreConfig):
             config = StoreConfig(data_dir=Path(config))
         config.data_dir.mkdir(parents=True, exist_ok=True)
-        db = connect_database(config.database_url)
+        from services.teamstore import database_password
+
+        db = connect_database(config.database_url, database_password(config.database_url))
         embedder, index, error = None, None, None
         if config.semantic:
             try:
@@ -161,6 +163,15 @@ class Engram:
                 )
         self.bus.emit("agent.added", slug=slug)
         return AgentInfo(a.id, a.slug, a.name, a.kind, a.workspace)
+
+    def set_visibility(self, slug: str, visibility: str) -> None:
+        """``shared`` with the team or ``private`` to its owner. On a team store PostgreSQL's
+        row-level security enforces it (models/access.py); a local store has one user."""
+        if visibility not in ("shared", "private"):
+            raise InvalidInput("visibility is 'shared' or 'private'")
+        n = Agent.update(visibility=visibility).where(Agent.slug == slug).execute()
+        if not n:
+            raise NotFound(f"no agent {slug!r}")
 
     def update_agent(
         self,
@@ -306,7 +317,10 @@ class AgentMemory:
         )[0]
 
     def remember_many(self, items: Sequence[NewFact], **kw) -> list[RememberResult]:
-        return self._ingest.remember_many(items, **kw)
+        from models.db import writer_lock
+
+        with writer_lock(self.db, self.agent_id):  # team stores: duplicates still merge
+            return self._ingest.remember_many(items, **kw)
 
     def get(self, fact_id: int) -> FactView:
         return self.facts.get(fact_id)
