@@ -8,7 +8,6 @@ The password is never written to Engram's files: it is in the keyring under
 
 from __future__ import annotations
 
-import socket
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
@@ -112,7 +111,7 @@ def check_chroma(url: str, timeout: int = 5) -> tuple[bool, str]:
         if exc.code in (401, 403):
             return False, f"unauthorised: the Chroma server at {where} refused the request"
         return False, f"the Chroma server at {where} answered HTTP {exc.code}"
-    except (urllib.error.URLError, OSError, socket.timeout) as exc:
+    except OSError as exc:  # URLError and timeouts are OSErrors
         reason = str(getattr(exc, "reason", exc)).lower()
         if "refused" in reason:
             return False, f"refused: nothing listens on {where} (is `chroma run` running?)"
