@@ -24,6 +24,7 @@ COMMAND_MODULES = [
     "app.commands.lifecycle",
     "app.commands.forget",
     "app.commands.integration",
+    "app.commands.teamstore",
 ]
 
 

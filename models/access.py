@@ -58,14 +58,14 @@ def grant_team(db: pw.Database) -> None:
     db.execute_sql(
         f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {TEAM_ROLE}"
     )
-    db.execute_sql(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {TEAM_ROLE}")
+    db.execute_sql(f"GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO {TEAM_ROLE}")
     # tables and sequences later migrations create are the team's too
     db.execute_sql(
         "ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE "
         f"ON TABLES TO {TEAM_ROLE}"
     )
     db.execute_sql(
-        f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO {TEAM_ROLE}"
+        f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT USAGE, SELECT, UPDATE ON SEQUENCES TO {TEAM_ROLE}"
     )
 
 

@@ -24,9 +24,12 @@ def database_password(url: str) -> str | None:
 
     if not is_postgres_url(url) or urlparse(url).password:
         return None
-    from services.secrets import SecretsStore
+    try:  # quietly: no keyring (a server, CI) is normal here, libpq may have the password
+        import keyring
 
-    return SecretsStore().get(keyring_name(url))
+        return keyring.get_password("engram", keyring_name(url)) or None
+    except Exception:
+        return None
 
 
 def save_password(url: str, password: str) -> tuple[bool, str]:

@@ -383,7 +383,9 @@ def _apply(memory, facts: list[_F], report: GCReport, pruned, now: datetime) -> 
     with memory.db.atomic():
         if decay_only:
             memory.db.cursor().executemany(
-                "UPDATE fact SET importance = ?, metadata = ? WHERE id = ?",
+                "UPDATE fact SET importance = ?, metadata = ? WHERE id = ?".replace(
+                    "?", memory.db.param
+                ),
                 [(f.new_importance, _js(f.metadata), f.id) for f in decay_only],
             )
         ids = list(acted)
