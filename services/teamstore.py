@@ -119,3 +119,48 @@ def check_chroma(url: str, timeout: int = 5) -> tuple[bool, str]:
         if "refused" in reason:
             return False, f"refused: nothing listens on {where} (is `chroma run` running?)"
         return False, f"unreachable: {where} did not answer ({reason})"
+
+
+CHANNEL = "engram_changes"  # schema v4's statement triggers notify here
+
+
+class ChangeListener:
+    """LISTEN for other clients' writes on a team store (schema v4 triggers NOTIFY on every
+    write to agents, facts, episodes, layers and the audit trail). A connection of its own,
+    never in a transaction; ``fileno`` lets the app wake on the socket, ``drain`` says
+    whether anything arrived. Not a team store: ``available`` is False."""
+
+    def __init__(self, engram):
+        from models.db import is_postgres
+
+        self.conn = None
+        if not is_postgres(engram.db):
+            return
+        import psycopg2
+
+        params = dict(engram.db.connect_params)
+        self.conn = psycopg2.connect(dbname=engram.db.database, **params)
+        self.conn.autocommit = True
+        with self.conn.cursor() as cur:
+            cur.execute(f"LISTEN {CHANNEL}")
+
+    @property
+    def available(self) -> bool:
+        return self.conn is not None
+
+    def fileno(self) -> int:
+        return self.conn.fileno() if self.conn is not None else -1
+
+    def drain(self) -> list[str]:
+        """Tables changed since the last call (empty: nothing, or not a team store)."""
+        if self.conn is None:
+            return []
+        self.conn.poll()
+        got = [n.payload for n in self.conn.notifies]
+        self.conn.notifies.clear()
+        return got
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None

@@ -31,6 +31,7 @@ from ui.forget_dialog import ForgetDialog
 from ui.search_panel import SearchPanel
 from ui.settings_dialog import SettingsDialog
 from ui.store_watcher import StoreWatcher
+from ui.team_store_dialog import TeamStoreDialog
 from ui.theme import icon
 from ui.tray import TrayController
 from ui.workers import JobRunner
@@ -255,6 +256,9 @@ class MainWindow(QMainWindow):
         self.act_reindex = self._act(f, "Re-&index vectors", self.reindex, "Ctrl+Shift+R")
         f.addSeparator()
         self.act_settings = self._act(f, "&Settings…", self.open_settings, "Ctrl+,")
+        self._act(
+            f, "&Team store…", lambda: TeamStoreDialog(self.engram.config.data_dir, self).exec()
+        )
         f.addSeparator()
         f.addAction(self.tray.act_quit)
 
