@@ -15,6 +15,15 @@ def is_server_store(engram) -> bool:
     )
 
 
+def server_findings(engram, texts: list[str], agents: list[Agent], guarantees: list[str]):
+    """What remains on a team store (empty for a local one); its guarantees appended."""
+    if not is_server_store(engram):
+        return []
+    remaining, notes = server_checks(engram, texts, agents)
+    guarantees += notes
+    return remaining
+
+
 def server_checks(engram, texts: list[str], agents: list[Agent]) -> tuple[list, list[str]]:
     """(remaining places, guarantees as sentences)."""
     remaining: list[tuple[str, str]] = []

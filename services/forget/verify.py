@@ -64,11 +64,9 @@ def verify_forgotten(
     for a in target:
         rep.remaining += [(f"{a.slug}/{p}", d) for p, d in _logical(a, t)]
     other_holds = any(True for a in others for _ in _logical(a, t))
-    from services.forget.server_verify import is_server_store, server_checks
+    from services.forget.server_verify import server_findings
 
-    if is_server_store(engram):
-        found, rep.guarantees = server_checks(engram, texts, target)
-        rep.remaining += found
+    rep.remaining += server_findings(engram, texts, target, rep.guarantees)
     # raw bytes, read in a child process (reading a live db here would drop our locks)
     from services.forget import isolated
     from services.interop.export_log import exports
