@@ -67,7 +67,13 @@ def open_postgres(url: str, password: str | None = None) -> peewee.PostgresqlDat
     pw_ = unquote(u.password) if u.password else password
     if pw_:
         kwargs["password"] = pw_
-    dbname = u.path.lstrip("/") or None
+    dbname = unquote(u.path.lstrip("/"))
+    if not dbname:
+        # no database named (``postgresql:///?service=team``): hand libpq the URL itself, so
+        # the service entry (or libpq's defaults) names it
+        return peewee.PostgresqlDatabase(
+            "postgresql://" + url.split("://", 1)[1], **({"password": pw_} if pw_ else {})
+        )
     kwargs.setdefault("connect_timeout", 10)
     return peewee.PostgresqlDatabase(dbname, **kwargs)
 

@@ -136,10 +136,9 @@ class ChangeListener:
         self.conn = None
         if not is_postgres(engram.db):
             return
-        import psycopg2
-
-        params = dict(engram.db.connect_params)
-        self.conn = psycopg2.connect(dbname=engram.db.database, **params)
+        db = engram.db
+        # the same connection parameters as the store's own (URL, service entry, password)
+        self.conn = db._adapter.connect(db, **db.connect_params)
         self.conn.autocommit = True
         with self.conn.cursor() as cur:
             cur.execute(f"LISTEN {CHANNEL}")

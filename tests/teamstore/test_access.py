@@ -101,3 +101,22 @@ def test_the_password_comes_from_the_keyring_when_no_pgpass_has_it(members, tmp_
         e.close()
     finally:
         keyring.set_keyring(previous)
+
+
+def test_a_libpq_service_entry_and_pass_file_open_the_store_with_nothing_in_engrams_files(
+    members, team_store, pg_server, tmp_path, monkeypatch
+):
+    svc = tmp_path / "pg_service.conf"
+    svc.write_text(
+        f"[team]\nhost=127.0.0.1\nport={pg_server.port}\nuser=alice\ndbname={team_store.dbname}\n"
+    )
+    monkeypatch.setenv("PGSERVICEFILE", str(svc))
+    e = _open("postgresql:///?service=team", tmp_path, "svc")
+    try:
+        e.agent("team", create=True).remember("Opened through a service entry")
+        who = e.db.execute_sql("SELECT current_user, current_database()").fetchone()
+        assert who == ("alice", team_store.dbname)
+    finally:
+        e.close()
+    stored = b"".join(p.read_bytes() for p in (tmp_path / "svc").rglob("*") if p.is_file())
+    assert b"alice-secret-1" not in stored
