@@ -243,12 +243,8 @@ class ForgetService:
         else:  # matching
             needle = normalize(scope.matching)
             phrase = fts_query('"' + " ".join(words(scope.matching)) + '"')
-            if phrase and not is_postgres(self.e.db):  # a team store: the scan below
-                for (fid,) in self.e.db.execute_sql(
-                    "SELECT f.id FROM fact_fts JOIN fact f ON f.id = fact_fts.rowid "
-                    "WHERE fact_fts MATCH ? AND f.agent_id = ?",
-                    (phrase, a.id),
-                ).fetchall():
+            if phrase:
+                for fid in _phrase_ids(self.e.db, a.id, phrase, scope.matching):
                     why.setdefault(fid, ("keyword", None))
             # normalised substring: punctuation and case do not hide a mention
             for fid, content in (
@@ -683,3 +679,20 @@ def backup_holds(path: Path, terms: list[str]) -> bool:
         pass
     sample = verify_sample(terms)[:50]
     return any(scan_file(path, {x: byte_pattern(x) for x in sample}).values())
+
+
+def _phrase_ids(db, agent_id: int, phrase: str, text: str) -> list[int]:
+    """Facts whose full text holds the phrase (stemmed, as keyword search finds them)."""
+    if is_postgres(db):  # a team store: the generated tsvector column
+        from services.search.keyword_postgres import CONFIG
+
+        sql = f"SELECT id FROM fact WHERE agent_id = %s AND fts @@ phraseto_tsquery('{CONFIG}', %s)"
+        return [r[0] for r in db.execute_sql(sql, (agent_id, " ".join(words(text)))).fetchall()]
+    return [
+        r[0]
+        for r in db.execute_sql(
+            "SELECT f.id FROM fact_fts JOIN fact f ON f.id = fact_fts.rowid "
+            "WHERE fact_fts MATCH ? AND f.agent_id = ?",
+            (phrase, agent_id),
+        ).fetchall()
+    ]

@@ -1,6 +1,10 @@
-"""Hybrid search: FTS5 BM25 and vector top-k, fused by weighted normalised scores, spread to
-neighbouring memories of the same source, then rescored with recency, importance and access.
-Every hit carries each signal's contribution.
+"""Hybrid search: full-text relevance and vector top-k, fused by weighted normalised scores,
+spread to neighbouring memories of the same source, then rescored with recency, importance
+and access. Every hit carries each signal's contribution.
+
+The full text comes from the store's own backend (``keyword_sqlite``: FTS5 BM25 on the local
+store; ``keyword_postgres``: ``ts_rank_cd`` over a generated tsvector on a team store); the
+SQL both share is in ``sql.py``; everything below the candidates is one code path.
 
 What the LoCoMo benchmark (``python -m bench locomo``) taught, and why the code is shaped so:
 

@@ -53,3 +53,13 @@ def test_forget_matching_removes_rows_history_full_text_and_vectors_and_keeps_th
     assert SECRET not in {h.fact.content for h in near}
     # the other agent keeps its own mention
     assert other.search("Nightjar", mode="keyword")[0].fact.content.startswith("Nightjar is")
+
+
+def test_forget_matching_finds_an_inflected_phrase_through_the_full_text(keyword_engram):
+    mem = keyword_engram.agent("team", create=True)
+    mem.remember_many([NewFact(SECRET), NewFact(KEEP[0])])
+    pv = ForgetService(keyword_engram).preview(
+        ForgetScope(agent="team", matching="Nightjar launching", semantic=False)
+    )
+    (ap,) = pv.agents
+    assert [f["content"] for f in ap.facts] == [SECRET]
