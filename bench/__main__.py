@@ -5,6 +5,7 @@ writes JSON under ``bench/results/``. Parts also run alone:
     python -m bench throughput [--texts N]
     python -m bench scale [--sizes 10000,100000]
     python -m bench gui --data-dir D
+    python -m bench mcp [--facts 10000] [--semantic]
     python -m bench teamstore [--sizes 10000,100000]
 """
 
@@ -150,6 +151,21 @@ def cmd_gui(args) -> dict:
     return r
 
 
+def cmd_mcp(args) -> dict:
+    import shutil
+
+    from bench import mcp_latency
+
+    work = Path(tempfile.mkdtemp(prefix="engram-mcp-"))
+    try:
+        r = mcp_latency.run(work, facts=args.facts, queries=args.queries, semantic=args.semantic)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(mcp_latency.table(r))
+    _write(RESULTS / "mcp.json", r | {"machine": _machine()})
+    return r
+
+
 def cmd_all(args) -> None:
     import shutil
 
@@ -178,6 +194,9 @@ def cmd_all(args) -> None:
     print(f"GUI at {sizes[-1]:,d} facts")
     summary["gui"] = cmd_gui(args) | {"facts_in_store": sizes[-1]}
     shutil.rmtree(work, ignore_errors=True)
+    print()
+    args.facts, args.semantic = 10_000, False
+    summary["mcp"] = cmd_mcp(args)
     summary["seconds"] = round(time.perf_counter() - t0, 1)
     name = "all-quick.json" if args.quick else "all.json"
     _write(RESULTS / name, summary)
@@ -228,6 +247,11 @@ def main(argv=None) -> int:
     g = sub.add_parser("gui", help="start-up to first painted page")
     g.add_argument("--data-dir", required=True)
     g.set_defaults(func=cmd_gui)
+    mc = sub.add_parser("mcp", help="recall over MCP stdio vs the same search in-process")
+    mc.add_argument("--facts", type=int, default=10_000)
+    mc.add_argument("--queries", type=int, default=200)
+    mc.add_argument("--semantic", action="store_true", help="hybrid search (loads the model)")
+    mc.set_defaults(func=cmd_mcp)
     args = p.parse_args(argv)
     args.func(args)
     return 0

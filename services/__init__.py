@@ -33,10 +33,13 @@ _EXPORTS: dict[str, str] = {
     "SearchHit": "services.records",
     "RememberResult": "services.records",
     "ImportReport": "services.records",
+    "discover_sources": "services.interop.discover",
+    "import_discovered": "services.interop.discover",
+    "DiscoveredSource": "services.interop.discover",
     # facts and writes
     "FactFilters": "services.store.facts",
-    "FACT_STATUSES": "services.store.facts",
-    "MEMORY_TYPES": "services.store.facts",
+    "FACT_STATUSES": "models.entities",
+    "MEMORY_TYPES": "models.entities",
     "FactStatus": "services.store.facts",
     "agent_stats": "services.store.stats",
     "ReviewItem": "services.store.review",
@@ -50,6 +53,8 @@ _EXPORTS: dict[str, str] = {
     "SearchMode": "services.search.hybrid",
     "DEFAULT_WEIGHTS": "services.search.hybrid",
     "build_context": "services.search.context",
+    "recall_episodes": "services.search.episodes",
+    "EpisodeHit": "services.search.episodes",
     # lifecycle
     "CompileService": "services.lifecycle.compile",
     "latest_layers": "services.lifecycle.compile",
@@ -60,6 +65,7 @@ _EXPORTS: dict[str, str] = {
     "save_config": "services.lifecycle.config",
     # capture
     "ingest_session": "services.capture.sessions",
+    "ingest_folder": "services.capture.folders",
     # interop
     "sync_workspace": "services.interop.sync",
     "workspace_signature": "services.interop.sync",
@@ -72,6 +78,12 @@ _EXPORTS: dict[str, str] = {
     "ForgetScope": "services.forget.service",
     "ForgetService": "services.forget.service",
     "SEMANTIC_THRESHOLD": "services.forget.service",
+    # integrations (MCP)
+    "MCP_TARGET_NAMES": "services.integrations.mcp_status",
+    "mcp_registrations": "services.integrations.mcp_status",
+    "set_mcp_registration": "services.integrations.mcp_status",
+    "mcp_review_required": "services.integrations.mcp_status",
+    "set_mcp_review": "services.integrations.mcp_status",
     # secrets
     "SecretsStore": "services.secrets",
     "LLM_API_KEY": "services.secrets",
@@ -84,6 +96,7 @@ _ALIASES = {
     "explain_store_error": "explain",
     "PII_KINDS": "KINDS",
     "validate_pii_policy": "validate_policy",
+    "MCP_TARGET_NAMES": "TARGET_NAMES",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -103,6 +116,8 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazily
+    from models.entities import FACT_STATUSES, MEMORY_TYPES
+    from services.capture.folders import ingest_folder
     from services.capture.sessions import ingest_session
     from services.config import StoreConfig
     from services.engram import AgentMemory, Engram
@@ -111,8 +126,16 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazil
     from services.forget.service import SEMANTIC_THRESHOLD, ForgetScope, ForgetService
     from services.ingest.bulk import bulk_remember
     from services.ingest.pipeline import NewFact
+    from services.integrations.mcp_status import TARGET_NAMES as MCP_TARGET_NAMES
+    from services.integrations.mcp_status import (
+        mcp_registrations,
+        mcp_review_required,
+        set_mcp_registration,
+        set_mcp_review,
+    )
     from services.interop.archive import export_archive, import_archive
     from services.interop.demo import seed_demo
+    from services.interop.discover import DiscoveredSource, discover_sources, import_discovered
     from services.interop.export import export_agent
     from services.interop.importers.base import ImportFormatError
     from services.interop.sync import sync_workspace, workspace_signature
@@ -121,9 +144,10 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazil
     from services.lifecycle.gc import run_gc
     from services.records import AgentInfo, FactView, ImportReport, RememberResult, SearchHit
     from services.search.context import build_context
+    from services.search.episodes import EpisodeHit, recall_episodes
     from services.search.hybrid import DEFAULT_WEIGHTS, SearchMode
     from services.secrets import LLM_API_KEY, SecretsStore
-    from services.store.facts import FACT_STATUSES, MEMORY_TYPES, FactFilters, FactStatus
+    from services.store.facts import FactFilters, FactStatus
     from services.store.review import ReviewItem, review_metadata
     from services.store.stats import agent_stats
     from services.teamstore import ChangeListener, check_connection, save_password

@@ -418,6 +418,12 @@ class AgentMemory:
             query, k=k, filters=filters, mode=mode, touch=touch, weights=weights, **kw
         )
 
+    def recall_episodes(self, query: str, k: int = 5, **kw) -> list:
+        """Sessions the query is about (``services.search.episodes``), best first."""
+        from services.search.episodes import recall_episodes
+
+        return recall_episodes(self, query, k=k, **kw)
+
     def embed_missing(self, batch: int = 256, cancelled: Callable[[], bool] | None = None) -> int:
         """Give vectors to facts stored without them (agents' hooks open the store without
         the model to stay fast). Cheap when nothing is missing: a count comparison."""

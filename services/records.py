@@ -94,6 +94,8 @@ class ImportReport:
     episodes_added: int = 0
     episodes_duplicates: int = 0
     episodes_updated: int = 0  # rolling summaries rewritten by the agent since the last import
+    archived: int = 0  # statements the source file no longer makes
+    revived: int = 0  # statements the source file makes again
     skipped: list = field(default_factory=list)  # ImportProblem
 
     def to_json(self) -> dict:

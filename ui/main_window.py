@@ -259,6 +259,12 @@ class MainWindow(QMainWindow):
         self._act(
             f, "&Team store…", lambda: TeamStoreDialog(self.engram.config.data_dir, self).exec()
         )
+        self.act_integrations = self._act(
+            f,
+            "Agent &integrations (MCP)…",
+            self.open_integrations,
+            tip="Which apps reach Engram over MCP",
+        )
         f.addSeparator()
         f.addAction(self.tray.act_quit)
 
@@ -582,6 +588,12 @@ class MainWindow(QMainWindow):
     @Slot()
     def open_settings(self) -> None:
         SettingsDialog(self.engram, self).exec()
+
+    @Slot()
+    def open_integrations(self) -> None:
+        from ui.integrations_dialog import IntegrationsDialog
+
+        IntegrationsDialog(self.engram, self).exec()
 
     def show_message(self, text: str) -> None:
         self.statusBar().showMessage(text, 8000)

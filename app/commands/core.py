@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -80,10 +81,32 @@ def register(sub) -> None:
     p = sub.add_parser("import", help="import an agent's memory files (format auto-detected)")
     p.add_argument("--agent", required=True)
     p.add_argument("path")
-    p.add_argument("--format", dest="fmt")
+    p.add_argument(
+        "--format",
+        dest="fmt",
+        help="claude-code-memory, instructions (claude-md, agents-md, gemini-md, cursor, "
+        "windsurf, aider), codex-memory, basic-memory, openmemory, mcp-memory, engram-json, "
+        "memory-setup, hermes, lynn",
+    )
     p.add_argument("--kind", default=None, help="agent kind when the agent is created")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_import)
+
+    p = sub.add_parser(
+        "writeback", help="write Engram's edits and deletes back into the agent's memory files"
+    )
+    p.add_argument("--agent", required=True)
+    p.add_argument("--prefer", choices=["engram", "file"])
+    p.add_argument("--dry-run", action="store_true")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_writeback)
+
+    p = sub.add_parser("discover", help="find the memory files the agents on this machine keep")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--import", dest="do_import", action="store_true", help="import what is new")
+    p.add_argument("--home", help=argparse.SUPPRESS)
+    p.add_argument("--project", help="project folder to look in (default: the current one)")
+    p.set_defaults(func=cmd_discover)
 
     p = sub.add_parser("recall", help="hybrid search of an agent's memory")
     p.add_argument("--agent")
@@ -92,6 +115,14 @@ def register(sub) -> None:
     p.add_argument("--mode", choices=["hybrid", "keyword", "semantic"], default="hybrid")
     p.add_argument("--category")
     p.add_argument("--status")
+    p.add_argument(
+        "--scope",
+        choices=["all", "facts", "episodes"],
+        default="all",
+        help="facts, episodes (the sessions it is about) or both (default)",
+    )
+    p.add_argument("--facts-only", dest="scope", action="store_const", const="facts")
+    p.add_argument("--episodes-only", dest="scope", action="store_const", const="episodes")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_recall)
 
@@ -282,6 +313,8 @@ def cmd_import(args, ctx):
         f"episodes {rep.episodes_added} (+{rep.episodes_duplicates} already there"
         f"{f', {rep.episodes_updated} updated' if rep.episodes_updated else ''}), "
         f"skipped {len(rep.skipped)}, secrets redacted {rep.redacted}"
+        + (f", archived {rep.archived} (no longer in the file)" if rep.archived else "")
+        + (f", revived {rep.revived}" if rep.revived else "")
     )
     for p in rep.skipped:
         loc = f"{p.file}:{p.line}" if p.line else p.file
@@ -294,13 +327,79 @@ def cmd_import(args, ctx):
     return 0
 
 
+def cmd_discover(args, ctx):
+    from services.interop.discover import discover_sources, import_discovered
+
+    eng = ctx.engram()
+    home = Path(args.home).expanduser() if args.home else None
+    project = Path(args.project).expanduser() if args.project else None
+    found = discover_sources(home=home, project=project, engram=eng)
+    done = import_discovered(eng, found) if args.do_import else []
+    if args.json:
+        emit_json(
+            {
+                "sources": [s.to_json() for s in found],
+                "imported": [
+                    {"path": str(s.path), "agent": s.suggested_agent, "error": err}
+                    | (rep.to_json() if rep else {})
+                    for s, rep, err in done
+                ],
+            }
+        )
+        return 1 if any(err for _, _, err in done) else 0
+    if not found:
+        print("no agent memory files found")
+    for s in found:
+        state = (
+            f"imported by {s.imported_by}"
+            if s.imported_by
+            else ("transcripts, not imported here" if not s.importable else "not imported")
+        )
+        unit = "files" if not s.importable else "entries"
+        print(
+            f"{s.label}: {s.path} · {s.entries} {unit} · {state}"
+            + (f" · suggested agent {s.suggested_agent}" if not s.imported_by else "")
+        )
+    for s, rep, err in done:
+        if err:
+            print(f"  failed {s.path}: {err}", file=sys.stderr)
+        else:
+            print(
+                f"  imported {s.path} into {s.suggested_agent}: added {rep.added}, "
+                f"duplicates {rep.duplicates}, skipped {len(rep.skipped)}"
+            )
+    return 1 if any(err for _, _, err in done) else 0
+
+
+def cmd_writeback(args, ctx):
+    from services.interop.writeback import write_back
+
+    rep = write_back(ctx.engram().agent(args.agent), prefer=args.prefer, dry_run=args.dry_run)
+    if args.json:
+        emit_json(rep.to_json())
+        return 4 if rep.conflicts else 0
+    for c in rep.changes:
+        print(c)
+    for c in rep.conflicts:
+        print(f"CONFLICT {c.file} fact {c.fact_id}: {c.reason}")
+    print(
+        f"written back {rep.pushed}, conflicts {len(rep.conflicts)}"
+        + (" (dry run: nothing written)" if args.dry_run else "")
+    )
+    return 4 if rep.conflicts else 0
+
+
 def cmd_recall(args, ctx):
     eng = ctx.engram()
     if eng.semantic_error and args.mode != "keyword":
         print(f"engram: {eng.semantic_error}", file=sys.stderr)
     mode = args.mode if eng.semantic_enabled else "keyword"
     filt = _filters(args)
-    if args.agent:
+    scope = getattr(args, "scope", "all")
+    episodes = _recall_episodes(eng, args) if scope != "facts" else []
+    if scope == "episodes":
+        hits = []
+    elif args.agent:
         hits = [
             (args.agent, h)
             for h in eng.agent(args.agent).search(args.query, k=args.k, filters=filt, mode=mode)
@@ -308,11 +407,25 @@ def cmd_recall(args, ctx):
     else:
         hits = eng.search_all(args.query, k=args.k, filters=filt, mode=mode)
     if args.json:
-        emit_json([{**h.to_json(), "agent": slug} for slug, h in hits])
+        emit_json(
+            [{**h.to_json(), "agent": slug} for slug, h in hits]
+            + [{**e.to_json(), "agent": slug} for slug, e in episodes]
+        )
     else:
         for slug, h in hits:
             sig = " ".join(f"{k}={v:.3f}" for k, v in h.signals.items() if v)
             print(f"{h.fact.id:>6} {h.score:.3f} [{slug}] {h.fact.content}\n         {sig}")
+        for slug, e in episodes:
+            ep = e.episode
+            print(f"  ep{ep.id:<4} {e.score:.3f} [{slug}] {ep.day} {ep.time or ''}  {ep.summary}")
+
+
+def _recall_episodes(eng, args) -> list:
+    slugs = [args.agent] if args.agent else [a.slug for a in eng.agents(with_counts=False)]
+    out = []
+    for slug in slugs:
+        out += [(slug, e) for e in eng.agent(slug).recall_episodes(args.query, k=min(args.k, 5))]
+    return sorted(out, key=lambda se: -se[1].score)[: args.k]
 
 
 def cmd_export(args, ctx):

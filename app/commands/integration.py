@@ -26,6 +26,20 @@ def register(sub) -> None:
         h.add_argument("--project", help="project directory (CLAUDE.md / .cursor/rules)")
         h.add_argument("--yes", action="store_true", help="apply the plan")
         h.add_argument("--dry-run", action="store_true", help="print the plan only (default)")
+        g = h.add_mutually_exclusive_group()
+        g.add_argument(
+            "--no-mcp",
+            dest="mcp",
+            action="store_false",
+            help="leave the agent's MCP server list alone",
+        )
+        g.add_argument(
+            "--mcp-only",
+            dest="mcp",
+            action="store_const",
+            const="only",
+            help="only the MCP server registration (no hooks, rules or imports)",
+        )
         if name == "install":
             h.add_argument(
                 "--with-context",
@@ -39,10 +53,25 @@ def register(sub) -> None:
                 default=1500,
                 help="token budget of that per-prompt block (default 1500)",
             )
-        h.set_defaults(func=cmd_hooks, action=name)
+        h.set_defaults(func=cmd_hooks, action=name, mcp=True)
     h = hsub.add_parser("status", help="what Engram installed where")
     h.add_argument("--json", action="store_true")
     h.set_defaults(func=cmd_hooks_status)
+
+    p = sub.add_parser(
+        "mcp",
+        help="serve one agent's memory to MCP clients (stdio; --http 127.0.0.1:PORT for "
+        "Streamable HTTP); `engram mcp token` prints the HTTP bearer token",
+    )
+    p.add_argument("what", nargs="?", choices=("serve", "token"), default="serve")
+    p.add_argument("--agent", help="the agent whose memory is served (required to serve)")
+    p.add_argument("--http", metavar="HOST:PORT", help="Streamable HTTP on a loopback address")
+    p.add_argument(
+        "--keyword",
+        action="store_true",
+        help="no embedding model: keyword search only (starts faster, uses less memory)",
+    )
+    p.set_defaults(func=cmd_mcp)
 
     p = sub.add_parser(
         "hook-run", help="entry point an agent's hook calls (reads the hook's JSON on stdin)"
@@ -117,10 +146,11 @@ def cmd_hooks(args, ctx):
             data_dir=_data_dir_arg(ctx),
             with_context=args.with_context,
             context_budget=args.budget,
+            mcp=args.mcp,
         )
     else:
         plan = hooks.plan_uninstall(
-            slug, args.target, eng.config.data_dir, home=home, project=project
+            slug, args.target, eng.config.data_dir, home=home, project=project, mcp=args.mcp
         )
     sys.stdout.write(plan.preview())
     for n in plan.notes:
@@ -148,6 +178,25 @@ def cmd_hooks_status(args, ctx):
         print("no integrations installed")
     for path, rec in sorted(got.items()):
         print(f"{rec['target']}\t{rec['agent']}\t{path}")
+
+
+def cmd_mcp(args, ctx):
+    from services.integrations import mcp_server
+
+    if args.what == "token":
+        print(mcp_server.ensure_token(ctx.engram(semantic=False).config.data_dir))
+        return 0
+    if not args.agent:
+        raise ValueError("say which agent's memory to serve: engram mcp --agent SLUG")
+    if args.http:
+        mcp_server.parse_listen(args.http)  # refuse a non-loopback address before loading
+    eng = ctx.engram(semantic=not args.keyword)
+    eng.agent(args.agent, create=True)
+    if args.http:
+        mcp_server.serve_http(eng, args.agent, args.http)
+    else:
+        mcp_server.serve_stdio(eng, args.agent)
+    return 0
 
 
 def cmd_hook_run(args, ctx):
@@ -234,9 +283,15 @@ def cmd_context(args, ctx):
 
 def cmd_sync(args, ctx):
     from services.interop.sync import sync_workspace
+    from services.interop.writeback import has_links, write_back
 
     mem = ctx.engram().agent(args.agent)
-    rep = sync_workspace(mem, direction=args.direction, prefer=args.prefer, dry_run=args.dry_run)
+    if not mem.info.workspace and has_links(mem):  # imported agent memory files (writeback.py)
+        rep = write_back(mem, prefer=args.prefer, dry_run=args.dry_run)
+    else:
+        rep = sync_workspace(
+            mem, direction=args.direction, prefer=args.prefer, dry_run=args.dry_run
+        )
     if args.json:
         emit_json(rep.to_json())
     else:

@@ -1,4 +1,4 @@
-"""Lifecycle commands: ingest-session, compile, gc."""
+"""Lifecycle commands: ingest-session, review, episodes, compile, gc."""
 
 from __future__ import annotations
 
@@ -16,6 +16,13 @@ def _day(s: str) -> datetime:
     return datetime(d.year, d.month, d.day, 12, 0, 0)
 
 
+def date_arg(s: str) -> date:
+    try:
+        return date.fromisoformat(s)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{s!r} is not a date like 2026-05-01") from None
+
+
 def register(sub) -> None:
     p = sub.add_parser(
         "ingest-session",
@@ -23,11 +30,34 @@ def register(sub) -> None:
         "every N turns and facts the user stated (once per session id)",
     )
     p.add_argument("--agent", required=True)
-    p.add_argument("file")
+    p.add_argument(
+        "file",
+        help="a transcript, or a folder of them (a Claude Code project folder, "
+        "~/.claude/projects, a Codex sessions tree): each session is read once",
+    )
     p.add_argument("--session-id", help="default: the id in the transcript, else the file name")
-    p.add_argument("--format", dest="fmt", choices=("claude-code", "jsonl"))
+    p.add_argument("--format", dest="fmt", choices=("claude-code", "codex", "jsonl"))
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_ingest_session)
+
+    p = sub.add_parser(
+        "review", help="memories waiting for you: list, accept, reject or edit candidates"
+    )
+    p.add_argument(
+        "action", nargs="?", choices=("list", "accept", "reject", "edit"), default="list"
+    )
+    p.add_argument("ids", nargs="*", type=int, metavar="ID")
+    p.add_argument("--agent", help="default: every agent (needed for accept/reject/edit)")
+    p.add_argument("--content", help="edit: the corrected text (the candidate is then accepted)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_review)
+
+    p = sub.add_parser("episodes", help="what happened in an agent's sessions, newest first")
+    p.add_argument("--agent", required=True)
+    p.add_argument("--since", type=date_arg, help="only from this day (YYYY-MM-DD)")
+    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_episodes)
 
     p = sub.add_parser("compile", help="compile today/week/longterm/memory.md within budgets")
     p.add_argument("--agent", required=True)
@@ -44,9 +74,17 @@ def register(sub) -> None:
 
 
 def cmd_ingest_session(args, ctx) -> int:
+    from pathlib import Path
+
     from services.capture.sessions import ingest_session
 
     memory = ctx.engram().agent(args.agent, create=True)
+    if Path(args.file).expanduser().is_dir():
+        if args.session_id:
+            from services.errors import InvalidInput
+
+            raise InvalidInput("--session-id names one transcript; a folder holds many")
+        return _ingest_folder(memory, Path(args.file).expanduser(), args)
     r = ingest_session(memory, args.file, session_id=args.session_id, fmt=args.fmt)
     if args.json:
         emit_json(r.to_json())
@@ -58,9 +96,95 @@ def cmd_ingest_session(args, ctx) -> int:
         f"session {r.session_id}: {r.turns} turns, {r.episodes_added} episodes added, "
         f"{r.facts_added} facts added"
         + (f" ({r.facts_pending} pending)" if r.facts_pending else "")
+        + (f", {r.facts_updated} updated" if r.facts_updated else "")
     )
     for w in r.warnings:
         print(f"note: {w}")
+    return 0
+
+
+def _ingest_folder(memory, folder, args) -> int:
+    from services.capture.folders import ingest_folder
+
+    rep = ingest_folder(memory, folder, fmt=args.fmt)
+    if args.json:
+        emit_json(rep.to_json())
+        return 0
+    new = [s for s in rep.sessions if not s.already_processed]
+    print(
+        f"{folder}: {len(rep.sessions)} session(s), {len(new)} new, "
+        f"{sum(s.facts_added for s in new)} facts added "
+        f"({sum(s.facts_pending for s in new)} for review), "
+        f"{sum(s.episodes_added for s in new)} episodes added"
+    )
+    for s in new:
+        for w in s.warnings:
+            print(f"note: {s.session_id}: {w}")
+    for line in rep.skipped:
+        print(f"skipped: {line}")
+    return 0
+
+
+def cmd_review(args, ctx) -> int:
+    from services.errors import InvalidInput
+
+    eng = ctx.engram(semantic=args.action == "edit")
+    if args.action == "list":
+        return _review_list(eng, args)
+    if not args.agent:
+        raise InvalidInput(f"review {args.action}: say which agent (--agent)")
+    if not args.ids:
+        raise InvalidInput(f"review {args.action}: give the candidate id(s) to {args.action}")
+    memory = eng.agent(args.agent)
+    if args.action == "edit":
+        if len(args.ids) != 1 or not args.content:
+            raise InvalidInput("review edit: one ID and --content 'the corrected text'")
+        memory.edit(args.ids[0], content=args.content, actor="user")
+        done = memory.review.accept(args.ids)
+        verb = "edited and accepted"
+    elif args.action == "accept":
+        done, verb = memory.review.accept(args.ids), "accepted"
+    else:
+        done, verb = memory.review.reject(args.ids), "rejected"
+    if args.json:
+        emit_json({"action": args.action, "ids": done})
+    else:
+        print(f"{verb} {len(done)} candidate(s): {' '.join(map(str, done)) or '-'}")
+    return 0
+
+
+def _review_list(eng, args) -> int:
+    slugs = [args.agent] if args.agent else [a.slug for a in eng.agents(with_counts=False)]
+    rows = []
+    for slug in slugs:
+        rows += [(slug, it) for it in eng.agent(slug).review.items()]
+    if args.json:
+        emit_json([{**it.to_json(), "agent": slug} for slug, it in rows])
+        return 0
+    if not rows:
+        print("nothing to review")
+    for slug, it in rows:
+        conf = it.confidence
+        where = it.detail.get("session") or it.detail.get("source") or ""
+        print(
+            f"{it.fact.id:>6} [{slug}] {it.reason}"
+            + (f" {conf:.2f}" if isinstance(conf, (int, float)) else "")
+            + f" {it.fact.category}: {it.fact.content}"
+            + (f"\n         from {where}" if where else "")
+        )
+    return 0
+
+
+def cmd_episodes(args, ctx) -> int:
+    memory = ctx.engram(semantic=False).agent(args.agent)
+    eps = memory.episodes.list(since=args.since, limit=args.limit)
+    if args.json:
+        emit_json([e.to_json() for e in eps])
+        return 0
+    if not eps:
+        print("no episodes" + (f" since {args.since}" if args.since else ""))
+    for e in eps:
+        print(f"{e.day} {e.time or '':>8}  {e.summary}")
     return 0
 
 

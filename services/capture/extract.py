@@ -101,6 +101,27 @@ RULES: list[tuple[str, str, float, re.Pattern]] = [
 ]
 
 
+# How often each shape is a durable statement in real sessions: "I use …"/"I like …" is as
+# often a one-off ("I use this script to…") as a preference, so it goes to review.
+CONFIDENCE = {
+    "rule": 0.75,
+    "decision": 0.7,
+    "personal": 0.7,
+    "environment": 0.65,
+    "task": 0.65,
+    "preference": 0.55,
+}
+
+
+_REMINDER = re.compile(r"^(?:todo|to-do|to do)\b|\bremind me\b|\bdon'?t (?:let me )?forget\b", re.I)
+_VAGUE_DECISION = re.compile(
+    r"\blet'?s (?:go with|use|stick with|switch to|keep)\s+(?:going|it|this|that|them|those|"
+    r"the same|on|trying|at it)\b",
+    re.I,
+)
+_FIRM = re.compile(r"\b(?:prefer|rather|favou?rite|always|never)\b", re.I)
+
+
 @dataclass
 class ExtractedFact:
     content: str
@@ -109,6 +130,8 @@ class ExtractedFact:
     kind: str
     timestamp: datetime | None = None
     tags: list[str] = field(default_factory=list)
+    confidence: float = 0.7  # how sure the heuristic is; below the review bar → the inbox
+    provenance: dict = field(default_factory=dict)  # session, line uuid, section, …
 
 
 def project_category(project: str | None) -> str:
@@ -134,10 +157,19 @@ def classify(sentence: str, project: str | None = None) -> ExtractedFact | None:
         return None  # quoted text, shell lines, headings, tables, code
     for kind, category, importance, pat in RULES:
         if pat.search(s):
+            if kind == "decision" and _VAGUE_DECISION.search(s):
+                return None  # "let's keep going", "let's use that": no decision named
             if category == "decision":
                 category = project_category(project)
             text = s[0].upper() + s[1:]
-            return ExtractedFact(text, category, importance, kind, tags=["session", kind])
+            conf = CONFIDENCE.get(kind, 0.6)
+            if kind == "preference" and _FIRM.search(s):
+                conf = 0.7
+            if kind == "task" and not _REMINDER.search(s):
+                conf = 0.55  # "I need to …" is as often this minute's step as a task
+            return ExtractedFact(
+                text, category, importance, kind, tags=["session", kind], confidence=conf
+            )
     return None
 
 
@@ -165,5 +197,6 @@ def extract_facts(messages: Iterable, project: str | None = None) -> list[Extrac
             if key in seen:
                 continue
             seen.add(key)
+            f.provenance = {"line": getattr(m, "uuid", None), "section": "user"}
             out.append(f)
     return out

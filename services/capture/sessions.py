@@ -17,12 +17,24 @@ from pathlib import Path
 
 from models import Session
 from models.entities import utcnow
-from services.capture.extract import ExtractedFact, extract_facts, sentences
+from services.capture.episode_summary import (
+    compose,
+    did,
+    final_words,
+    outcome,
+    real_asks,
+    short,
+    unwritten,
+)
+from services.capture.extract import ExtractedFact
+from services.capture.gather import gather_facts
 from services.capture.transcripts import Exchange, Transcript, parse_transcript, peek_session_id
 from services.ingest.pipeline import NewFact
 from services.ingest.policy import Target, WritePolicy, policy_for
 from services.lifecycle.config import LifecycleConfig, config_for
 from services.lifecycle.gc import hot_count
+from services.store.review import review_metadata
+from services.store.text import normalize
 
 LOG_CHARS_PER_MESSAGE = 600
 LOG_MAX_CHARS = 60_000
@@ -45,6 +57,7 @@ class SessionReport:
     episodes_added: int = 0
     facts_added: int = 0
     facts_pending: int = 0
+    facts_updated: int = 0  # earlier sessions' facts a later session restated
     skipped_lines: int = 0
     extractor: str = "deterministic"
     warnings: list[str] = field(default_factory=list)
@@ -65,14 +78,6 @@ def clock_label(ts: datetime) -> str:
     return f"{ts.hour % 12 or 12}:{ts.minute:02d} {'AM' if ts.hour < 12 else 'PM'}"
 
 
-def _first_sentence(text: str, limit: int) -> str:
-    for s in sentences(text):
-        s = " ".join(s.split())
-        if len(s) >= 3:
-            return s if len(s) <= limit else s[: limit - 1].rstrip() + "…"
-    return ""
-
-
 def keywords(texts: list[str], n: int = 4) -> list[str]:
     counts: Counter[str] = Counter()
     for t in texts:
@@ -82,23 +87,47 @@ def keywords(texts: list[str], n: int = 4) -> list[str]:
     return [w for w, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:n]]
 
 
-def summarize(chunk: list[Exchange], facts: list[ExtractedFact]) -> tuple[str, list[str]]:
-    """Extractive and deterministic: the user's asks, what was decided, how it ended."""
-    asks = [a.rstrip(".!;: ") for a in (_first_sentence(x.user, 160) for x in chunk) if a]
-    parts = []
-    if asks:
-        parts.append(f"User asked: {asks[0]}")
-        if len(asks) > 1:
-            parts.append(f"Then: {'; '.join(asks[1:3])}" + (" …" if len(asks) > 3 else ""))
-    decided = [f.content.rstrip(".!;: ") for f in facts if f.kind in ("decision", "rule")]
-    if decided:
-        parts.append("Decided: " + "; ".join(decided[:3]))
+def summarize(
+    chunk: list[Exchange],
+    facts: list[ExtractedFact],
+    t: Transcript | None = None,
+    last: bool = True,
+) -> tuple[str, list[str]]:
+    """The episode text of a stretch of the session: title, asks, what was done, how it ended."""
+    asks = [short(a, 160) for a in real_asks(chunk)]
+    decided = [f.content for f in facts if f.kind in ("decision", "rule", "correction")]
+    title = t.title if t is not None else None
+    events = _events_in(t, chunk) if t is not None else []
+    ending, closing = "", ""
+    if last and t is not None:
+        ending = outcome(t)
+        final = next((m.text for m in reversed(t.messages) if m.role == "assistant"), "")
+        closing = unwritten(t) or short(_final(final), 200)
+    elif not last:
+        ending = "continued"
+    if t is None or t.source == "jsonl":
+        closing = closing or _closing(chunk)
+    summary = compose(
+        title, asks, did(t, events) if t is not None else "", ending, closing, decided
+    )
+    return summary, keywords([x.user for x in chunk] + [x.assistant for x in chunk])
+
+
+def _closing(chunk: list[Exchange]) -> str:
     last = next((x.assistant for x in reversed(chunk) if x.assistant), "")
-    outcome = _first_sentence(last, 200)
-    if outcome:
-        parts.append(f"Assistant: {outcome}")
-    summary = " ".join(p if p.endswith((".", "…", "!", "?")) else p + "." for p in parts)
-    return summary[:900], keywords([x.user for x in chunk] + [x.assistant for x in chunk])
+    return short(_final(last), 200)
+
+
+def _final(text: str) -> str:
+    return final_words(text)  # a plan ("Let me …") says nothing about how it ended
+
+
+def _events_in(t: Transcript, chunk: list[Exchange]) -> list:
+    start = chunk[0].started_at
+    end = next((x.ended_at for x in reversed(chunk) if x.ended_at), None)
+    if start is None or end is None:
+        return list(t.events)
+    return [e for e in t.events if e.timestamp is None or start <= e.timestamp <= end]
 
 
 def condensed_log(t: Transcript, policy: WritePolicy | None = None) -> str:
@@ -124,23 +153,149 @@ def condensed_log(t: Transcript, policy: WritePolicy | None = None) -> str:
     return "\n".join(out)
 
 
-def _extract(t: Transcript, cfg: LifecycleConfig, secrets, report: SessionReport):
-    project = Path(t.cwd).name if t.cwd else None
-    if cfg.llm_endpoint and cfg.llm_model and cfg.llm_extract:
-        from services.capture.llm_extract import llm_extract
-        from services.lifecycle.llm import LLMError, client_from_config
+def _review_note(f: ExtractedFact, cfg: LifecycleConfig, sid: str) -> dict:
+    line = f.provenance.get("line")
+    if f.provenance.get("section") == "llm" and cfg.llm_review:
+        return review_metadata("llm", f.confidence, session=sid, line=line)
+    if f.confidence < float(cfg.review_below):
+        return review_metadata("low-confidence", f.confidence, session=sid, line=line)
+    return {}
 
-        try:
-            client = client_from_config(cfg, secrets)
-            facts = llm_extract(client, [m.text for m in t.messages if m.role == "user"])
-            report.extractor = "llm"
-            stamp = t.ended_at
-            for f in facts:
-                f.timestamp = stamp
-            return facts
-        except LLMError as exc:
-            report.warnings.append(f"{exc}; used the offline extractor instead")
-    return extract_facts(t.messages, project)
+
+def _new_fact(
+    f: ExtractedFact, t: Transcript, sid: str, path: Path, cfg, extractor: str, room: int
+):
+    stamp = f.timestamp or t.ended_at
+    review = _review_note(f, cfg, sid)
+    status = "pending" if review or room <= 0 else "active"  # overflow waits for GC to drain
+    prov = {
+        "session": sid,
+        "line": f.provenance.get("line"),
+        "section": f.provenance.get("section"),
+        "timestamp": stamp.isoformat(timespec="milliseconds") + "Z" if stamp else None,
+        "file": str(path),
+    }
+    return NewFact(
+        content=f.content,
+        category=f.category,
+        importance=f.importance,
+        source="session",
+        source_ref=sid,
+        tags=list(f.tags),
+        status=status,
+        created_at=stamp,
+        event_date=local_time(stamp).date() if stamp else None,
+        confidence=f.confidence,
+        metadata={
+            "tier": "short",
+            "kind": f.kind,
+            "extractor": extractor,
+            "provenance": prov,
+            **review,
+        },
+    )
+
+
+def _store_facts(memory, facts, t, sid, path, cfg, report: SessionReport) -> None:
+    room = max(0, int(cfg.pending_threshold) - hot_count(memory))
+    items = []
+    for f in facts:
+        item = _new_fact(f, t, sid, path, cfg, report.extractor, room)
+        room -= item.status == "active"
+        items.append(item)
+    if not items:
+        return
+    results = memory.remember_many(items, actor="session", bump=True)
+    for it, r in zip(items, results):
+        if r.status == "added":
+            report.facts_added += 1
+            report.facts_pending += it.status == "pending"
+        elif r.status == "near-duplicate" and r.fact_id and it.status == "active":
+            report.facts_updated += _update_earlier(memory, r.fact_id, it, sid)
+
+
+def _update_earlier(memory, fid: int, item: NewFact, sid: str) -> int:
+    """A later session restating what an earlier one taught, in other words: the fact takes
+    the newer wording and provenance; the edit is audited, so the old text stays in its
+    history. Facts the user wrote, pinned or reviewed are left as they are."""
+    old = memory.get(fid)
+    if (
+        old.source != "session"
+        or old.source_ref == sid
+        or old.pinned
+        or old.status != "active"
+        or "reviewed" in (old.metadata or {})
+        or normalize(old.content) == normalize(item.content)
+        or (item.created_at and old.created_at and item.created_at < old.created_at)
+    ):
+        return 0
+    earlier = list((old.metadata or {}).get("earlier") or [])
+    earlier.append((old.metadata or {}).get("provenance") or {"session": old.source_ref})
+    meta = {
+        **(old.metadata or {}),
+        "provenance": item.metadata.get("provenance"),
+        "earlier": earlier,
+    }
+    memory.edit(fid, actor="session", content=item.content, metadata=meta)
+    return 1
+
+
+def _chunks(exchanges: list[Exchange], cfg) -> list[list[Exchange]]:
+    n = max(1, int(cfg.turns_per_summary))
+    return [exchanges[i : i + n] for i in range(0, len(exchanges), n)]
+
+
+def _store_episodes(memory, t, exchanges, facts, asks, row, path, report, cfg) -> None:
+    if t.warmup or not real_asks(exchanges):
+        return  # a /clear-only, warm-up or command-only session did nothing to remember
+    chunks = _chunks(exchanges, cfg) or [[]]
+    for i, chunk in enumerate(chunks):
+        end = _chunk_end(chunk) or t.ended_at
+        when = local_time(end) or datetime.now()
+        in_chunk = _facts_in(facts, chunk, end)
+        if i == 0 and asks:
+            chunk_asks = [Exchange(a, "", None, None) for a in asks]
+            summary, tags = summarize(chunk_asks + chunk, in_chunk, t, last=i == len(chunks) - 1)
+        else:
+            summary, tags = summarize(chunk, in_chunk, t, last=i == len(chunks) - 1)
+        if t.project and t.project.lower() not in tags:
+            tags = [t.project.lower()] + tags[:3]
+        if not summary:
+            continue
+        eid, created = memory.add_episode(
+            when.date(),
+            summary,
+            time=clock_label(when),
+            tags=tags,
+            session_id=row.id,
+            source_file=str(path),
+        )
+        if eid is None:
+            report.warnings.append(
+                "an episode was not stored: it mentions something you asked Engram to forget"
+            )
+        report.episodes_added += int(created)
+
+
+def _chunk_end(chunk: list[Exchange]):
+    return next(
+        (x.ended_at or x.started_at for x in reversed(chunk) if x.ended_at or x.started_at), None
+    )
+
+
+def _facts_in(facts, chunk, end):
+    start = chunk[0].started_at if chunk else None
+    return [f for f in facts if f.timestamp and start and end and start <= f.timestamp <= end]
+
+
+def _early_exit(memory, path: Path, session_id: str | None) -> SessionReport | None:
+    if not session_id and path.is_file():
+        peeked = peek_session_id(path)
+        if peeked and _processed(memory, peeked):
+            return SessionReport(peeked, already_processed=True)
+    if session_id and _processed(memory, session_id):
+        return SessionReport(session_id, already_processed=True)
+    return None
 
 
 def ingest_session(
@@ -153,12 +308,9 @@ def ingest_session(
 ) -> SessionReport:
     cfg = config or config_for(memory)
     path = Path(path)
-    if not session_id and path.is_file():
-        peeked = peek_session_id(path)
-        if peeked and _processed(memory, peeked):
-            return SessionReport(peeked, already_processed=True)
-    if session_id and _processed(memory, session_id):
-        return SessionReport(session_id, already_processed=True)
+    early = _early_exit(memory, path, session_id)
+    if early is not None:
+        return early
     t = parse_transcript(path, fmt)
     sid = session_id or t.session_id or path.stem
     report = SessionReport(sid, already_processed=False, skipped_lines=t.skipped_lines)
@@ -169,16 +321,12 @@ def ingest_session(
         return report
     exchanges = t.exchanges()
     report.turns = len(exchanges)
-    if not exchanges:
+    if not exchanges and not t.compactions:
         report.warnings.append(
             "no conversation found (an empty, summary-only or sub-agent "
             "transcript); the session is marked processed"
         )
-    project = Path(t.cwd).name if t.cwd else None
-    facts = _extract(t, cfg, secrets, report)
-    n = max(1, int(cfg.turns_per_summary))
-    chunks = [exchanges[i : i + n] for i in range(0, len(exchanges), n)]
-
+    facts, asks = gather_facts(t, cfg, secrets, report)
     with memory.db.atomic():  # BEGIN IMMEDIATE: the claim and everything it covers
         row = Session.get_or_none((Session.agent == memory.agent_id) & (Session.external_id == sid))
         if row is not None and row.processed_at is not None:
@@ -191,65 +339,8 @@ def ingest_session(
         row.started_at, row.ended_at = t.started_at, t.ended_at
         row.turn_count = len(exchanges)
         row.log = condensed_log(t, policy_for(memory))
-        for chunk in chunks:
-            end = next(
-                (x.ended_at or x.started_at for x in reversed(chunk) if x.ended_at or x.started_at),
-                None,
-            )
-            when = local_time(end) or datetime.now()
-            in_chunk = [
-                f
-                for f in facts
-                if f.timestamp
-                and chunk[0].started_at
-                and end
-                and chunk[0].started_at <= f.timestamp <= end
-            ]
-            summary, tags = summarize(chunk, in_chunk)
-            if project and project.lower() not in tags:
-                tags = [project.lower()] + tags[:3]
-            if not summary:
-                continue
-            eid, created = memory.add_episode(
-                when.date(),
-                summary,
-                time=clock_label(when),
-                tags=tags,
-                session_id=row.id,
-                source_file=str(path),
-            )
-            if eid is None:
-                report.warnings.append(
-                    "an episode was not stored: it mentions something you asked Engram to forget"
-                )
-            report.episodes_added += int(created)
-        room = max(0, int(cfg.pending_threshold) - hot_count(memory))
-        items = []
-        for f in facts:
-            status = "active" if room > 0 else "pending"  # overflow waits for GC to drain
-            room -= status == "active"
-            stamp = f.timestamp or t.ended_at
-            items.append(
-                NewFact(
-                    content=f.content,
-                    category=f.category,
-                    importance=f.importance,
-                    source="session",
-                    source_ref=sid,
-                    tags=list(f.tags),
-                    status=status,
-                    created_at=stamp,
-                    event_date=local_time(stamp).date() if stamp else None,
-                    confidence=0.7,
-                    metadata={"tier": "short", "kind": f.kind, "extractor": report.extractor},
-                )
-            )
-        if items:
-            results = memory.remember_many(items, actor="session", bump=True)
-            for it, r in zip(items, results):
-                if r.status == "added":
-                    report.facts_added += 1
-                    report.facts_pending += it.status == "pending"
+        _store_episodes(memory, t, exchanges, facts, asks, row, path, report, cfg)
+        _store_facts(memory, facts, t, sid, path, cfg, report)
         row.processed_at = utcnow()
         row.save()
     return report

@@ -25,7 +25,8 @@ from pathlib import Path
 
 from services.errors import InvalidInput
 
-FORMATS = ("claude-code", "jsonl")
+FORMATS = ("claude-code", "codex", "jsonl")
+MAX_LINE_BYTES = 32 << 20  # a longer line is skipped and counted, never parsed
 _COMMAND = re.compile(r"<command-name>\s*(/?[\w:-]+)\s*</command-name>")
 _TAGGED = re.compile(
     r"<(system-reminder|command-message|command-name|command-args|local-command-stdout|"
@@ -40,6 +41,30 @@ class Message:
     role: str  # "user" | "assistant"
     text: str
     timestamp: datetime | None = None  # naive UTC
+    uuid: str | None = None  # the transcript line it came from (provenance)
+
+
+@dataclass
+class Compaction:
+    """A summary the agent wrote of the conversation so far (Claude Code ``/compact``, Codex
+    ``compacted``): where a long session's durable knowledge ends up."""
+
+    text: str
+    uuid: str | None = None
+    timestamp: datetime | None = None
+
+
+@dataclass
+class Event:
+    """Something that happened besides talk: a tool call and how it ended, a rejection, an
+    interrupt. ``kind`` is "edit" | "command" | "tool" | "rejected" | "interrupted"."""
+
+    kind: str
+    detail: str = ""
+    ok: bool = True
+    timestamp: datetime | None = None
+    uuid: str | None = None
+    call_id: str | None = None  # pairs a tool call with its result
 
 
 @dataclass
@@ -60,6 +85,28 @@ class Transcript:
     skipped_lines: int = 0
     problems: list[str] = field(default_factory=list)
     cwd: str | None = None
+    title: str | None = None  # Claude Code ``summary`` line, kept as the session's title
+    compactions: list[Compaction] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    warmup: bool = False  # an automatic probe session: nothing in it is the user's
+    source: str = ""  # "claude-code" | "codex" | "jsonl"
+
+    @property
+    def project(self) -> str | None:
+        return Path(self.cwd).name if self.cwd else None
+
+    @property
+    def files_touched(self) -> list[str]:
+        out: list[str] = []
+        for e in self.events:
+            if e.kind == "edit" and e.ok and e.detail not in out:
+                out.append(e.detail)
+        return out
+
+    def bad_line(self, n: int, reason: str) -> None:
+        self.skipped_lines += 1
+        if len(self.problems) < 50:  # a broken file must not grow a list as long as itself
+            self.problems.append(f"line {n}: {reason}")
 
     @property
     def started_at(self) -> datetime | None:
@@ -136,33 +183,64 @@ def content_text(content) -> str:
     return ""
 
 
+def _raw_lines(fh, limit: int):
+    """Lines of a binary file; a line longer than ``limit`` comes back as ``None`` (skipped
+    chunk by chunk, never held whole in memory)."""
+    n = 0
+    while True:
+        raw = fh.readline(limit + 1)
+        if not raw:
+            return
+        n += 1
+        if len(raw) > limit and not raw.endswith(b"\n"):
+            while True:  # drain the rest of the oversized line
+                more = fh.readline(1 << 20)
+                if not more or more.endswith(b"\n"):
+                    break
+            yield n, None
+            continue
+        yield n, raw
+
+
+def _decode(raw: bytes):
+    """(object, None) or (None, reason)."""
+    try:
+        obj = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        return None, "not valid UTF-8"
+    except RecursionError:
+        return None, "nested too deeply"
+    except ValueError:
+        return None, "not valid JSON"
+    if not isinstance(obj, dict):
+        return None, "not a JSON object"
+    return obj, None
+
+
 def _lines(path: Path):
-    """(line number, parsed object) for good lines; a bad line yields (n, None, reason)."""
+    """(line number, parsed object, None) for good lines; a bad line yields (n, None, reason)."""
     with open(path, "rb") as fh:
-        for n, raw in enumerate(fh, 1):
+        for n, raw in _raw_lines(fh, MAX_LINE_BYTES):
+            if raw is None:
+                yield n, None, f"longer than {MAX_LINE_BYTES:,} bytes"
+                continue
             raw = raw.strip()
             if not raw:
                 continue
-            try:
-                obj = json.loads(raw.decode("utf-8"))
-            except UnicodeDecodeError:
-                yield n, None, "not valid UTF-8"
-                continue
-            except ValueError:
-                yield n, None, "not valid JSON"
-                continue
-            if not isinstance(obj, dict):
-                yield n, None, "not a JSON object"
-                continue
-            yield n, obj, None
+            obj, bad = _decode(raw)
+            yield n, obj, bad
 
 
 def detect_format(path: Path) -> str:
     """Peek at the first lines: Claude Code lines carry ``uuid``/``sessionId``/``type``."""
+    from services.capture.codex import looks_like_codex
+
     seen = 0
     for _, obj, bad in _lines(path):
         if bad:
             continue
+        if looks_like_codex(obj):
+            return "codex"
         if (
             "sessionId" in obj
             or "parentUuid" in obj
@@ -177,7 +255,7 @@ def detect_format(path: Path) -> str:
             break
     raise InvalidInput(
         f"{path}: not a transcript Engram can read (a JSONL of "
-        "{role, content} messages or a Claude Code session .jsonl)"
+        "{role, content} messages, a Claude Code session .jsonl or a Codex rollout)"
     )
 
 
@@ -209,6 +287,10 @@ def parse_transcript(path: str | Path, fmt: str | None = None) -> Transcript:
     fmt = fmt or detect_format(path)
     if fmt == "claude-code":
         return _parse_claude_code(path)
+    if fmt == "codex":
+        from services.capture.codex import CodexReader
+
+        return CodexReader(path).read()
     if fmt in ("jsonl", "generic"):
         return _parse_generic(path)
     raise InvalidInput(f"unknown transcript format {fmt!r}; known: {', '.join(FORMATS)}")
@@ -218,8 +300,7 @@ def _parse_generic(path: Path) -> Transcript:
     t = Transcript(format="jsonl", session_id=None)
     for n, obj, bad in _lines(path):
         if bad:
-            t.skipped_lines += 1
-            t.problems.append(f"line {n}: {bad}")
+            t.bad_line(n, bad)
             continue
         role = obj.get("role")
         if t.session_id is None:
@@ -236,84 +317,7 @@ def _parse_generic(path: Path) -> Transcript:
     return t
 
 
-@dataclass
-class _Rec:
-    uuid: str | None
-    role: str
-    text: str
-    ts: datetime | None
-    msg_id: str | None
-
-
 def _parse_claude_code(path: Path) -> Transcript:
-    t = Transcript(format="claude-code", session_id=None)
-    parent: dict[str, str | None] = {}
-    logical: dict[str, str] = {}
-    last_leaf_candidate: str | None = None
-    recs: list[_Rec] = []
-    for n, obj, bad in _lines(path):
-        if bad:
-            t.skipped_lines += 1
-            t.problems.append(f"line {n}: {bad}")
-            continue
-        kind = obj.get("type")
-        if obj.get("isSidechain") or obj.get("agentId"):
-            continue  # a sub-agent's conversation (or its copy), not the user's
-        uid = obj.get("uuid") if isinstance(obj.get("uuid"), str) else None
-        if t.session_id is None and isinstance(obj.get("sessionId"), str):
-            t.session_id = obj["sessionId"]
-        if t.cwd is None and isinstance(obj.get("cwd"), str):
-            t.cwd = obj["cwd"]
-        if uid and kind in ("user", "assistant", "system", "progress", "attachment"):
-            p = obj.get("parentUuid")
-            parent[uid] = p if isinstance(p, str) else None
-            lp = obj.get("logicalParentUuid")
-            if isinstance(lp, str):
-                logical[uid] = lp  # a compaction restarts the chain; follow it back
-            if kind in ("user", "assistant"):
-                last_leaf_candidate = uid  # lines are appended: the newest branch ends last
-        if kind not in ("user", "assistant"):
-            continue
-        if obj.get("isMeta") or obj.get("isCompactSummary") or obj.get("isVisibleInTranscriptOnly"):
-            continue
-        msg = obj.get("message")
-        if not isinstance(msg, dict):
-            continue
-        text = content_text(msg.get("content"))
-        msg_id = msg.get("id") if kind == "assistant" and isinstance(msg.get("id"), str) else None
-        if not text and msg_id is None:
-            continue
-        recs.append(_Rec(uid, kind, text, parse_timestamp(obj.get("timestamp")), msg_id))
+    from services.capture.claude_code import ClaudeCodeReader
 
-    chain = _chain(last_leaf_candidate, parent, logical) if parent else None
-    on_chain_msgs = {r.msg_id for r in recs if r.msg_id and (chain is None or r.uuid in chain)}
-    merged: dict[str, Message] = {}
-    for r in recs:
-        if r.msg_id:
-            if r.msg_id not in on_chain_msgs:
-                continue
-            m = merged.get(r.msg_id)
-            if m is None:
-                m = merged[r.msg_id] = Message("assistant", "", r.ts)
-                t.messages.append(m)
-            if r.text:
-                m.text = f"{m.text}\n\n{r.text}" if m.text else r.text
-            continue
-        if chain is not None and r.uuid is not None and r.uuid not in chain:
-            continue  # an abandoned (rewound) branch
-        if r.text:
-            t.messages.append(Message(r.role, r.text, r.ts))
-    t.messages = [m for m in t.messages if m.text]
-    return t
-
-
-def _chain(leaf: str | None, parent: dict, logical: dict) -> set[str]:
-    out: set[str] = set()
-    node = leaf
-    while node is not None and node not in out:
-        out.add(node)
-        nxt = parent.get(node)
-        if nxt is None:
-            nxt = logical.get(node)
-        node = nxt
-    return out
+    return ClaudeCodeReader(path).read()

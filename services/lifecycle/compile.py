@@ -248,9 +248,20 @@ class CompileService:
             "_Nothing from the past week._",
         )
 
-    def _longterm(self) -> tuple[str, list, int]:
+    def _longterm(self, today: date | None = None) -> tuple[str, list, int]:
         tier = pw.fn.json_extract(Fact.metadata, "$.tier")
-        rows = _rows(self.memory, (Fact.pinned == True) | tier.is_null(True) | (tier == "long"))  # noqa: E712
+        durable = (Fact.pinned == True) | tier.is_null(True) | (tier == "long")  # noqa: E712
+        if today is not None:
+            # what a session taught and still stands a week later (not a task or a scratch
+            # note) is long-term knowledge, whether or not GC has promoted it yet
+            old = datetime.combine(today - timedelta(days=6), datetime.min.time())
+            durable |= (
+                (tier == "short")
+                & (Fact.created_at < old)
+                & Fact.category.not_in(["task", "tmp"])
+                & (Fact.source == "session")
+            )
+        rows = _rows(self.memory, durable)
         cands = [
             _Cand(
                 "Pinned" if r.pinned else "Long-term", _fact_line(r, dated=True), [r.id], r.pinned
@@ -325,7 +336,7 @@ class CompileService:
         steps = [
             ("today", lambda: self._today(today)),
             ("week", lambda: self._week(today)),
-            ("longterm", self._longterm),
+            ("longterm", lambda: self._longterm(today)),
             ("memory", lambda: self._memory(today)),
         ]
         total = len(steps) + 2

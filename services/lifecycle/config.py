@@ -63,12 +63,14 @@ class LifecycleConfig:
     budget_memory: int = 2500
     # sessions
     turns_per_summary: int = 6
+    review_below: float = 0.6  # extracted facts less sure than this wait in the review inbox
     # optional LLM provider (OpenAI-compatible); the API key lives in the OS keyring
     llm_endpoint: str | None = None
     llm_model: str | None = None
     llm_extract: bool = True  # use the LLM for fact extraction when an endpoint is set
     llm_compile: bool = False  # rewrite compiled layers with the LLM
     llm_timeout: float = 30.0
+    llm_review: bool = True  # the LLM's facts go to the review inbox, not straight to memory
     problems: list = field(default_factory=list, compare=False, repr=False)
 
     def budget(self, layer: str) -> int:

@@ -179,11 +179,17 @@ def _load(memory) -> list[_F]:
     ]
 
 
+def source_owned(f) -> bool:
+    """Imported from a file that keeps it (an instruction file, Claude Code or Codex memory,
+    Hermes, basic-memory, OpenMemory): the file decides when it goes, not Engram's TTLs/decay."""
+    return (f.metadata or {}).get("lifecycle") == "source"
+
+
 def _plan_decay(facts: list[_F], now: datetime, cfg: LifecycleConfig, report: GCReport):
     today = now.date()
     for f in facts:
         base = f.category.split(":")[0]
-        if f.pinned or base in NO_DECAY or f.tier != "short":
+        if f.pinned or base in NO_DECAY or f.tier != "short" or source_owned(f):
             continue
         last = f.metadata.get("decayed_on")
         try:
@@ -224,7 +230,7 @@ def _plan_expiry(facts: list[_F], now: datetime, cfg: LifecycleConfig, report: G
         if f.expires_at is not None and f.expires_at <= now:
             _archive(f, "expire", f"expiry date {f.expires_at.date()} passed", report)
             continue
-        ttl = cfg.ttl_for(f.category)
+        ttl = None if source_owned(f) else cfg.ttl_for(f.category)
         if ttl is None:
             continue
         ref = max(f.created_at, f.last_accessed or f.created_at)

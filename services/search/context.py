@@ -14,7 +14,7 @@ block's own tag cannot be closed from inside it.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from models import Fact
 from services.errors import InvalidInput
@@ -33,6 +33,11 @@ HEADER = (
 FOOTER = "</{tag}>\n"
 PINNED_SHARE = 0.35  # pinned facts may take at most this share of the budget
 FACT_SHARE = 0.80  # pinned + relevant facts before entities and episodes get their turn
+MIN_RELEVANCE = 0.3  # a fact must be at least this related to the query to be injected
+# MiniLM cosines of a short query and a related memory start near 0.22 ("which theme" /
+# "prefers dark mode" 0.26); unrelated pairs stay under 0.18. Scaled so that 0.3 means
+# "related" on both the word-share and the cosine scale.
+COSINE_SCALE = 1.4
 _TAG_RE = re.compile(re.escape(TAG), re.I)
 _WS = re.compile(r"\s+")
 
@@ -96,75 +101,92 @@ class _Budget:
         return True
 
 
-def build_context(
-    memory: AgentMemory, query: str, budget: int = 1500, k: int = 40, episodes: int = 5
-) -> str:
-    count = token_counter(memory)
-    header = HEADER.format(tag=TAG, slug=memory.slug)
-    footer = FOOTER.format(tag=TAG)
-    b = _Budget(count, budget)
-    if not (b.take(header.rstrip("\n")) and b.take(footer.rstrip("\n"))):
-        raise InvalidInput(
-            f"a budget of {budget} tokens cannot hold even the block's framing "
-            f"({count(header + footer)} tokens)"
-        )
-    sections: dict[str, list[str]] = {"pinned": [], "relevant": [], "entities": [], "episodes": []}
-    heads = {
-        "pinned": "## Pinned",
-        "relevant": "## Relevant to this request",
-        "entities": "## Known entities",
-        "episodes": "## Recent episodes",
-    }
-    used_ids: list[int] = []
+HEADS = {
+    "pinned": "## Pinned",
+    "relevant": "## Relevant to this request",
+    "entities": "## Known entities",
+    "episodes": "## Recent episodes",
+}
 
-    def add(section: str, line: str, limit: int | None = None) -> bool:
-        need_head = not sections[section]
-        text = (heads[section] + "\n" + line) if need_head else line
-        if not b.take(text, limit):
+
+class _Block:
+    """The sections being filled, each line paid for from one budget."""
+
+    def __init__(self, count, budget: int):
+        self.b = _Budget(count, budget)
+        self.sections: dict[str, list[str]] = {name: [] for name in HEADS}
+        self.used_ids: list[int] = []
+
+    def add(self, section: str, line: str, limit: int | None = None) -> bool:
+        need_head = not self.sections[section]
+        text = (HEADS[section] + "\n" + line) if need_head else line
+        if not self.b.take(text, limit):
             return False
-        sections[section].append(line)
+        self.sections[section].append(line)
         return True
 
-    pinned = memory.list(FactFilters(status="active", pinned=True), order="-importance")
-    for f in pinned:
-        if add("pinned", _fact_line(f), int(budget * PINNED_SHARE)):
-            used_ids.append(f.id)
+    def add_fact(self, section: str, f, limit: int | None = None) -> bool:
+        if self.add(section, _fact_line(f), limit):
+            self.used_ids.append(f.id)
+            return True
+        return False
 
+
+def relevance(hit, words: list[str]) -> float:
+    """How much a hit is about the query, on an absolute scale (the hybrid score is relative
+    to the best hit, so an unrelated query's best hit scores high too): the larger of the
+    share of the query's content words the fact holds and the embedding cosine."""
+    from services.search.episodes import _holds
+
+    text = hit.fact.content + " " + hit.fact.category
+    # a long prompt is not less related for holding many words: three in common is enough
+    share = sum(1 for w in words if _holds(text, w)) / min(len(words), 3) if words else 0.0
+    cosine = float((hit.raw or {}).get("cosine") or 0.0)
+    return max(share, min(1.0, cosine * COSINE_SCALE))
+
+
+def _relevant(memory: AgentMemory, query: str, k: int, skip: set[int], min_relevance: float):
+    from services.search.episodes import content_words
+
+    if not query.strip():
+        return []
     mode = "hybrid" if memory.engram.semantic_enabled else "keyword"
-    hits = memory.search(query, k=k, mode=mode, touch=False) if query.strip() else []
-    pinned_ids = {f.id for f in pinned}
-    relevant = [h.fact for h in hits if h.fact.id not in pinned_ids]
-    rest = []
-    for f in relevant:
-        if add("relevant", _fact_line(f), int(budget * FACT_SHARE)):
-            used_ids.append(f.id)
-        else:
-            rest.append(f)
+    # Any: AgentMemory's own ``list`` method shadows the builtin in its annotations for mypy
+    hits: Any = memory.search(query, k=k, mode=mode, touch=False)
+    words = content_words(query)
+    return [h.fact for h in hits if h.fact.id not in skip and relevance(h, words) >= min_relevance]
 
+
+def _add_entities(block: _Block, memory: AgentMemory) -> None:
     subjects, cats = _entities(memory)
     if subjects:
-        add("entities", "- subjects: " + ", ".join(_clean(s) for s in subjects))
+        block.add("entities", "- subjects: " + ", ".join(_clean(s) for s in subjects))
     projects = [c.split(":", 1)[1] for c in cats if c.startswith("proj:")]
     people = [c.split(":", 1)[1] for c in cats if c.startswith("rel:")]
     if projects:
-        add("entities", "- projects: " + ", ".join(_clean(p) for p in projects))
+        block.add("entities", "- projects: " + ", ".join(_clean(p) for p in projects))
     if people:
-        add("entities", "- people: " + ", ".join(_clean(p) for p in people))
+        block.add("entities", "- people: " + ", ".join(_clean(p) for p in people))
 
-    for e in memory.episodes.list(limit=episodes):
+
+def _add_episodes(block: _Block, memory: AgentMemory, query: str, n: int) -> None:
+    """The sessions the query is about first, then the most recent ones."""
+    from services.search.episodes import recall_episodes
+
+    chosen = [h.episode for h in recall_episodes(memory, query, k=n)] if query.strip() else []
+    seen = {e.id for e in chosen}
+    chosen += [e for e in memory.episodes.list(limit=n) if e.id not in seen]
+    for e in chosen[:n]:
         when = e.day.isoformat() + (f" {e.time}" if e.time else "")
-        add("episodes", f"- {when}: {_clean(e.summary)}")
+        block.add("episodes", f"- {when}: {_clean(e.summary)}")
 
-    for f in rest:  # what the budget still holds
-        if add("relevant", _fact_line(f)):
-            used_ids.append(f.id)
 
-    if used_ids:
-        memory.facts.touch(used_ids)  # being injected is being used: feeds decay's access bonus
+def _render(block: _Block, header: str, footer: str, count, budget: int) -> str:
     parts = [header]
-    for name in ("pinned", "relevant", "entities", "episodes"):
-        if sections[name]:
-            parts.append(heads[name] + "\n" + "".join(line + "\n" for line in sections[name]))
+    for name in HEADS:
+        if block.sections[name]:
+            lines = "".join(line + "\n" for line in block.sections[name])
+            parts.append(HEADS[name] + "\n" + lines)
     if len(parts) == 1:
         parts.append("(no memories yet)\n")
     parts.append(footer)
@@ -177,3 +199,39 @@ def build_context(
         parts = [p for p in parts if p]
         text = "".join(parts)
     return text
+
+
+def build_context(
+    memory: AgentMemory,
+    query: str,
+    budget: int = 1500,
+    k: int = 40,
+    episodes: int = 5,
+    min_relevance: float = MIN_RELEVANCE,
+) -> str:
+    """``min_relevance``: facts less related to the query than this (0..1, see
+    ``relevance``) stay out, so an unrelated request gets a short block, not a budget of
+    noise."""
+    count = token_counter(memory)
+    header = HEADER.format(tag=TAG, slug=memory.slug)
+    footer = FOOTER.format(tag=TAG)
+    block = _Block(count, budget)
+    if not (block.b.take(header.rstrip("\n")) and block.b.take(footer.rstrip("\n"))):
+        raise InvalidInput(
+            f"a budget of {budget} tokens cannot hold even the block's framing "
+            f"({count(header + footer)} tokens)"
+        )
+    pinned = memory.list(FactFilters(status="active", pinned=True), order="-importance")
+    for f in pinned:
+        block.add_fact("pinned", f, int(budget * PINNED_SHARE))
+    rest = []
+    for f in _relevant(memory, query, k, {f.id for f in pinned}, min_relevance):
+        if not block.add_fact("relevant", f, int(budget * FACT_SHARE)):
+            rest.append(f)
+    _add_entities(block, memory)
+    _add_episodes(block, memory, query, episodes)
+    for f in rest:  # what the budget still holds
+        block.add_fact("relevant", f)
+    if block.used_ids:
+        memory.facts.touch(block.used_ids)  # being injected is being used: decay's access bonus
+    return _render(block, header, footer, count, budget)

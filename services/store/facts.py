@@ -318,6 +318,8 @@ class FactStore:
         actor: str = "user",
         reason: str | None = None,
     ) -> int:
+        # a write over MCP names its client as the actor: that is where it came from
+        where = {"origin": actor} if actor.startswith("mcp:") else {}
         return AuditEvent.create(
             agent=self.agent_id,
             fact_id=fact_id,
@@ -326,6 +328,7 @@ class FactStore:
             after=after,
             actor=actor,
             reason=reason,
+            **where,
         ).id
 
     def edit(self, fact_id: int, actor: str = "user", **changes) -> FactView:

@@ -75,6 +75,34 @@ def _import_memory_setup(mem, text, tmp):
     mem.import_path(tmp / "ws")
 
 
+def _import_claude_memory(mem, text, tmp):
+    """A Claude Code topic file: the text in the body and in the frontmatter (kept as metadata)."""
+    d = tmp / "claude" / "memory"
+    d.mkdir(parents=True)
+    (d / "MEMORY.md").write_text("# Memory Index\n\n- [Note](project_note.md) — a note\n")
+    desc = json.dumps(text)
+    (d / "project_note.md").write_text(
+        f"---\nname: Note\ndescription: {desc}\ntype: project\n---\n\n{text}\n\n- Uses pnpm\n"
+    )
+    mem.import_path(d)
+
+
+def _import_mcp_memory(mem, text, tmp):
+    """The MCP memory server's memory.jsonl: the text as an observation and a relation end."""
+    p = tmp / "memory.jsonl"
+    rows = [
+        {
+            "type": "entity",
+            "name": "Home",
+            "entityType": "place",
+            "observations": [text, "Has a garden"],
+        },
+        {"type": "relation", "from": "Home", "to": text, "relationType": "mentions"},
+    ]
+    p.write_text("\n".join(json.dumps(r) for r in rows))
+    mem.import_path(p)
+
+
 def _lynn_rolling_summary(mem, text, tmp):
     d = tmp / "lynn" / "memory" / "summaries"
     d.mkdir(parents=True)
@@ -181,6 +209,19 @@ def _undo_delete(mem, text, tmp):
         assert "forget rule" in str(exc)
 
 
+def _mcp(mem, text, tmp):
+    """The MCP server's remember and update_memory tools, called in-process (the transport
+    adds nothing to what is stored; tests/integration/test_mcp_server.py drives it for real)."""
+    from services.integrations import mcp_tools
+
+    mcp_tools.remember(mem, text, client="claude-code")
+    fid = mcp_tools.remember(mem, "Takes the early train on Mondays", client="claude-code")["id"]
+    try:
+        mcp_tools.update_memory(mem, fid, text=text, client="claude-code")
+    except Exception as exc:  # a forgotten string is refused: that is the policy working
+        assert "forget rule" in str(exc)
+
+
 WRITE_PATHS = {
     "remember": _remember,
     "remember_many": _remember_many,
@@ -188,12 +229,15 @@ WRITE_PATHS = {
     "cli-edit": _cli_edit,
     "bulk": _bulk,
     "import": _import_memory_setup,
+    "import-claude-memory": _import_claude_memory,
+    "import-mcp-memory": _import_mcp_memory,
     "lynn-rolling-summary": _lynn_rolling_summary,
     "episode": _add_episode,
     "session": _session,
     "sync": _sync,
     "archive-import": _archive,
     "undo-delete": _undo_delete,
+    "mcp": _mcp,
 }
 
 

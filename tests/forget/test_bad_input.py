@@ -67,6 +67,7 @@ def test_binary_garbage_named_memory_md(cli, tmp_path, no_model):
     assert cli(d, "verify")[0] == 0
 
 
+@pytest.mark.slow
 def test_200mb_garbage_transcript(cli, tmp_path, no_model):
     d = tmp_path / "s"
     big = tmp_path / "session.jsonl"

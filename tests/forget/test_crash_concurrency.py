@@ -14,6 +14,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 WRITER = textwrap.dedent("""
@@ -31,6 +33,8 @@ WRITER = textwrap.dedent("""
         total += sum(r.status == "added" for r in res)
         print(f"committed {total}", flush=True)
 """)
+
+pytestmark = pytest.mark.slow  # processes, kills and full purges: left out of make test-fast
 
 
 def _env(**extra):

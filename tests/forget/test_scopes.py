@@ -8,6 +8,7 @@ import json
 from datetime import date
 from pathlib import Path
 
+import pytest
 from forget_data import (
     ALLERGY,
     EPISODE,
@@ -26,6 +27,8 @@ from forget_data import (
 
 from models import AuditEvent, CompiledLayer, Episode, Fact, Session
 from services.forget.service import ForgetScope, ForgetService
+
+pytestmark = pytest.mark.slow  # processes, kills and full purges: left out of make test-fast
 
 
 def _fact_id(mem, text):

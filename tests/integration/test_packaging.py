@@ -17,6 +17,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PKG = ROOT / "packaging"
 
+pytestmark = pytest.mark.slow  # processes, kills and full purges: left out of make test-fast
+
 
 def _launcher():
     spec = importlib.util.spec_from_file_location("engram_launcher", PKG / "engram_launcher.py")

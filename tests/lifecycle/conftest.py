@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import sys
 from datetime import datetime, timedelta
 from pathlib import Path
+
+# --import-mode=importlib does not put test dirs on sys.path; the builders here are ours
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CC_SAMPLE_V1 = "formats/samples/claude-code-v1.0.98/1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"

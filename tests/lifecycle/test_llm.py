@@ -131,6 +131,7 @@ def test_llm_extraction_stores_validated_facts(
         ]
     )
     path = transcript(4, assistant_claims="ASSISTANT-ONLY-CLAIM you prefer yarn.")
+    llm_config.llm_review = False  # by default they wait in the review inbox (next test)
     r = ingest_session(agent, path, config=llm_config)
     assert r.extractor == "llm" and r.facts_added == 2 and not r.warnings
     got = {(f.content, f.category, f.importance) for f in agent.list()}
@@ -144,6 +145,25 @@ def test_llm_extraction_stores_validated_facts(
     sent = json.dumps(req["body"]["messages"])
     assert "I prefer pnpm over npm" in sent
     assert "ASSISTANT-ONLY-CLAIM" not in sent  # only the user's words go to the model
+
+
+def test_llm_facts_go_to_the_review_inbox_by_default(
+    agent, transcript, provider, fake_keyring, llm_config
+):
+    provider.answer = json.dumps(
+        [{"fact": "Deploys go through the staging cluster", "importance": 0.7, "category": "fact"}]
+    )
+    r = ingest_session(agent, transcript(2), config=llm_config)
+    assert r.extractor == "llm" and r.facts_pending == 1
+    # nothing is active memory before the user says so
+    assert [f.status for f in agent.list()] == ["pending"]
+    (item,) = agent.review.items()
+    assert item.fact.content == "Deploys go through the staging cluster"
+    assert item.reason == "llm"
+    agent.review.accept([item.fact.id])
+    assert [(f.content, f.status) for f in agent.list()] == [
+        ("Deploys go through the staging cluster", "active")
+    ]
 
 
 def test_malformed_json_falls_back_to_offline_extractor(
@@ -244,3 +264,17 @@ def test_endpoint_forms_and_check(provider, fake_keyring, llm_config, endpoint):
     assert provider.requests[-1]["path"] == "/v1/chat/completions"
     llm_config.llm_model = None
     assert check_provider(llm_config) == (False, "no LLM endpoint and model configured")
+
+
+def test_local_server_without_a_key(agent, transcript, provider, fake_keyring, llm_config):
+    """A local server (Ollama, LM Studio, llama.cpp) needs no key: none in the keyring, no
+    Authorization header; its facts still pass validation and wait for review."""
+    llm_config.llm_endpoint = provider.url + "/v1"  # LM Studio's documented base URL form
+    provider.answer = json.dumps(
+        [{"fact": "Runs CI on a self-hosted runner", "importance": 0.6, "category": "env"}]
+    )
+    r = ingest_session(agent, transcript(2), config=llm_config)
+    (req,) = provider.requests
+    assert req["path"] == "/v1/chat/completions"
+    assert "Authorization" not in req["headers"]
+    assert r.facts_pending == 1 and agent.review.items()[0].reason == "llm"

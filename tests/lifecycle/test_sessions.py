@@ -108,7 +108,9 @@ def test_claude_code_session_from_fixture(agent, cc_fixture, lc_config):
     (ep,) = agent.episodes.list()
     assert "flake8" not in ep.summary and "SIDECHAIN" not in ep.summary
     assert ep.tags[0] == "alpha"  # the project (the transcript's cwd) leads the tags
-    assert ep.summary.startswith("User asked: I prefer tabs over spaces")
+    # the summary line is the title; then what was asked, decided, done, and how it ended
+    assert ep.summary.startswith("Linter setup. Asked: I prefer tabs over spaces")
+    assert "Ended: open" in ep.summary
     assert "Decided: We decided to use black for formatting." in ep.summary
 
 

@@ -57,3 +57,13 @@ def test_engram_show_prints_who_and_from_where(cli, monkeypatch):
     assert "written by linus@desk from cli" in out
     rc, out, _ = cli("show", str(fid), "--json")
     assert json.loads(out)["provenance"]["created_from"] == "cli"
+
+
+def test_a_write_over_mcp_records_the_client_as_its_origin(keyword_engram, monkeypatch):
+    from services.integrations import mcp_tools
+
+    monkeypatch.setenv("ENGRAM_USER", "ada@lab")
+    mem = keyword_engram.agent("team", create=True)
+    out = mcp_tools.remember(mem, "The VPN config lives in ops/vpn", client="claude-desktop")
+    prov = mem.get(out["id"]).provenance
+    assert (prov["created_by"], prov["created_from"]) == ("ada@lab", "mcp:claude-desktop")

@@ -49,6 +49,7 @@ class ParsedSource:
     episodes: list[ImportedEpisode] = field(default_factory=list)
     problems: list[ImportProblem] = field(default_factory=list)
     compiled: dict[str, str] = field(default_factory=dict)  # layer name → markdown seen
+    sources: list[str] = field(default_factory=list)  # files read in full (absolute paths)
 
 
 class ImportFormatError(Exception):

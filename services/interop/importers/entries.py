@@ -291,7 +291,9 @@ def _read_tags(text: str):
 
 
 def _category_from_words(words: list[str]) -> tuple[str | None, list[str]]:
-    """(category or 'user' or None, topics that are not category words)."""
+    """(category or 'user' or None, topics that are not category words). A label Engram does
+    not know (``[FRAMEWORK · …]``) is a topic: a tag, never a made-up ``proj:`` category; only
+    an explicit project label (``[PROJECT · name]``) names a project."""
     cat = None
     topics = []
     for w in words:
@@ -301,7 +303,7 @@ def _category_from_words(words: list[str]) -> tuple[str | None, list[str]]:
             cat = hit
         elif not hit and lw not in NEUTRAL:
             topics.append(w)
-    if cat == "proj" or (cat is None and topics):
+    if cat == "proj":
         return f"proj:{slug(topics[0]) if topics else 'general'}", topics
     return cat, topics
 
@@ -309,6 +311,41 @@ def _category_from_words(words: list[str]) -> tuple[str | None, list[str]]:
 def _user_category(text: str) -> str:
     """About the user: a preference when it says so, a rule when it instructs, else a fact."""
     return infer_category(text, default="fact")
+
+
+_UPDATED = re.compile(r"\((?:updated|last updated|更新)[:：]?\s*(\d{4}-\d{1,2}-\d{1,2})\)", re.I)
+
+
+def _topic_of(body: str) -> tuple[list[str], str | None, bool]:
+    """("Context > X: …" breadcrumbs, the "Topic:" label, whether the entry is empty once the
+    label is taken off: "Context > Communication Style: ---", "Name: [Your name]")."""
+    first = split_lines(body)[0]
+    crumbs = []
+    rest = first
+    while (m := _CRUMB.match(rest)) and len(crumbs) < 4:
+        crumbs.append(m.group(1).strip())
+        rest = rest[m.end() :]
+    tm = _TOPIC.match(rest)
+    if not tm or re.search(r"[.!?。！？`]|//", tm.group(1)) or len(tm.group(1).split()) > 6:
+        return crumbs, None, False
+    value = (tm.group(2) + "\n" + "\n".join(split_lines(body)[1:])).strip()
+    empty = (
+        not value
+        or all(is_decoration(ln) for ln in split_lines(value))
+        or bool(_PLACEHOLDER.match(value))
+    )
+    return crumbs, tm.group(1).strip(), empty
+
+
+def _entry_date(body: str, when: date | None) -> date | None:
+    """The tag's date, else ``(updated YYYY-MM-DD)``, else an inline ``**YYYY-MM-DD:**``."""
+    if when is not None:
+        return when
+    m = _UPDATED.search(body)
+    if m and parse_date(m.group(1)):
+        return parse_date(m.group(1))
+    m = _INLINE_DATE.search(split_lines(body)[0])
+    return parse_date(m.group(1)) if m else None
 
 
 def lenient_entry(line: int, lines: list[str], ctx: FileContext, section: str | None = None):
@@ -327,45 +364,23 @@ def lenient_entry(line: int, lines: list[str], ctx: FileContext, section: str | 
     body = body.strip()
     if not body or all(is_decoration(ln) for ln in split_lines(body)):
         return None
-    tags = list(ctx.extra_tags)
-    category, topics = _category_from_words(words)
-    tags += [slug(w) for w in words]
-    if permanent:
-        tags.append("permanent")
-
-    # "Context > How Allen Thinks: …" and "Topic: text" say what the entry is about.
-    first = split_lines(body)[0]
-    crumbs = []
-    rest = first
-    while (m := _CRUMB.match(rest)) and len(crumbs) < 4:
-        crumbs.append(m.group(1).strip())
-        rest = rest[m.end() :]
-    topic = None
-    tm = _TOPIC.match(rest)
-    if tm and not re.search(r"[.!?。！？`]|//", tm.group(1)) and len(tm.group(1).split()) <= 6:
-        topic = tm.group(1).strip()
-        value = (tm.group(2) + "\n" + "\n".join(split_lines(body)[1:])).strip()
-        if (
-            not value
-            or all(is_decoration(ln) for ln in split_lines(value))
-            or _PLACEHOLDER.match(value)
-        ):
-            return None  # "Context > Communication Style: ---", "Name: [Your name]"
-    if _PLACEHOLDER.match(body):
+    crumbs, topic, empty = _topic_of(body)
+    if empty or _PLACEHOLDER.match(body):
         return None
+    category, _ = _category_from_words(words)
+    tags = [*ctx.extra_tags, *(slug(w) for w in words), *(["permanent"] if permanent else [])]
     # A bracket tag already classifies the entry; topics then only add noise to the tags.
-    for t in [
-        *crumbs,
-        *([topic] if topic and not raw_tags else []),
-        *([section] if section else []),
-    ]:
+    for t in [*crumbs, *([topic] if topic and not raw_tags else []), *([section] or [])]:
+        if not t:
+            continue
         tags.append(slug(t))
         if category is None:
             category = next((c for pat, c in TOPIC_HINTS if pat.search(t)), None)
+    return _lenient_fact(line, body, ctx, category, tags, raw_tags, permanent, when)
 
-    if when is None:
-        m = _INLINE_DATE.search(first)
-        when = parse_date(m.group(1)) if m else None
+
+def _lenient_fact(line, body, ctx, category, tags, raw_tags, permanent, when) -> ImportedFact:
+    when = _entry_date(body, when)
     if category is None and ctx.user_file:
         category = "user"
     if category == "user":
@@ -374,7 +389,6 @@ def lenient_entry(line: int, lines: list[str], ctx: FileContext, section: str | 
     elif category is None:
         category = infer_category(body)
     meta = {"tag": " ".join(f"[{t}]" for t in raw_tags)} if raw_tags else {}
-    created = day_start(when) if when else ctx.fallback
     if when is None:
         meta["date_source"] = "file"  # no date in the entry: the file's modification date
     return ImportedFact(
@@ -382,10 +396,11 @@ def lenient_entry(line: int, lines: list[str], ctx: FileContext, section: str | 
         category=category,
         importance=0.7 if permanent else 0.5,
         event_date=when or ctx.fallback.date(),
-        created_at=created,
+        created_at=day_start(when) if when else ctx.fallback,
         tags=list(dict.fromkeys(t for t in tags if t)),
         source_ref=f"{ctx.rel}:{line}",
         status=ctx.status,
+        pinned=permanent,
         metadata=meta,
     )
 

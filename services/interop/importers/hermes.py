@@ -11,8 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from services.interop.importers.base import ParsedSource
-from services.interop.importers.common import has_delimiter, read_text
+from services.interop.importers.common import DELIMITER, read_text, split_lines
 from services.interop.importers.entries import parse_entry_file
+from services.interop.importers.native import source_meta
 
 FORMAT = "hermes"
 NAMES = ("memory.md", "user.md")
@@ -49,7 +50,8 @@ def detect(path: Path) -> bool:
                 head = fh.read(1_000_000).decode("utf-8", errors="replace")
         except OSError:
             return False
-        return has_delimiter(head)
+        # one stray "§" line in a document does not make it a Hermes file: entries do
+        return sum(ln.strip() == DELIMITER for ln in split_lines(head)) >= 2
     return bool(_files(path)[1])
 
 
@@ -65,5 +67,10 @@ def parse(path: Path) -> ParsedSource:
         out.problems.extend(problems)
         if text is None:
             continue
+        before = len(out.facts)
         parse_entry_file(f, rel, text, out)
+        # Hermes keeps entries until the agent removes them: Engram's TTLs don't apply
+        meta = source_meta(FORMAT, f.resolve(), agent="hermes")
+        for fact in out.facts[before:]:
+            fact.metadata = {**meta, **fact.metadata}
     return out

@@ -9,17 +9,60 @@ from services.ingest.pipeline import NewFact
 from services.interop.importers.base import ImportFormatError, ParsedSource
 from services.records import ImportReport
 
+_P = "services.interop.importers."
 # Order matters: the most specific detector first. Each module has detect(path) and parse(path).
+# Claude Code auto memory and Codex memories hold a MEMORY.md too: they go before Hermes.
 FORMATS = {
-    "lynn": "services.interop.importers.lynn",
-    "memory-setup": "services.interop.importers.memory_setup",
-    "hermes": "services.interop.importers.hermes",
+    "claude-code-memory": _P + "claude_memory",
+    "codex-memory": _P + "codex_memory",
+    "mcp-memory": _P + "mcp_memory",
+    "openmemory": _P + "openmemory",
+    "engram-json": _P + "engram_json",
+    "basic-memory": _P + "basic_memory",
+    "lynn": _P + "lynn",
+    "memory-setup": _P + "memory_setup",
+    "instructions": _P + "instructions",
+    "hermes": _P + "hermes",
 }
+# What users call the files; ``--format`` accepts these too.
+ALIASES = {
+    "claude-memory": "claude-code-memory",
+    "claude-md": "instructions",
+    "agents-md": "instructions",
+    "gemini-md": "instructions",
+    "cursor": "instructions",
+    "cursor-rules": "instructions",
+    "windsurf": "instructions",
+    "windsurf-rules": "instructions",
+    "aider": "instructions",
+    "aider-conventions": "instructions",
+    "codex": "codex-memory",
+    "mem0": "openmemory",
+    "engram": "engram-json",
+    "engram-markdown": "memory-setup",
+}
+SUPPORTED = (
+    "Claude Code auto memory (claude-code-memory), CLAUDE.md / AGENTS.md / GEMINI.md / Cursor "
+    ".mdc and .cursorrules / Windsurf rules / Aider CONVENTIONS.md (instructions), Codex "
+    "memories (codex-memory), basic-memory notes (basic-memory), an OpenMemory export zip "
+    "(openmemory), an MCP memory server memory.jsonl (mcp-memory), an Engram JSON export "
+    "(engram-json), a Memory Setup workspace or Engram Markdown export (memory-setup), Hermes "
+    "MEMORY.md/USER.md (hermes), a Lynn memory dir (lynn)"
+)
+# Facts from these formats are whole-file statements: one the file no longer makes is archived.
+TRACKS_REMOVALS = {"instructions", "claude-code-memory", "codex-memory", "basic-memory"}
+# The agent's own memory files: Engram's edits and deletes can be written back (writeback.py).
+WRITES_BACK = {"instructions", "claude-code-memory", "codex-memory"}
+
+
+def format_names() -> list[str]:
+    return [*FORMATS, *ALIASES]
 
 
 def _module(fmt: str):
+    fmt = ALIASES.get(fmt, fmt)
     if fmt not in FORMATS:
-        raise ImportFormatError(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
+        raise ImportFormatError(f"unknown format {fmt!r}; known: {', '.join(format_names())}")
     return importlib.import_module(FORMATS[fmt])
 
 
@@ -30,13 +73,13 @@ def detect_format(path: Path) -> str:
         if _module(fmt).detect(path):
             return fmt
     raise ImportFormatError(
-        f"{path}: not a format Engram can import (a Memory Setup workspace, a Hermes "
-        "MEMORY.md/USER.md, a Lynn memory dir, or an Engram JSONL export)"
+        f"{path}: not a format Engram can import. Supported: {SUPPORTED}. If it is one of "
+        "these, name it: engram import --format NAME"
     )
 
 
 def parse_source(path: Path, fmt: str | None = None) -> ParsedSource:
-    fmt = fmt or detect_format(path)
+    fmt = ALIASES.get(fmt, fmt) if fmt else detect_format(path)
     return _module(fmt).parse(path)
 
 
@@ -44,7 +87,9 @@ def import_into(
     memory, path: Path, fmt: str | None = None, progress=None, cancelled=None
 ) -> ImportReport:
     parsed = parse_source(path, fmt)
+    _drop_bad_bytes(parsed)
     report = ImportReport(source=str(path), format=parsed.format, skipped=list(parsed.problems))
+    clean_meta = _metadata_cleaner(memory)
     items = [
         NewFact(
             content=f.content,
@@ -60,7 +105,7 @@ def import_into(
             created_at=f.created_at,
             confidence=f.confidence,
             status=f.status,
-            metadata=f.metadata,
+            metadata=clean_meta(f.metadata),
         )
         for f in parsed.facts
     ]
@@ -68,10 +113,30 @@ def import_into(
     undone = _changed_by_user(memory, items)
     report.duplicates += len(undone)
     items = [it for i, it in enumerate(items) if i not in undone]
+    revived: dict[int, int] = {}
+    if parsed.format in TRACKS_REMOVALS:
+        from services.interop.importers.removals import revive_restated
+
+        revived = revive_restated(memory, items)
+        report.revived = len(revived)
+        items = [it for i, it in enumerate(items) if i not in revived]
     # Re-importing the same file must change nothing: duplicates are not bumped.
     results = memory.remember_many(
         items, progress=progress, cancelled=cancelled, actor="import", bump=False
     )
+    from services.interop.importers.removals import adopt_duplicates
+
+    adopt_duplicates(memory, items, results)
+    if parsed.format in WRITES_BACK:
+        from services.interop.writeback import link_imported
+
+        link_imported(memory, [r.fact_id for r in results if r.fact_id is not None])
+    if parsed.format in TRACKS_REMOVALS and not (cancelled and cancelled()):
+        from services.interop.importers.removals import archive_removed
+
+        keep = {r.fact_id for r in results if r.fact_id is not None} | set(revived.values())
+        keep |= {fid for fid in undone.values() if fid is not None}
+        report.archived = archive_removed(memory, parsed, keep)
     for r in results:
         if r.status == "added":
             report.added += 1
@@ -100,10 +165,79 @@ def import_into(
     return report
 
 
-def _changed_by_user(memory, items: list[NewFact]) -> set[int]:
+def _drop_bad_bytes(parsed: ParsedSource) -> None:
+    """A statement holding bytes that are not UTF-8 is reported and skipped; the rest of its
+    file is imported."""
+    from services.interop.importers.base import ImportProblem
+    from services.interop.importers.common import has_bad_bytes
+
+    keep = []
+    for f in parsed.facts:
+        if has_bad_bytes(f.content):
+            file, _, line = (f.source_ref or "").rpartition(":")
+            parsed.problems.append(
+                ImportProblem(
+                    file or (f.source_ref or ""),
+                    int(line) if line.isdigit() else None,
+                    "invalid UTF-8 bytes in the entry",
+                )
+            )
+        else:
+            keep.append(f)
+    parsed.facts = keep
+
+
+# Metadata keys that locate or classify (paths, hashes, formats), not memory text.
+STRUCTURAL = {
+    "source_file",
+    "source_format",
+    "source_hash",
+    "source_lines",
+    "lifecycle",
+    "date_source",
+    "origin",
+    "file",
+    "agent",
+    "type",
+    "state",
+    "id",
+    "tier",
+    "always_apply",
+    "trigger",
+}
+
+
+def _metadata_cleaner(memory):
+    """Text an importer keeps beside a fact (a frontmatter description, an observation, a
+    relation's context) is memory text too: it goes through the write policy like the fact."""
+    from services.ingest.policy import Target, policy_for
+    from services.interop.importers.common import clean as clean_text
+
+    policy = policy_for(memory)
+
+    def clean(value, key=None):
+        if isinstance(value, dict):
+            out = {}
+            for k, v in value.items():
+                c = clean(v, k)
+                if c is not None:
+                    out[k] = c
+            return out
+        if isinstance(value, list):
+            return [c for c in (clean(v, key) for v in value) if c is not None]
+        if isinstance(value, str) and key not in STRUCTURAL:
+            verdict = policy.sanitize(clean_text(value), Target.OTHER)
+            return None if verdict.blocked_by else str(verdict.text)
+        return value
+
+    return lambda meta: clean(meta or {})
+
+
+def _changed_by_user(memory, items: list[NewFact]) -> dict[int, int | None]:
     """Indexes of items whose text is what a stored fact said before the user edited it (the
-    fact still exists) or deleted it. Without this, re-importing the source would bring the
-    old wording back and supersede the user's correction."""
+    fact still exists) or deleted it, each with the edited fact's id (None: deleted). Without
+    this, re-importing the source would bring the old wording back and supersede the user's
+    correction."""
     from models.entities import AuditEvent, Fact
     from services.ingest.policy import policy_for
     from services.store.text import content_hash
@@ -111,20 +245,22 @@ def _changed_by_user(memory, items: list[NewFact]) -> set[int]:
     edited: dict[str, int] = {}
     deleted: set[str] = set()
     rows = (
-        AuditEvent.select(AuditEvent.action, AuditEvent.fact_id, AuditEvent.before)
+        AuditEvent.select(
+            AuditEvent.action, AuditEvent.fact_id, AuditEvent.before, AuditEvent.after
+        )
         .where((AuditEvent.agent == memory.agent_id) & AuditEvent.action.in_(("edit", "delete")))
         .tuples()
     )
-    for action, fid, before in rows:
+    for action, fid, before, after in rows:
         text = (before or {}).get("content")
-        if not text:
-            continue
+        if not text or (action == "edit" and (after or {}).get("content") == text):
+            continue  # an edit of the status or tags only (an archive) is not a correction
         if action == "delete":
             deleted.add(content_hash(text))
         else:
             edited.setdefault(content_hash(text), fid)
     if not edited and not deleted:
-        return set()
+        return {}
     live = {
         fid
         for (fid,) in Fact.select(Fact.id)
@@ -135,10 +271,12 @@ def _changed_by_user(memory, items: list[NewFact]) -> set[int]:
         )
         .tuples()
     }
-    out = set()
+    out: dict[int, int | None] = {}
     policy = policy_for(memory)
     for i, it in enumerate(items):
         h = content_hash(policy.sanitize(it.content).text)
-        if h in deleted or edited.get(h) in live:
-            out.add(i)
+        if edited.get(h) in live:
+            out[i] = edited[h]
+        elif h in deleted:
+            out[i] = None
     return out

@@ -1,0 +1,221 @@
+"""What the MCP server's tools do, as plain functions over one agent's memory.
+
+The transport (``mcp_server.py``) only maps tool calls onto these; keeping them free of the
+SDK lets the write-policy table and the benchmark call them in-process. Every function takes
+the agent handle it is scoped to, so an id from another agent is "not found" (the fact store
+filters by agent), and every write goes through ``memory.remember_many`` / ``memory.edit``:
+the one write policy, dedup, supersession and the audit log, with ``mcp:<client>`` as actor.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from models import Agent
+from models.entities import FACT_STATUSES
+from services.errors import InvalidInput, NotFound
+from services.ingest.pipeline import NewFact
+from services.store.facts import FactFilters
+from services.store.review import review_metadata
+
+if TYPE_CHECKING:
+    from services.engram import AgentMemory
+
+REVIEW_SETTING = "mcp_review"  # Agent.settings key: MCP writes wait in the review inbox
+MAX_LIST = 200
+MAX_K = 50
+
+
+def actor_for(client: str | None) -> str:
+    """The audit log's actor for a write by an MCP client ("mcp:claude-code")."""
+    name = "".join(c for c in (client or "unknown").strip() if c.isprintable())[:64]
+    return f"mcp:{name or 'unknown'}"
+
+
+def review_required(memory: AgentMemory) -> bool:
+    """Read from the row, not the handle: the desktop app may flip it while a server runs."""
+    row = Agent.get_or_none(Agent.id == memory.agent_id)
+    return bool(((row.settings if row else None) or {}).get(REVIEW_SETTING))
+
+
+def set_review_required(engram, slug: str, on: bool) -> None:
+    engram.update_agent(slug, settings={REVIEW_SETTING: bool(on)})
+
+
+def _fact_json(f) -> dict:
+    day = f.event_date or f.created_at.date()
+    return {
+        "id": f.id,
+        "content": f.content,
+        "category": f.category,
+        "date": day.isoformat(),
+        "status": "pending review" if f.status == "pending" else f.status,
+        "pinned": f.pinned,
+        "importance": round(f.importance, 3),
+    }
+
+
+# writes ------------------------------------------------------------------------------------
+def remember(
+    memory: AgentMemory,
+    text: str,
+    category: str = "fact",
+    importance: float = 0.5,
+    pin: bool = False,
+    client: str | None = None,
+) -> dict:
+    item = NewFact(
+        content=text,
+        category=(category or "fact").strip() or "fact",
+        importance=importance,
+        pinned=bool(pin),
+        source="mcp",
+        source_ref=actor_for(client),
+    )
+    if review_required(memory):
+        item = replace(item, status="pending", metadata=review_metadata("mcp", client=client))
+    [res] = memory.remember_many([item], actor=actor_for(client))
+    if res.status == "empty":
+        raise InvalidInput("nothing to remember: the text is empty")
+    out: dict = {"id": res.fact_id, "redacted_secrets": res.redactions}
+    if res.status == "blocked":
+        out.update(id=None, status="blocked by a forget rule")
+        return out
+    if res.status in ("duplicate", "near-duplicate"):
+        out["status"] = "duplicate"
+    elif res.superseded:
+        out.update(status="superseded", superseded=res.superseded)
+    else:
+        out["status"] = "added"
+    if res.fact_id is not None and memory.get(res.fact_id).status == "pending":
+        out["status"] = "pending review"
+    return out
+
+
+def update_memory(
+    memory: AgentMemory,
+    id: int,
+    text: str | None = None,
+    category: str | None = None,
+    importance: float | None = None,
+    pin: bool | None = None,
+    client: str | None = None,
+) -> dict:
+    given = {"content": text, "category": category, "importance": importance, "pinned": pin}
+    changes: dict = {k: v for k, v in given.items() if v is not None}
+    if not changes:
+        raise InvalidInput("say what to change: text, category, importance or pin")
+    before = memory.get(int(id))  # NotFound for another agent's id
+    if text is not None and review_required(memory):
+        changes["status"] = "pending"
+        changes["metadata"] = {**before.metadata, **review_metadata("mcp", client=client)}
+    after = memory.edit(int(id), actor=actor_for(client), **changes)
+    return {"updated": True, **_fact_json(after)}
+
+
+def delete_memory(memory: AgentMemory, id: int, client: str | None = None) -> dict:
+    memory.delete(int(id), actor=actor_for(client), reason="deleted over MCP")
+    return {"deleted": int(id)}
+
+
+# reads -------------------------------------------------------------------------------------
+def recall(
+    memory: AgentMemory,
+    query: str,
+    k: int = 5,
+    category: str | None = None,
+    mode: str = "auto",
+) -> dict:
+    if not (query or "").strip():
+        raise InvalidInput("recall needs a query")
+    if mode == "auto":
+        mode = "hybrid" if memory.engram.semantic_enabled else "keyword"
+    if mode not in ("hybrid", "keyword", "semantic"):
+        raise InvalidInput("mode must be auto, hybrid, keyword or semantic")
+    filters = FactFilters(status="active", category=category) if category else None
+    hits = memory.search(query, k=max(1, min(int(k), MAX_K)), filters=filters, mode=mode)
+    return {
+        "mode": mode,
+        "hits": [{**_fact_json(h.fact), "score": round(h.score, 4)} for h in hits],
+    }
+
+
+def list_memories(
+    memory: AgentMemory,
+    category: str | None = None,
+    status: str = "active",
+    limit: int = 50,
+    offset: int = 0,
+) -> dict:
+    status = "pending" if status in ("review", "pending review") else status
+    if status not in (*FACT_STATUSES, "all"):
+        raise InvalidInput(f"status must be one of {', '.join((*FACT_STATUSES, 'all'))}")
+    filters = FactFilters(status=None if status == "all" else status, category=category)
+    limit = max(1, min(int(limit), MAX_LIST))
+    facts = memory.list(filters, limit=limit, offset=max(0, int(offset)))
+    return {
+        "total": memory.facts.count(filters),
+        "offset": max(0, int(offset)),
+        "items": [_fact_json(f) for f in facts],
+    }
+
+
+def get_context(memory: AgentMemory, query: str, budget: int = 1500) -> str:
+    from services.search.context import build_context
+
+    return build_context(memory, query, budget=int(budget))
+
+
+# forget ------------------------------------------------------------------------------------
+def _token(memory: AgentMemory, matching: str, ids: list[int]) -> str:
+    """Binds an execute to what its preview showed: same agent, text and fact ids."""
+    body = json.dumps([memory.slug, matching.strip(), sorted(ids)]).encode("utf-8")
+    return hmac.new(memory.engram.forget_key(), body, hashlib.sha256).hexdigest()[:32]
+
+
+def forget(
+    memory: AgentMemory, matching: str, preview: bool = True, token: str | None = None
+) -> dict:
+    from services.forget.service import ForgetScope, ForgetService
+
+    scope = ForgetScope(agent=memory.slug, matching=matching)
+    service = ForgetService(memory.engram)
+    pv = service.preview(scope)
+    ids = [f["id"] for a in pv.agents for f in a.facts]
+    expected = _token(memory, matching, ids)
+    if preview:
+        return {
+            "preview": True,
+            "would_forget": [
+                {k: f.get(k) for k in ("id", "content", "why", "score")}
+                for a in pv.agents
+                for f in a.facts
+            ],
+            "counts": pv.counts(),
+            "token": expected,
+            "next": "call forget again with preview=false and this token to do it",
+        }
+    if not token:
+        raise InvalidInput("forget with preview=false needs the token of a preview")
+    if not hmac.compare_digest(token, expected):
+        raise InvalidInput(
+            "the token does not match what would be forgotten now (memory changed since the "
+            "preview, or a different text): preview again"
+        )
+    # the receipt holds counts and keyed hashes, never the forgotten text
+    return {"preview": False, "receipt": service.execute(scope, preview=pv)}
+
+
+def resource_text(memory: AgentMemory, layer: str = "memory") -> str:
+    from services.lifecycle.compile import latest_layers
+
+    got = latest_layers(memory).get(layer)
+    if got is None:
+        raise NotFound(
+            f"no compiled {layer!r} layer for agent {memory.slug!r} yet (run `engram compile`)"
+        )
+    return got.markdown

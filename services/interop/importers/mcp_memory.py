@@ -1,0 +1,126 @@
+"""The MCP reference memory server's ``memory.jsonl`` (``MEMORY_FILE_PATH``), in the three
+dialects seen: the reference one (``type: entity|relation``, ``observations: [str]``), the
+timestamped one (``createdAt``, ``version`` on each line) and the Think-Tank append log
+(``_type``, ``_savedAt``, observations as ``{text, timestamp}`` objects, one entity on many
+lines: merged).
+
+One fact per observation (``"<entity>: <observation>"``, with ``metadata["entity"] = {"name",
+"type"}``) and one per relation (``"<from> <relation> <to>"``, with ``metadata["relation"] =
+{"from", "type", "to"}``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from services.interop.importers.base import ImportedFact, ImportProblem, ParsedSource
+from services.interop.importers.common import file_time, parse_iso, read_text, slug
+from services.interop.importers.native import source_meta
+
+FORMAT = "mcp-memory"
+
+
+def _kind(obj: dict) -> str | None:
+    k = obj.get("type") or obj.get("_type")
+    return k if k in ("entity", "relation") else None
+
+
+def _file(path: Path) -> Path | None:
+    if path.is_dir():
+        p = path / "memory.jsonl"
+        return p if p.is_file() else None
+    return path if path.is_file() and path.suffix.lower() in (".jsonl", ".json") else None
+
+
+def detect(path: Path) -> bool:
+    f = _file(path)
+    if f is None:
+        return False
+    try:
+        with f.open("rb") as fh:
+            first = fh.readline(1_000_000).decode("utf-8", "replace").strip()
+        obj = json.loads(first)
+    except (OSError, ValueError):
+        return False
+    if not isinstance(obj, dict):
+        return False
+    kind = _kind(obj)
+    return (kind == "entity" and "name" in obj) or (kind == "relation" and "from" in obj)
+
+
+def _obs_text(o) -> tuple[str, str | None]:
+    if isinstance(o, dict):
+        return str(o.get("text") or o.get("content") or "").strip(), o.get("timestamp")
+    return str(o).strip(), None
+
+
+def parse(path: Path) -> ParsedSource:
+    f = _file(Path(path)) or Path(path)
+    out = ParsedSource(format=FORMAT, root=f.parent.resolve())
+    rel = f.name
+    text, problems = read_text(f, rel)
+    out.problems.extend(problems)
+    if text is None:
+        return out
+    fallback = file_time(f)
+    meta = source_meta(FORMAT, f.resolve(), agent="mcp-memory")
+    seen: set[tuple] = set()
+    for no, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            out.problems.append(ImportProblem(rel, no, "not a JSON line"))
+            continue
+        if not isinstance(obj, dict) or _kind(obj) is None:
+            continue
+        when = parse_iso(obj.get("createdAt") or obj.get("_savedAt")) or fallback
+        if _kind(obj) == "relation":
+            _relation(obj, no, rel, when, meta, seen, out)
+        else:
+            _entity(obj, no, rel, when, meta, seen, out)
+    return out
+
+
+def _relation(obj, no, rel, when, meta, seen, out) -> None:
+    src, rtype, dst = (str(obj.get(k) or "").strip() for k in ("from", "relationType", "to"))
+    if not (src and rtype and dst) or (src, rtype, dst) in seen:
+        return
+    seen.add((src, rtype, dst))
+    out.facts.append(
+        ImportedFact(
+            content=f"{src} {rtype.replace('_', ' ')} {dst}",
+            category="fact",
+            event_date=when.date(),
+            created_at=when,
+            tags=["mcp-memory", "relation", slug(rtype)],
+            source_ref=f"{rel}:{no}",
+            metadata={**meta, "relation": {"from": src, "type": rtype, "to": dst}},
+        )
+    )
+
+
+def _entity(obj, no, rel, when, meta, seen, out) -> None:
+    name = str(obj.get("name") or "").strip()
+    etype = str(obj.get("entityType") or "").strip()
+    if not name:
+        out.problems.append(ImportProblem(rel, no, "entity without a name"))
+        return
+    for o in obj.get("observations") or []:
+        text, ts = _obs_text(o)
+        if not text or (name, text) in seen:
+            continue
+        seen.add((name, text))
+        at = parse_iso(ts) or when
+        out.facts.append(
+            ImportedFact(
+                content=f"{name}: {text}",
+                category="fact",
+                event_date=at.date(),
+                created_at=at,
+                tags=["mcp-memory", *([slug(etype)] if etype else [])],
+                source_ref=f"{rel}:{no}",
+                metadata={**meta, "entity": {"name": name, "type": etype}, "observation": text},
+            )
+        )

@@ -1,0 +1,95 @@
+"""A statement removed from a source file is archived on the next import of that file, and
+comes back when the file states it again. Only facts Engram imported from the files just read
+are touched, and only when the file was read (an unreadable file archives nothing)."""
+
+from __future__ import annotations
+
+import peewee as pw
+
+from services.interop.importers.base import ParsedSource
+
+REMOVED = "removed_from_source"
+
+
+def source_files(parsed: ParsedSource) -> set[str]:
+    files = {
+        str(f.metadata.get("source_file")) for f in parsed.facts if f.metadata.get("source_file")
+    }
+    return files | set(parsed.sources)
+
+
+def archive_removed(memory, parsed: ParsedSource, keep: set[int]) -> int:
+    from models.entities import Fact
+
+    files = source_files(parsed)
+    if not files:
+        return 0
+    rows = (
+        Fact.select(Fact.id, Fact.metadata)
+        .where(
+            (Fact.agent == memory.agent_id)
+            & Fact.status.in_(("active", "pending"))
+            & (Fact.source == "import")
+            & pw.fn.json_extract(Fact.metadata, "$.source_file").in_(sorted(files))
+        )
+        .tuples()
+    )
+    gone = [(fid, meta or {}) for fid, meta in rows if fid not in keep]
+    for fid, meta in gone:
+        memory.facts.edit(fid, actor="import", status="archived", metadata={**meta, REMOVED: True})
+    return len(gone)
+
+
+def revive_restated(memory, items: list) -> dict[int, int]:
+    """Items (NewFact) a file states again after a re-import archived them: index → the
+    archived fact, which is made active again instead of stored twice."""
+    from models.entities import Fact
+    from services.ingest.policy import policy_for
+    from services.store.text import content_hash
+
+    rows = (
+        Fact.select(Fact.id, Fact.content_hash, Fact.metadata)
+        .where(
+            (Fact.agent == memory.agent_id)
+            & (Fact.status == "archived")
+            & pw.fn.json_extract(Fact.metadata, f"$.{REMOVED}").is_null(False)
+        )
+        .tuples()
+    )
+    archived = {h: (fid, dict(meta or {})) for fid, h, meta in rows}
+    if not archived:
+        return {}
+    policy = policy_for(memory)
+    out: dict[int, int] = {}
+    for i, it in enumerate(items):
+        hit = archived.get(content_hash(policy.sanitize(it.content).text))
+        if hit is None or hit[0] in out.values():
+            continue
+        fid, meta = hit
+        meta.pop(REMOVED, None)
+        memory.facts.edit(fid, actor="import", status="active", metadata=meta)
+        out[i] = fid
+    return out
+
+
+ADOPTED = ("lifecycle", "source_file", "source_format", "source_hash", "source_lines")
+
+
+def adopt_duplicates(memory, items: list, results: list) -> int:
+    """A fact imported before Engram tracked its source (an older Hermes import) gets the
+    source's bookkeeping when the file states it again, so TTLs stop applying to it."""
+    n = 0
+    for item, r in zip(items, results):
+        meta = item.metadata or {}
+        if r.status != "duplicate" or not r.fact_id or meta.get("lifecycle") is None:
+            continue
+        try:
+            f = memory.get(r.fact_id)
+        except Exception:
+            continue
+        if f.source != "import" or (f.metadata or {}).get("lifecycle"):
+            continue
+        extra = {k: meta[k] for k in ADOPTED if k in meta}
+        memory.facts.edit(r.fact_id, actor="import", metadata={**(f.metadata or {}), **extra})
+        n += 1
+    return n

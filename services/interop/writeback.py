@@ -1,0 +1,230 @@
+"""Writing Engram's changes back into the files that are an agent's own memory: Claude Code
+auto-memory topic files, the ``## Gemini Added Memories`` section of ``GEMINI.md`` and Codex's
+``MEMORY.md``.
+
+Importing such a file *links* each fact to the block of lines it came from, as hashes only
+(the block's text and the fact's text at that moment), in ``<agent data dir>/writeback.json``.
+``write_back`` then reconciles: a fact edited in Engram rewrites its block (the list marker and
+indentation kept), a fact deleted, forgotten or archived removes its block, and every other
+byte of the file stays as it was. A block the agent changed since the link, whose fact Engram
+changed too, is a conflict: neither side is touched and the report says so (exit 4 in the
+CLI), unless ``prefer="engram"``. A block the agent changed alone is the next import's
+business, not ours. Files are written atomically and only if nobody wrote them meanwhile.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from services.interop.importers import frontmatter, gemini
+from services.interop.importers.claude_memory import merge_explanations
+from services.interop.importers.mdsplit import Statement, split_statements
+from services.interop.importers.native import block_hash
+from services.interop.sync import SyncConflict, SyncReport
+from services.store.atomic import atomic_write
+from services.store.filelock import exclusive_lock
+
+STATE_FILE = "writeback.json"
+BOM = b"\xef\xbb\xbf"
+
+
+def _h(text: str | None) -> str | None:
+    return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def writable(meta: dict) -> bool:
+    """Is this imported fact's block the agent's own memory (so Engram may rewrite it)?"""
+    fmt, path = meta.get("source_format"), str(meta.get("source_file") or "")
+    name = Path(path).name
+    if fmt == "claude-code-memory":
+        return name != "MEMORY.md"
+    if fmt == "instructions":
+        return bool(meta.get("gemini_memory"))
+    return fmt == "codex-memory" and name == "MEMORY.md"
+
+
+def statements(path: Path, text: str, fmt: str) -> list[Statement]:
+    """The blocks a file's facts were imported from, as the importer cut them."""
+    _, body, first = frontmatter.split(text)
+    stmts = split_statements(body, first)
+    if fmt == "claude-code-memory":
+        return merge_explanations(stmts)
+    if fmt == "instructions":
+        return gemini.memories(body, first)
+    return stmts
+
+
+def _state_path(memory) -> Path:
+    return memory.data_dir / STATE_FILE
+
+
+def _load(memory) -> dict:
+    try:
+        return json.loads(_state_path(memory).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {"version": 1, "links": {}}
+    except ValueError:
+        return {"version": 1, "links": {}}  # damaged: links start over at the next import
+
+
+def _save(memory, state: dict) -> None:
+    atomic_write(_state_path(memory), json.dumps(state, indent=1, sort_keys=True) + "\n")
+
+
+def has_links(memory) -> bool:
+    """Does this agent hold facts imported from files Engram can write back into?"""
+    return bool(_load(memory).get("links"))
+
+
+def link_imported(memory, fact_ids: list[int]) -> int:
+    """Remember, for the writable facts just imported, which block each came from. A fact
+    already linked keeps its link (its Engram-side hash must not forget an edit)."""
+    state = _load(memory)
+    links = state.setdefault("links", {})
+    n = 0
+    for fid in dict.fromkeys(fact_ids):
+        if str(fid) in links:
+            continue
+        try:
+            f = memory.get(fid)
+        except Exception:
+            continue
+        meta = f.metadata or {}
+        if not writable(meta) or not meta.get("source_hash"):
+            continue
+        links[str(fid)] = {
+            "file": meta["source_file"],
+            "format": meta["source_format"],
+            "block": meta["source_hash"],
+            "fact": _h(f.content),
+        }
+        n += 1
+    if n:
+        _save(memory, state)
+    return n
+
+
+def _read(path: Path) -> tuple[bytes, str] | None:
+    try:
+        raw = path.read_bytes()
+        bom = BOM if raw.startswith(BOM) else b""
+        return raw, raw[len(bom) :].decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def render(st: Statement, lines: list[str], content: str) -> list[str]:
+    """New lines for a block: the first line's marker and indentation kept."""
+    first = lines[st.start - 1]
+    cr = "\r" if first.endswith("\r") else ""
+    new = content.split("\n")
+    if st.kind == "bullet":
+        body = first.rstrip("\r").lstrip(" \t")
+        lead = first[: len(first) - len(first.lstrip(" \t"))]
+        marker = body.split(" ", 1)[0] + " "
+        pad = " " * (len(lead) + len(marker))
+        new = [lead + marker + new[0]] + [pad + ln if ln.strip() else "" for ln in new[1:]]
+    return [ln + cr for ln in new]
+
+
+def write_back(memory, prefer: str | None = None, dry_run: bool = False) -> SyncReport:
+    with exclusive_lock(memory.data_dir / ".writeback.lock"):
+        state = _load(memory)
+        report = SyncReport()
+        by_file: dict[str, list[tuple[str, dict]]] = {}
+        for fid, link in state.get("links", {}).items():
+            by_file.setdefault(link["file"], []).append((fid, link))
+        for file, links in sorted(by_file.items()):
+            _file(memory, Path(file), links, state, report, prefer, dry_run)
+        if not dry_run:
+            _save(memory, state)
+        return report
+
+
+def _fact(memory, fid: str):
+    try:
+        f = memory.get(int(fid))
+    except Exception:
+        return None
+    return f if f.status in ("active", "pending") else None
+
+
+def _file(memory, path: Path, links, state, report, prefer, dry_run) -> None:
+    got = _read(path)
+    if got is None:
+        return  # gone or unreadable: nothing to write into
+    raw, text = got
+    lines = text.split("\n")
+    blocks = {block_hash(s): s for s in statements(path, text, links[0][1]["format"])}
+    edits: list[tuple[Statement, list[str] | None, str, dict]] = []
+    for fid, link in links:
+        f = _fact(memory, fid)
+        st = blocks.get(link["block"])
+        changed = f is None or _h(f.content) != link["fact"]
+        if st is None:
+            if f is None:
+                state["links"].pop(fid, None)
+            elif changed and prefer != "file":
+                report.conflicts.append(
+                    SyncConflict(
+                        str(path), int(fid), None, f.content, "changed in the file and in Engram"
+                    )
+                )
+            continue
+        if not changed:
+            continue
+        edits.append((st, None if f is None else render(st, lines, f.content), fid, link))
+    if not edits:
+        return
+    for st, new, fid, _link in sorted(edits, key=lambda e: -e[0].start):
+        if new is None:
+            lo, hi = _removal_span(lines, st)
+            del lines[lo:hi]
+            report.changes.append(f"{path.name}: removed the block of fact {fid} (line {st.start})")
+            state["links"].pop(fid, None)
+        else:
+            lines[st.start - 1 : st.end] = new
+            report.changes.append(f"{path.name}: rewrote line {st.start} from fact {fid}")
+        report.pushed += 1
+    if dry_run:
+        return
+    _finish(memory, path, raw, "\n".join(lines), state, report)
+
+
+def _removal_span(lines: list[str], st: Statement) -> tuple[int, int]:
+    lo, hi = st.start - 1, st.end
+    blank_before = lo == 0 or not lines[lo - 1].strip()
+    if blank_before and hi < len(lines) and not lines[hi].strip() and hi < len(lines) - 1:
+        hi += 1  # don't leave two blank lines where the block was
+    return lo, hi
+
+
+def _finish(memory, path: Path, raw: bytes, text: str, state, report) -> None:
+    now = _read(path)
+    if now is None or now[0] != raw:
+        report.conflicts.append(
+            SyncConflict(str(path), None, None, None, "the file changed while Engram wrote it")
+        )
+        return
+    bom = BOM if raw.startswith(BOM) else b""
+    atomic_write(path, bom + text.encode("utf-8"))
+    _relink(memory, path, text, state)
+    if str(path) not in report.files:
+        report.files.append(str(path))
+
+
+def _relink(memory, path: Path, text: str, state) -> None:
+    """After a write, every linked block of the file is found again by its new text."""
+    links = {fid: ln for fid, ln in state["links"].items() if ln["file"] == str(path)}
+    if not links:
+        return
+    stmts = statements(path, text, next(iter(links.values()))["format"])
+    for fid, link in links.items():
+        f = _fact(memory, fid)
+        if f is None:
+            continue
+        hit = next((s for s in stmts if s.text == f.content), None)
+        if hit is not None:
+            link["block"], link["fact"] = block_hash(hit), _h(f.content)
