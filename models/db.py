@@ -80,6 +80,7 @@ def open_postgres(url: str, password: str | None = None) -> peewee.PostgresqlDat
 
 # what libpq accepts in a URL's query string and Engram passes on (service file, TLS)
 LIBPQ_OPTIONS = {
+    "host",  # a Unix socket directory: postgresql://ada@/engram?host=/var/run/postgresql
     "service",
     "sslmode",
     "sslrootcert",
