@@ -26,6 +26,7 @@ COMMAND_MODULES = [
     "app.commands.forget",
     "app.commands.integration",
     "app.commands.entities",
+    "app.commands.teamstore",
 ]
 
 
@@ -113,6 +114,9 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    from models.identity import set_origin
+
+    set_origin("cli")  # provenance on every write (the hook runtime narrows it to "hook")
     ctx = Context(args.data_dir)
     from services.errors import EngramError
     from services.interop.importers.base import ImportFormatError

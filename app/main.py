@@ -53,6 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv if argv is None else argv)
     args = parse_args(argv)
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+    from models.identity import set_origin
+
+    set_origin("app")  # provenance on every write the desktop app makes
     from app import __version__
 
     if args.version:

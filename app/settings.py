@@ -21,12 +21,24 @@ def default_data_dir() -> Path:
 
 def store_config(data_dir: str | Path | None = None, semantic: bool = True) -> StoreConfig:
     d = Path(data_dir).expanduser() if data_dir else default_data_dir()
+    team = team_store_settings(d)  # the app's Team store dialog; the environment wins
     return StoreConfig(
         data_dir=d,
-        db_url=os.environ.get("ENGRAM_DB_URL") or None,
-        vector_url=os.environ.get("ENGRAM_CHROMA_URL") or None,
+        db_url=os.environ.get("ENGRAM_DB_URL") or team.get("db_url") or None,
+        vector_url=os.environ.get("ENGRAM_CHROMA_URL") or team.get("chroma_url") or None,
         model_dir=Path(os.environ["ENGRAM_MODEL_DIR"])
         if os.environ.get("ENGRAM_MODEL_DIR")
         else None,
         semantic=semantic,
     )
+
+
+def team_store_settings(data_dir: Path) -> dict:
+    """URLs saved by the Team store dialog (``team-store.json``; never a password)."""
+    import json
+
+    try:
+        data = json.loads((data_dir / "team-store.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}

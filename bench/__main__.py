@@ -6,6 +6,7 @@ writes JSON under ``bench/results/``. Parts also run alone:
     python -m bench scale [--sizes 10000,100000]
     python -m bench gui --data-dir D
     python -m bench mcp [--facts 10000] [--semantic]
+    python -m bench teamstore [--sizes 10000,100000]
 """
 
 from __future__ import annotations
@@ -125,6 +126,22 @@ def cmd_scale_forget(args) -> None:
     print(json.dumps(scale.forget_step(Path(args.dir))), flush=True)
 
 
+def cmd_teamstore(args) -> list:
+    from bench import teamstore
+
+    sizes = [int(s) for s in args.sizes.split(",")]
+    vec = {int(s) for s in args.vector_sizes.split(",") if s}
+    work = Path(tempfile.mkdtemp(prefix="engram-teambench-"))
+    print(f"Team store vs local: {', '.join(f'{n:,d}' for n in sizes)} facts")
+    rows = teamstore.run(sizes, vec, work, queries=args.queries)
+    print(teamstore.table(rows))
+    _write(RESULTS / "teamstore.json", {"rows": rows, "machine": _machine()})
+    import shutil
+
+    shutil.rmtree(work, ignore_errors=True)
+    return rows
+
+
 def cmd_gui(args) -> dict:
     from bench import gui
 
@@ -213,6 +230,11 @@ def main(argv=None) -> int:
         help="cut forget off at 100k+ facts after this many seconds ('> N')",
     )
     s.set_defaults(func=cmd_scale, keep=None)
+    ts = sub.add_parser("teamstore", help="keyword/hybrid p50/p95: PostgreSQL + Chroma server")
+    ts.add_argument("--sizes", default="10000,100000")
+    ts.add_argument("--vector-sizes", default="10000,100000")
+    ts.add_argument("--queries", type=int, default=100)
+    ts.set_defaults(func=cmd_teamstore)
     st = sub.add_parser("scale-step", help=argparse.SUPPRESS)
     st.add_argument("--size", type=int, required=True)
     st.add_argument("--dir", required=True)

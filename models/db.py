@@ -1,14 +1,17 @@
 """Database factory: one place decides how the store is opened.
 
 The URL names the store so that no service assumes a local file: a plain path or
-``sqlite:///path`` opens SQLite; other URLs go through ``playhouse.db_url`` (PostgreSQL is
-reserved for shared team stores; FTS5 is SQLite-only, so the keyword search needs SQLite today).
+``sqlite:///path`` opens SQLite; ``postgresql://user@host:port/db`` opens a team store on
+PostgreSQL (psycopg2). A team store's password never sits in Engram's files: it comes from
+the URL's caller (the OS keyring, see ``services.teamstore``) or from libpq itself
+(``~/.pgpass``, ``PGPASSFILE``, ``PGSERVICE``/``?service=``).
 """
 
 from __future__ import annotations
 
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlparse
 
 import peewee
 from peewee import SqliteDatabase
@@ -38,8 +41,61 @@ def sqlite_path_from_url(url: str) -> Path | None:
     return None
 
 
-def open_database(url: str) -> peewee.Database:
+PG_SCHEMES = ("postgres://", "postgresql://", "postgresext://")
+
+
+def is_postgres_url(url: str) -> bool:
+    return url.startswith(PG_SCHEMES)
+
+
+def is_postgres(db) -> bool:
+    """The bound database (a proxy or a database) is a PostgreSQL one."""
+    target = getattr(db, "obj", db)
+    return isinstance(target, peewee.PostgresqlDatabase)
+
+
+def open_postgres(url: str, password: str | None = None) -> peewee.PostgresqlDatabase:
+    u = urlparse(url)
+    opts = {k: v[-1] for k, v in parse_qs(u.query).items()}
+    kwargs: dict = {k: v for k, v in opts.items() if k in LIBPQ_OPTIONS}
+    if u.hostname:
+        kwargs["host"] = u.hostname
+    if u.port:
+        kwargs["port"] = u.port
+    if u.username:
+        kwargs["user"] = unquote(u.username)
+    pw_ = unquote(u.password) if u.password else password
+    if pw_:
+        kwargs["password"] = pw_
+    dbname = unquote(u.path.lstrip("/"))
+    if not dbname:
+        # no database named (``postgresql:///?service=team``): hand libpq the URL itself, so
+        # the service entry (or libpq's defaults) names it
+        return peewee.PostgresqlDatabase(
+            "postgresql://" + url.split("://", 1)[1], **({"password": pw_} if pw_ else {})
+        )
+    kwargs.setdefault("connect_timeout", 10)
+    return peewee.PostgresqlDatabase(dbname, **kwargs)
+
+
+# what libpq accepts in a URL's query string and Engram passes on (service file, TLS)
+LIBPQ_OPTIONS = {
+    "host",  # a Unix socket directory: postgresql://ada@/engram?host=/var/run/postgresql
+    "service",
+    "sslmode",
+    "sslrootcert",
+    "sslcert",
+    "sslkey",
+    "passfile",
+    "application_name",
+    "connect_timeout",
+}
+
+
+def open_database(url: str, password: str | None = None) -> peewee.Database:
     """Create (but do not bind) the database named by ``url``."""
+    if is_postgres_url(url):
+        return open_postgres(url, password)
     path = sqlite_path_from_url(url)
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -58,18 +114,24 @@ def open_database(url: str) -> peewee.Database:
     return connect(url)
 
 
-def connect_database(url: str) -> peewee.Database:
+def connect_database(url: str, password: str | None = None) -> peewee.Database:
     """Open the database, bind the models to it and bring the schema up to date."""
     from models.schema import migrate
 
-    db = open_database(url)
+    db = open_database(url, password)
     database_proxy.initialize(db)
     path = sqlite_path_from_url(url)
     # Two hooks starting at once on a new store both switch it to WAL and migrate it; the
     # loser of that race sees "database is locked". One opener at a time, per store.
     with _open_lock(path):
         db.connect(reuse_if_open=True)
-        migrate(db)
+        if is_postgres(db):
+            with db.atomic():
+                # two clients opening a new team store at once: one migrates, one waits
+                db.execute_sql("SELECT pg_advisory_xact_lock(4242014)")
+                migrate(db)
+        else:
+            migrate(db)
     return db
 
 
@@ -77,3 +139,21 @@ def _open_lock(path: Path | None):
     if path is None:
         return nullcontext()
     return exclusive_lock(Path(str(path) + ".open-lock"))
+
+
+WRITER_LOCK_SPACE = 4242  # advisory lock keys: (this, agent id)
+
+
+@contextmanager
+def writer_lock(db, agent_id: int):
+    """One writer per agent at a time on a team store: the exact/near-duplicate check and
+    the insert must see each other's rows, or two clients saying the same thing at once
+    would store it twice. SQLite serialises writers itself (BEGIN IMMEDIATE)."""
+    if not is_postgres(db):
+        yield
+        return
+    db.execute_sql("SELECT pg_advisory_lock(%s, %s)", (WRITER_LOCK_SPACE, int(agent_id)))
+    try:
+        yield
+    finally:
+        db.execute_sql("SELECT pg_advisory_unlock(%s, %s)", (WRITER_LOCK_SPACE, int(agent_id)))

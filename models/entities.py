@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 import peewee as pw
 
 from models.db import database_proxy
+from models.identity import current_origin, current_user
 
 
 def utcnow() -> datetime:
@@ -40,6 +41,10 @@ class Agent(BaseModel):
     workspace = pw.TextField(null=True)
     settings = JSONField(default=dict)  # per-agent knobs (pii policy, caps, budgets)
     created_at = pw.DateTimeField(default=utcnow)
+    # team stores (schema v4): "shared" with the team or "private" to its owner (a database
+    # role; PostgreSQL row-level security enforces it, see models/access.py)
+    visibility = pw.CharField(default="shared")
+    owner = pw.CharField(null=True)
 
 
 FACT_STATUSES = ("active", "archived", "superseded", "pending", "forgotten")
@@ -120,6 +125,10 @@ class AuditEvent(BaseModel):
     after = JSONField(null=True)
     actor = pw.CharField(default="user")
     reason = pw.TextField(null=True)
+    # who (ENGRAM_USER, else user@host) and from where (cli, app, hook, mcp:<client>);
+    # schema v4. Defaults, so every insert path records them.
+    by_user = pw.CharField(null=True, default=current_user)
+    origin = pw.CharField(null=True, default=current_origin)
     created_at = pw.DateTimeField(default=utcnow, index=True)
 
 

@@ -54,6 +54,8 @@ FTS_SQL = [
 
 def _v1(db: pw.Database) -> None:
     db.create_tables(ALL_MODELS, safe=True)
+    if isinstance(db, pw.PostgresqlDatabase):
+        return  # full text on PostgreSQL is a generated tsvector column (v4), not FTS5
     for stmt in FTS_SQL:
         db.execute_sql(stmt)
 
@@ -79,6 +81,60 @@ def _v3(db: pw.Database) -> None:
     )
 
 
+# PostgreSQL full text: generated columns follow every insert/update/delete by themselves (no
+# trigger to forget), GIN-indexed. english: stemming like FTS5's porter tokenizer.
+PG_FTS_SQL = [
+    """ALTER TABLE fact ADD COLUMN IF NOT EXISTS fts tsvector GENERATED ALWAYS AS (
+        setweight(to_tsvector('english', coalesce(content, '')), 'A')
+        || setweight(to_tsvector('english', coalesce(subject, '')), 'B')
+        || setweight(to_tsvector('english', coalesce(tags, '')), 'B')) STORED""",
+    "CREATE INDEX IF NOT EXISTS fact_fts_gin ON fact USING gin(fts)",
+    """ALTER TABLE episode ADD COLUMN IF NOT EXISTS fts tsvector GENERATED ALWAYS AS (
+        setweight(to_tsvector('english', coalesce(summary, '')), 'A')
+        || setweight(to_tsvector('english', coalesce(tags, '')), 'B')) STORED""",
+    "CREATE INDEX IF NOT EXISTS episode_fts_gin ON episode USING gin(fts)",
+    # SQLite's json_extract(text, '$.a.b'), which lifecycle queries call through peewee's fn
+    """CREATE OR REPLACE FUNCTION json_extract(doc text, path text) RETURNS text
+        LANGUAGE sql IMMUTABLE AS
+        $$ SELECT (doc::jsonb) #>> string_to_array(substr(path, 3), '.') $$""",
+    # SQLite's two-argument scalar min() (stats' importance buckets)
+    """CREATE OR REPLACE FUNCTION min(a integer, b integer) RETURNS integer
+        LANGUAGE sql IMMUTABLE AS $$ SELECT LEAST(a, b) $$""",
+    # writers notify; every client LISTENs (the app's refresh on others' writes)
+    """CREATE OR REPLACE FUNCTION engram_notify() RETURNS trigger LANGUAGE plpgsql AS
+        $$ BEGIN PERFORM pg_notify('engram_changes', TG_TABLE_NAME); RETURN NULL; END $$""",
+]
+PG_NOTIFY_TABLES = ("agent", "fact", "episode", "compiled_layer", "audit_event")
+
+
+def _add_column(db: pw.Database, table: str, column: str, ddl: str) -> None:
+    if column not in {c.name for c in db.get_columns(table)}:
+        db.execute_sql(f"ALTER TABLE {table} ADD COLUMN {column} {ddl}")
+
+
+def _v4(db: pw.Database) -> None:
+    """Team stores: who made each write and from where (audit provenance), shared or private
+    agents (both backends); on PostgreSQL, full text, SQLite-compatible functions, change
+    notifications and row-level security."""
+    _add_column(db, "audit_event", "by_user", "VARCHAR(255)")
+    _add_column(db, "audit_event", "origin", "VARCHAR(255)")
+    _add_column(db, "agent", "visibility", "VARCHAR(255) NOT NULL DEFAULT 'shared'")
+    _add_column(db, "agent", "owner", "VARCHAR(255)")
+    if not isinstance(db, pw.PostgresqlDatabase):
+        return
+    from models.access import enable_row_security
+
+    enable_row_security(db)
+    for stmt in PG_FTS_SQL:
+        db.execute_sql(stmt)
+    for table in PG_NOTIFY_TABLES:
+        db.execute_sql(f"DROP TRIGGER IF EXISTS {table}_notify ON {table}")
+        db.execute_sql(
+            f"CREATE TRIGGER {table}_notify AFTER INSERT OR UPDATE OR DELETE ON {table} "
+            "FOR EACH STATEMENT EXECUTE FUNCTION engram_notify()"
+        )
+
+
 ENTITY_SQL = [
     # an entity nobody mentions any more goes with its last link: a forgotten fact must not
     # leave the name it carried in the entity table (FK cascades fire this trigger too)
@@ -93,18 +149,42 @@ ENTITY_SQL = [
 ]
 
 
+# the same two triggers on PostgreSQL (plpgsql), and row-level security for the entity tables
+# that carry names (the links hold only ids and follow their fact)
+PG_ENTITY_SQL = [
+    """CREATE OR REPLACE FUNCTION engram_fact_entity_deleted() RETURNS trigger
+        LANGUAGE plpgsql AS $$ BEGIN
+        UPDATE entity SET mention_count = GREATEST(mention_count - 1, 0) WHERE id = OLD.entity_id;
+        IF NOT EXISTS (SELECT 1 FROM fact_entity WHERE entity_id = OLD.entity_id) THEN
+            DELETE FROM entity WHERE id = OLD.entity_id;
+        END IF;
+        RETURN NULL; END $$""",
+    "DROP TRIGGER IF EXISTS fact_entity_deleted ON fact_entity",
+    """CREATE TRIGGER fact_entity_deleted AFTER DELETE ON fact_entity
+        FOR EACH ROW EXECUTE FUNCTION engram_fact_entity_deleted()""",
+]
+PG_ENTITY_AGENT_TABLES = ("entity", "entity_relation", "entity_candidate")
+
+
 def _v5(db: pw.Database) -> None:
     """Entity memory: entities, their links to facts, stated relations, merge candidates.
     Independent of migration 4 (the team store): it only creates its own tables."""
     db.create_tables(ENTITY_MODELS, safe=True)
-    for stmt in ENTITY_SQL:
+    if not isinstance(db, pw.PostgresqlDatabase):
+        for stmt in ENTITY_SQL:
+            db.execute_sql(stmt)
+        return
+    for stmt in PG_ENTITY_SQL:
         db.execute_sql(stmt)
+    from models.access import enable_row_security_on
+
+    enable_row_security_on(db, PG_ENTITY_AGENT_TABLES)
 
 
 # Append new migrations here; never edit a released one. Versions are applied by what is
 # missing, not by "greater than the highest": branches add numbered migrations independently
 # (4 and 5 landed separately), and a store that got 5 first still gets 4 when it arrives.
-MIGRATIONS = [(1, _v1), (2, _v2), (3, _v3), (5, _v5)]
+MIGRATIONS = [(1, _v1), (2, _v2), (3, _v3), (4, _v4), (5, _v5)]
 CURRENT_VERSION = max(v for v, _ in MIGRATIONS)
 
 

@@ -99,6 +99,10 @@ _EXPORTS: dict[str, str] = {
     # secrets
     "SecretsStore": "services.secrets",
     "LLM_API_KEY": "services.secrets",
+    # team store
+    "ChangeListener": "services.teamstore",
+    "check_connection": "services.teamstore",
+    "save_password": "services.teamstore",
 }
 _ALIASES = {
     "explain_store_error": "explain",
@@ -170,3 +174,4 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazil
     from services.store.facts import FactFilters, FactStatus
     from services.store.review import ReviewItem, review_metadata
     from services.store.stats import agent_stats
+    from services.teamstore import ChangeListener, check_connection, save_password

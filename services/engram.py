@@ -51,10 +51,11 @@ class Engram:
         if not isinstance(config, StoreConfig):
             config = StoreConfig(data_dir=Path(config))
         from services.store.permissions import private_umask, tighten
+        from services.teamstore import database_password
 
         private_umask()  # before the first write: the store is the user's alone
         config.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-        db = connect_database(config.database_url)
+        db = connect_database(config.database_url, database_password(config.database_url))
         dbp = Path(str(getattr(db, "database", "") or ""))
         notes = tighten(config.data_dir, [dbp] if dbp.is_file() else [])
         embedder, index, error = None, None, None
@@ -116,6 +117,16 @@ class Engram:
     def data_version(self) -> int:
         """Changes when *another* connection commits (an agent's hook, the CLI): the GUI
         polls this to notice writes it did not make."""
+        from models.db import is_postgres
+
+        if is_postgres(self.db):
+            # a team store: rows inserted/updated/deleted by every client, as the server's
+            # statistics count them (flushed within a second); the app also LISTENs
+            row = self.db.execute_sql(
+                "SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0) "
+                "FROM pg_stat_user_tables"
+            ).fetchone()
+            return int(row[0])
         return self.db.execute_sql("PRAGMA data_version").fetchone()[0]
 
     # agents ------------------------------------------------------------------------------
@@ -161,6 +172,15 @@ class Engram:
                 )
         self.bus.emit("agent.added", slug=slug)
         return AgentInfo(a.id, a.slug, a.name, a.kind, a.workspace)
+
+    def set_visibility(self, slug: str, visibility: str) -> None:
+        """``shared`` with the team or ``private`` to its owner. On a team store PostgreSQL's
+        row-level security enforces it (models/access.py); a local store has one user."""
+        if visibility not in ("shared", "private"):
+            raise InvalidInput("visibility is 'shared' or 'private'")
+        n = Agent.update(visibility=visibility).where(Agent.slug == slug).execute()
+        if not n:
+            raise NotFound(f"no agent {slug!r}")
 
     def update_agent(
         self,
@@ -306,8 +326,11 @@ class AgentMemory:
         )[0]
 
     def remember_many(self, items: Sequence[NewFact], **kw) -> list[RememberResult]:
+        from models.db import writer_lock
+
         # one Ingestor per call: it keeps per-batch state, and threads share this handle
-        return Ingestor(self).remember_many(items, **kw)
+        with writer_lock(self.db, self.agent_id):  # team stores: duplicates still merge
+            return Ingestor(self).remember_many(items, **kw)
 
     def get(self, fact_id: int) -> FactView:
         return self.facts.get(fact_id)

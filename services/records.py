@@ -39,6 +39,9 @@ class FactView:
     expires_at: datetime | None
     superseded_by: int | None
     metadata: dict = field(default_factory=dict, compare=False, hash=False)
+    # who wrote it and from where: {"created_by", "created_from", "changed_by", "changed_from"}
+    # from the audit trail; filled by ``get`` (one fact), None in lists
+    provenance: dict | None = field(default=None, compare=False, hash=False)
 
     def to_json(self) -> dict:
         d = asdict(self)

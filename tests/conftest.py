@@ -10,27 +10,49 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
+# the team-store servers (PostgreSQL, Chroma), started once per session when a test asks
+pytest_plugins = ["tests.teamstore.fixtures"]
+
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 
 
 @pytest.fixture
-def engram(tmp_path):
+def store_backend(request):
+    """'sqlite' (the local store) unless a module asks for both with
+    ``pytestmark = pytest.mark.backends("sqlite", "postgres")``."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture
+def store_config(store_backend, request, tmp_path):
+    """A StoreConfig factory for the chosen backend: a fresh database (and Chroma database)
+    per test on the session's PostgreSQL and Chroma servers (tests/teamstore/servers.py)."""
     from services.config import StoreConfig
+
+    if store_backend == "sqlite":
+        return lambda name, **kw: StoreConfig(data_dir=tmp_path / name, **kw)
+    team = request.getfixturevalue("team_store")
+    return lambda name, **kw: StoreConfig(
+        data_dir=tmp_path / name, db_url=team.db_url, vector_url=team.chroma_url, **kw
+    )
+
+
+@pytest.fixture
+def engram(store_config):
     from services.engram import Engram
 
-    e = Engram.open(StoreConfig(data_dir=tmp_path / "store"))
+    e = Engram.open(store_config("store"))
     assert e.semantic_enabled, e.semantic_error
     yield e
     e.close()
 
 
 @pytest.fixture
-def keyword_engram(tmp_path):
+def keyword_engram(store_config):
     """A store opened without the model (what a user without it gets)."""
-    from services.config import StoreConfig
     from services.engram import Engram
 
-    e = Engram.open(StoreConfig(data_dir=tmp_path / "kstore", semantic=False))
+    e = Engram.open(store_config("kstore", semantic=False))
     yield e
     e.close()
 
@@ -60,6 +82,12 @@ def cli(tmp_path, capsys):
         return rc, out, err
 
     return run
+
+
+def pytest_generate_tests(metafunc):
+    marker = metafunc.definition.get_closest_marker("backends")
+    if marker and "store_backend" in metafunc.fixturenames:
+        metafunc.parametrize("store_backend", marker.args, indirect=True)
 
 
 def pytest_collection_modifyitems(config, items):

@@ -33,6 +33,7 @@ from ui.privacy_view import PrivacyView
 from ui.search_panel import SearchPanel
 from ui.settings_dialog import SettingsDialog
 from ui.store_watcher import StoreWatcher
+from ui.team_store_dialog import TeamStoreDialog
 from ui.theme import icon
 from ui.tray import TrayController
 from ui.undo_keys import UndoKeys
@@ -358,6 +359,9 @@ class MainWindow(QMainWindow):
         self.act_reindex = self._act(f, "Re-&index vectors", self.reindex, "Ctrl+Shift+R")
         f.addSeparator()
         self.act_settings = self._act(f, "&Settings…", self.open_settings, "Ctrl+,")
+        self._act(
+            f, "&Team store…", lambda: TeamStoreDialog(self.engram.config.data_dir, self).exec()
+        )
         self.act_integrations = self._act(
             f,
             "Agent &integrations (MCP)…",

@@ -263,8 +263,12 @@ def cmd_show(args, ctx):
         print(
             f"created {f.created_at}  accessed {f.access_count}x  source {f.source} {f.source_ref or ''}"
         )
+        prov = f.provenance or {}
+        if prov.get("created_by"):
+            print(f"written by {prov['created_by']} from {prov.get('created_from') or 'unknown'}")
         for h in hist:
-            print(f"  {h['created_at']} {h['action']} by {h['actor']} {h['reason'] or ''}")
+            who = f" ({h['by_user']}, {h['origin'] or 'unknown'})" if h.get("by_user") else ""
+            print(f"  {h['created_at']} {h['action']} by {h['actor']}{who} {h['reason'] or ''}")
 
 
 def _owner(ctx, fact_id: int, semantic: bool = True):

@@ -170,6 +170,8 @@ def cmd_forget(args, ctx):
                 print(f"remains: {place}: {detail}")
             for place, detail in rep.shared:
                 print(f"held by other agents (not this one's): {place}: {detail}")
+            for g in rep.guarantees:  # a team store: what the queries could prove
+                print(f"team store: {g}")
             print(
                 f"scanned {rep.files_scanned} file(s), {rep.bytes_scanned} bytes: "
                 + ("nothing remains" if rep.ok else f"{len(rep.remaining)} place(s) remain")

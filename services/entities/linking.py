@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from peewee import fn
 
 from models import Fact
+from models.db import is_postgres
 from models.entities import Entity, EntityRelation, FactEntity, utcnow
 from services.entities.extract import Mention, entity_key, extract
 from services.entities.identity import by_name, resolve
@@ -175,10 +176,14 @@ def link_fact(agent_id: int, row: Fact, clean: Clean) -> list[int]:
 
 
 def _relate(agent_id: int, src: int, typ: str, dst: int, fact_id: int, source: str) -> None:
-    Entity._meta.database.execute_sql(
-        "INSERT INTO entity_relation (agent_id, src_id, dst_id, type, fact_id, source, "
-        "created_at) SELECT ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM "
-        "entity_relation WHERE src_id = ? AND dst_id = ? AND type = ? AND fact_id = ?)",
+    db = Entity._meta.database
+    db.execute_sql(
+        _sql(
+            db,
+            "INSERT INTO entity_relation (agent_id, src_id, dst_id, type, fact_id, source, "
+            "created_at) SELECT ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM "
+            "entity_relation WHERE src_id = ? AND dst_id = ? AND type = ? AND fact_id = ?)",
+        ),
         (agent_id, src, dst, typ, fact_id, source, str(utcnow()), src, dst, typ, fact_id),
     )
 
@@ -186,17 +191,20 @@ def _relate(agent_id: int, src: int, typ: str, dst: int, fact_id: int, source: s
 def _link(row: Fact, e: Entity, source: str) -> int:
     db = Entity._meta.database
     cur = db.execute_sql(
-        "INSERT OR IGNORE INTO fact_entity (fact_id, entity_id, source) VALUES (?, ?, ?)",
+        _sql(db, "INSERT OR IGNORE INTO fact_entity (fact_id, entity_id, source) VALUES (?, ?, ?)"),
         (row.id, e.id, source),
     )
     if cur.rowcount == 1:
         # counted as it goes: recounting a popular entity's links on every write is quadratic
         when = str(row.created_at)
         db.execute_sql(
-            "UPDATE entity SET mention_count = mention_count + 1, "
-            "first_mentioned = CASE WHEN mention_count = 0 THEN ? ELSE min(first_mentioned, ?) END, "
-            "last_mentioned = CASE WHEN mention_count = 0 THEN ? ELSE max(last_mentioned, ?) END "
-            "WHERE id = ?",
+            _sql(
+                db,
+                "UPDATE entity SET mention_count = mention_count + 1, "
+                "first_mentioned = CASE WHEN mention_count = 0 THEN ? ELSE min(first_mentioned, ?) END, "
+                "last_mentioned = CASE WHEN mention_count = 0 THEN ? ELSE max(last_mentioned, ?) END "
+                "WHERE id = ?",
+            ),
             (when, when, when, when, e.id),
         )
         e.mention_count += 1
@@ -204,8 +212,11 @@ def _link(row: Fact, e: Entity, source: str) -> int:
         weaker = [s for s, r in SOURCE_RANK.items() if r < SOURCE_RANK.get(source, 0)]
         if weaker:
             db.execute_sql(
-                "UPDATE fact_entity SET source = ? WHERE fact_id = ? AND entity_id = ? AND "
-                f"source IN ({', '.join('?' * len(weaker))})",
+                _sql(
+                    db,
+                    "UPDATE fact_entity SET source = ? WHERE fact_id = ? AND entity_id = ? AND "
+                    f"source IN ({', '.join('?' * len(weaker))})",
+                ),
                 (source, row.id, e.id, *weaker),
             )
     return e.id
@@ -245,3 +256,15 @@ def relink(agent_id: int, row: Fact, clean: Clean) -> list[int]:
 
 
 __all__ = ["by_name", "link_fact", "mentions_of", "refresh", "relink"]
+
+
+def _sql(db, sql: str) -> str:
+    """The hot-path SQL above is written for SQLite; on a team store (PostgreSQL) the same
+    statements in its dialect."""
+    if not is_postgres(db):
+        return sql
+    if sql.startswith("INSERT OR IGNORE INTO "):
+        sql = "INSERT INTO " + sql[len("INSERT OR IGNORE INTO ") :] + " ON CONFLICT DO NOTHING"
+    sql = sql.replace("min(first_mentioned", "LEAST(first_mentioned")
+    sql = sql.replace("max(last_mentioned", "GREATEST(last_mentioned")
+    return sql.replace("?", "%s")

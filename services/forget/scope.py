@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from models import Agent, Fact
+from models.db import is_postgres
 from models.entities import FACT_STATUSES
 from services.errors import InvalidInput, NotFound
 from services.store.facts import FactFilters
@@ -190,14 +191,7 @@ def _keyword_ids(engram, a: Agent, text: str) -> list[int]:
     found: list[int] = []
     phrase = fts_query('"' + " ".join(words(text)) + '"')
     if phrase:
-        found += [
-            fid
-            for (fid,) in engram.db.execute_sql(
-                "SELECT f.id FROM fact_fts JOIN fact f ON f.id = fact_fts.rowid "
-                "WHERE fact_fts MATCH ? AND f.agent_id = ?",
-                (phrase, a.id),
-            ).fetchall()
-        ]
+        found += _phrase_ids(engram.db, a.id, phrase, text)
     needle = normalize(text)
     if needle:
         seen = set(found)
@@ -221,3 +215,20 @@ def _semantic_ids(engram, a: Agent, text: str, threshold: float) -> list[tuple[i
         if cos >= threshold:
             out.append((h.fact.id, round(cos, 4)))
     return out
+
+
+def _phrase_ids(db, agent_id: int, phrase: str, text: str) -> list[int]:
+    """Facts whose full text holds the phrase (stemmed, as keyword search finds them)."""
+    if is_postgres(db):  # a team store: the generated tsvector column
+        from services.search.keyword_postgres import CONFIG
+
+        sql = f"SELECT id FROM fact WHERE agent_id = %s AND fts @@ phraseto_tsquery('{CONFIG}', %s)"
+        return [r[0] for r in db.execute_sql(sql, (agent_id, " ".join(words(text)))).fetchall()]
+    return [
+        r[0]
+        for r in db.execute_sql(
+            "SELECT f.id FROM fact_fts JOIN fact f ON f.id = fact_fts.rowid "
+            "WHERE fact_fts MATCH ? AND f.agent_id = ?",
+            (phrase, agent_id),
+        ).fetchall()
+    ]

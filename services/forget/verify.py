@@ -30,6 +30,8 @@ class VerifyForgetReport:
     # agents whose HNSW segment files hold the text in bytes Chroma never initialised
     # (text is never legitimately there); rebuilding their index clears it
     stale_segments: set[int] = field(default_factory=set)
+    # a team store: which guarantees the queries could prove (its bytes are the server's)
+    guarantees: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -42,6 +44,7 @@ class VerifyForgetReport:
             "shared": [list(r) for r in self.shared],
             "files_scanned": self.files_scanned,
             "bytes_scanned": self.bytes_scanned,
+            "guarantees": list(self.guarantees),
         }
 
 
@@ -60,6 +63,9 @@ def verify_forgotten(
     others = [a for a in agents if a not in target]
     for a in target:
         rep.remaining += [(f"{a.slug}/{p}", d) for p, d in _logical(a, t)]
+    from services.forget.server_verify import server_findings
+
+    rep.remaining += server_findings(engram, texts, target, rep.guarantees)
     scan = _RawScan(engram, agent, others)
     scan.other_holds = any(True for a in others for _ in _logical(a, t))
     got = scan.run(target, texts, vectors)

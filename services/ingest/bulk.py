@@ -84,7 +84,7 @@ def bulk_remember(
                 # executemany with one prepared statement: building peewee SQL per row costs
                 # more than SQLite's own work at this size
                 m.db.cursor().executemany(
-                    _INSERT,
+                    _INSERT.replace("?", m.db.param),  # "%s" on PostgreSQL
                     (
                         [f.db_value(r.get(f.name, _DEFAULTS.get(f.name))) for f in _FIELDS]
                         for r in rows

@@ -68,7 +68,10 @@ def read_prompt_input(stream) -> str:
 def run_hook(memory, hook: dict):
     """Ingest the finished session (idempotent per session id: the lifecycle's sessions
     service records each session once)."""
+    from models.identity import set_origin
     from services.capture.sessions import ingest_session
+
+    set_origin("hook")  # provenance: these writes come from an agent's hook
 
     path = Path(os.path.expanduser(hook["transcript_path"]))
     if not path.exists():

@@ -381,7 +381,10 @@ def _insert_facts(engram, agent, kept, keep, rep, total: int) -> dict[int, int]:
     # a fact is superseded by a later one: link once both exist (foreign keys are checked
     # row by row)
     if links:
-        engram.db.cursor().executemany("UPDATE fact SET superseded_by_id = ? WHERE id = ?", links)
+        p = engram.db.param  # "?" on SQLite, "%s" on PostgreSQL
+        engram.db.cursor().executemany(
+            f"UPDATE fact SET superseded_by_id = {p} WHERE id = {p}", links
+        )
     rep.counts["fact"] = len(fact_map)
     return fact_map
 

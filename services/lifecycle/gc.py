@@ -400,7 +400,7 @@ def _apply_decay(memory, decay_only: list[_F], report: GCReport) -> None:
     }
     rows = [(f.new_importance, _js(f.metadata), f.id) for f in decay_only]
     memory.db.cursor().executemany(
-        "UPDATE fact SET importance = ?, metadata = ? WHERE id = ?", rows
+        _sql(memory, "UPDATE fact SET importance = ?, metadata = ? WHERE id = ?"), rows
     )
     for imp, meta, fid in rows:
         if fid in old:
@@ -437,6 +437,11 @@ _AUDIT_SQL = (
 )
 
 
+def _sql(memory, sql: str) -> str:
+    """Raw SQL in the store's placeholder style (``?`` for SQLite, ``%s`` for PostgreSQL)."""
+    return sql.replace("?", memory.db.param)
+
+
 def _apply_acted(memory, acted: dict[int, _F], reasons, now: datetime, report: GCReport) -> None:
     ids = list(acted)
     for s in range(0, len(ids), 500):
@@ -447,12 +452,15 @@ def _apply_acted(memory, acted: dict[int, _F], reasons, now: datetime, report: G
             audits += aud
         # only these columns: an UPDATE of content/subject/tags would churn the FTS index
         memory.db.cursor().executemany(
-            "UPDATE fact SET importance = ?, status = ?, metadata = ?, updated_at = ? WHERE id = ?",
+            _sql(
+                memory,
+                "UPDATE fact SET importance = ?, status = ?, metadata = ?, updated_at = ? WHERE id = ?",
+            ),
             updates,
         )
         if audits:  # raw executemany: peewee's insert_many builds SQL per row (4x slower)
             memory.db.cursor().executemany(
-                _AUDIT_SQL.format(table=AuditEvent._meta.table_name), audits
+                _sql(memory, _AUDIT_SQL.format(table=AuditEvent._meta.table_name)), audits
             )
 
 
@@ -520,14 +528,19 @@ def _write_states(memory, states: dict[int, tuple], action: str, reason: str) ->
         }
         rows = [(*states[i], now, i) for i in ids if i in present]
         memory.db.cursor().executemany(
-            "UPDATE fact SET importance = ?, status = ?, metadata = ?, updated_at = ? WHERE id = ?",
+            _sql(
+                memory,
+                "UPDATE fact SET importance = ?, status = ?, metadata = ?, updated_at = ? WHERE id = ?",
+            ),
             rows,
         )
         audits = [
             (memory.agent_id, r[-1], action, None, _js({"status": r[1]}), "user", reason, now)
             for r in rows
         ]
-        memory.db.cursor().executemany(_AUDIT_SQL.format(table=AuditEvent._meta.table_name), audits)
+        memory.db.cursor().executemany(
+            _sql(memory, _AUDIT_SQL.format(table=AuditEvent._meta.table_name)), audits
+        )
     done = [r[-1] for r in rows]
     if done:
         memory.engram.bus.emit("fact.updated", agent_id=memory.agent_id, ids=done)

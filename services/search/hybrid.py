@@ -1,6 +1,10 @@
-"""Hybrid search: FTS5 BM25 and vector top-k, fused by weighted normalised scores, spread to
-neighbouring memories of the same source, then rescored with recency, importance and access.
-Every hit carries each signal's contribution.
+"""Hybrid search: full-text relevance and vector top-k, fused by weighted normalised scores,
+spread to neighbouring memories of the same source, then rescored with recency, importance
+and access. Every hit carries each signal's contribution.
+
+The full text comes from the store's own backend (``keyword_sqlite``: FTS5 BM25 on the local
+store; ``keyword_postgres``: ``ts_rank_cd`` over a generated tsvector on a team store); the
+SQL both share is in ``sql.py``; everything below the candidates is one code path.
 
 What the LoCoMo benchmark (``python -m bench locomo``) taught, and why the code is shaped so:
 
@@ -32,19 +36,20 @@ What the LoCoMo benchmark (``python -m bench locomo``) taught, and why the code 
 
 from __future__ import annotations
 
-import json
 import math
-import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from models import Fact
+from models.db import is_postgres
 from models.entities import utcnow
 from services.records import SearchHit
+from services.search.sql import ids_in, run, sql_filters
+from services.search.terms import merge_substring_hits
 from services.store.facts import FactFilters, fact_view
-from services.store.text import query_dates, query_terms
+from services.store.text import query_dates
 
 if TYPE_CHECKING:  # the façade sits above this package; only its type is used here
     from services.engram import AgentMemory
@@ -81,39 +86,6 @@ class SearchWeights:
 
 DEFAULT_WEIGHTS = SearchWeights()
 
-# English function words and question words. Dropped from OR queries: each one matches most
-# memories and drowns the few content words that decide the answer.
-STOPWORDS = frozenset(
-    """
-a about above after again against all am an and any are as at be because been before being
-below between both but by can could did do does doing done down during each else ever few for
-from further had has have having he her here hers herself him himself his how i if in into is
-it its itself just me might more most must my myself no nor not now of off on once only or
-other our ours ourselves out over own same shall she should so some such than that the their
-theirs them themselves then there these they this those through to too under until up upon us
-very was we were what when where which while who whom whose why will with would you your yours
-yourself yourselves also may yet
-""".split()
-)
-
-
-def keyword_query(text: str, stopwords: bool = True, mode: str = "any") -> str:
-    """A safe FTS5 MATCH expression: quoted phrases stay phrases, every other word becomes a
-    quoted token (so user text can never inject FTS5 syntax), function words are dropped
-    unless nothing else is left, repeats are merged."""
-    phrases, words = query_terms(text)
-    if stopwords:
-        content = [w for w in words if w.casefold() not in STOPWORDS]
-        if content or phrases:
-            words = content
-    seen: set[str] = set()
-    parts = list(phrases)
-    for w in words:
-        if w.casefold() not in seen:
-            seen.add(w.casefold())
-            parts.append(f'"{w}"')
-    return (" OR " if mode == "any" else " AND ").join(parts)
-
 
 def keyword_candidates(
     db,
@@ -124,123 +96,14 @@ def keyword_candidates(
     mode: str = "any",
     stopwords: bool = True,
 ) -> list[tuple[int, float]]:
-    """(fact id, BM25 relevance ≥ 0) best first. Content weighs more than subject/tags."""
-    match = keyword_query(query, stopwords=stopwords, mode=mode)
-    if not match:
-        return []
-    hits = _top_in_fts(db, agent_id, match, filters, n)
-    if hits is None:
-        sql = (
-            "SELECT f.id, -bm25(fact_fts, 1.0, 0.4, 0.4) AS s FROM fact_fts "
-            "JOIN fact f ON f.id = fact_fts.rowid WHERE fact_fts MATCH ? AND f.agent_id = ?"
-        )
-        params: list = [match, agent_id]
-        sql, params = _sql_filters(sql, params, filters)
-        sql += " ORDER BY bm25(fact_fts, 1.0, 0.4, 0.4) LIMIT ?"
-        params.append(n)
-        hits = [(int(i), float(s)) for i, s in db.execute_sql(sql, params).fetchall()]
-    runs = CJK_RUN.findall(query)
-    if runs:
-        hits = _merge_substring_hits(db, agent_id, runs, filters, n, hits)
-    return hits
-
-
-# Side by side on the bench's stores (p50, join-then-rank vs this): 10k facts 1.4 vs 2.3 ms,
-# 100k 12.4 vs 8.5 ms, 1M 180 vs 70 ms. Small stores keep the plain join.
-FTS_FIRST_FROM = 30_000
-
-
-def _top_in_fts(
-    db, agent_id: int, match: str, filters: FactFilters, n: int
-) -> list[tuple[int, float]] | None:
-    """The best ``n`` matches ranked inside FTS5 alone, then checked against the agent and the
-    filters; None when too few of them pass (another agent's facts fill the top), and the
-    caller ranks the joined rows instead. Joining every match to its row before ranking is
-    what made a common word cost 200+ ms at a million facts; BM25 scores are the same either
-    way (its statistics are the whole table's)."""
-    if (db.execute_sql("SELECT max(rowid) FROM fact").fetchone()[0] or 0) < FTS_FIRST_FROM:
-        return None
-    limit = max(4 * n, 200)
-    ranked = db.execute_sql(
-        "SELECT rowid, -bm25(fact_fts, 1.0, 0.4, 0.4) FROM fact_fts WHERE fact_fts MATCH ? "
-        "ORDER BY bm25(fact_fts, 1.0, 0.4, 0.4) LIMIT ?",
-        (match, limit),
-    ).fetchall()
-    if not ranked:
-        return []
-    # NOT INDEXED: look the window up by rowid; left to itself SQLite walks the agent's whole
-    # (agent, status) index instead (110 ms at a million facts, against 3)
-    sql = "SELECT f.id FROM fact f NOT INDEXED WHERE f.id IN (%s) AND f.agent_id = ?" % ",".join(
-        "?" * len(ranked)
-    )
-    sql, params = _sql_filters(sql, [r[0] for r in ranked] + [agent_id], filters)
-    ok = {r[0] for r in db.execute_sql(sql, params).fetchall()}
-    hits = [(int(i), float(s)) for i, s in ranked if i in ok][:n]
-    if len(hits) < n and len(ranked) == limit:
-        return None  # the agent's own best may lie below this window
-    return hits
-
-
-# unicode61 does not segment Chinese/Japanese/Korean: "回归测试" inside "今天做了回归测试" is
-# not a token of its own, so FTS5 cannot find it. CJK runs in a query are also looked up as
-# substrings (a bounded LIKE scan of one agent's facts), scored below a full BM25 hit.
-CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]{2,}")
-
-
-def _merge_substring_hits(db, agent_id, runs, filters, n, hits):
-    best = max((s for _, s in hits), default=1.0)
-    found: dict[int, int] = {}
-    for run in runs:
-        sql = "SELECT f.id FROM fact f WHERE f.agent_id = ? AND f.content LIKE ?"
-        params: list = [agent_id, f"%{run}%"]
-        sql, params = _sql_filters(sql, params, filters)
-        sql += " ORDER BY f.id DESC LIMIT ?"
-        params.append(n)
-        for (fid,) in db.execute_sql(sql, params).fetchall():
-            found[fid] = found.get(fid, 0) + 1
-    scores = dict(hits)
-    for fid, k in found.items():
-        scores[fid] = max(scores.get(fid, 0.0), 0.9 * best * k / len(runs))
-    return sorted(scores.items(), key=lambda t: -t[1])[:n]
-
-
-def _sql_filters(sql: str, params: list, f: FactFilters):
-    if f.status:
-        sql += " AND f.status IN (%s)" % ",".join("?" * len(f.status))
-        params += list(f.status)
-    if f.category:
-        conds = []
-        for c in f.category:
-            if c.endswith(":"):
-                conds.append("f.category LIKE ?")
-                params.append(c + "%")
-            else:
-                conds.append("f.category = ?")
-                params.append(c)
-        sql += " AND (" + " OR ".join(conds) + ")"
-    if f.memory_type:
-        sql += " AND f.memory_type IN (%s)" % ",".join("?" * len(f.memory_type))
-        params += list(f.memory_type)
-    if f.pinned is not None:
-        sql += " AND f.pinned = ?"
-        params.append(1 if f.pinned else 0)
-    if f.since is not None:
-        sql += " AND f.created_at >= ?"
-        params.append(_iso(f.since))
-    if f.until is not None:
-        sql += " AND f.created_at <= ?"
-        params.append(_iso(f.until, end=True))
-    if f.text:
-        sql += " AND f.content LIKE ? ESCAPE '\\'"
-        esc = f.text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        params.append(f"%{esc}%")
-    return sql, params
-
-
-def _iso(v, end: bool = False) -> str:
-    if isinstance(v, datetime):
-        return v.isoformat(sep=" ")
-    return v.isoformat() + (" 23:59:59" if end else "")
+    """(fact id, keyword relevance ≥ 0) best first, from the store's own full-text index:
+    FTS5 BM25 on SQLite, ``ts_rank_cd`` on PostgreSQL. The fusion below is the same for both."""
+    if is_postgres(db):
+        from services.search import keyword_postgres as backend
+    else:
+        from services.search import keyword_sqlite as backend  # type: ignore[no-redef]
+    hits = backend.keyword_candidates(db, agent_id, query, filters, n, mode, stopwords)
+    return merge_substring_hits(db, agent_id, query, filters, n, hits)
 
 
 def semantic_scale(sims: dict[int, float]) -> dict[int, float]:
@@ -275,44 +138,48 @@ class Searcher:
         if not filters.status:
             filters = _with_status(filters, ["active"])
         n = max(w.candidates, k)
-        kw: dict[int, float] = {}
-        kw_rank: dict[int, int] = {}
-        if mode in ("hybrid", "keyword"):
-            for r, (fid, s) in enumerate(
-                keyword_candidates(self.m.db, self.m.agent_id, query, filters, n)
-            ):
-                kw[fid], kw_rank[fid] = s, r + 1
-        sem: dict[int, float] = {}
-        sem_rank: dict[int, int] = {}
-        engram = self.m.engram
-        if mode in ("hybrid", "semantic") and engram.embedder is not None and query.strip():
-            qv = engram.embedder.embed_one(query)
-            # Chroma holds every status; over-fetch when filtering, keep what the filters allow.
-            fetch = n + n // 2 if _only_active(filters) else n * 3
-            got = engram.index.query(self.m.agent_id, qv, k=fetch)
-            allowed = self._allowed([fid for fid, _ in got], filters)
-            got = [(fid, s) for fid, s in got if fid in allowed][:n]
-            for r, (fid, s) in enumerate(got):
-                sem[fid], sem_rank[fid] = s, r + 1
+        kw = self._keyword(query, filters, n) if mode in ("hybrid", "keyword") else {}
+        sem = self._semantic(query, filters, n) if mode in ("hybrid", "semantic") else {}
         if not kw and not sem:
             return []
-        kw_w, sem_w = w.keyword, w.semantic
-        if mode == "keyword":
-            kw_w, sem_w = 1.0, 0.0
-        elif mode == "semantic":
-            kw_w, sem_w = 0.0, 1.0
+        scored = self._score(query, mode, w, filters, kw, sem, now or utcnow())[:k]
+        hits = self._hits(scored, kw, sem)
+        if touch and hits:
+            self.m.facts.touch([h.fact.id for h in hits])
+        return hits
+
+    def _keyword(self, query: str, filters: FactFilters, n: int) -> dict[int, float]:
+        """fact id → keyword relevance, in rank order (dicts keep insertion order)."""
+        return dict(keyword_candidates(self.m.db, self.m.agent_id, query, filters, n))
+
+    def _semantic(self, query: str, filters: FactFilters, n: int) -> dict[int, float]:
+        engram = self.m.engram
+        if engram.embedder is None or not query.strip():
+            return {}
+        qv = engram.embedder.embed_one(query)
+        # Chroma holds every status; over-fetch when filtering, keep what the filters allow.
+        fetch = n + n // 2 if _only_active(filters) else n * 3
+        got = engram.index.query(self.m.agent_id, qv, k=fetch)
+        allowed = self._allowed([fid for fid, _ in got], filters)
+        return dict([(fid, s) for fid, s in got if fid in allowed][:n])
+
+    def _score(self, query, mode, w: SearchWeights, filters, kw, sem, now) -> list[tuple]:
+        """(score, fact id, signals) best first: the one fusion both backends feed."""
+        kw_w, sem_w = {"keyword": (1.0, 0.0), "semantic": (0.0, 1.0)}.get(
+            mode, (w.keyword, w.semantic)
+        )
         kmax = max(kw.values()) if kw else 0.0
         p = w.sharpen
         kw_n = {i: (s / kmax) ** p for i, s in kw.items()} if kmax > 0 else {}
         sem_n = {i: s**p for i, s in semantic_scale(sem).items()}
-        rel: dict[int, float] = {}
-        for fid in set(kw) | set(sem):
-            rel[fid] = kw_w * kw_n.get(fid, 0.0) + sem_w * sem_n.get(fid, 0.0)
+        rel = {
+            fid: kw_w * kw_n.get(fid, 0.0) + sem_w * sem_n.get(fid, 0.0)
+            for fid in set(kw) | set(sem)
+        }
         ctx: dict[int, float] = {}
         if mode == "hybrid" and w.context > 0 and w.context_window > 0:
             ctx = self._context(rel, filters, w)
         # score on a few light columns; build full rows only for the hits returned
-        now = now or utcnow()
         light = self._light_rows(set(rel) | set(ctx))
         amax = max((r[4] for r in light.values()), default=0)
         dates = query_dates(query) if w.temporal > 0 else []
@@ -320,28 +187,26 @@ class Searcher:
         for fid, (created, event_date, importance, pinned, access, asks) in light.items():
             when = _as_datetime(event_date) or _as_datetime(created) or now
             age = max(0.0, (now - when).total_seconds() / 86400.0)
-            rec = math.exp(-math.log(2) * age / w.half_life_days)
-            acc = math.log1p(access) / math.log1p(amax) if amax else 0.0
             own = w.question if asks and mode == "hybrid" else 1.0
             signals = {
                 "keyword": own * kw_w * kw_n.get(fid, 0.0),
                 "semantic": own * sem_w * sem_n.get(fid, 0.0),
                 "context": own * ctx.get(fid, 0.0),
             }
-            near = (
-                date_match(when, dates, w.temporal_after_days, w.temporal_before_days)
-                if dates
-                else 0.0
-            )
+            near = date_match(when, dates, w.temporal_after_days, w.temporal_before_days)
             signals["temporal"] = w.temporal * near * sum(signals.values())
             signals |= {
-                "recency": w.recency * rec,
+                "recency": w.recency * math.exp(-math.log(2) * age / w.half_life_days),
                 "importance": w.importance * (1.0 if pinned else importance),
-                "access": w.access * acc,
+                "access": w.access * (math.log1p(access) / math.log1p(amax) if amax else 0.0),
             }
             scored.append((sum(signals.values()), fid, signals))
         scored.sort(key=lambda t: (-t[0], -t[1]))
-        scored = scored[:k]
+        return scored
+
+    def _hits(self, scored, kw: dict[int, float], sem: dict[int, float]) -> list[SearchHit]:
+        kw_rank = {fid: r + 1 for r, fid in enumerate(kw)}
+        sem_rank = {fid: r + 1 for r, fid in enumerate(sem)}
         rows = {
             f.id: f
             for f in Fact.select().where(
@@ -359,20 +224,24 @@ class Searcher:
                 "semantic_rank": sem_rank.get(fid),
             }
             hits.append(SearchHit(fact_view(rows[fid]), score, signals, raw))
-        if touch and hits:
-            self.m.facts.touch([h.fact.id for h in hits])
         return hits
 
     def _light_rows(self, ids: set[int]) -> dict[int, tuple]:
         if not ids:
             return {}
+        db = self.m.db
+        clause, param = ids_in(db, ids)
         # asks: the memory ends in a question mark (cheaper in SQL than reading every text)
+        asks = (
+            "right(rtrim(f.content, ' ' || chr(9) || chr(10) || chr(13)), 1) = chr(63)"
+            if is_postgres(db)
+            else "substr(rtrim(f.content, ' ' || char(9, 10, 13)), -1) = char(63)"
+        )
         sql = (
             "SELECT f.id, f.created_at, f.event_date, f.importance, f.pinned, f.access_count, "
-            "rtrim(f.content, ' ' || char(9, 10, 13)) LIKE '%?' "
-            "FROM fact f WHERE f.agent_id = ? AND f.id IN (SELECT value FROM json_each(?))"
+            f"{asks} FROM fact f WHERE f.agent_id = ? AND f.id {clause}"
         )
-        cur = self.m.db.execute_sql(sql, (self.m.agent_id, json.dumps(sorted(ids))))
+        cur = run(db, sql, (self.m.agent_id, param))
         return {
             int(r[0]): (r[1], r[2], float(r[3]), bool(r[4]), int(r[5] or 0), bool(r[6]))
             for r in cur
@@ -397,12 +266,13 @@ class Searcher:
         around: set[int] = set()
         for fid in top:
             around.update(range(max(1, fid - slack), fid + slack + 1))
+        clause, param = ids_in(self.m.db, around)
         sql = (
             "SELECT f.id, f.source_ref FROM fact f WHERE f.agent_id = ? "
-            "AND f.id IN (SELECT value FROM json_each(?)) AND f.source_ref IS NOT NULL"
+            f"AND f.id {clause} AND f.source_ref IS NOT NULL"
         )
-        sql, params = _sql_filters(sql, [self.m.agent_id, json.dumps(sorted(around))], filters)
-        src = {int(i): ref for i, ref in self.m.db.execute_sql(sql, params).fetchall()}
+        sql, params = sql_filters(sql, [self.m.agent_id, param], filters)
+        src = {int(i): ref for i, ref in run(self.m.db, sql, params).fetchall()}
         by_src: dict[str, list[int]] = {}
         for fid in sorted(src):
             by_src.setdefault(src[fid], []).append(fid)
@@ -426,9 +296,10 @@ class Searcher:
     def _allowed(self, ids: list[int], filters: FactFilters) -> set[int]:
         if not ids:
             return set()
-        sql = "SELECT f.id FROM fact f WHERE f.agent_id = ? AND f.id IN (SELECT value FROM json_each(?))"
-        sql, params = _sql_filters(sql, [self.m.agent_id, json.dumps(ids)], filters)
-        return {int(r[0]) for r in self.m.db.execute_sql(sql, params).fetchall()}
+        clause, param = ids_in(self.m.db, ids)
+        sql = f"SELECT f.id FROM fact f WHERE f.agent_id = ? AND f.id {clause}"
+        sql, params = sql_filters(sql, [self.m.agent_id, param], filters)
+        return {int(r[0]) for r in run(self.m.db, sql, params).fetchall()}
 
 
 def date_match(when: datetime, dates, after_days: float, before_days: float) -> float:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from models import Episode
+from models.db import is_postgres
 from services.errors import NotFound
 from services.store.text import content_hash, require_clean
 
@@ -161,10 +162,31 @@ class EpisodeStore:
         match = fts_query(query)
         if not match:
             return []
-        rows = self.db.execute_sql(
-            "SELECT e.id FROM episode_fts JOIN episode e ON e.id = episode_fts.rowid "
-            "WHERE episode_fts MATCH ? AND e.agent_id = ? ORDER BY bm25(episode_fts) LIMIT ?",
-            (match, self.agent_id, limit),
-        ).fetchall()
+        if is_postgres(self.db):
+            rows = self._search_postgres(query, limit)
+        else:
+            rows = self.db.execute_sql(
+                "SELECT e.id FROM episode_fts JOIN episode e ON e.id = episode_fts.rowid "
+                "WHERE episode_fts MATCH ? AND e.agent_id = ? ORDER BY bm25(episode_fts) LIMIT ?",
+                (match, self.agent_id, limit),
+            ).fetchall()
         by_id = {e.id: e for e in self._q().where(Episode.id.in_([r[0] for r in rows]))}
         return [episode_view(by_id[r[0]]) for r in rows if r[0] in by_id]
+
+    def _search_postgres(self, query: str, limit: int) -> builtins.list[tuple]:
+        """A team store: the generated ``episode.fts`` tsvector, every term a bound parameter."""
+        from services.store.text import query_terms
+
+        phrases, words = query_terms(query)
+        terms = [p.strip('"') for p in phrases] + words
+        if not terms:
+            return []
+        q = " || ".join(
+            ["phraseto_tsquery('english', %s)"] * len(phrases)
+            + ["plainto_tsquery('english', %s)"] * len(words)
+        )
+        return self.db.execute_sql(
+            f"SELECT e.id FROM episode e, (SELECT {q} AS q) AS q WHERE e.fts @@ q.q AND e.agent_id = %s "
+            "ORDER BY ts_rank_cd(e.fts, q.q) DESC, e.id DESC LIMIT %s",
+            [*terms, self.agent_id, limit],
+        ).fetchall()

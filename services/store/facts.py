@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from datetime import date, datetime
 from enum import StrEnum
 
@@ -207,7 +208,24 @@ class FactStore:
         return row
 
     def get(self, fact_id: int) -> FactView:
-        return fact_view(self._row(fact_id))
+        view = fact_view(self._row(fact_id))
+        return replace(view, provenance=self.provenance(fact_id))
+
+    def provenance(self, fact_id: int) -> dict:
+        """Who first wrote the fact and who last changed it, and from where (audit trail)."""
+        evs = list(
+            AuditEvent.select(AuditEvent.by_user, AuditEvent.origin)
+            .where((AuditEvent.agent == self.agent_id) & (AuditEvent.fact_id == fact_id))
+            .order_by(AuditEvent.id)
+            .tuples()
+        )
+        first, last = (evs[0], evs[-1]) if evs else ((None, None), (None, None))
+        return {
+            "created_by": first[0],
+            "created_from": first[1],
+            "changed_by": last[0],
+            "changed_from": last[1],
+        }
 
     def list(
         self,
@@ -283,6 +301,8 @@ class FactStore:
                 "after": e.after,
                 "actor": e.actor,
                 "reason": e.reason,
+                "by_user": e.by_user,
+                "origin": e.origin,
                 "created_at": e.created_at.isoformat(),
             }
             for e in evs
@@ -298,6 +318,8 @@ class FactStore:
         actor: str = "user",
         reason: str | None = None,
     ) -> int:
+        # a write over MCP names its client as the actor: that is where it came from
+        where = {"origin": actor} if actor.startswith("mcp:") else {}
         return AuditEvent.create(
             agent=self.agent_id,
             fact_id=fact_id,
@@ -306,6 +328,7 @@ class FactStore:
             after=after,
             actor=actor,
             reason=reason,
+            **where,
         ).id
 
     def edit(self, fact_id: int, actor: str = "user", **changes) -> FactView:

@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from models import Agent, Fact
+from models.db import is_postgres
 
 
 @dataclass
@@ -48,6 +49,49 @@ def _fts_ok(db, table: str) -> bool:
 def verify_store(engram, repair: bool = False) -> VerifyReport:
     db = engram.db
     rep = VerifyReport(semantic=engram.index is not None)
+    if is_postgres(db):
+        _check_server(db, rep, repair)
+    else:
+        _check_sqlite(db, rep, repair)
+    _check_vectors(engram, rep, repair)
+    _check_permissions(engram, rep, repair)
+    # a repaired store is reported as it was found; run again to see it clean
+    problems = (
+        bool(rep.loose_permissions)
+        or not rep.sqlite_ok
+        or not rep.fts_ok
+        or any(c.missing_vectors or c.orphan_vectors or c.stale_vectors for c in rep.agents)
+    )
+    rep.ok = not problems
+    return rep
+
+
+def _check_server(db, rep: VerifyReport, repair: bool) -> None:
+    """A team store: the full text is a generated column (it cannot drift from its row);
+    what can break is an index left invalid by an interrupted build. ``sqlite_ok`` reports
+    the database, whichever it is."""
+    bad = [
+        r[0]
+        for r in db.execute_sql(
+            "SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = current_schema() AND NOT i.indisvalid"
+        ).fetchall()
+    ]
+    if bad:
+        rep.sqlite_ok = False
+        rep.messages.append("postgresql: invalid index(es): " + ", ".join(bad))
+        if repair:
+            for name in bad:
+                db.execute_sql(f'REINDEX INDEX "{name}"')
+            rep.repaired["indexes"] = bad
+    missing = db.execute_sql("SELECT count(*) FROM fact WHERE fts IS NULL").fetchone()[0]
+    if missing:
+        rep.fts_ok = False
+        rep.messages.append(f"{missing} fact(s) without a full-text vector")
+
+
+def _check_sqlite(db, rep: VerifyReport, repair: bool) -> None:
     res = db.execute_sql("PRAGMA quick_check").fetchall()
     if res != [("ok",)]:
         rep.sqlite_ok = False
@@ -59,6 +103,9 @@ def verify_store(engram, repair: bool = False) -> VerifyReport:
             if repair:
                 db.execute_sql(f"INSERT INTO {table}({table}) VALUES('rebuild')")
                 rep.repaired[table] = "rebuilt"
+
+
+def _check_vectors(engram, rep: VerifyReport, repair: bool) -> None:
     if engram.index is None:
         rep.messages.append("vector index not checked: " + (engram.semantic_error or "off"))
     else:
@@ -86,16 +133,6 @@ def verify_store(engram, repair: bool = False) -> VerifyReport:
                     "vectors_written": len(redo),
                 }
             rep.agents.append(chk)
-    _check_permissions(engram, rep, repair)
-    # a repaired store is reported as it was found; run again to see it clean
-    problems = (
-        bool(rep.loose_permissions)
-        or not rep.sqlite_ok
-        or not rep.fts_ok
-        or any(c.missing_vectors or c.orphan_vectors or c.stale_vectors for c in rep.agents)
-    )
-    rep.ok = not problems
-    return rep
 
 
 def _check_permissions(engram, rep: VerifyReport, repair: bool) -> None:

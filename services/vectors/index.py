@@ -12,7 +12,7 @@ import logging
 import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from urllib.parse import urlparse
+from urllib.parse import parse_qs, urlparse
 
 import numpy as np
 
@@ -41,6 +41,39 @@ def _retry_stale(method):
     return wrapper
 
 
+def http_client(url: str, settings=None):
+    """A Chroma server client for ``http(s)://host:port[/?tenant=T&database=D]`` (the team
+    store's ``ENGRAM_CHROMA_URL``). A named database is created on first use, so one server
+    can hold several team stores (collection names repeat per store: ``agent-<id>``)."""
+    import chromadb
+    from chromadb.config import Settings
+
+    settings = settings or Settings(anonymized_telemetry=False, allow_reset=True)
+    u = urlparse(url)
+    opts = {k: v[-1] for k, v in parse_qs(u.query).items()}
+    tenant = opts.get("tenant", "default_tenant")
+    database = opts.get("database", "default_database")
+    kw = dict(host=u.hostname or "localhost", port=u.port or 8000, ssl=u.scheme == "https")
+    if database != "default_database":
+        admin = chromadb.AdminClient(
+            Settings(
+                chroma_api_impl="chromadb.api.fastapi.FastAPI",
+                chroma_server_host=kw["host"],
+                chroma_server_http_port=kw["port"],
+                chroma_server_ssl_enabled=kw["ssl"],
+                anonymized_telemetry=False,
+            )
+        )
+        try:
+            admin.get_database(database, tenant=tenant)
+        except Exception:  # absent: create it (a race with another client is harmless)
+            try:
+                admin.create_database(database, tenant=tenant)
+            except Exception:
+                admin.get_database(database, tenant=tenant)
+    return chromadb.HttpClient(**kw, settings=settings, tenant=tenant, database=database)
+
+
 def collection_name(agent_id: int) -> str:
     return f"agent-{agent_id}"
 
@@ -53,13 +86,7 @@ class VectorIndex:
         settings = Settings(anonymized_telemetry=False, allow_reset=True)
         loc = str(location)
         if loc.startswith(("http://", "https://")):
-            u = urlparse(loc)
-            self.client = chromadb.HttpClient(
-                host=u.hostname or "localhost",
-                port=u.port or 8000,
-                ssl=u.scheme == "https",
-                settings=settings,
-            )
+            self.client = http_client(loc, settings)
             self.path = None
         else:
             self.path = Path(loc)

@@ -10,6 +10,10 @@ from services.errors import ModelUnavailable
 from services.ingest.pipeline import NewFact
 from services.store.facts import FactFilters
 
+# every store test runs on the local store and on a team store (PostgreSQL + Chroma server)
+pytestmark = pytest.mark.backends("sqlite", "postgres")
+
+
 CORPUS = [
     ("The user adopted a golden retriever puppy named Biscuit", "fact"),
     ("Production database is PostgreSQL 16 on a dedicated host", "env"),
@@ -267,16 +271,17 @@ def test_the_answer_after_a_question_outranks_the_question(agent):
     assert hits[fids[1]].score == pytest.approx(sum(hits[fids[1]].signals.values()))
 
 
+@pytest.mark.backends("sqlite")  # FTS5's own ranking window
 def test_keyword_search_finds_an_agents_few_matches_under_another_agents_many(
     keyword_engram, monkeypatch
 ):
     """FTS5 ranks the whole table first (big stores); when another agent's facts fill that top
     (here 900 'deploy' facts against 3), the agent's own matches must still all come back,
     filtered."""
-    from services.search import hybrid as search
+    from services.search import keyword_sqlite
     from services.search.hybrid import keyword_candidates
 
-    monkeypatch.setattr(search, "FTS_FIRST_FROM", 0)  # as in a store of 30k+ facts
+    monkeypatch.setattr(keyword_sqlite, "FTS_FIRST_FROM", 0)  # as in a store of 30k+ facts
 
     busy = keyword_engram.agent("busy", create=True)
     quiet = keyword_engram.agent("quiet", create=True)

@@ -8,6 +8,9 @@ from services.errors import InvalidInput, NotFound
 from services.ingest.pipeline import NewFact
 from services.store.facts import FactFilters
 
+# every store test runs on the local store and on a team store (PostgreSQL + Chroma server)
+pytestmark = pytest.mark.backends("sqlite", "postgres")
+
 
 def test_agents_cannot_see_or_change_each_others_facts(engram):
     a = engram.agent("alpha", create=True)

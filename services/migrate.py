@@ -1,0 +1,143 @@
+"""Moving a store up to a team store and back: ``engram migrate --from DIR`` / ``--to DIR``.
+
+Each agent travels as an Engram archive (services/interop/archive.py: facts with their
+history and supersession links, sessions, episodes, compiled layers, audit events and the
+vectors Chroma holds), so nothing is re-embedded and every text passes the write policy on
+the way in. Only one store is open at a time (the models are bound to one database).
+
+Idempotent: an agent already in the target with the same memories (the same content hashes)
+is skipped; one that differs is refused, never merged (migrate it under another name).
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from models import Agent, Fact
+from models.db import is_postgres
+from services.config import StoreConfig
+from services.errors import InvalidInput, NotFound
+
+SEQUENCE_TABLES = ("agent", "fact", "session", "episode", "compiled_layer", "audit_event")
+
+
+@dataclass
+class MigrateReport:
+    copied: dict[str, dict] = field(default_factory=dict)  # slug → counts
+    skipped: list[str] = field(default_factory=list)  # already in the target, unchanged
+
+    def to_json(self) -> dict:
+        return {"copied": self.copied, "skipped": self.skipped}
+
+
+def _open(config: StoreConfig, create_index: bool = False):
+    """A store opened without the model; its vector index opened bare (vectors move as
+    numbers, nothing is embedded)."""
+    from dataclasses import replace
+
+    from services.engram import Engram
+    from services.vectors.index import VectorIndex
+
+    e = Engram.open(replace(config, semantic=False))
+    loc = config.vector_location
+    if create_index or loc.startswith(("http://", "https://")) or Path(loc).is_dir():
+        e.index = VectorIndex(loc, LazyEmbedder(config.model_dir))
+    return e
+
+
+class LazyEmbedder:
+    """Stands in for the embedder: collections get Engram's embedding function (as every
+    other client creates them), and the model loads only if a fact without a vector needs
+    one."""
+
+    def __init__(self, model_dir):
+        self.model_dir = model_dir
+        self._real = None
+
+    def embed(self, texts):
+        if self._real is None:
+            from services.vectors.embedder import load_embedder
+
+            self._real = load_embedder(self.model_dir)
+        return self._real.embed(texts)
+
+
+def migrate(source: StoreConfig, target: StoreConfig, agents: list[str] | None = None):
+    with tempfile.TemporaryDirectory(prefix="engram-migrate-") as tmp:
+        archives = _export(source, agents, Path(tmp))
+        return _import(target, archives)
+
+
+def _export(source: StoreConfig, agents, tmp: Path) -> dict[str, tuple[Path, set[str]]]:
+    from services.interop.archive import AGENT_FIELDS, FORMAT, TABLES, VERSION, _plain, _row
+
+    src = _open(source)
+    try:
+        slugs = agents or [a.slug for a in src.agents(with_counts=False)]
+        out = {}
+        for slug in slugs:
+            a = Agent.get_or_none(Agent.slug == slug)
+            if a is None:
+                raise NotFound(f"no agent {slug!r} in {source.data_dir}")
+            lines = [{"type": FORMAT, "version": VERSION, "agent": slug}]
+            lines.append({"type": "agent", **{k: _plain(getattr(a, k)) for k in AGENT_FIELDS}})
+            for kind, model in TABLES:
+                for r in model.select().where(model.agent == a.id).order_by(model.id):
+                    lines.append({"type": kind, **_row(model, r)})
+            if src.index is not None:
+                vecs = src.index.vectors(a.id)
+                lines += [
+                    {"type": "vector", "fact": fid, "vector": [float(x) for x in vecs[fid]]}
+                    for fid in sorted(vecs)
+                ]
+            path = tmp / f"{slug}.jsonl"
+            path.write_text(
+                "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), "utf-8"
+            )
+            out[slug] = (path, _hashes(a.id))
+        return out
+    finally:
+        src.close()
+
+
+def _hashes(agent_id: int) -> set[str]:
+    return {h for (h,) in Fact.select(Fact.content_hash).where(Fact.agent == agent_id).tuples()}
+
+
+def _import(target: StoreConfig, archives) -> MigrateReport:
+    from services.interop.archive import import_archive
+
+    rep = MigrateReport()
+    dst = _open(target, create_index=True)
+    try:
+        for slug, (path, hashes) in archives.items():
+            there = Agent.get_or_none(Agent.slug == slug)
+            if there is not None:
+                if _hashes(there.id) == hashes:
+                    rep.skipped.append(slug)
+                    continue
+                raise InvalidInput(
+                    f"agent {slug!r} is already in the target with other memories; "
+                    "nothing was merged (rename one of them first)"
+                )
+            got = import_archive(dst, path)
+            rep.copied[slug] = {**got.counts, "vectors": got.vectors, "embedded": got.embedded}
+        if is_postgres(dst.db):
+            _advance_sequences(dst.db)
+    finally:
+        dst.close()
+    return rep
+
+
+def _advance_sequences(db) -> None:
+    """Rows came in with their ids: move each id sequence past them, or the next insert by a
+    client would collide."""
+    for table in SEQUENCE_TABLES:
+        db.execute_sql(
+            f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
+            f"greatest((SELECT coalesce(max(id), 0) FROM {table}), "
+            f"(SELECT last_value FROM {table}_id_seq), 1))"
+        )

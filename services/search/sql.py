@@ -1,0 +1,64 @@
+"""SQL both backends share: the filters as a WHERE tail, a list of ids as one parameter, and
+one way to run it. Written with ``?`` placeholders; ``run`` turns them into psycopg's ``%s``
+on PostgreSQL (no SQL here holds a literal ``?`` or ``%``: patterns are parameters)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+from models.db import is_postgres
+from services.store.facts import FactFilters
+
+
+def run(db, sql: str, params=()):
+    if is_postgres(db):
+        sql = sql.replace("%", "%%").replace("?", "%s")
+    return db.execute_sql(sql, list(params))
+
+
+def ids_in(db, ids) -> tuple[str, object]:
+    """``IN (…)`` over a list of ids passed as one parameter (no per-id placeholder)."""
+    ids = sorted(int(i) for i in ids)
+    if is_postgres(db):
+        return "= ANY(?)", ids
+    return "IN (SELECT value FROM json_each(?))", json.dumps(ids)
+
+
+def sql_filters(sql: str, params: list, f: FactFilters):
+    if f.status:
+        sql += " AND f.status IN (%s)" % ",".join("?" * len(f.status))
+        params += list(f.status)
+    if f.category:
+        conds = []
+        for c in f.category:
+            if c.endswith(":"):
+                conds.append("f.category LIKE ?")
+                params.append(c + "%")
+            else:
+                conds.append("f.category = ?")
+                params.append(c)
+        sql += " AND (" + " OR ".join(conds) + ")"
+    if f.memory_type:
+        sql += " AND f.memory_type IN (%s)" % ",".join("?" * len(f.memory_type))
+        params += list(f.memory_type)
+    if f.pinned is not None:
+        sql += " AND f.pinned = ?"
+        params.append(bool(f.pinned))
+    if f.since is not None:
+        sql += " AND f.created_at >= ?"
+        params.append(_iso(f.since))
+    if f.until is not None:
+        sql += " AND f.created_at <= ?"
+        params.append(_iso(f.until, end=True))
+    if f.text:
+        sql += " AND f.content LIKE ? ESCAPE '\\'"
+        esc = f.text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        params.append(f"%{esc}%")
+    return sql, params
+
+
+def _iso(v, end: bool = False) -> str:
+    if isinstance(v, datetime):
+        return v.isoformat(sep=" ")
+    return v.isoformat() + (" 23:59:59" if end else "")

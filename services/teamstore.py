@@ -1,0 +1,165 @@
+"""Connecting to a team store: its password from the OS keyring, and a connection test that
+says in one line what is wrong (refused, unauthorised, unreachable).
+
+The password is never written to Engram's files: it is in the keyring under
+``team-store:<url without password>``, or libpq finds it itself (``~/.pgpass``,
+``PGPASSFILE``, a ``service=`` entry in ``pg_service.conf``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import urlparse
+
+
+def keyring_name(url: str) -> str:
+    u = urlparse(url)
+    host = f"{u.hostname or ''}:{u.port or 5432}"
+    return f"team-store:{u.username or ''}@{host}{u.path}"
+
+
+def database_password(url: str) -> str | None:
+    """The keyring's password for a PostgreSQL URL without one; None leaves it to libpq."""
+    from models.db import is_postgres_url
+
+    if not is_postgres_url(url) or urlparse(url).password:
+        return None
+    try:  # quietly: no keyring (a server, CI) is normal here, libpq may have the password
+        import keyring
+
+        return keyring.get_password("engram", keyring_name(url)) or None
+    except Exception:
+        return None
+
+
+def save_password(url: str, password: str) -> tuple[bool, str]:
+    from services.secrets import SecretsStore
+
+    return SecretsStore().set(keyring_name(url), password)
+
+
+@dataclass
+class ConnectionCheck:
+    ok: bool
+    database: str  # one line on the database
+    vectors: str  # one line on the Chroma server
+
+
+def check_connection(db_url: str, chroma_url: str | None = None, timeout: int = 5):
+    """Try the database (and the Chroma server): each part's verdict in one line."""
+    return ConnectionCheck(*_check(db_url, chroma_url, timeout))
+
+
+def _check(db_url, chroma_url, timeout) -> tuple[bool, str, str]:
+    db_ok, db_msg = check_database(db_url, timeout)
+    if not chroma_url:
+        return db_ok, db_msg, "no Chroma server set (vectors stay local)"
+    v_ok, v_msg = check_chroma(chroma_url, timeout)
+    return db_ok and v_ok, db_msg, v_msg
+
+
+def check_database(url: str, timeout: int = 5) -> tuple[bool, str]:
+    from models.db import is_postgres_url, open_postgres
+
+    if not is_postgres_url(url):
+        return False, "not a PostgreSQL URL (postgresql://user@host:5432/dbname)"
+    u = urlparse(url)
+    where = f"{u.hostname or 'localhost'}:{u.port or 5432}"
+    db = open_postgres(url, database_password(url))
+    db.connect_params["connect_timeout"] = timeout
+    try:
+        db.connect()
+        version = db.execute_sql("SHOW server_version").fetchone()[0]
+        return True, f"connected to PostgreSQL {version} at {where} as {u.username or 'default'}"
+    except Exception as exc:
+        return False, explain_database_error(str(exc), where)
+    finally:
+        if not db.is_closed():
+            db.close()
+
+
+def explain_database_error(text: str, where: str) -> str:
+    low = text.lower()
+    if "password authentication failed" in low or "no password supplied" in low:
+        return (
+            f"unauthorised: {where} refused the user name or password (check the keyring "
+            "entry or ~/.pgpass)"
+        )
+    if "does not exist" in low and "database" in low:
+        return f"no such database on {where} (ask the team's admin to create it)"
+    if "connection refused" in low:
+        return f"refused: nothing listens on {where} (is PostgreSQL running on that port?)"
+    if "could not translate host name" in low or "name or service not known" in low:
+        return f"unreachable: the host name in {where} does not resolve"
+    if "timeout" in low or "no route to host" in low or "network is unreachable" in low:
+        return f"unreachable: {where} did not answer (network, VPN or firewall)"
+    if "pg_hba.conf" in low:
+        return f"unauthorised: {where} does not accept this user from this machine (pg_hba.conf)"
+    return f"cannot connect to {where}: {text.strip().splitlines()[0] if text.strip() else text}"
+
+
+def check_chroma(url: str, timeout: int = 5) -> tuple[bool, str]:
+    import urllib.error
+    import urllib.request
+
+    u = urlparse(url)
+    if u.scheme not in ("http", "https") or not u.hostname:
+        return False, "not a Chroma server URL (http://host:8000)"
+    where = f"{u.hostname}:{u.port or 8000}"
+    try:
+        with urllib.request.urlopen(f"{u.scheme}://{where}/api/v2/heartbeat", timeout=timeout) as r:
+            r.read()
+        return True, f"Chroma server answers at {where}"
+    except urllib.error.HTTPError as exc:
+        if exc.code in (401, 403):
+            return False, f"unauthorised: the Chroma server at {where} refused the request"
+        return False, f"the Chroma server at {where} answered HTTP {exc.code}"
+    except OSError as exc:  # URLError and timeouts are OSErrors
+        reason = str(getattr(exc, "reason", exc)).lower()
+        if "refused" in reason:
+            return False, f"refused: nothing listens on {where} (is `chroma run` running?)"
+        return False, f"unreachable: {where} did not answer ({reason})"
+
+
+CHANNEL = "engram_changes"  # schema v4's statement triggers notify here
+
+
+class ChangeListener:
+    """LISTEN for other clients' writes on a team store (schema v4 triggers NOTIFY on every
+    write to agents, facts, episodes, layers and the audit trail). A connection of its own,
+    never in a transaction; ``fileno`` lets the app wake on the socket, ``drain`` says
+    whether anything arrived. Not a team store: ``available`` is False."""
+
+    def __init__(self, engram):
+        from models.db import is_postgres
+
+        self.conn = None
+        if not is_postgres(engram.db):
+            return
+        db = engram.db
+        # the same connection parameters as the store's own (URL, service entry, password)
+        self.conn = db._adapter.connect(db, **db.connect_params)
+        self.conn.autocommit = True
+        with self.conn.cursor() as cur:
+            cur.execute(f"LISTEN {CHANNEL}")
+
+    @property
+    def available(self) -> bool:
+        return self.conn is not None
+
+    def fileno(self) -> int:
+        return self.conn.fileno() if self.conn is not None else -1
+
+    def drain(self) -> list[str]:
+        """Tables changed since the last call (empty: nothing, or not a team store)."""
+        if self.conn is None:
+            return []
+        self.conn.poll()
+        got = [n.payload for n in self.conn.notifies]
+        self.conn.notifies.clear()
+        return got
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
