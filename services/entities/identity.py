@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+from models.db import is_postgres
 from models.entities import Entity, EntityCandidate, FactEntity
 from services.entities.extract import Mention, entity_key
 
@@ -23,15 +24,13 @@ def by_name(agent_id: int, name: str) -> list[Entity]:
     for every name of every fact written, and building the query costs more than running it."""
     key = entity_key(name)
     needle = json.dumps(name.strip(), ensure_ascii=False)[1:-1].lower()
-    rows = list(
-        Entity.raw(
-            "SELECT * FROM entity WHERE agent_id = ? AND (key = ? OR "
-            "(aliases != '[]' AND instr(lower(aliases), ?) > 0)) ORDER BY id",
-            agent_id,
-            key,
-            needle,
-        )
+    sql = (
+        "SELECT * FROM entity WHERE agent_id = ? AND (key = ? OR "
+        "(aliases != '[]' AND instr(lower(aliases), ?) > 0)) ORDER BY id"
     )
+    if is_postgres(Entity._meta.database):  # a team store: the same query in its dialect
+        sql = sql.replace("instr(", "strpos(").replace("?", "%s")
+    rows = list(Entity.raw(sql, agent_id, key, needle))
     return [e for e in rows if e.key == key or any(entity_key(a) == key for a in e.aliases or ())]
 
 
