@@ -68,8 +68,12 @@ class EntitiesView(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.ExtendedSelection)
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.Stretch)
+        for col in (1, 2, 3):  # type, count and date stay readable beside a long name
+            header.setSectionResizeMode(col, QHeaderView.ResizeToContents)
         self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.table.currentCellChanged.connect(lambda r, *_: self._show_row(r))
         self.candidates = QLabel()
         self.candidates.setWordWrap(True)
@@ -125,6 +129,7 @@ class EntitiesView(QWidget):
         split.addWidget(left)
         split.addWidget(right)
         split.setStretchFactor(1, 2)
+        split.setSizes([440, 900])  # the list shows name, type, count and date at once
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(split)

@@ -15,6 +15,7 @@ from services.entities import lexicon as L
 from services.store.text import normalize
 
 TYPES = ("person", "organisation", "project", "place", "tool", "concept")
+_TICKET = re.compile(r"[A-Z][A-Z0-9]{1,9}-\d+")
 
 
 @dataclass(frozen=True)
@@ -312,6 +313,12 @@ def _near(t: _Tokens, i: int, vocab: set[str], span: int = 4) -> bool:
     return any(t.lower(j) in vocab for j in range(max(0, i - span), i))
 
 
+def _one_word_kind(word: str) -> str | None:
+    if _TICKET.fullmatch(word):
+        return "concept"  # ENG-248, JIRA-12: a ticket, not a tool
+    return "tool" if _product_like(word) else None
+
+
 def _classify(t: _Tokens, i: int, n: int) -> tuple[str | None, int]:
     first = _strip_possessive(t.word(i))
     last_raw = t.word(i + n - 1)
@@ -330,8 +337,8 @@ def _classify(t: _Tokens, i: int, n: int) -> tuple[str | None, int]:
         return "project", n
     if prev == "project" or (nxt in L.PROJECT_AFTER_THE and prev in ("the", "our", "my", "their")):
         return "project", n
-    if n == 1 and _product_like(first):
-        return "tool", n
+    if n == 1 and (kind := _one_word_kind(first)):
+        return kind, n
     if first in L.GEO_PREFIXES and n >= 2:
         return "place", n
     if first in L.FIRST_NAMES:

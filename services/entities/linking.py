@@ -15,8 +15,9 @@ from peewee import fn
 from models import Fact
 from models.db import is_postgres
 from models.entities import Entity, EntityRelation, FactEntity, utcnow
-from services.entities.extract import Mention, entity_key, extract
+from services.entities.extract import Mention, _product_like, entity_key, extract
 from services.entities.identity import by_name, resolve
+from services.entities.lexicon import TOOLS
 from services.entities.relations import stated_relations
 
 Clean = Callable[[str], "str | None"]
@@ -72,6 +73,15 @@ _SUBJECT_VALUE_TYPES = {
 _SUBJECT_MENTION_TYPES = {"location": "place", "employer": "organisation", "tool-for": "tool"}
 
 
+def _names_a_tool(value: str, text: str) -> bool:
+    """A preference's subject names a tool when the lexicon knows it or the fact spells it
+    like a name (``Prefers pnpm over npm`` yes; ``dataclasses over dicts`` no)."""
+    if value.lower() in TOOLS:
+        return True
+    at = text.lower().find(value.lower())
+    return at >= 0 and (text[at : at + 1].isupper() or _product_like(text[at : at + len(value)]))
+
+
 def entity_type(word: str | None) -> str:
     w = (word or "").strip().lower()
     for typ, words in _TYPE_WORDS.items():
@@ -113,7 +123,7 @@ def mentions_of(
         m = _named(cat[5:], "project", "import" if imported == "import" else "subject-key", clean)
         if m:
             found.append(m)
-    found = _from_subject(row.subject, found, clean)
+    found = _from_subject(row.subject, found, clean, text)
     rels = []  # the source's own relations first: a sentence restating one is not a second
     for rel in _as_list(meta.get("relation")) + _as_list(meta.get("relations")):
         a = _named(rel.get("from"), "concept", "import", clean)
@@ -132,10 +142,14 @@ def _typed(m: Mention, found: list[Mention]) -> Mention:
     return m
 
 
-def _from_subject(subject: str | None, found: list[Mention], clean: Clean) -> list[Mention]:
+def _from_subject(
+    subject: str | None, found: list[Mention], clean: Clean, text: str = ""
+) -> list[Mention]:
     if not subject:
         return found
     kind, _, value = subject.partition(":")
+    if kind == "prefers-over" and not _names_a_tool(value, text):
+        return found  # "short functions over long functions": a preference, not a tool
     if kind in _SUBJECT_VALUE_TYPES and value:
         m = _named(value, _SUBJECT_VALUE_TYPES[kind], "subject-key", clean)
         if m:
