@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QDialog,
     QGroupBox,
     QHBoxLayout,
@@ -20,14 +19,12 @@ from PySide6.QtWidgets import (
 
 from services import ForgetService
 from ui.forget_dialog import describe_receipt
+from ui.tables import read_only_table
 
 
 def _table(headers: list[str]) -> QTableWidget:
-    t = QTableWidget(0, len(headers))
-    t.setHorizontalHeaderLabels(headers)
-    t.setSelectionBehavior(QAbstractItemView.SelectRows)
-    t.setEditTriggers(QAbstractItemView.NoEditTriggers)
-    t.verticalHeader().hide()
+    t = read_only_table(headers)
+    t.setWordWrap(True)  # receipts and rules read better wrapped
     t.horizontalHeader().setSectionResizeMode(len(headers) - 1, QHeaderView.Stretch)
     return t
 

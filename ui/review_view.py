@@ -7,17 +7,17 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
     QInputDialog,
     QLabel,
     QPushButton,
-    QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
+
+from ui.tables import read_only_table
 
 REASONS = {
     "personal-data": "personal data (your policy asks first)",
@@ -37,14 +37,7 @@ class ReviewView(QWidget):
             "A accepts, E edits, R rejects (rejected ones never come back)."
         )
         self.hint.setWordWrap(True)
-        self.table = QTableWidget(0, 5)
-        self.table.setHorizontalHeaderLabels(
-            ["Content", "Why it waits", "Confidence", "Source", "Added"]
-        )
-        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.table.verticalHeader().hide()
-        self.table.setWordWrap(False)
+        self.table = read_only_table(["Content", "Why it waits", "Confidence", "Source", "Added"])
         hh = self.table.horizontalHeader()
         hh.setSectionResizeMode(0, QHeaderView.Stretch)
         for c in (1, 2, 3, 4):

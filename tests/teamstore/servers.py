@@ -80,13 +80,18 @@ class PgServer:
         return con
 
     def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(5)
-        shutil.rmtree(self.root, ignore_errors=True)
+        _stop(self.proc, self.root)
+
+
+def _stop(proc: subprocess.Popen, root) -> None:
+    """Terminate a server (kill it if it lingers) and remove its data dir."""
+    proc.terminate()
+    try:
+        proc.wait(20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(5)
+    shutil.rmtree(root, ignore_errors=True)
 
 
 def start_postgres() -> PgServer:
@@ -189,13 +194,7 @@ class ChromaServer:
         return f"http://127.0.0.1:{self.port}"
 
     def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(5)
-        shutil.rmtree(self.root, ignore_errors=True)
+        _stop(self.proc, self.root)
 
 
 def chroma_executable() -> str:
