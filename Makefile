@@ -38,11 +38,14 @@ run: $(STAMP)
 		xvfb-run -a $(BIN)/python -m app.main --demo-if-empty; \
 	else $(BIN)/python -m app.main --demo-if-empty; fi
 
+# the whole suite, one worker per core (each worker starts its own test servers)
 test: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider -n auto --dist loadfile
 
+# the inner loop: no GUI, no servers, no child processes, no benchmarks, nothing slow
+FAST := not gui and not slow and not postgres and not subprocess and not bench
 test-fast: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider -m "not gui and not slow"
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider -n auto -m "$(FAST)"
 
 # the gates CI runs before the tests (CONTRIBUTING.md)
 lint: $(STAMP)

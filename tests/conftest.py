@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 from pathlib import Path
 
@@ -90,9 +91,41 @@ def pytest_generate_tests(metafunc):
         metafunc.parametrize("store_backend", marker.args, indirect=True)
 
 
+_SERVER_FIXTURES = {"team_store", "pg_server", "chroma_server", "_pg_template"}
+
+
+_SPAWN_WORDS = ("subprocess", "sys.executable", "Popen", "multiprocessing")
+
+
+def _spawns_processes(item) -> bool:
+    """A module that imports subprocess (or the MCP stdio client), or a test whose own code
+    names a way to start a process, starts other processes."""
+    module = getattr(item, "module", None)
+    names = vars(module) if module is not None else {}
+    if "subprocess" in names or "McpClient" in names or "mcp_client" in names:
+        return True
+    try:
+        source = inspect.getsource(item.function)
+    except (AttributeError, OSError, TypeError):
+        return False
+    return any(word in source for word in _SPAWN_WORDS)
+
+
 def pytest_collection_modifyitems(config, items):
-    """Everything under tests/gui is a `gui` test (left out of `make test-fast`)."""
-    gui_dir = Path(__file__).resolve().parent / "gui"
+    """Markers from where a test lives and what it uses, so the quick loop can leave out what
+    is slow to start: `gui` (tests/gui), `postgres` (needs the session's PostgreSQL/Chroma
+    servers), `subprocess` (starts processes), `bench` (tests/bench)."""
+    here = Path(__file__).resolve().parent
+    gui_dir, bench_dir = here / "gui", here / "bench"
     for item in items:
-        if gui_dir in Path(str(item.fspath)).resolve().parents:
+        parents = Path(str(item.fspath)).resolve().parents
+        if gui_dir in parents:
             item.add_marker(pytest.mark.gui)
+        if bench_dir in parents:
+            item.add_marker(pytest.mark.bench)
+        callspec = getattr(item, "callspec", None)
+        on_postgres = callspec is not None and callspec.params.get("store_backend") == "postgres"
+        if on_postgres or _SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.postgres)
+        if _spawns_processes(item):
+            item.add_marker(pytest.mark.subprocess)

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, timedelta
 
+import pytest
+
 from models import CompiledLayer
 from services.ingest.pipeline import NewFact
 from services.lifecycle.compile import CompileService, latest_layers, layer_diff
@@ -51,6 +53,7 @@ def fill(agent, n: int, day: date | None = None, label: str = "Memory", **kw) ->
     return [r.fact_id for r in res]
 
 
+@pytest.mark.slow  # a large store: the full suite runs it
 def test_layers_fit_budgets_with_pinned_first_and_real_provenance(agent, lc_config):
     assert using_real_tokenizer()
     ids = fill(agent, 200) + fill(agent, 90, day=NOW.date(), label="Today's note")

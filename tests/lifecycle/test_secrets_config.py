@@ -139,6 +139,7 @@ def test_bad_settings_fall_back_with_a_message(tmp_path):
     assert load_config(tmp_path).problems == []
 
 
+@pytest.mark.slow  # a large store: the full suite runs it
 def test_store_settings_and_agent_overrides_are_used(engram, transcript):
     from services.capture.sessions import ingest_session
     from services.lifecycle.compile import CompileService

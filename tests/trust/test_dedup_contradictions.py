@@ -5,6 +5,8 @@ from __future__ import annotations
 import threading
 from collections import Counter
 
+import pytest
+
 from services.ingest.contradiction import compare
 from services.ingest.pipeline import NewFact
 from tests.trust.dedup_pairs import PAIRS
@@ -27,6 +29,7 @@ def _outcome(engram, n: int, old: str, new: str) -> tuple[str, object, object]:
     return got, first, second
 
 
+@pytest.mark.slow  # a large store: the full suite runs it
 def test_pairs_table_confusion_matrix(engram, capsys):
     assert len(PAIRS) >= 40
     matrix: Counter = Counter()
