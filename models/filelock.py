@@ -1,26 +1,19 @@
-"""An advisory inter-process lock on a file (fcntl; on Windows a no-op: the atomic writes
-and the checks under it still guard the files)."""
+"""An inter-process lock on a file, through the `filelock` library (fcntl on POSIX,
+msvcrt on Windows, so the lock holds on every platform the app ships to)."""
 
 from __future__ import annotations
 
-import os
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from filelock import FileLock
+
 
 @contextmanager
-def exclusive_lock(path: Path):
+def exclusive_lock(path: Path) -> Iterator[None]:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        import fcntl
-    except ImportError:
+    # a fresh lock object per use: two threads of one process exclude each other too
+    with FileLock(str(path), mode=0o600):
         yield
-        return
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
