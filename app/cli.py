@@ -27,6 +27,7 @@ COMMAND_MODULES = [
     "app.commands.integration",
     "app.commands.entities",
     "app.commands.teamstore",
+    "app.commands.logs",
 ]
 
 
@@ -36,18 +37,29 @@ class Context:
 
     data_dir: str | None
     _engram: object = field(default=None, repr=False)
+    _log: logging.Handler | None = field(default=None, repr=False)
 
     def engram(self, semantic: bool = True):
         if self._engram is None:
             from app.settings import store_config
             from services.engram import Engram
 
-            self._engram = Engram.open(store_config(self.data_dir, semantic=semantic))
+            config = store_config(self.data_dir, semantic=semantic)
+            self._engram = Engram.open(config)
+            from app.crash_log import file_log_handler
+
+            # what the command did (ids and counts) goes to the store's own log, as the app's does
+            self._log = file_log_handler(config.data_dir)
+            logging.getLogger().addHandler(self._log)
         return self._engram
 
     def close(self) -> None:
         if self._engram is not None:
             self._engram.close()
+        if self._log is not None:  # one command, one handler (tests run many in a process)
+            logging.getLogger().removeHandler(self._log)
+            self._log.close()
+            self._log = None
 
 
 def emit_json(obj) -> None:
@@ -107,10 +119,10 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.INFO if args.verbose else logging.WARNING,
-        format="%(levelname)s %(name)s: %(message)s",
-    )
+    logging.basicConfig(format="%(levelname)s %(name)s: %(message)s")
+    for handler in logging.getLogger().handlers:  # stderr: warnings, or everything with -v
+        handler.setLevel(logging.INFO if args.verbose else logging.WARNING)
+    logging.getLogger().setLevel(logging.INFO)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

@@ -21,20 +21,26 @@ LOG_NAME = "engram.log"
 log = logging.getLogger("engram")
 
 
-def setup_file_logging(data_dir: Path, level: int = logging.INFO) -> Path:
+def file_log_handler(data_dir: Path) -> logging.Handler:
+    """A rotating handler on ``<data dir>/logs/engram.log`` (0600; the directory 0700)."""
     logs = Path(data_dir) / "logs"
     logs.mkdir(parents=True, exist_ok=True, mode=0o700)
     path = logs / LOG_NAME
+    handler = logging.handlers.RotatingFileHandler(
+        path, maxBytes=1 << 20, backupCount=3, encoding="utf-8"
+    )
+    handler.setFormatter(
+        logging.Formatter("%(asctime)s %(levelname)s %(threadName)s %(name)s: %(message)s")
+    )
+    os.chmod(path, 0o600)
+    return handler
+
+
+def setup_file_logging(data_dir: Path, level: int = logging.INFO) -> Path:
+    path = Path(data_dir) / "logs" / LOG_NAME
     root = logging.getLogger()
     if not any(getattr(h, "baseFilename", None) == str(path) for h in root.handlers):
-        handler = logging.handlers.RotatingFileHandler(
-            path, maxBytes=1 << 20, backupCount=3, encoding="utf-8"
-        )
-        handler.setFormatter(
-            logging.Formatter("%(asctime)s %(levelname)s %(threadName)s %(name)s: %(message)s")
-        )
-        root.addHandler(handler)
-        os.chmod(path, 0o600)
+        root.addHandler(file_log_handler(data_dir))
     root.setLevel(min(root.level or level, level))
     return path
 

@@ -32,6 +32,20 @@ class EventKind(StrEnum):
     SYNC_DONE = "sync.done"
 
 
+def describe(data: dict) -> str:
+    """What an event says in the log: ids become counts and only numbers, flags and agent
+    slugs pass, so no memory text can reach ``engram.log`` through an event."""
+    parts = []
+    for key, value in sorted(data.items()):
+        if isinstance(value, (list, tuple, set, frozenset)):
+            parts.append(f"{key}={len(value)}")
+        elif isinstance(value, (bool, int, float)) or value is None:
+            parts.append(f"{key}={value}")
+        elif key == "slug" and isinstance(value, str):
+            parts.append(f"slug={value[:64]}")
+    return " ".join(parts)
+
+
 class EventBus:
     def __init__(self) -> None:
         self._listeners: list[Listener] = []
@@ -50,6 +64,7 @@ class EventBus:
 
     def emit(self, kind: EventKind | str, **data) -> None:
         kind = EventKind(kind)  # an unknown event name is a bug, found at the emitter
+        log.info("%s %s", kind.value, describe(data))
         with self._lock:
             listeners = list(self._listeners)
         for fn in listeners:
