@@ -70,3 +70,22 @@ def install_excepthook(log_path: Path, show: Callable[[str], None] | None = None
 
     sys.excepthook = report
     threading.excepthook = lambda a: report(a.exc_type, a.exc_value, a.exc_traceback)
+
+
+def install_qt_message_handler() -> None:
+    """Qt's own warnings (a bad stylesheet, a platform plugin problem) go to the same log."""
+    from PySide6.QtCore import QtMsgType, qInstallMessageHandler
+
+    levels = {
+        QtMsgType.QtDebugMsg: logging.DEBUG,
+        QtMsgType.QtInfoMsg: logging.INFO,
+        QtMsgType.QtWarningMsg: logging.WARNING,
+        QtMsgType.QtCriticalMsg: logging.ERROR,
+        QtMsgType.QtFatalMsg: logging.CRITICAL,
+    }
+    qt_log = logging.getLogger("engram.qt")
+
+    def handler(mode, context, message) -> None:
+        qt_log.log(levels.get(mode, logging.WARNING), "%s", message)
+
+    qInstallMessageHandler(handler)

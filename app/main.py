@@ -65,13 +65,14 @@ def main(argv: list[str] | None = None) -> int:
         from app.selftest import run_self_test
 
         return run_self_test()
-    from app.crash_log import install_excepthook, setup_file_logging
+    from app.crash_log import install_excepthook, install_qt_message_handler, setup_file_logging
     from app.settings import store_config
     from services import Engram
 
     config = store_config(args.data_dir, semantic=False)
     log_path = setup_file_logging(config.data_dir)
     install_excepthook(log_path)  # until the window exists: the log and stderr
+    install_qt_message_handler()
     # the GUI opens the store without the embedding model (2–3 s) so the first page paints
     # at once; the window loads it in a worker (see MainWindow._load_semantic)
     # the demo (an empty store with --demo-if-empty) is seeded by the window, in a worker:

@@ -36,3 +36,26 @@ def test_log_command_prints_the_tail_and_the_path(cli, tmp_path):
     assert rc == 0 and out.strip().endswith("logs/engram.log")
     rc, out, _ = cli("log", "-n", "5")
     assert rc == 0 and "agent.added slug=proj" in out
+
+
+def test_qt_messages_reach_the_log(tmp_path):
+    import logging
+
+    from PySide6.QtCore import qWarning
+
+    from app.crash_log import file_log_handler, install_qt_message_handler
+
+    handler = file_log_handler(tmp_path)
+    root = logging.getLogger()
+    root.addHandler(handler)
+    try:
+        install_qt_message_handler()
+        qWarning("QPainter::begin: Paint device returned engine == 0")
+    finally:
+        from PySide6.QtCore import qInstallMessageHandler
+
+        qInstallMessageHandler(None)
+        root.removeHandler(handler)
+        handler.close()
+    text = (tmp_path / "logs" / "engram.log").read_text(encoding="utf-8")
+    assert "WARNING" in text and "engram.qt" in text and "QPainter::begin" in text
