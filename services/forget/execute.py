@@ -59,6 +59,7 @@ def run_forget(
     )
     step("files")
     files_done = _edit_files(engram, scope, pv, notes)
+    native = _edit_native(engram, pv, notes)
     step("vectors")
     for ap in pv.agents:
         if ap.vectors or scope.whole:
@@ -82,6 +83,7 @@ def run_forget(
     checked, remaining = _verify_after(engram, scope, pv, notes)
     counts = dict(receipt.counts)
     counts["files_rewritten"] = files_done
+    counts.update(native)
     if backup is not None:
         counts["safety_backup_destroyed"] = 1
     counts["remaining_after_verify"] = remaining
@@ -116,6 +118,40 @@ def _edit_files(engram, scope: ForgetScope, pv: ForgetPreview, notes: list[str])
 
         forget_exports(engram.config.data_dir, exported_gone)
     return files_done
+
+
+def _edit_native(engram, pv: ForgetPreview, notes: list[str]) -> dict:
+    """The agents' own files: rewritten, or named as not erased with the reason; then the
+    history of a Codex memories repository they are in."""
+    from services.forget.git_history import erase_history
+    from services.forget.native import apply_native, backup_dir
+
+    bdir = backup_dir(engram.config.data_dir)
+    done: list = []
+    out = {"native_files_rewritten": 0, "native_not_erased": 0, "native_backups": 0}
+    for ap in pv.agents:
+        for ed in ap.native:
+            if ed.problem:
+                out["native_not_erased"] += 1
+                notes.append(f"{ed.path}: {ed.problem}")
+                continue
+            try:
+                backup = apply_native(ed, bdir)
+            except OSError as exc:
+                out["native_not_erased"] += 1
+                notes.append(f"{ed.path}: not erased: {exc}")
+                continue
+            out["native_files_rewritten"] += 1
+            done.append(ed)
+            lines = ", ".join(map(str, ed.lines[:20])) or f"{len(ed.removed)} entr(ies)"
+            notes.append(f"{ed.path}: erased ({ed.kind}: {lines})")
+            if backup:
+                out["native_backups"] += 1
+                notes.append(f"{ed.path}: backup (forgotten lines replaced by a marker): {backup}")
+    terms = [x for ap in pv.agents for x in ap.terms]
+    hist = erase_history(done, terms, notes)
+    out.update(hist)
+    return out
 
 
 def _verify_after(engram, scope: ForgetScope, pv: ForgetPreview, notes: list[str]):
@@ -198,6 +234,10 @@ def _delete_agent_rows(ap: AgentPreview) -> None:
     for part in _chunks([e["id"] for e in ap.episodes]):
         Episode.delete().where(Episode.id.in_(part)).execute()
     t = Terms(ap.terms)
+    for fid in ap.metadata:
+        row = Fact.get_or_none(Fact.id == fid)
+        if row is not None:
+            Fact.update(metadata=prune_strings(row.metadata, t)).where(Fact.id == fid).execute()
     for sinfo in ap.sessions:
         srow = Session.get_or_none(Session.id == sinfo["id"])
         if srow is None:
@@ -211,6 +251,19 @@ def _delete_agent_rows(ap: AgentPreview) -> None:
     lids = [L["id"] for L in ap.layers]
     if lids:
         CompiledLayer.delete().where(CompiledLayer.id.in_(lids)).execute()
+
+
+def prune_strings(v, t: Terms):
+    """A JSON value without the strings that mention a forgotten term."""
+    if isinstance(v, dict):
+        return {k: prune_strings(x, t) for k, x in v.items() if not _gone(x, t)}
+    if isinstance(v, list):
+        return [prune_strings(x, t) for x in v if not _gone(x, t)]
+    return v
+
+
+def _gone(x, t: Terms) -> bool:
+    return isinstance(x, str) and t.mentions(x)
 
 
 def rebuild_leaky_segments(engram, agent_ids: set[int]) -> list[str]:
