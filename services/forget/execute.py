@@ -154,8 +154,43 @@ def _edit_native(engram, pv: ForgetPreview, notes: list[str]) -> dict:
     return out
 
 
+def _verify_fact_scope(engram, pv: ForgetPreview, notes: list[str]) -> tuple[int, int, list]:
+    """``--fact ID``: texts a kept fact also holds are proven gone by the fact's identity
+    (``fact_traces``); the rest go through the full scan. Returns (checked, remaining, the
+    texts left for the full scan)."""
+    from services.forget import fact_traces as ft
+
+    terms = [x for ap in pv.agents for x in ap.terms]
+    alone, shared = ft.split_shared(terms)
+    if not shared:
+        return 0, 0, alone
+    facts = [f for ap in pv.agents for f in ap.facts]
+    ids = [f["id"] for f in facts]
+    left = ft.own_traces(engram, ids, [ap.agent_id for ap in pv.agents])
+    left += [
+        f"its full-text entry (fact {f['id']})"
+        for f in facts
+        if ft.fts_has(engram, f["id"], f["content"])
+    ]
+    kept = {k for v in shared.values() for k in v}
+    rep = verify_forgotten(engram, list(shared), vectors=False)
+    found = [f"{p} ({d})" for p, d in ft.unexplained(rep, kept)] + left
+    notes += [f"still present: {x}" for x in found[:20]]
+    notes.append(
+        f"{len(shared)} text(s) of the forgotten fact(s) are also in kept fact(s) "
+        f"{', '.join(map(str, sorted(kept)[:10]))}: verified by the fact's own traces (row, "
+        "history, full-text entry, vector) and every place those facts do not explain"
+    )
+    return len(shared), len(found), alone
+
+
 def _verify_after(engram, scope: ForgetScope, pv: ForgetPreview, notes: list[str]):
     remaining = checked = 0
+    if scope.kind == "fact":
+        checked, remaining, alone = _verify_fact_scope(engram, pv, notes)
+        keep = set(alone)
+        for ap in pv.agents:
+            ap.terms = [x for x in ap.terms if x in keep]
     groups = (
         [(None, [x for ap in pv.agents for x in ap.terms])]
         if scope.all_agents

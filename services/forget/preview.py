@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 
-from models import Agent, AuditEvent, CompiledLayer, Episode, Session
+from models import Agent, AuditEvent, CompiledLayer, Episode, Fact, Session
 from services.forget.files import FileEdit, Terms, plan_file, workspace_files
 from services.forget.raw_scan import byte_pattern, iter_files, scan_file
 from services.forget.scope import ForgetScope, as_dt, select_agents, select_facts
@@ -222,8 +222,8 @@ def _history(a: Agent, scope: ForgetScope, t: Terms, id_set: set[int]) -> list[i
             or t.mentions(ev.reason)
         )
 
-    return [
-        ev.id
+    evs = [
+        (ev.id, ev.fact_id)
         for ev in AuditEvent.select(
             AuditEvent.id,
             AuditEvent.fact_id,
@@ -233,12 +233,28 @@ def _history(a: Agent, scope: ForgetScope, t: Terms, id_set: set[int]) -> list[i
         ).where(AuditEvent.agent == a.id)
         if scope.whole or ev.fact_id in id_set or mentioned(ev)
     ]
+    if scope.whole:
+        return [i for i, _ in evs]
+    # a kept fact that says the text itself keeps its own history (``--fact`` on one of two
+    # facts sharing words must not erase the other's past)
+    others = {f for _, f in evs if f is not None and f not in id_set}
+    own = (
+        {
+            fid
+            for fid, content in Fact.select(Fact.id, Fact.content)
+            .where(Fact.id.in_(list(others)))
+            .tuples()
+            if t.mentions(content)
+        }
+        if others
+        else set()
+    )
+    return [i for i, f in evs if f not in own]
 
 
 def _metadata(a: Agent, t: Terms, id_set: set[int]) -> list[int]:
     """Kept facts whose metadata repeats the text (a Claude Code topic's description is
     copied onto every fact of the topic): the strings go, the facts stay."""
-    from models import Fact
 
     return [
         fid
