@@ -20,7 +20,7 @@ import os
 from pathlib import Path
 
 from services.errors import NotFound
-from services.interop.importers import frontmatter, gemini
+from services.interop.importers import frontmatter, gemini, hermes
 from services.interop.importers.claude_memory import merge_explanations
 from services.interop.importers.mdsplit import Statement, split_statements
 from services.interop.importers.native import block_hash
@@ -44,11 +44,15 @@ def writable(meta: dict) -> bool:
         return name != "MEMORY.md"
     if fmt == "instructions":
         return bool(meta.get("gemini_memory"))
+    if fmt == "hermes":
+        return True  # the agent's own entries, two-way
     return fmt == "codex-memory" and name == "MEMORY.md"
 
 
 def statements(path: Path, text: str, fmt: str) -> list[Statement]:
     """The blocks a file's facts were imported from, as the importer cut them."""
+    if fmt == "hermes":
+        return hermes.statements(text)
     _, body, first = frontmatter.split(text)
     stmts = split_statements(body, first)
     if fmt == "claude-code-memory":
@@ -227,7 +231,8 @@ def _plan_file(memory, path: Path, got, links, state, report, prefer, dry_run) -
         return
     for st, new, fid, _link in sorted(edits, key=lambda e: -e[0].start):
         if new is None:
-            lo, hi = _removal_span(lines, st)
+            hermes_file = links[0][1]["format"] == "hermes"
+            lo, hi = (hermes.removal_span if hermes_file else _removal_span)(lines, st)
             del lines[lo:hi]
             report.changes.append(f"{path.name}: removed the block of fact {fid} (line {st.start})")
             state["links"].pop(fid, None)
