@@ -98,12 +98,11 @@ class EntryFile:
         """A Hermes-style file: its entries are bare text between ``§`` lines, with no
         ``[date][category]`` prefix and no header. Entries read and written in it keep that
         syntax (a Memory Setup entry appended to it would be another tool's syntax)."""
-        if not self.raw or any(_is_entry(b) for b in self.blocks[1:]):
+        # one ``§`` at least: a Markdown note without separators is not a Hermes file
+        if not self.raw or not self.seps or any(_is_entry(b) for b in self.blocks[1:]):
             return False
         first = self.blocks[0].strip()
-        if LINE_PREFIX.search(first) or first.startswith("#"):
-            return False
-        return bool(first) or len(self.blocks) > 1
+        return not (LINE_PREFIX.search(first) or first.startswith("#"))
 
     def render(self, fact) -> str:
         """A fact as an entry of this file, in the file's own syntax."""
