@@ -21,8 +21,8 @@ How each is rewritten (``plan_native``):
   ``<data dir>/forget-backups/`` and the receipt names it.
 
 A file Engram may not write is never touched and is listed as "not erased" with the reason:
-read-only, outside the allowed roots (``$HOME``, the agent's workspace, the data dir, the
-folders the user imported from, ``ENGRAM_FORGET_ROOTS``), or a symlink to a file another user
+read-only, outside the allowed roots (``$HOME``, the current project, the agent's workspace,
+the data dir, the folders the user imported from, ``ENGRAM_FORGET_ROOTS``), or a symlink to a file another user
 owns.
 """
 
@@ -33,6 +33,8 @@ import os
 import re
 from datetime import datetime
 from pathlib import Path
+
+import peewee as pw
 
 from services.forget.files import ENTRY_SEP, FileEdit, Terms, _entries, _short
 
@@ -48,7 +50,6 @@ MAX_BYTES = 8 << 20  # a memory file an agent loads is small; a larger one is no
 
 def linked_files(engram, agent) -> dict[Path, str]:
     """Native files linked to one Engram agent: path → import format."""
-    from models import Fact
 
     out: dict[Path, str] = {}
     state = engram.config.agent_dir(agent.slug) / "writeback.json"
@@ -58,16 +59,31 @@ def linked_files(engram, agent) -> dict[Path, str]:
         links = {}
     for link in links.values():
         out.setdefault(Path(link["file"]), link.get("format", ""))
-    for (meta,) in (
-        Fact.select(Fact.metadata).where((Fact.agent == agent.id) & (Fact.source == "import"))
-    ).tuples():
-        src = (meta or {}).get("source_file")
-        if src:
-            out.setdefault(Path(src), str((meta or {}).get("source_format") or ""))
+    for src, fmt in _import_sources(engram, agent.id):
+        out.setdefault(Path(src), fmt)
     for p, fmt in list(out.items()):
         if fmt == "claude-code-memory" and (p.parent / "MEMORY.md").is_file():
             out.setdefault(p.parent / "MEMORY.md", fmt)
     return {p: f for p, f in out.items() if _is_text(p)}
+
+
+def _import_sources(engram, agent_id: int) -> list[tuple[str, str]]:
+    """(file, format) of every file the agent's facts were imported from: one pass in SQL
+    on SQLite (a million-fact agent is not decoded row by row)."""
+    from models import Fact
+    from models.db import is_postgres
+
+    q = (Fact.agent == agent_id) & (Fact.source == "import")
+    if not is_postgres(engram.db):
+        src = pw.fn.json_extract(Fact.metadata, "$.source_file")
+        fmt = pw.fn.json_extract(Fact.metadata, "$.source_format")
+        rows = Fact.select(src, fmt).where(q & src.is_null(False)).distinct().tuples()
+        return [(str(a), str(b or "")) for a, b in rows]
+    out = set()
+    for (meta,) in Fact.select(Fact.metadata).where(q).tuples():
+        if (meta or {}).get("source_file"):
+            out.add((str(meta["source_file"]), str(meta.get("source_format") or "")))
+    return sorted(out)
 
 
 def discovered_files() -> dict[Path, str]:
@@ -99,7 +115,7 @@ def _is_text(p: Path) -> bool:
 
 
 def allowed_roots(engram, agents, linked: dict[Path, str]) -> list[Path]:
-    roots = [Path.home(), Path(engram.config.data_dir)]
+    roots = [Path.home(), Path.cwd(), Path(engram.config.data_dir)]
     roots += [Path(a.workspace).expanduser() for a in agents if a.workspace]
     roots += [p.parent for p in linked]
     extra = os.environ.get("ENGRAM_FORGET_ROOTS", "")

@@ -259,7 +259,7 @@ def _metadata(a: Agent, t: Terms, id_set: set[int]) -> list[int]:
     return [
         fid
         for fid, meta in Fact.select(Fact.id, Fact.metadata)
-        .where((Fact.agent == a.id) & Fact.metadata.is_null(False))
+        .where((Fact.agent == a.id) & (Fact.source == "import") & Fact.metadata.is_null(False))
         .tuples()
         if fid not in id_set and meta and t.mentions(snapshot_text(meta))
     ]

@@ -7,6 +7,7 @@ agrees. A file Engram may not write is named "not erased" and verify exits non-z
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -274,3 +275,30 @@ def test_a_read_only_file_is_not_erased_and_verify_says_so(world, cli):
         assert rc == 1 and str(f) in vout
     finally:
         f.chmod(0o644)
+
+
+@pytest.mark.parametrize("case", ["outside", "other-owner"])
+def test_a_file_engram_may_not_write_is_named_not_erased(world, cli, tmp_path, case):
+    """AGENTS.md as a symlink (as in real repos) to a file outside the folders Engram may
+    write, or to a file another user owns: found, not touched, named with the reason."""
+    _, project = world
+    if case == "outside":
+        target = _write(tmp_path / "elsewhere" / "rules.md", INSTRUCTIONS)
+        why = "outside the folders Engram may write"
+    else:
+        if os.geteuid() != 0:
+            pytest.skip("giving a file to another user needs root")
+        target = _write(project / "shared" / "rules.md", INSTRUCTIONS)
+        os.chown(target, 65534, 65534)
+        why = "a file Engram does not own"
+    (project / "AGENTS.md").symlink_to(target)
+    before = target.read_bytes()
+    cli("agent", "add", "a")
+    cli("remember", "--agent", "a", "Lunch orders go to Quokka Bakery on Tuesdays.")
+    rc, out, _ = cli("forget", "--all-agents", "--matching", PHRASE, "--keyword-only")
+    assert "not erased" in out and why in out
+    rc, out, _ = cli("forget", "--all-agents", "--matching", PHRASE, "--keyword-only", "--yes")
+    assert rc == 1 and why in out and "native_not_erased 1" in out
+    assert target.read_bytes() == before
+    rc, vout, _ = cli("forget", "--verify", PHRASE)
+    assert rc == 1 and f"remains: native: {target}" in vout
