@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -64,7 +65,13 @@ def erase_history(edits: list, terms: list[str], notes: list[str]) -> dict:
     repos: dict[Path, list] = {}
     for ed in edits:
         root = repo_of(ed.path)
-        if root is not None and _tracked(root, ed.path):
+        if root is None:
+            continue
+        if shutil.which("git") is None:  # cannot even tell: say history may keep it
+            out["git_histories_keeping_text"] += 1
+            notes.append(f"{root}: git is not installed, so its history was not rewritten")
+            continue
+        if _tracked(root, ed.path):
             repos.setdefault(root, []).append(ed)
     for root, eds in sorted(repos.items()):
         if not is_codex_memories(root):

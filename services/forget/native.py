@@ -87,27 +87,40 @@ def _import_sources(engram, agent_id: int) -> list[tuple[str, str]]:
 
 
 def discovered_files() -> dict[Path, str]:
-    """Memory files agents load, found on this machine (not necessarily imported)."""
-    from services.interop.discover import TRANSCRIPT_KINDS, discover_sources
+    """Memory files agents load, found where the agents keep them under ``$HOME`` and in the
+    current project (the places ``engram discover`` looks; paths only: nothing is parsed,
+    so a huge or hostile file cannot slow a forget down)."""
+    from services.interop.discover import _mcp_memory_files
+    from services.interop.importers import claude_memory
+    from services.interop.importers.instructions import project_files
 
+    home = Path.home()
+    codex = Path(os.environ.get("CODEX_HOME") or home / ".codex")
     out: dict[Path, str] = {}
-    try:
-        found = discover_sources()
-    except OSError:
-        return out
-    for s in found:
-        if s.kind in TRANSCRIPT_KINDS or s.kind == "openmemory":
-            continue
-        paths = [s.path] if s.path.is_file() else _files_under(s.path)
+
+    def add(paths, fmt: str) -> None:
         for p in paths:
-            out.setdefault(p, s.kind)
+            if p.is_file() and _is_text(p):
+                out.setdefault(p, fmt)
+
+    claude = home / ".claude"
+    add([claude / "CLAUDE.md", *sorted((claude / "rules").glob("*.md"))], "instructions")
+    add(sorted((claude / "projects").glob("*/memory/*.md")), "claude-code-memory")
+    add(sorted((codex / "memories").glob("**/memory/**/*.md")), "codex-memory")
+    add([codex / "AGENTS.md", home / ".gemini" / "GEMINI.md"], "instructions")
+    add([home / ".config" / "opencode" / "AGENTS.md"], "instructions")
+    add([home / ".codeium" / "windsurf" / "memories" / "global_rules.md"], "instructions")
+    for d in (home / ".hermes" / "memories", home / ".hermes"):
+        add([d / "MEMORY.md", d / "USER.md"], "hermes")
+    add(_mcp_memory_files(home), "mcp-memory")
+    project = Path.cwd()
+    if project.resolve() != home.resolve():
+        add(project_files(project), "instructions")
+        for d in (project / ".claude" / "memory", project / "memory"):
+            if d.is_dir() and claude_memory.detect(d):  # a docs folder called memory is not
+                add(sorted(d.glob("*.md")), "claude-code-memory")
+        add([project / "memory.jsonl", project / ".mcp" / "memory.jsonl"], "mcp-memory")
     return out
-
-
-def _files_under(folder: Path) -> list[Path]:
-    from services.forget.raw_scan import iter_files
-
-    return [p for p in iter_files(folder) if _is_text(p)][:2000]
 
 
 def _is_text(p: Path) -> bool:

@@ -51,6 +51,10 @@ def _scan(*roots: Path) -> list[str]:
 
 
 def _forget_and_check(cli, agent: str, files: dict[Path, bytes], roots) -> str:
+    rc, out, _ = cli("forget", "--agent", agent, "--matching", PHRASE, "--keyword-only")
+    for path, expected in files.items():  # the preview names every file it will touch
+        if path.read_bytes() != expected:
+            assert f"{path} (" in out and "rewrite" in out, out
     rc, out, err = cli("forget", "--agent", agent, "--matching", PHRASE, "--keyword-only", "--yes")
     assert rc == 0, out + err
     assert "remaining_after_verify 0" in out, out
