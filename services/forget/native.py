@@ -39,6 +39,7 @@ import peewee as pw
 from services.forget.files import ENTRY_SEP, FileEdit, Terms, _entries, _short
 
 USER_OWNED = "instructions"
+ENGRAM_WRITTEN = {"engram-rule", "engram-backup"}  # erased by any forget: Engram wrote them
 AGENT_OWNED = {"claude-code-memory", "codex-memory"}
 MARKER = "[engram forget: a line was removed here]"
 _TEXT_SUFFIXES = {".md", ".mdc", ".txt", ".jsonl", ".markdown", ""}
@@ -86,10 +87,31 @@ def _import_sources(engram, agent_id: int) -> list[tuple[str, str]]:
     return sorted(out)
 
 
-def discovered_files() -> dict[Path, str]:
+def installed_files(data_dir: Path | None) -> dict[Path, str]:
+    """Files ``engram hooks install`` wrote for agents (a Cursor rule embeds the compiled
+    memory) and the copies it kept of the files it edited (``*.engram-bak-*``)."""
+    out: dict[Path, str] = {}
+    if data_dir is None:
+        return out
+    try:
+        manifest = json.loads((Path(data_dir) / "hooks-installed.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return out
+    for path, rec in manifest.items() if isinstance(manifest, dict) else ():
+        p = Path(path)
+        if p.is_file() and _is_text(p) and not p.is_symlink():
+            out[p] = "engram-rule" if p.suffix == ".mdc" else "instructions"
+        for b in (rec or {}).get("backups", []) if isinstance(rec, dict) else ():
+            if Path(b).is_file():
+                out[Path(b)] = "engram-backup"
+    return out
+
+
+def discovered_files(data_dir: Path | None = None) -> dict[Path, str]:
     """Memory files agents load, found where the agents keep them under ``$HOME`` and in the
     current project (the places ``engram discover`` looks; paths only: nothing is parsed,
-    so a huge or hostile file cannot slow a forget down)."""
+    so a huge or hostile file cannot slow a forget down), and the files Engram's hook
+    installer wrote."""
     from services.interop.discover import _mcp_memory_files
     from services.interop.importers import claude_memory
     from services.interop.importers.instructions import project_files
@@ -120,10 +142,13 @@ def discovered_files() -> dict[Path, str]:
             if d.is_dir() and claude_memory.detect(d):  # a docs folder called memory is not
                 add(sorted(d.glob("*.md")), "claude-code-memory")
         add([project / "memory.jsonl", project / ".mcp" / "memory.jsonl"], "mcp-memory")
+    out.update(installed_files(data_dir))  # what Engram wrote is known for what it is
     return out
 
 
 def _is_text(p: Path) -> bool:
+    if ".engram-bak-" in p.name:
+        return True
     return p.suffix.lower() in _TEXT_SUFFIXES and p.name != "writeback.json"
 
 

@@ -30,7 +30,7 @@ def native_places(engram, target, others) -> tuple[dict[Path, str], dict[Path, s
         for p, f in linked_files(engram, a).items():
             if _real(p) not in mine:
                 theirs.setdefault(_real(p), f)
-    for p, f in discovered_files().items():
+    for p, f in discovered_files(engram.config.data_dir).items():
         if _real(p) not in theirs:
             mine.setdefault(_real(p), f)
     return mine, theirs

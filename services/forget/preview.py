@@ -135,6 +135,7 @@ def _plan_native(engram, pv: ForgetPreview) -> None:
     files are rewritten; a discovered file not linked to a forgotten agent is rewritten by
     an all-agents forget, and otherwise listed as not erased (it belongs to no agent here)."""
     from services.forget.native import (
+        ENGRAM_WRITTEN,
         allowed_roots,
         discovered_files,
         linked_files,
@@ -159,11 +160,11 @@ def _plan_native(engram, pv: ForgetPreview) -> None:
     t = Terms(terms)
     everyone = pv.scope.all_agents
     roots = allowed_roots(engram, list(agents.values()), {})
-    for p, fmt in sorted(discovered_files().items()):
+    for p, fmt in sorted(discovered_files(engram.config.data_dir).items()):
         if _real(p) in taken or not (ed := plan_native(p, fmt, t, roots)):
             continue
         taken.add(_real(p))
-        if not everyone and not ed.problem:
+        if not everyone and not ed.problem and fmt not in ENGRAM_WRITTEN:
             ed.problem = (
                 "not erased: found on this machine but not imported into this agent "
                 "(forget with --all-agents, or import it first)"

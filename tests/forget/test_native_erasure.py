@@ -306,3 +306,36 @@ def test_a_file_engram_may_not_write_is_named_not_erased(world, cli, tmp_path, c
     assert target.read_bytes() == before
     rc, vout, _ = cli("forget", "--verify", PHRASE)
     assert rc == 1 and f"remains: native: {target}" in vout
+
+
+def test_the_cursor_rule_engram_installed_is_erased(world, cli):
+    """``engram hooks install cursor`` embeds the compiled memory in a rule: a forget on the
+    agent reaches it without the agent importing it."""
+    _, project = world
+    cli("agent", "add", "cur")
+    cli("remember", "--agent", "cur", "Lunch orders go to Quokka Bakery on Tuesdays.")
+    cli("remember", "--agent", "cur", "Prefer small pull requests.")
+    assert cli("compile", "--agent", "cur")[0] == 0
+    rc, out, err = cli("hooks", "install", "cursor", "--agent", "cur", "--no-mcp", "--yes")
+    assert rc == 0, out + err
+    rule = project / ".cursor" / "rules" / "engram-memory.mdc"
+    assert PHRASE in rule.read_text()
+    rc, out, err = cli("forget", "--agent", "cur", "--matching", PHRASE, "--keyword-only", "--yes")
+    assert rc == 0 and "remaining_after_verify 0" in out, out + err
+    assert _scan(project) == [] and "Prefer small pull requests." in rule.read_text()
+
+
+def test_a_backup_engram_kept_of_an_edited_claude_md_is_erased_too(world, cli):
+    home, _ = world
+    user_md = _write(home / ".claude" / "CLAUDE.md", INSTRUCTIONS)
+    cli("agent", "add", "cc")
+    cli("remember", "--agent", "cc", "Lunch orders go to Quokka Bakery on Tuesdays.")
+    rc, out, err = cli("hooks", "install", "claude-code", "--agent", "cc", "--no-mcp", "--yes")
+    assert rc == 0, out + err
+    backups = list(user_md.parent.glob("CLAUDE.md.engram-bak-*"))
+    assert backups and PHRASE in backups[0].read_text()
+    rc, out, err = cli("forget", "--all-agents", "--matching", PHRASE, "--keyword-only", "--yes")
+    assert rc == 0 and "remaining_after_verify 0" in out, out + err
+    assert _scan(home) == []
+    assert "Prefer small pull requests." in backups[0].read_text()
+    assert "Prefer small pull requests." in user_md.read_text()
