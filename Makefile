@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 APT_PACKAGES := libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0 \
 	libxcb-render-util0 libxcb-image0 libxcb-randr0 libxcb-xinerama0 libegl1 libgl1 \
-	libfontconfig1 libdbus-1-3 xvfb xauth postgresql
+	libfontconfig1 libdbus-1-3 xvfb xauth postgresql git
 
 .PHONY: install system-deps run test test-fast lint format bench bench-quick demo screenshots package clean
 

@@ -136,6 +136,8 @@ def _print_preview(pv) -> None:
             print(f"    … and {len(ap.facts) - 200} more")
         for e in ap.episodes[:20]:
             print(f"    episode {e['id']} {e['day']}: {e['summary'][:80]}")
+        for ed in ap.native:
+            _print_native(ed)
         for ed in ap.workspace + ap.exports + ap.layer_files:
             what = (
                 "delete file"
@@ -151,6 +153,19 @@ def _print_preview(pv) -> None:
         print("  nothing matches.")
     else:
         print(f"Total: {sum(v for v in c.values())} item(s). Run again with --yes to forget.")
+
+
+def _print_native(ed) -> None:
+    """An agent's own file: which lines the forget touches, or why it cannot."""
+    if ed.problem:
+        print(f"    {ed.path}: {ed.problem}")
+        return
+    where = f"line(s) {', '.join(map(str, ed.lines[:30]))}" if ed.lines else ""
+    what = f"{len(ed.removed)} {ed.kind}" + (f" at {where}" if where else "")
+    backup = ", backup kept (forgotten lines replaced by a marker)" if ed.user_owned else ""
+    print(f"    {ed.path} ({ed.fmt or 'native file'}): rewrite {what}{backup}")
+    for r in ed.removed[:10]:
+        print(f"      - {r}")
 
 
 def cmd_forget(args, ctx):
@@ -172,6 +187,8 @@ def cmd_forget(args, ctx):
                 print(f"held by other agents (not this one's): {place}: {detail}")
             for g in rep.guarantees:  # a team store: what the queries could prove
                 print(f"team store: {g}")
+            for place, what in rep.checked:
+                print(f"{place}: {what}")
             print(
                 f"scanned {rep.files_scanned} file(s), {rep.bytes_scanned} bytes: "
                 + ("nothing remains" if rep.ok else f"{len(rep.remaining)} place(s) remain")

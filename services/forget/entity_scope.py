@@ -15,16 +15,34 @@ from dataclasses import replace
 from models import Fact, FactEntity
 from services.entities.queries import find
 from services.errors import InvalidInput
+from services.forget.files import Terms
+from services.forget.matching import fold
 from services.forget.scope import ForgetScope
-from services.store.text import normalize
+from services.store.text import words
+
+
+def short_names(name: str) -> list[str]:
+    """A person is named by parts of their name too ("MARGARETHE asked…" for Margarethe
+    Schulz): each part of three letters or more that is not an initial or a title."""
+    parts = [p for p in words(name) if len(p) >= 3 and not p.isdigit() and p not in _TITLES]
+    return parts if len(parts) >= 2 else []
+
+
+_TITLES = frozenset("mr mrs ms miss dr prof sir von van der den de del la le jr sr".split())
 
 
 def entity_terms(entity) -> list[str]:
-    """The entity's name and aliases (handles also without their @)."""
+    """The entity's name and aliases (handles also without their @), and for a person the
+    parts of the name. Case and width never matter (``matching.fold``)."""
     out: list[str] = []
-    for t in [entity.name, *(entity.aliases or ())]:
+    names = [entity.name, *(entity.aliases or ())]
+    if (entity.type or "") == "person":
+        names += [p for n in list(names) for p in short_names(n)]
+    seen: set[str] = set()
+    for t in names:
         for v in (t, t[1:] if t.startswith("@") else None):
-            if v and normalize(v) and v not in out:
+            if v and fold(v) and fold(v) not in seen:
+                seen.add(fold(v))
                 out.append(v)
     return out
 
@@ -42,11 +60,11 @@ def expand_entity(engram, scope: ForgetScope, name: str) -> ForgetScope:
         .where(FactEntity.entity == entity.id)
         .tuples()
     }
-    wanted = [normalize(t) for t in terms]
+    wanted = Terms(terms)
     for fid, content in (
         Fact.select(Fact.id, Fact.content).where(Fact.agent == mem.agent_id).tuples()
     ):
-        if fid not in ids and any(w in normalize(content) for w in wanted):
+        if fid not in ids and wanted.mentions(content):
             ids.add(fid)
     if not ids:  # named only outside the facts (an episode, a file): the terms still go
         return replace(scope, matching=terms[0], terms=tuple(terms[1:]), semantic=False)

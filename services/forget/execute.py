@@ -59,6 +59,7 @@ def run_forget(
     )
     step("files")
     files_done = _edit_files(engram, scope, pv, notes)
+    native = _edit_native(engram, pv, notes)
     step("vectors")
     for ap in pv.agents:
         if ap.vectors or scope.whole:
@@ -82,6 +83,7 @@ def run_forget(
     checked, remaining = _verify_after(engram, scope, pv, notes)
     counts = dict(receipt.counts)
     counts["files_rewritten"] = files_done
+    counts.update(native)
     if backup is not None:
         counts["safety_backup_destroyed"] = 1
     counts["remaining_after_verify"] = remaining
@@ -118,8 +120,77 @@ def _edit_files(engram, scope: ForgetScope, pv: ForgetPreview, notes: list[str])
     return files_done
 
 
+def _edit_native(engram, pv: ForgetPreview, notes: list[str]) -> dict:
+    """The agents' own files: rewritten, or named as not erased with the reason; then the
+    history of a Codex memories repository they are in."""
+    from services.forget.git_history import erase_history
+    from services.forget.native import apply_native, backup_dir
+
+    bdir = backup_dir(engram.config.data_dir)
+    done: list = []
+    out = {"native_files_rewritten": 0, "native_not_erased": 0, "native_backups": 0}
+    for ap in pv.agents:
+        for ed in ap.native:
+            if ed.problem:
+                out["native_not_erased"] += 1
+                notes.append(f"{ed.path}: {ed.problem}")
+                continue
+            try:
+                backup = apply_native(ed, bdir)
+            except OSError as exc:
+                out["native_not_erased"] += 1
+                notes.append(f"{ed.path}: not erased: {exc}")
+                continue
+            out["native_files_rewritten"] += 1
+            done.append(ed)
+            lines = ", ".join(map(str, ed.lines[:20])) or f"{len(ed.removed)} entr(ies)"
+            notes.append(f"{ed.path}: erased ({ed.kind}: {lines})")
+            if backup:
+                out["native_backups"] += 1
+                notes.append(f"{ed.path}: backup (forgotten lines replaced by a marker): {backup}")
+    terms = [x for ap in pv.agents for x in ap.terms]
+    hist = erase_history(done, terms, notes)
+    out.update(hist)
+    return out
+
+
+def _verify_fact_scope(engram, pv: ForgetPreview, notes: list[str]) -> tuple[int, int, list]:
+    """``--fact ID``: texts a kept fact also holds are proven gone by the fact's identity
+    (``fact_traces``); the rest go through the full scan. Returns (checked, remaining, the
+    texts left for the full scan)."""
+    from services.forget import fact_traces as ft
+
+    terms = [x for ap in pv.agents for x in ap.terms]
+    alone, shared = ft.split_shared(terms)
+    if not shared:
+        return 0, 0, alone
+    facts = [f for ap in pv.agents for f in ap.facts]
+    ids = [f["id"] for f in facts]
+    left = ft.own_traces(engram, ids, [ap.agent_id for ap in pv.agents])
+    left += [
+        f"its full-text entry (fact {f['id']})"
+        for f in facts
+        if ft.fts_has(engram, f["id"], f["content"])
+    ]
+    kept = {k for v in shared.values() for k in v}
+    rep = verify_forgotten(engram, list(shared), vectors=False)
+    found = [f"{p} ({d})" for p, d in ft.unexplained(rep, kept)] + left
+    notes += [f"still present: {x}" for x in found[:20]]
+    notes.append(
+        f"{len(shared)} text(s) of the forgotten fact(s) are also in kept fact(s) "
+        f"{', '.join(map(str, sorted(kept)[:10]))}: verified by the fact's own traces (row, "
+        "history, full-text entry, vector) and every place those facts do not explain"
+    )
+    return len(shared), len(found), alone
+
+
 def _verify_after(engram, scope: ForgetScope, pv: ForgetPreview, notes: list[str]):
     remaining = checked = 0
+    if scope.kind == "fact":
+        checked, remaining, alone = _verify_fact_scope(engram, pv, notes)
+        keep = set(alone)
+        for ap in pv.agents:
+            ap.terms = [x for x in ap.terms if x in keep]
     groups = (
         [(None, [x for ap in pv.agents for x in ap.terms])]
         if scope.all_agents
@@ -198,6 +269,10 @@ def _delete_agent_rows(ap: AgentPreview) -> None:
     for part in _chunks([e["id"] for e in ap.episodes]):
         Episode.delete().where(Episode.id.in_(part)).execute()
     t = Terms(ap.terms)
+    for fid in ap.metadata:
+        row = Fact.get_or_none(Fact.id == fid)
+        if row is not None:
+            Fact.update(metadata=prune_strings(row.metadata, t)).where(Fact.id == fid).execute()
     for sinfo in ap.sessions:
         srow = Session.get_or_none(Session.id == sinfo["id"])
         if srow is None:
@@ -211,6 +286,19 @@ def _delete_agent_rows(ap: AgentPreview) -> None:
     lids = [L["id"] for L in ap.layers]
     if lids:
         CompiledLayer.delete().where(CompiledLayer.id.in_(lids)).execute()
+
+
+def prune_strings(v, t: Terms):
+    """A JSON value without the strings that mention a forgotten term."""
+    if isinstance(v, dict):
+        return {k: prune_strings(x, t) for k, x in v.items() if not _gone(x, t)}
+    if isinstance(v, list):
+        return [prune_strings(x, t) for x in v if not _gone(x, t)]
+    return v
+
+
+def _gone(x, t: Terms) -> bool:
+    return isinstance(x, str) and t.mentions(x)
 
 
 def rebuild_leaky_segments(engram, agent_ids: set[int]) -> list[str]:

@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from services.forget.matching import contains, fold, found_at, spaced
 from services.forget.scrub import scrub_file, scrub_replace
-from services.store.text import normalize
 
 ENTRY_SEP = "\n§\n"
 HEADING = re.compile(r"^## ", re.M)
@@ -23,7 +23,8 @@ PREVIEW = 80
 
 
 class Terms:
-    """Forgotten strings, compared on normalised text (case, width, punctuation).
+    """Forgotten strings, compared on folded text (``matching.fold``: default-ignorable code
+    points, NFKC, case, punctuation) as whole words (``matching.found_at``).
 
     A few terms: plain substring tests. Many (a 10k-fact scope): terms are indexed by the
     first three characters of their first word and tested only where a word of the text
@@ -33,7 +34,7 @@ class Terms:
     MANY = 64
 
     def __init__(self, terms):
-        self.norm = sorted({n for n in (normalize(t) for t in terms if t) if n}, key=len)
+        self.norm = sorted({n for n in (fold(t) for t in terms if t) if n}, key=len)
         self._index: dict[str, list[str]] | None = None
         if len(self.norm) > self.MANY:
             self._index = {}
@@ -46,15 +47,21 @@ class Terms:
     def mentions(self, text: str | None) -> bool:
         if not text or not self.norm:
             return False
-        n = normalize(text)
+        n = fold(text)
         if self._index is None:
-            return any(t in n for t in self.norm)
+            return any(contains(n, t) for t in self.norm)
         for m in _WORD_START.finditer(n):
             i = m.start()
             for t in self._index.get(n[i : i + 3], ()):
-                if n.startswith(t, i):
+                if found_at(n, t, i):
                     return True
-        return False
+        # a term in a script written without spaces may start inside a "word"
+        return any(contains(n, t) for t in self.norm if not spaced(t[0]))
+
+    def which(self, text: str | None) -> list[str]:
+        """The folded terms a text mentions (for the reason shown beside a match)."""
+        n = fold(text)
+        return [t for t in self.norm if contains(n, t)] if n else []
 
 
 _WORD_START = re.compile(r"(?<!\S)\S")
@@ -67,9 +74,15 @@ class FileEdit:
     removed: list[str] = field(default_factory=list)  # short previews for the user's review
     new_data: str | None = None  # None: the file goes entirely
     problem: str | None = None  # unreadable: listed, left alone
+    # an agent's native file (services.forget.native): its format, the 1-based lines that
+    # go, the bytes the plan was made from, and whether the user wrote it (a backup is kept)
+    fmt: str = ""
+    lines: list[int] = field(default_factory=list)
+    base: bytes | None = field(default=None, repr=False)
+    user_owned: bool = False
 
     def to_json(self) -> dict:
-        return {
+        out = {
             "path": str(self.path),
             "kind": self.kind,
             "entries": len(self.removed),
@@ -77,6 +90,9 @@ class FileEdit:
             "delete_file": self.new_data is None and self.problem is None,
             "problem": self.problem,
         }
+        if self.fmt:
+            out.update(format=self.fmt, lines=self.lines, backup=self.user_owned)
+        return out
 
 
 def _short(s: str) -> str:

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 
-from models import Agent, AuditEvent, CompiledLayer, Episode, Session
+from models import Agent, AuditEvent, CompiledLayer, Episode, Fact, Session
 from services.forget.files import FileEdit, Terms, plan_file, workspace_files
 from services.forget.raw_scan import byte_pattern, iter_files, scan_file
 from services.forget.scope import ForgetScope, as_dt, select_agents, select_facts
@@ -34,6 +34,8 @@ class AgentPreview:
     layer_files: list[FileEdit] = field(default_factory=list)
     workspace: list[FileEdit] = field(default_factory=list)
     exports: list[FileEdit] = field(default_factory=list)
+    native: list[FileEdit] = field(default_factory=list)  # the agent's own files (native.py)
+    metadata: list[int] = field(default_factory=list)  # kept facts whose metadata mentions it
     terms: list[str] = field(default_factory=list, repr=False)  # what must be gone (content!)
 
     def counts(self) -> dict:
@@ -49,6 +51,9 @@ class AgentPreview:
             "workspace_entries": sum(len(e.removed) for e in self.workspace),
             "workspace_files": len(self.workspace),
             "exports": len(self.exports),
+            "kept_facts_metadata": len(self.metadata),
+            "native_files": sum(1 for e in self.native if not e.problem),
+            "native_not_erased": sum(1 for e in self.native if e.problem),
         }
 
     def to_json(self) -> dict:
@@ -64,6 +69,7 @@ class AgentPreview:
             "layer_files": [e.to_json() for e in self.layer_files],
             "workspace": [e.to_json() for e in self.workspace],
             "exports": [e.to_json() for e in self.exports],
+            "native": [e.to_json() for e in self.native],
         }
 
 
@@ -104,6 +110,7 @@ def build_preview(engram, scope: ForgetScope) -> ForgetPreview:
     pv = ForgetPreview(scope)
     for a in select_agents(scope):
         pv.agents.append(_agent_preview(engram, a, scope))
+    _plan_native(engram, pv)
     all_terms = [x for ap in pv.agents for x in ap.terms]
     if all_terms or scope.kind == "everything":
         for b in store_backups(engram):
@@ -123,6 +130,55 @@ def build_preview(engram, scope: ForgetScope) -> ForgetPreview:
     return pv
 
 
+def _plan_native(engram, pv: ForgetPreview) -> None:
+    """Every native file an agent loads that mentions the forgotten text: the agent's linked
+    files are rewritten; a discovered file not linked to a forgotten agent is rewritten by
+    an all-agents forget, and otherwise listed as not erased (it belongs to no agent here)."""
+    from services.forget.native import (
+        ENGRAM_WRITTEN,
+        allowed_roots,
+        discovered_files,
+        linked_files,
+        plan_native,
+    )
+
+    agents = {ap.slug: Agent.get_by_id(ap.agent_id) for ap in pv.agents}
+    taken = {_real(e.path) for ap in pv.agents for e in ap.workspace + ap.exports + ap.layer_files}
+    for ap in pv.agents:
+        if not ap.terms:
+            continue
+        linked = linked_files(engram, agents[ap.slug])
+        roots = allowed_roots(engram, [agents[ap.slug]], linked)
+        t = Terms(ap.terms)
+        for p, fmt in sorted(linked.items()):
+            if _real(p) not in taken and (ed := plan_native(p, fmt, t, roots)):
+                taken.add(_real(p))
+                ap.native.append(ed)
+    terms = [x for ap in pv.agents for x in ap.terms]
+    if not terms or not pv.agents:
+        return
+    t = Terms(terms)
+    everyone = pv.scope.all_agents
+    roots = allowed_roots(engram, list(agents.values()), {})
+    for p, fmt in sorted(discovered_files(engram.config.data_dir).items()):
+        if _real(p) in taken or not (ed := plan_native(p, fmt, t, roots)):
+            continue
+        taken.add(_real(p))
+        if not everyone and not ed.problem and fmt not in ENGRAM_WRITTEN:
+            ed.problem = (
+                "not erased: found on this machine but not imported into this agent "
+                "(forget with --all-agents, or import it first)"
+            )
+        pv.agents[0].native.append(ed)
+
+
+def _real(p: Path) -> Path:
+    try:
+        return Path(p).resolve()
+    except OSError:
+        return Path(p)
+
+
 def _agent_preview(engram, a: Agent, scope: ForgetScope) -> AgentPreview:
     ap = AgentPreview(a.slug, a.id)
     ap.facts = select_facts(engram, a, scope)
@@ -138,6 +194,7 @@ def _agent_preview(engram, a: Agent, scope: ForgetScope) -> AgentPreview:
     ap.terms = terms
     ap.fts = len(ids) + len(eps)
     ap.history = _history(a, scope, t, set(ids))
+    ap.metadata = _metadata(a, t, set(ids)) if not scope.whole else []
     ap.sessions = _sessions(a, scope, t)
     ap.layers = _layers(a, scope, t)
     ap.layer_files = _layer_files(engram, a, scope, t)
@@ -166,8 +223,8 @@ def _history(a: Agent, scope: ForgetScope, t: Terms, id_set: set[int]) -> list[i
             or t.mentions(ev.reason)
         )
 
-    return [
-        ev.id
+    evs = [
+        (ev.id, ev.fact_id)
         for ev in AuditEvent.select(
             AuditEvent.id,
             AuditEvent.fact_id,
@@ -176,6 +233,36 @@ def _history(a: Agent, scope: ForgetScope, t: Terms, id_set: set[int]) -> list[i
             AuditEvent.reason,
         ).where(AuditEvent.agent == a.id)
         if scope.whole or ev.fact_id in id_set or mentioned(ev)
+    ]
+    if scope.whole:
+        return [i for i, _ in evs]
+    # a kept fact that says the text itself keeps its own history (``--fact`` on one of two
+    # facts sharing words must not erase the other's past)
+    others = {f for _, f in evs if f is not None and f not in id_set}
+    own = (
+        {
+            fid
+            for fid, content in Fact.select(Fact.id, Fact.content)
+            .where(Fact.id.in_(list(others)))
+            .tuples()
+            if t.mentions(content)
+        }
+        if others
+        else set()
+    )
+    return [i for i, f in evs if f not in own]
+
+
+def _metadata(a: Agent, t: Terms, id_set: set[int]) -> list[int]:
+    """Kept facts whose metadata repeats the text (a Claude Code topic's description is
+    copied onto every fact of the topic): the strings go, the facts stay."""
+
+    return [
+        fid
+        for fid, meta in Fact.select(Fact.id, Fact.metadata)
+        .where((Fact.agent == a.id) & (Fact.source == "import") & Fact.metadata.is_null(False))
+        .tuples()
+        if fid not in id_set and meta and t.mentions(snapshot_text(meta))
     ]
 
 

@@ -223,13 +223,35 @@ def _scan(
                         hits[term] += len(found)
                         continue
                     size = len(scan.needles[k])
-                    hits[k] += sum(1 for p in starts if p + size > len(tail))
+                    hits[k] += sum(
+                        1
+                        for p in starts
+                        if p + size > len(tail) and not (fold and _longer_number(low, p, size))
+                    )
             for k, pat in regexes.items():
                 for m in pat.finditer(buf):
                     if m.end() > len(tail):
                         hits[k] += 1
             tail = buf[-overlap:]
     return hits
+
+
+_DIGITS = frozenset(b"0123456789")
+
+
+def _longer_number(buf: bytes, p: int, size: int) -> bool:
+    """Is the hit at ``p`` part of a longer number ("3.9" inside "3.90" or "13.9")? The
+    same whole-number rule the text comparison applies (``matching.found_at``)."""
+    end = p + size
+    if buf[end - 1] in _DIGITS and end < len(buf):
+        nxt = buf[end]
+        if nxt in _DIGITS or (nxt in b".," and end + 1 < len(buf) and buf[end + 1] in _DIGITS):
+            return True
+    if buf[p] in _DIGITS and p > 0:
+        prv = buf[p - 1]
+        if prv in _DIGITS or (prv in b".," and p > 1 and buf[p - 2] in _DIGITS):
+            return True
+    return False
 
 
 _TEXT_RUN = re.compile(rb"[\x20-\x7e]{32,}")

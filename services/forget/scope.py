@@ -18,6 +18,7 @@ from models import Agent, Fact
 from models.db import is_postgres
 from models.entities import FACT_STATUSES
 from services.errors import InvalidInput, NotFound
+from services.forget.matching import contains, fold, same_numbers
 from services.store.facts import FactFilters
 from services.store.text import fts_query, normalize, words
 
@@ -45,6 +46,8 @@ def distinct_words(text: str | None) -> list[str]:
     ws = list(dict.fromkeys(words(text or "")))
     if len(ws) < 2 or any(w in _FUNCTION_WORDS for w in ws):
         return []
+    if any(any(c.isdigit() for c in w) for w in ws):
+        return []  # "Python 3.9" is one thing: its "python" alone is not what is meant
     return [w for w in ws if len(w) >= 4 and w not in _COMMON and not w.isdigit()]
 
 
@@ -165,10 +168,28 @@ def select_facts(engram, a: Agent, scope: ForgetScope) -> list[dict]:
             "status": r.status,
             "why": why[r.id][0],
             "score": why[r.id][1],
+            "reason": reason(scope, why[r.id][0], why[r.id][1]),
         }
         for r in sorted(rows, key=lambda r: r.id)
         if r.id not in excl
     ]
+
+
+def reason(scope: ForgetScope, why: str, score: float | None) -> str:
+    """Why a fact is in the forget, in words a person can check against the fact."""
+    if why == "id":
+        return "chosen by its id"
+    if why == "date":
+        return f"created before {as_dt(scope.before):%Y-%m-%d}"
+    if why == "all":
+        return "all of the agent's memory"
+    if why == "keyword":
+        return f'contains "{scope.matching}" as whole words'
+    if why.startswith("word: "):
+        return f'contains the word "{why[6:]}" (one of the names in "{scope.matching}")'
+    if why == "semantic":
+        return f'says the same as "{scope.matching}" in other words (cosine {score:.2f})'
+    return why
 
 
 def _matching(engram, a: Agent, scope: ForgetScope) -> Why:
@@ -192,13 +213,30 @@ def _keyword_ids(engram, a: Agent, text: str) -> list[int]:
     phrase = fts_query('"' + " ".join(words(text)) + '"')
     if phrase:
         found += _phrase_ids(engram.db, a.id, phrase, text)
-    needle = normalize(text)
-    if needle:
-        seen = set(found)
-        for fid, content in Fact.select(Fact.id, Fact.content).where(Fact.agent == a.id).tuples():
-            if fid not in seen and needle in normalize(content):
-                found.append(fid)
+    needle = fold(text)
+    if not needle:
+        return found
+    # the phrase search stems ("reviewing" would be "review"): its hits must hold the text
+    # as whole words too
+    found = _whole(found, needle)
+    seen = set(found)
+    for fid, content in Fact.select(Fact.id, Fact.content).where(Fact.agent == a.id).tuples():
+        if fid not in seen and contains(fold(content), needle):
+            found.append(fid)
     return found
+
+
+def _whole(ids: list[int], needle: str) -> list[int]:
+    if not ids:
+        return []
+    keep = set()
+    for part in range(0, len(ids), 500):
+        for fid, content in (
+            Fact.select(Fact.id, Fact.content).where(Fact.id.in_(ids[part : part + 500])).tuples()
+        ):
+            if contains(fold(content), needle):
+                keep.add(fid)
+    return [fid for fid in ids if fid in keep]
 
 
 def _semantic_ids(engram, a: Agent, text: str, threshold: float) -> list[tuple[int, float]]:
@@ -212,7 +250,8 @@ def _semantic_ids(engram, a: Agent, text: str, threshold: float) -> list[tuple[i
     out = []
     for h in hits:
         cos = float(h.raw.get("cosine", 0.0))
-        if cos >= threshold:
+        # a look-alike with other numbers ("Python 3.11" for "Python 3.9") is another thing
+        if cos >= threshold and same_numbers(text, h.fact.content):
             out.append((h.fact.id, round(cos, 4)))
     return out
 

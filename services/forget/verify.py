@@ -32,6 +32,8 @@ class VerifyForgetReport:
     stale_segments: set[int] = field(default_factory=set)
     # a team store: which guarantees the queries could prove (its bytes are the server's)
     guarantees: list[str] = field(default_factory=list)
+    # every place read, with what was checked there: (place, what)
+    checked: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -45,6 +47,7 @@ class VerifyForgetReport:
             "files_scanned": self.files_scanned,
             "bytes_scanned": self.bytes_scanned,
             "guarantees": list(self.guarantees),
+            "checked": [list(c) for c in self.checked],
         }
 
 
@@ -63,6 +66,12 @@ def verify_forgotten(
     others = [a for a in agents if a not in target]
     for a in target:
         rep.remaining += [(f"{a.slug}/{p}", d) for p, d in _logical(a, t)]
+        rep.checked.append(
+            (
+                f"agent {a.slug}",
+                "fact rows, history, episodes, session logs, compiled layers (folded text)",
+            )
+        )
     from services.forget.server_verify import server_findings
 
     rep.remaining += server_findings(engram, texts, target, rep.guarantees)
@@ -70,6 +79,12 @@ def verify_forgotten(
     scan.other_holds = any(True for a in others for _ in _logical(a, t))
     got = scan.run(target, texts, vectors)
     scan.classify(rep, got)
+    rep.checked.append(
+        (str(scan.data_dir), f"raw bytes of {rep.files_scanned} file(s), Chroma vectors")
+    )
+    from services.forget.native_verify import check_native
+
+    check_native(engram, rep, t, texts, target, others)
     return rep
 
 

@@ -92,6 +92,21 @@ class EntryFile:
         parts = SEP.split(text)
         self.blocks = parts[0::2]
         self.seps = parts[1::2]
+        self.plain = self._plain_style()
+
+    def _plain_style(self) -> bool:
+        """A Hermes-style file: its entries are bare text between ``§`` lines, with no
+        ``[date][category]`` prefix and no header. Entries read and written in it keep that
+        syntax (a Memory Setup entry appended to it would be another tool's syntax)."""
+        # one ``§`` at least: a Markdown note without separators is not a Hermes file
+        if not self.raw or not self.seps or any(_is_entry(b) for b in self.blocks[1:]):
+            return False
+        first = self.blocks[0].strip()
+        return not (LINE_PREFIX.search(first) or first.startswith("#"))
+
+    def render(self, fact) -> str:
+        """A fact as an entry of this file, in the file's own syntax."""
+        return fact.content if self.plain else memory_md_entry(fact)
 
     def text(self) -> str:
         out = [self.blocks[0]]
@@ -101,6 +116,8 @@ class EntryFile:
 
     def entries(self) -> list[tuple[int, str]]:
         """(block index, entry text) for every block that is an entry."""
+        if self.plain:  # every block with text is an entry, the first one included
+            return [(i, b.strip()) for i, b in enumerate(self.blocks) if b and b.strip()]
         return [(i, b.strip()) for i, b in enumerate(self.blocks) if i > 0 and _is_entry(b)]
 
     def first_lines(self) -> dict[int, int]:
@@ -161,6 +178,13 @@ class EntryFile:
         self.blocks.append(entry + (trail or "\n"))
 
     def compact(self) -> None:
+        if self.blocks[0] is None:  # a plain file's first entry went: the next one is first
+            nxt = next((i for i, b in enumerate(self.blocks) if b is not None), None)
+            if nxt is None:
+                self.blocks, self.seps = ["\n"], []
+                return
+            self.blocks = ["\n" + self.blocks[nxt]] + self.blocks[nxt + 1 :]
+            self.seps = self.seps[nxt:]
         blocks, seps = [self.blocks[0]], []
         for sep, block in zip(self.seps, self.blocks[1:]):
             if block is not None:
@@ -350,7 +374,7 @@ def _sync_file(
         f = facts.get(link["fact"])
         alive = f is not None and f.status == "active"
         e_text = entries[j][1] if j is not None else None
-        f_text = memory_md_entry(f) if alive else None
+        f_text = ef.render(f) if alive else None
         block = entries[j][0] if j is not None else None
         pos = block if block is not None else end
         file_moved = _h(e_text) != link["file"]
@@ -374,7 +398,7 @@ def _sync_file(
             continue
         take_file = file_moved and (not fact_moved or prefer == "file" or e_text == f_text)
         if take_file and pull:
-            new = _pull_change(memory, f, e_text, parsed.get(block), report, name, dry_run)
+            new = _pull_change(memory, f, e_text, parsed.get(block), report, name, dry_run, ef)
             if new is not None:
                 kept.append((pos, {"fact": link["fact"], "file": _h(e_text), "fact_h": _h(new)}))
             continue
@@ -445,7 +469,7 @@ def _pair(links, entries, facts) -> list[tuple[dict | None, int | None]]:
     return pairs
 
 
-def _pull_change(memory, f, e_text, imported, report, name, dry_run) -> str | None:
+def _pull_change(memory, f, e_text, imported, report, name, dry_run, ef) -> str | None:
     """Copy a file-side change into the fact; returns the fact's new rendering."""
     if f is None:
         return None
@@ -455,7 +479,7 @@ def _pull_change(memory, f, e_text, imported, report, name, dry_run) -> str | No
         report.pulled += 1
         report.changes.append(f"{name}: entry removed → archived fact {f.id}")
         return None
-    day, cat, content, _ = parse_entry(e_text, imported)
+    day, cat, content, _ = _read_entry(ef, e_text, imported, f)
     changes = {}
     if content != f.content:
         changes["content"] = content
@@ -471,7 +495,19 @@ def _pull_change(memory, f, e_text, imported, report, name, dry_run) -> str | No
         new = memory.edit(f.id, actor="sync", **changes)
     report.pulled += 1
     report.changes.append(f"{name}: entry edited → fact {f.id} updated")
-    return memory_md_entry(new)
+    return ef.render(new)
+
+
+def _read_entry(ef, text: str, imported=None, fact=None) -> tuple[date, str, str, dict]:
+    """An entry's (day, category, content, extra); a plain (Hermes) entry is its text, with
+    the fact's own day and category kept (the file says nothing about them)."""
+    if not ef.plain:
+        return parse_entry(text, imported)
+    if fact is not None:
+        return fact.event_date or fact.created_at.date(), fact.category, text.strip(), {}
+    if imported is not None:
+        return parse_entry(text, imported)
+    return date.today(), "fact", text.strip(), {}
 
 
 def _pull_new(
@@ -479,7 +515,7 @@ def _pull_new(
 ) -> list[tuple[int, dict]]:
     items, texts = [], []
     for block, t in entries:
-        day, cat, content, extra = parse_entry(t, parsed.get(block))
+        day, cat, content, extra = _read_entry(ef, t, parsed.get(block))
         items.append(
             NewFact(
                 content=content,
@@ -506,7 +542,7 @@ def _pull_new(
             continue
         linked_anywhere.add(r.fact_id)
         f = memory.get(r.fact_id)
-        links.append((block, {"fact": r.fact_id, "file": _h(t), "fact_h": _h(memory_md_entry(f))}))
+        links.append((block, {"fact": r.fact_id, "file": _h(t), "fact_h": _h(ef.render(f))}))
         if r.stored_new:
             report.pulled += 1
             report.changes.append(f"{name}: new entry → fact {r.fact_id}")
@@ -530,7 +566,7 @@ def _push_new(memory, files: dict, new_links, report, dry_run) -> None:
         ef.blocks[0] = "\n" + render_memory_md([]).rstrip("\n")
     links = new_links.setdefault("MEMORY.md", [])
     for f in facts:
-        text = memory_md_entry(f)
+        text = ef.render(f)
         ef.append(text)
         links.append({"fact": f.id, "file": _h(text), "fact_h": _h(text)})
         report.pushed += 1

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 
-from services.interop.importers import frontmatter, gemini
+from services.errors import NotFound
+from services.interop.importers import frontmatter, gemini, hermes
 from services.interop.importers.claude_memory import merge_explanations
 from services.interop.importers.mdsplit import Statement, split_statements
 from services.interop.importers.native import block_hash
@@ -42,11 +44,15 @@ def writable(meta: dict) -> bool:
         return name != "MEMORY.md"
     if fmt == "instructions":
         return bool(meta.get("gemini_memory"))
+    if fmt == "hermes":
+        return True  # the agent's own entries, two-way
     return fmt == "codex-memory" and name == "MEMORY.md"
 
 
 def statements(path: Path, text: str, fmt: str) -> list[Statement]:
     """The blocks a file's facts were imported from, as the importer cut them."""
+    if fmt == "hermes":
+        return hermes.statements(text)
     _, body, first = frontmatter.split(text)
     stmts = split_statements(body, first)
     if fmt == "claude-code-memory":
@@ -143,29 +149,67 @@ def write_back(memory, prefer: str | None = None, dry_run: bool = False) -> Sync
         return report
 
 
+class _Doubt(Exception):
+    """Reading a fact failed for a reason other than "it no longer exists"."""
+
+
 def _fact(memory, fid: str):
+    """The fact if Engram still keeps it active; None only when Engram *confirms* it is gone
+    (no such row, or deleted/forgotten/archived). Any other error is a doubt, and a doubt
+    never removes a user's text: the caller leaves the file alone and reports it."""
     try:
         f = memory.get(int(fid))
-    except Exception:
+    except NotFound:
         return None
+    except Exception as exc:
+        raise _Doubt(f"{type(exc).__name__}: {exc}") from exc
     return f if f.status in ("active", "pending") else None
+
+
+def _not_writable(path: Path) -> str | None:
+    """Why Engram must not rewrite this file (None: it may). A read-only file is the user
+    saying "don't touch": it is reported, never replaced."""
+    try:
+        st = path.stat()
+    except OSError as exc:
+        return f"cannot read it: {exc.strerror or exc}"
+    if not st.st_mode & 0o222 or not os.access(path, os.W_OK):
+        return "the file is read-only: not written back"
+    return None
 
 
 def _file(memory, path: Path, links, state, report, prefer, dry_run) -> None:
     got = _read(path)
     if got is None:
         return  # gone or unreadable: nothing to write into
+    try:
+        _plan_file(memory, path, got, links, state, report, prefer, dry_run)
+    except _Doubt as exc:
+        report.conflicts.append(
+            SyncConflict(
+                str(path),
+                None,
+                None,
+                None,
+                f"could not read a linked fact ({exc}): the file was left untouched",
+            )
+        )
+
+
+def _plan_file(memory, path: Path, got, links, state, report, prefer, dry_run) -> None:
     raw, text = got
     lines = text.split("\n")
     blocks = {block_hash(s): s for s in statements(path, text, links[0][1]["format"])}
     edits: list[tuple[Statement, list[str] | None, str, dict]] = []
+    gone: list[str] = []
+    facts = {fid: _fact(memory, fid) for fid, _ in links}  # every doubt before any change
     for fid, link in links:
-        f = _fact(memory, fid)
+        f = facts[fid]
         st = blocks.get(link["block"])
         changed = f is None or _h(f.content) != link["fact"]
         if st is None:
             if f is None:
-                state["links"].pop(fid, None)
+                gone.append(fid)
             elif changed and prefer != "file":
                 report.conflicts.append(
                     SyncConflict(
@@ -176,11 +220,19 @@ def _file(memory, path: Path, links, state, report, prefer, dry_run) -> None:
         if not changed:
             continue
         edits.append((st, None if f is None else render(st, lines, f.content), fid, link))
+    if not dry_run:
+        for fid in gone:
+            state["links"].pop(fid, None)
     if not edits:
+        return
+    why = _not_writable(path)
+    if why is not None:
+        report.conflicts.append(SyncConflict(str(path), None, None, None, why))
         return
     for st, new, fid, _link in sorted(edits, key=lambda e: -e[0].start):
         if new is None:
-            lo, hi = _removal_span(lines, st)
+            hermes_file = links[0][1]["format"] == "hermes"
+            lo, hi = (hermes.removal_span if hermes_file else _removal_span)(lines, st)
             del lines[lo:hi]
             report.changes.append(f"{path.name}: removed the block of fact {fid} (line {st.start})")
             state["links"].pop(fid, None)
@@ -222,7 +274,10 @@ def _relink(memory, path: Path, text: str, state) -> None:
         return
     stmts = statements(path, text, next(iter(links.values()))["format"])
     for fid, link in links.items():
-        f = _fact(memory, fid)
+        try:
+            f = _fact(memory, fid)
+        except _Doubt:
+            continue  # its link stays as it was; the next write-back asks again
         if f is None:
             continue
         hit = next((s for s in stmts if s.text == f.content), None)

@@ -41,3 +41,13 @@ def store(template, tmp_path):
     e.root = root
     yield e
     e.close()
+
+
+@pytest.fixture(autouse=True)
+def _private_home(tmp_path_factory, monkeypatch):
+    """A forget also reaches the agents' files it discovers under $HOME and the current
+    project: these tests must find only their own, never the machine's."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    monkeypatch.chdir(home)

@@ -18,14 +18,31 @@ def source_files(parsed: ParsedSource) -> set[str]:
     return files | set(parsed.sources)
 
 
+def _still_stated(memory, parsed: ParsedSource) -> tuple[set[str], set[str]]:
+    """What the files just read still state: their blocks' hashes and their statements'
+    content hashes (as the store keeps them, after the write policy)."""
+    from services.ingest.policy import policy_for
+    from services.store.text import content_hash
+
+    policy = policy_for(memory)
+    blocks = {h for f in parsed.facts if (h := (f.metadata or {}).get("source_hash"))}
+    texts = {content_hash(policy.sanitize(f.content).text) for f in parsed.facts}
+    return blocks, texts
+
+
 def archive_removed(memory, parsed: ParsedSource, keep: set[int]) -> int:
+    """Archive the facts whose statement the file no longer holds. Only a *confirmed*
+    absence counts: a fact whose block or text the file still states stays active even when
+    storing it this time did not return its id (an error, a lock); and an error while
+    checking propagates instead of being read as "removed"."""
     from models.entities import Fact
 
     files = source_files(parsed)
     if not files:
         return 0
+    blocks, texts = _still_stated(memory, parsed)
     rows = (
-        Fact.select(Fact.id, Fact.metadata)
+        Fact.select(Fact.id, Fact.metadata, Fact.content_hash)
         .where(
             (Fact.agent == memory.agent_id)
             & Fact.status.in_(("active", "pending"))
@@ -34,7 +51,11 @@ def archive_removed(memory, parsed: ParsedSource, keep: set[int]) -> int:
         )
         .tuples()
     )
-    gone = [(fid, meta or {}) for fid, meta in rows if fid not in keep]
+    gone = [
+        (fid, meta or {})
+        for fid, meta, h in rows
+        if fid not in keep and h not in texts and (meta or {}).get("source_hash") not in blocks
+    ]
     for fid, meta in gone:
         memory.facts.edit(fid, actor="import", status="archived", metadata={**meta, REMOVED: True})
     return len(gone)

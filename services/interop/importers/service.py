@@ -52,7 +52,7 @@ SUPPORTED = (
 # Facts from these formats are whole-file statements: one the file no longer makes is archived.
 TRACKS_REMOVALS = {"instructions", "claude-code-memory", "codex-memory", "basic-memory"}
 # The agent's own memory files: Engram's edits and deletes can be written back (writeback.py).
-WRITES_BACK = {"instructions", "claude-code-memory", "codex-memory"}
+WRITES_BACK = {"instructions", "claude-code-memory", "codex-memory", "hermes"}
 
 
 def format_names() -> list[str]:

@@ -1,0 +1,56 @@
+"""Verifying the agents' own files: every native file linked to the verified agents and
+every one discovered on the machine is read as folded text (``matching.fold``: the same
+comparison the forget made), and the history of a Codex memories repository is read with
+``git log -p``. A file linked only to another Engram agent is that agent's (``shared``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from services.forget.files import Terms
+
+
+def _real(p: Path) -> Path:
+    try:
+        return Path(p).resolve()
+    except OSError:
+        return Path(p)
+
+
+def native_places(engram, target, others) -> tuple[dict[Path, str], dict[Path, str]]:
+    """(files an agent loads that this verify answers for, files of other agents only)."""
+    from services.forget.native import discovered_files, linked_files
+
+    mine: dict[Path, str] = {}
+    for a in target:
+        for p, f in linked_files(engram, a).items():
+            mine.setdefault(_real(p), f)
+    theirs: dict[Path, str] = {}
+    for a in others:
+        for p, f in linked_files(engram, a).items():
+            if _real(p) not in mine:
+                theirs.setdefault(_real(p), f)
+    for p, f in discovered_files(engram.config.data_dir).items():
+        if _real(p) not in theirs:
+            mine.setdefault(_real(p), f)
+    return mine, theirs
+
+
+def check_native(engram, rep, t: Terms, texts: list[str], target, others) -> None:
+    from services.forget.git_history import history_mentions, is_codex_memories, repo_of
+    from services.forget.native import scan_native
+
+    mine, theirs = native_places(engram, target, others)
+    hits = dict(scan_native(mine, t))
+    for p in sorted(mine):
+        rep.checked.append((f"checked {p}", f"{mine[p] or 'native file'}, folded text"))
+        if p in hits:
+            lines = ", ".join(map(str, hits[p][:20]))
+            rep.remaining.append(("native", f"{p} ({mine[p]}), line(s) {lines}"))
+    for p, lines in scan_native(theirs, t):
+        rep.shared.append(("native", f"{p} (imported by another agent), line(s) {lines[:20]}"))
+    repos = {r for p in mine if (r := repo_of(p)) is not None and is_codex_memories(r)}
+    for r in sorted(repos):
+        rep.checked.append((f"checked {r}/.git", "every commit's patch and message"))
+        if history_mentions(r, texts):
+            rep.remaining.append(("git history", f"{r}: some commits still hold it"))
