@@ -13,11 +13,15 @@ from services.forget.raw_scan import NeedleScan, byte_pattern, count_bytes, scan
 
 
 def naive(data: bytes, term: str) -> int:
-    return (
-        len(re.findall(re.escape(term.lower().encode()), data.lower()))
-        if term.isascii()
-        else len(byte_pattern(term).findall(data))
-    )
+    """The slow count, with the whole-number rule: "is 3" is not found inside "is 35"."""
+    if not term.isascii():
+        return len(byte_pattern(term).findall(data))
+    pattern = re.escape(term.lower().encode())
+    if term[:1].isdigit():
+        pattern = rb"(?<![0-9])(?<![0-9][.,])" + pattern
+    if term[-1:].isdigit():
+        pattern += rb"(?![0-9])(?![.,][0-9])"
+    return len(re.findall(pattern, data.lower()))
 
 
 def corpus(rng: random.Random, terms: list[str], size: int) -> bytes:
