@@ -25,6 +25,7 @@ from services.search.hybrid import Searcher, SearchWeights
 from services.store.episodes import EpisodeStore
 from services.store.facts import FactFilters, FactStore
 from services.store.review import ReviewInbox, review_metadata
+from services.store.text import CleanText
 
 log = logging.getLogger(__name__)
 SLUG = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
@@ -341,7 +342,7 @@ class AgentMemory:
     def edit(self, fact_id: int, actor: str = "user", **changes) -> FactView:
         """Change a fact. New content passes the write policy like any other write: secrets
         redacted, personal data per the agent's policy ("ask" sends the fact back to review),
-        and text a forget rule covers is refused."""
+        and text a forget rule covers is refused. Subject, tags and metadata pass it too."""
         if changes.get("content") is not None:
             verdict = sanitize_for(self, changes["content"])
             if verdict.blocked_by:
@@ -366,6 +367,7 @@ class AgentMemory:
                     actor="engram",
                     reason="edit: " + _redaction_reason(note),
                 )
+        _clean_fields(policy_for(self), changes)
         view = self.facts.edit(fact_id, actor=actor, **changes)
         if changes.get("content") is not None or "subject" in changes:
             self.entities.relink(fact_id)  # the words changed: so may the entities they name
@@ -382,7 +384,11 @@ class AgentMemory:
         status = (
             "pending" if verdict.pending and snap.get("status") == "active" else snap.get("status")
         )
-        view = self.facts.restore({**snap, "content": verdict.text, "status": status}, actor=actor)
+        fields = {k: snap.get(k) for k in ("subject", "tags", "metadata")}
+        _clean_fields(policy_for(self), fields)
+        view = self.facts.restore(
+            {**snap, **fields, "content": verdict.text, "status": status}, actor=actor
+        )
         self.entities.relink(view.id)
         return view
 
@@ -486,6 +492,15 @@ class AgentMemory:
         from services.interop.importers.service import import_into
 
         return import_into(self, Path(path), fmt=fmt, progress=progress, cancelled=cancelled)
+
+
+def _clean_fields(policy, changes: dict) -> None:
+    if changes.get("subject") is not None:
+        changes["subject"] = policy.field(changes["subject"]) or CleanText("")
+    if changes.get("tags") is not None:
+        changes["tags"] = policy.tags(changes["tags"])
+    if changes.get("metadata") is not None:
+        changes["metadata"] = policy.metadata(changes["metadata"])
 
 
 def _redaction_reason(note: dict) -> str:

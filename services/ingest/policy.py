@@ -20,7 +20,7 @@ from services.errors import InvalidInput
 from services.ingest.forget_rules import matching_rule
 from services.ingest.pii import apply_pii
 from services.ingest.redaction import redact
-from services.store.text import CleanText
+from services.store.text import CleanMeta, CleanText
 
 if TYPE_CHECKING:  # the façade sits above this package; only its type is used here
     from services.engram import AgentMemory
@@ -78,15 +78,33 @@ class WritePolicy:
     def sanitize(self, text: str | None, target: Target = Target.FACT) -> Verdict:
         return sanitize(text, self, target)
 
-    def tags(self, tags) -> list[str]:
+    def tags(self, tags) -> list[CleanText]:
         """Tags are memory text too (keywords drawn from a session can be a token): a tag the
         policy would change or block is dropped, not stored half-redacted."""
-        out: list[str] = []
+        out: list[CleanText] = []
         for tag in tags or ():
             verdict = sanitize(str(tag), self, Target.OTHER)
-            if verdict.storable and str(verdict.text) == str(tag).strip() and tag not in out:
-                out.append(str(tag))
+            text = str(verdict.text).strip()
+            if verdict.storable and text == str(tag).strip() and text not in out:
+                out.append(CleanText(text))
         return out
+
+    def field(self, text: str | None, strip: bool = True) -> CleanText | None:
+        """A short field beside the content (a subject, a metadata string): stored redacted,
+        with personal data under "ask" redacted too (a field cannot wait in review on its
+        own); None when a forget rule covers it or nothing is left."""
+        if text is None:
+            return None
+        verdict = sanitize(str(text), self, Target.OTHER)
+        if verdict.blocked_by or not str(verdict.text).strip():
+            return None
+        return CleanText(str(verdict.text).strip() if strip else verdict.text)
+
+    def metadata(self, meta) -> CleanMeta:
+        """Every string in a fact's metadata, keys included, at any depth, through ``field``;
+        what the policy blocks is left out."""
+        out = _clean_json(meta or {}, self)
+        return CleanMeta(out if isinstance(out, dict) else {})
 
 
 def policy_for(memory: AgentMemory) -> WritePolicy:
@@ -150,6 +168,26 @@ def scrub_snapshot(snap, policy: WritePolicy):
     if isinstance(snap, list):
         return [scrub_snapshot(v, policy) for v in snap]
     return snap
+
+
+_DROP = object()
+
+
+def _clean_json(value, policy: WritePolicy):
+    if isinstance(value, str):
+        clean = policy.field(value, strip=False) if value.strip() else CleanText(value)
+        return _DROP if clean is None else clean
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            key = _clean_json(str(k), policy)
+            val = _clean_json(v, policy)
+            if key is not _DROP and val is not _DROP:
+                out[key] = val
+        return out
+    if isinstance(value, list | tuple):
+        return [v for v in (_clean_json(x, policy) for x in value) if v is not _DROP]
+    return value
 
 
 def _ask_as_deny(setting):

@@ -36,7 +36,7 @@ def archive_removed(memory, parsed: ParsedSource, keep: set[int]) -> int:
     )
     gone = [(fid, meta or {}) for fid, meta in rows if fid not in keep]
     for fid, meta in gone:
-        memory.facts.edit(fid, actor="import", status="archived", metadata={**meta, REMOVED: True})
+        memory.edit(fid, actor="import", status="archived", metadata={**meta, REMOVED: True})
     return len(gone)
 
 
@@ -67,7 +67,7 @@ def revive_restated(memory, items: list) -> dict[int, int]:
             continue
         fid, meta = hit
         meta.pop(REMOVED, None)
-        memory.facts.edit(fid, actor="import", status="active", metadata=meta)
+        memory.edit(fid, actor="import", status="active", metadata=meta)
         out[i] = fid
     return out
 
@@ -90,6 +90,6 @@ def adopt_duplicates(memory, items: list, results: list) -> int:
         if f.source != "import" or (f.metadata or {}).get("lifecycle"):
             continue
         extra = {k: meta[k] for k in ADOPTED if k in meta}
-        memory.facts.edit(r.fact_id, actor="import", metadata={**(f.metadata or {}), **extra})
+        memory.edit(r.fact_id, actor="import", metadata={**(f.metadata or {}), **extra})
         n += 1
     return n
