@@ -27,7 +27,8 @@ _SECRET_WORD = (
     r"access[_\-]?key|private[_\-]?key|credentials?|auth[_\-]?key|signing[_\-]?key|pwd"
 )
 _KEY = re.compile(
-    r"(?P<q>[\"']?)(?P<key>\b[A-Za-z0-9_.\-]*(?:" + _SECRET_WORD + r")[A-Za-z0-9_.\-]*"
+    r"(?P<q>[\"']?)(?P<key>\b[A-Za-z0-9_.\-]*(?:" + _SECRET_WORD + r")s?"
+    r"(?:[_.\-][A-Za-z0-9_.\-]*|(?-i:[A-Z])[A-Za-z0-9_.\-]*)?"
     r"|\b(?:pass|pw)\b)[\"']?\s*(?:=|:(?![:/]))[ \t]*(?=(?P<rest>[^\n]*))",
     re.I,
 )
@@ -90,9 +91,21 @@ _LINK = (
 )
 _SENTENCE = re.compile(rf"(?P<noun>{_PW_NOUN}|{_KEY_NOUN}|{_CODE_NOUN}){_QUAL}{_LINK}", re.I)
 # "мой пароль X", "garage keypad code 7733": no verb, so the value alone must look the part
+# "mot de passe wifi est X", "the admin password hint is …": one word between the noun and the
+# verb, so only a value with a digit or a symbol counts
+_NOT_QUALIFIER = (
+    r"(?!(?:manager|policy|policies|field|reset|prompt|rules?|requirements?|length|vault|store|"
+    r"storage|files?|hash|strength|change|expiry|form|dialog|box|input|hint|generator|app|tool|"
+    r"format|column|table|screen|page)\b)"
+)
+_ONE_WORD = re.compile(
+    rf"(?P<noun>{_PW_NOUN}|{_CODE_NOUN})\s+{_NOT_QUALIFIER}[^\s:=,.]+{_LINK}", re.I
+)
 _BARE = re.compile(rf"(?P<noun>{_PW_NOUN}|{_KEY_NOUN}|{_CODE_NOUN})(?P<link>\s+)", re.I)
 _USE_AS = re.compile(
-    r"\buse\s+(?P<v>\S+)\s+as\s+(?:the|my|our|your|a)\s+(?:new\s+)?(?:" + _PW_NOUN + r"|pin)\b",
+    r"\buse\s+(?P<v>\S+)\s+as\s+(?:the|my|our|your|a)\s+(?:[\w-]+\s+){0,2}(?:"
+    + _PW_NOUN
+    + r"|pin)\b",
     re.I,
 )
 _CHANGED_TO = re.compile(
@@ -155,7 +168,7 @@ def _noun_kind(noun: str) -> str:
 
 
 def sentences(text: str) -> Iterator[Span]:
-    for rx, bare in ((_SENTENCE, False), (_BARE, True)):
+    for rx, bare in ((_SENTENCE, False), (_ONE_WORD, True), (_BARE, True)):
         for m in rx.finditer(text):
             kind = _noun_kind(m.group("noun"))
             span = _sentence_value(text, m.end(), kind, bare)
