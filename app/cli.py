@@ -36,18 +36,26 @@ class Context:
 
     data_dir: str | None
     _engram: object = field(default=None, repr=False)
+    # compiled layers follow the command's writes: once at its end ("sync"), or, for a
+    # long-running server, a moment after each burst of writes ("debounce")
+    recompile: str = "sync"
 
     def engram(self, semantic: bool = True):
         if self._engram is None:
             from app.settings import store_config
             from services.engram import Engram
 
-            self._engram = Engram.open(store_config(self.data_dir, semantic=semantic))
+            eng = Engram.open(store_config(self.data_dir, semantic=semantic))
+            eng.follow_changes(self.recompile)
+            self._engram = eng
         return self._engram
 
     def close(self) -> None:
         if self._engram is not None:
             self._engram.close()
+
+
+SERVERS = ("mcp",)  # commands that run until stopped
 
 
 def emit_json(obj) -> None:
@@ -117,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     from models.identity import set_origin
 
     set_origin("cli")  # provenance on every write (the hook runtime narrows it to "hook")
-    ctx = Context(args.data_dir)
+    ctx = Context(args.data_dir, recompile="debounce" if args.command in SERVERS else "sync")
     from services.errors import EngramError
     from services.interop.importers.base import ImportFormatError
 

@@ -42,6 +42,7 @@ class Engram:
         self._key: bytes | None = None
         self._lock = threading.Lock()
         self.notes: list[str] = []  # said once on open (permissions tightened, …)
+        self.recompiler = None  # set by follow_changes: compiled layers follow writes
 
     # lifecycle ---------------------------------------------------------------------------
     @classmethod
@@ -77,7 +78,27 @@ class Engram:
         eng.notes = notes
         return eng
 
+    def follow_changes(self, mode: str = "sync", delay: float = 1.5):
+        """Keep every agent's compiled layers (memory.md and the Cursor rule made from it)
+        in step with its memory: ``sync`` recompiles the changed agents at ``close`` (or
+        ``recompile_now``), for one-shot commands; ``debounce`` in a worker thread once
+        ``delay`` seconds have passed without a change, for the app and the MCP server."""
+        from services.integrations.rule_refresh import refresh_agent_files
+        from services.lifecycle.autocompile import Recompiler
+
+        if self.recompiler is None:
+            self.recompiler = Recompiler(self, mode, delay, after_compile=refresh_agent_files)
+        return self.recompiler
+
+    def recompile_now(self) -> list[str]:
+        """Recompile the agents changed since the last time (the slugs); nothing when not
+        following changes or nothing changed."""
+        return self.recompiler.flush() if self.recompiler is not None else []
+
     def close(self) -> None:
+        if self.recompiler is not None:
+            rec, self.recompiler = self.recompiler, None
+            rec.close()
         if not self.db.is_closed():
             self.db.close()
 

@@ -65,6 +65,7 @@ class CompileResult:
     exported: str | None = None
     episodes_exported: int = 0
     rewritten: list[str] = field(default_factory=list)
+    unchanged: bool = False  # skip_unchanged found every layer as it is on disk
 
     def to_json(self) -> dict:
         return {
@@ -340,7 +341,12 @@ class CompileService:
         now=None,
         progress: Callable[[int, int, str], None] | None = None,
         cancelled: Callable[[], bool] | None = None,
+        rewrite: bool = True,
+        skip_unchanged: bool = False,
     ) -> CompileResult:
+        """``rewrite=False`` keeps the layers extractive (no LLM call: the automatic
+        recompile after a write); ``skip_unchanged`` writes no new layer rows or files when
+        every layer would come out as it is on disk already."""
         now = now or datetime.now()  # local: episodes and event dates are local days
         today = now.date() if isinstance(now, datetime) else now
         result = CompileResult()
@@ -360,9 +366,15 @@ class CompileService:
             if progress:
                 progress(i + 1, total, f"compiled {name}.md")
         self._warn_unfit_pinned(built["memory"][1], result)
-        self._maybe_rewrite(built, result)
+        if rewrite:
+            self._maybe_rewrite(built, result)
         if cancelled and cancelled():
             result.cancelled = True
+            return result
+        if skip_unchanged and self._unchanged(built):
+            result.unchanged = True
+            if self.memory.info.workspace:
+                self._export(result)
             return result
         out_dir = self.memory.data_dir
         stamp = utcnow()
@@ -394,6 +406,17 @@ class CompileService:
             progress(total, total, "done")
         self.memory.engram.bus.emit("compile.done", agent_id=self.memory.agent_id)
         return result
+
+    def _unchanged(self, built) -> bool:
+        latest = latest_layers(self.memory)
+        for name in LAYERS:
+            old = latest.get(name)
+            path = self.memory.data_dir / f"{name}.md"
+            if old is None or old.markdown != built[name][0] or not path.is_file():
+                return False
+            if path.read_text(encoding="utf-8") != built[name][0]:
+                return False
+        return True
 
     def _warn_unfit_pinned(self, prov, result: CompileResult) -> None:
         shown = {i for _, ids in prov for i in ids}
