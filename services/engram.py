@@ -303,7 +303,7 @@ class AgentMemory:
         )
         self.episodes = EpisodeStore(agent.id, engram.db, engram.bus)
         self._search = Searcher(self)
-        self.review = ReviewInbox(self)
+        self.review = ReviewInbox(self, erase=self._erase_facts)
         self.entities = EntityService(agent.id, engram.db, name_check(self))
 
     @property
@@ -323,6 +323,14 @@ class AgentMemory:
             self.engram.index.upsert(
                 self.agent_id, [f.id for f in facts], [f.content for f in facts]
             )
+
+    def _erase_facts(self, ids: list[int]) -> dict:
+        """Erase facts everywhere the forget service reaches (a rejected review candidate):
+        the receipt."""
+        from services.forget.service import ForgetScope, ForgetService
+
+        scope = ForgetScope(agent=self.slug, fact_ids=tuple(ids), label="rejected in review")
+        return ForgetService(self.engram).execute(scope)
 
     # writes ------------------------------------------------------------------------------
     def remember(
