@@ -376,6 +376,12 @@ def _f_import_json(mem, field, text, tmp):
     mem.import_path(p, fmt="engram-json")
 
 
+def _f_bulk(mem, field, text, tmp):
+    from services.ingest.bulk import bulk_remember
+
+    bulk_remember(mem, [NewFact(content="Keeps the NAS on a UPS", **_field_kwargs(field, text))])
+
+
 def _f_episode(mem, field, text, tmp):
     mem.add_episode(date(2026, 4, 12), "Repotted the basil", time="9:00 AM", tags=["home", text])
 
@@ -410,6 +416,9 @@ FIELD_PATHS = {
     ("import-engram-json", "tags"): _f_import_json,
     ("import-engram-json", "metadata"): _f_import_json,
     ("import-engram-json", "review-note"): _f_import_json,
+    ("bulk", "subject"): _f_bulk,
+    ("bulk", "tags"): _f_bulk,
+    ("bulk", "metadata"): _f_bulk,
     ("episode", "tags"): _f_episode,
     ("entities", "entity-name"): _f_entities,
     ("entities", "entity-alias"): _f_entities,
