@@ -55,6 +55,8 @@ def _trim(text: str, a: int, b: int) -> tuple[int, int]:
 
 
 def key_values(text: str) -> Iterator[Span]:
+    if "=" not in text and ":" not in text:
+        return
     for m in _KEY.finditer(text):
         if _DESCRIPTOR.search(m.group("key")):
             continue
@@ -71,7 +73,7 @@ def key_values(text: str) -> Iterator[Span]:
 
 # -- sentences ---------------------------------------------------------------------------------
 _PW_NOUN = (
-    r"pass(?:word|phrase|code)|passwd|pwd|\bpw|wi-?fi\s+(?:key|pass)|passwort|kennwort|"
+    r"pass(?:word|phrase|code)|passwd|pwd|\bpw|wi-?fi\s+key|passwort|kennwort|"
     r"mot\s+de\s+passe|contrase[ñn]a|clave|senha|wachtwoord|l[öo]senord|has[łl]o|"
     r"парол[ьяею]|パスワード|密码|密碼|secret\s+answer|security\s+answer"
 )
@@ -89,19 +91,37 @@ _LINK = (
     r"(?P<link>\s*(?:=|:)\s*|'s\s+|’s\s+|\s+(?:is|was|is\s+now|has\s+been\s+changed\s+to|"
     r"changed\s+to|ist|lautet|est|es|è|é|är|to|je|это|sind|are)\s+|\s*(?:是|为|は|：)\s*)"
 )
-_SENTENCE = re.compile(rf"(?P<noun>{_PW_NOUN}|{_KEY_NOUN}|{_CODE_NOUN}){_QUAL}{_LINK}", re.I)
-# "мой пароль X", "garage keypad code 7733": no verb, so the value alone must look the part
-# "mot de passe wifi est X", "the admin password hint is …": one word between the noun and the
-# verb, so only a value with a digit or a symbol counts
 _NOT_QUALIFIER = (
     r"(?!(?:manager|policy|policies|field|reset|prompt|rules?|requirements?|length|vault|store|"
     r"storage|files?|hash|strength|change|expiry|form|dialog|box|input|hint|generator|app|tool|"
     r"format|column|table|screen|page)\b)"
 )
-_ONE_WORD = re.compile(
-    rf"(?P<noun>{_PW_NOUN}|{_CODE_NOUN})\s+{_NOT_QUALIFIER}[^\s:=,.]+{_LINK}", re.I
+_NOUN = re.compile(rf"{_PW_NOUN}|{_KEY_NOUN}|{_CODE_NOUN}", re.I)
+_AFTER_NOUN = (
+    re.compile(rf"{_QUAL}{_LINK}", re.I),  # "password for the NAS is X"
+    # "mot de passe wifi est X": one word between the noun and the verb, so only a value
+    # with a digit or a symbol counts (checked as a bare value)
+    re.compile(rf"\s+{_NOT_QUALIFIER}[^\s:=,.]+{_LINK}", re.I),
+    # "мой пароль X", "garage keypad code 7733": no verb, the value alone must look the part
+    re.compile(r"\s+"),
 )
-_BARE = re.compile(rf"(?P<noun>{_PW_NOUN}|{_KEY_NOUN}|{_CODE_NOUN})(?P<link>\s+)", re.I)
+# a cheap test before the noun scan: most text names no password, code or key at all
+_TRIGGERS = frozenset(
+    "password passwords passphrase passcode passwd pwd pw wifi fi passwort kennwort passe "
+    "contraseña contrasena clave senha wachtwoord lösenord losenord hasło haslo пароль пароля "
+    "паролем secret security api apikey key access token pin code türcode turcode combination "
+    "codes пин".split()
+)
+_CJK_TRIGGERS = ("パスワード", "密码", "密碼", "暗証")
+
+
+def _may_name_a_secret(text: str) -> bool:
+    low = text.lower()
+    return not _TRIGGERS.isdisjoint(re.findall(r"\w+", low)) or any(
+        t in text for t in _CJK_TRIGGERS
+    )
+
+
 _USE_AS = re.compile(
     r"\buse\s+(?P<v>\S+)\s+as\s+(?:the|my|our|your|a)\s+(?:[\w-]+\s+){0,2}(?:"
     + _PW_NOUN
@@ -168,12 +188,16 @@ def _noun_kind(noun: str) -> str:
 
 
 def sentences(text: str) -> Iterator[Span]:
-    for rx, bare in ((_SENTENCE, False), (_ONE_WORD, True), (_BARE, True)):
-        for m in rx.finditer(text):
-            kind = _noun_kind(m.group("noun"))
-            span = _sentence_value(text, m.end(), kind, bare)
+    if not _may_name_a_secret(text):
+        return
+    for m in _NOUN.finditer(text):
+        kind = _noun_kind(m.group(0))
+        for n, rx in enumerate(_AFTER_NOUN):
+            after = rx.match(text, m.end())
+            span = after and _sentence_value(text, after.end(), kind, bare=n > 0)
             if span:
                 yield ("door-code" if kind == "code" else "password"), *span
+                break
     for m in _USE_AS.finditer(text):
         a, b = _trim(text, *m.span("v"))
         if password_like(text[a:b]) or len(text[a:b]) >= 8:
@@ -226,7 +250,34 @@ def logins(text: str) -> Iterator[Span]:
             yield "login-password", a, b
 
 
+_CLI_WORDS = (
+    "curl",
+    "mysql",
+    "mariadb",
+    "sshpass",
+    "docker",
+    "podman",
+    "nerdctl",
+    "az ",
+    "oc ",
+    "skopeo",
+    "buildah",
+    "helm",
+    "redis-cli",
+    "htpasswd",
+    "smbclient",
+    " -pass",
+    " -store",
+    " -keypass",
+    " -srcstore",
+    " -deststore",
+    " --",
+)
+
+
 def command_lines(text: str) -> Iterator[Span]:
+    if not any(w in text for w in _CLI_WORDS):
+        return
     for rx, _ in _CLI:
         for m in rx.finditer(text):
             a, b = _trim(text, *m.span("v"))
