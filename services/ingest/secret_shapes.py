@@ -26,7 +26,7 @@ _CONFUSABLE = str.maketrans(
     "аеорсухіјѕԁԛԝАВЕКМНОРСТХУІЈЅΑΒΕΖΗΙΚΜΝΟΡΤΥΧοαιսհ‐‑‒–—−",
     "aeopcyxijsdqwABEKMHOPCTXYIJSABEZHIKMNOPTYXoaiuh------",
 )
-_MIXED_TOKEN = re.compile(r"\S*[A-Za-z0-9_]\S*")
+_MIXED_TOKEN = re.compile(r"\S*[A-Za-z]\S*")
 _NON_LATIN = re.compile(r"[\u0370-\u03ff\u0400-\u04ff\u0530-\u058f\u2010-\u2212]")
 
 
