@@ -6,7 +6,9 @@ The store's event bus says which agent changed. A one-shot process (the CLI, an 
 uses ``sync``: the changed agents are recompiled once, when the command ends. A long-lived one
 (the app, the MCP server) uses ``debounce``: one worker thread recompiles an agent once its
 changes have been quiet for ``delay`` seconds, so a burst of writes costs one compile. A
-compile that would write what is already there writes nothing (no new layer rows).
+compile that would write what is already there writes nothing (no new layer rows). The
+workspace's two-way sync is not part of it: it can meet conflicts, which ``engram sync`` (or an
+explicit ``compile``) reports.
 """
 
 from __future__ import annotations
@@ -88,7 +90,7 @@ class Recompiler:
         memory = self.engram.agent(row.slug)
         self._busy.on = True
         try:
-            CompileService(memory).compile(rewrite=False, skip_unchanged=True)
+            CompileService(memory).compile(rewrite=False, skip_unchanged=True, export=False)
             if self.after_compile is not None:
                 self.after_compile(memory)
         except Exception:  # a failed recompile must not fail the write that caused it

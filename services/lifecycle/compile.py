@@ -343,10 +343,12 @@ class CompileService:
         cancelled: Callable[[], bool] | None = None,
         rewrite: bool = True,
         skip_unchanged: bool = False,
+        export: bool = True,
     ) -> CompileResult:
         """``rewrite=False`` keeps the layers extractive (no LLM call: the automatic
         recompile after a write); ``skip_unchanged`` writes no new layer rows or files when
-        every layer would come out as it is on disk already."""
+        every layer would come out as it is on disk already; ``export=False`` leaves the
+        workspace alone (its two-way sync reports conflicts, so it runs when asked for)."""
         now = now or datetime.now()  # local: episodes and event dates are local days
         today = now.date() if isinstance(now, datetime) else now
         result = CompileResult()
@@ -373,8 +375,6 @@ class CompileService:
             return result
         if skip_unchanged and self._unchanged(built):
             result.unchanged = True
-            if self.memory.info.workspace:
-                self._export(result)
             return result
         out_dir = self.memory.data_dir
         stamp = utcnow()
@@ -399,7 +399,7 @@ class CompileService:
             atomic_write(out_dir / f"{name}.md", built[name][0])
         if progress:
             progress(total - 1, total, "wrote layers")
-        if self.memory.info.workspace:
+        if self.memory.info.workspace and export:
             self._export(result)
             self._export_episodes(result, today)
         if progress:
