@@ -17,7 +17,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from services.errors import InvalidInput
-from services.ingest.forget_rules import matching_rule
+from services.ingest.forget_rules import matching_rule, rules_for
 from services.ingest.pii import apply_pii
 from services.ingest.redaction import redact
 from services.store.text import CleanMeta, CleanText
@@ -74,6 +74,18 @@ class WritePolicy:
     agent_id: int | None
     pii: dict | str | None
     key: bytes | None
+    # the agent's forget rules, read once per policy (a batch): every field of every item is
+    # checked against them
+    _rules: list = field(default_factory=list, compare=False, repr=False)
+    _rules_read: list = field(default_factory=list, compare=False, repr=False)
+    # field values repeat across a batch (metadata keys, tags, a file's path): judged once
+    _memo: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def rules(self) -> list:
+        if not self._rules_read and self.agent_id is not None:
+            self._rules.extend(rules_for(self.agent_id))
+            self._rules_read.append(True)
+        return self._rules
 
     def sanitize(self, text: str | None, target: Target = Target.FACT) -> Verdict:
         return sanitize(text, self, target)
@@ -83,10 +95,9 @@ class WritePolicy:
         policy would change or block is dropped, not stored half-redacted."""
         out: list[CleanText] = []
         for tag in tags or ():
-            verdict = sanitize(str(tag), self, Target.OTHER)
-            text = str(verdict.text).strip()
-            if verdict.storable and text == str(tag).strip() and text not in out:
-                out.append(CleanText(text))
+            text = self.field(str(tag))
+            if text is not None and text == str(tag).strip() and text not in out:
+                out.append(text)
         return out
 
     def field(self, text: str | None, strip: bool = True) -> CleanText | None:
@@ -95,10 +106,17 @@ class WritePolicy:
         own); None when a forget rule covers it or nothing is left."""
         if text is None:
             return None
+        memo_key = (str(text), strip)
+        if memo_key in self._memo:
+            return self._memo[memo_key]
         verdict = sanitize(str(text), self, Target.OTHER)
-        if verdict.blocked_by or not str(verdict.text).strip():
-            return None
-        return CleanText(str(verdict.text).strip() if strip else verdict.text)
+        out = None
+        if not verdict.blocked_by and str(verdict.text).strip():
+            out = CleanText(str(verdict.text).strip() if strip else verdict.text)
+        if len(self._memo) > 20_000:
+            self._memo.clear()
+        self._memo[memo_key] = out
+        return out
 
     def metadata(self, meta) -> CleanMeta:
         """Every string in a fact's metadata, keys included, at any depth, through ``field``;
@@ -143,7 +161,7 @@ def sanitize(text: str | None, policy: WritePolicy, target: Target = Target.FACT
         pending=pii.pending and target is Target.FACT,
     )
     if clean and policy.key is not None and policy.agent_id is not None:
-        rule = matching_rule(policy.key, policy.agent_id, clean)
+        rule = matching_rule(policy.key, policy.agent_id, clean, policy.rules())
         if rule is not None:
             verdict.blocked_by = rule.label
     return verdict
