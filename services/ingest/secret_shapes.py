@@ -96,7 +96,7 @@ def plain_value(value: str, rest: str = "", quoted_key: bool = False) -> bool:
         return True
     if re.fullmatch(r"[A-Za-z_][\w.]*[\[(<][\w\[\](),<> .|?]*", v):  # Optional[str], varchar(255)
         return True
-    if re.fullmatch(r"[a-z]+", v) and len(re.findall(r"[A-Za-z]{2,}", rest)) >= 2:
+    if re.fullmatch(r"[A-Za-z]+", v) and len(re.findall(r"[A-Za-z]{2,}", rest)) >= 2:
         return True  # "required for the web search tool": a sentence, not a value
     return quoted_key and value.strip()[:1] not in "\"'" and bool(re.fullmatch(r"[A-Za-z_]\w*", v))
 

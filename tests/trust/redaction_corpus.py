@@ -357,6 +357,17 @@ ORDINARY: list[str] = [
     "PEM files begin with -----BEGIN CERTIFICATE----- for public certs",
     "The cert fingerprint is listed in the runbook",
     "The backup job keeps 7 daily and 4 weekly snapshots",
+    "Branch ENG-1042-FIX-LOGIN was merged into main",
+    "Secret: Santa gift exchange on Friday",
+    "Customer cus_NffrFeUfNV2Hib upgraded to the team plan",
+    "YouTube video dQw4w9WgXcQ explains the setup",
+    "pw: see vault",
+    "Password: (ask Alice)",
+    "token: ${{ github.token }}",
+    "Key: Value pairs are separated by a colon",
+    "OPENAI_API_KEY=sk-... (placeholder in .env.example)",
+    "Call the function with password=None to prompt",
+    "The staging password is in 1Password under Staging DB",
 ]
 
 # A second round, written after the finders were tuned on the lists above. Measured before any
