@@ -117,10 +117,18 @@ def test_an_mcp_write_reaches_memory_md_within_seconds(tmp_path):
         async with stdio_session(data, "bot") as s:
             err, res = await call(s, "remember", text="The staging cluster runs in Frankfurt")
             assert not err, res
-            deadline = time.monotonic() + 15
             # while the server is still running: the debounced recompile, not the one at exit
-            while "staging cluster runs in Frankfurt" not in _memory_md(data, "bot"):
-                assert time.monotonic() < deadline, "memory.md did not follow the MCP write"
-                await anyio.sleep(0.2)
+            await _until(lambda md: "staging cluster runs in Frankfurt" in md)
+            err, res = await call(
+                s, "update_memory", id=res["id"], text="The staging cluster runs in Dublin"
+            )
+            assert not err, res
+            await _until(lambda md: "runs in Dublin" in md and "Frankfurt" not in md)
+
+    async def _until(ok):
+        deadline = time.monotonic() + 15
+        while not ok(_memory_md(data, "bot")):
+            assert time.monotonic() < deadline, "memory.md did not follow the MCP call"
+            await anyio.sleep(0.2)
 
     anyio.run(go)
