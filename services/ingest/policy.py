@@ -180,6 +180,12 @@ def scrub_snapshot(snap, policy: WritePolicy):
             if k in ("content", "summary", "markdown") and isinstance(v, str):
                 verdict = policy.sanitize(v, Target.OTHER)
                 out[k] = "" if verdict.blocked_by else str(verdict.text)
+            elif k == "subject" and isinstance(v, str):
+                out[k] = policy.field(v)
+            elif k == "tags" and isinstance(v, list):
+                out[k] = policy.tags(v)
+            elif k == "metadata" and isinstance(v, dict):
+                out[k] = dict(policy.metadata(v))
             else:
                 out[k] = scrub_snapshot(v, policy)
         return out

@@ -382,6 +382,37 @@ def _f_bulk(mem, field, text, tmp):
     bulk_remember(mem, [NewFact(content="Keeps the NAS on a UPS", **_field_kwargs(field, text))])
 
 
+def _f_archive(mem, field, text, tmp):
+    """An archive made by a real export, the payload put into one field of its fact (and of
+    the fact's audit snapshots) or its episode's tags."""
+    from services.config import StoreConfig
+    from services.engram import Engram
+    from services.interop.archive import export_archive, import_archive
+
+    src = Engram.open(StoreConfig(data_dir=tmp / "src", semantic=False))
+    a = src.agent("archived", create=True)
+    fid = a.remember(
+        "Deploys on Fridays",
+        subject="PLACEHOLDERS",
+        tags=["PLACEHOLDERT"],
+        metadata={"n": "PLACEHOLDERM"},
+    ).fact_id
+    a.edit(fid, importance=0.9)
+    a.add_episode(date(2026, 4, 12), "Walked the dog", time="3:00 PM", tags=["PLACEHOLDERT"])
+    export_archive(a, tmp / "agent.jsonl")
+    src.close()
+    mark = {"subject": "PLACEHOLDERS", "tags": "PLACEHOLDERT", "metadata": "PLACEHOLDERM"}[field]
+    raw = (tmp / "agent.jsonl").read_text().replace(mark, text)
+    lines = raw.splitlines()
+    agent_line = json.loads(lines[1])
+    lines[1] = json.dumps({**agent_line, "settings": mem.settings})
+    (tmp / "agent.jsonl").write_text("\n".join(lines) + "\n")
+    from models.db import database_proxy  # the source store was the bound one: bind ours back
+
+    database_proxy.initialize(mem.engram.db)
+    import_archive(mem.engram, tmp / "agent.jsonl")
+
+
 def _f_episode(mem, field, text, tmp):
     mem.add_episode(date(2026, 4, 12), "Repotted the basil", time="9:00 AM", tags=["home", text])
 
@@ -419,6 +450,9 @@ FIELD_PATHS = {
     ("bulk", "subject"): _f_bulk,
     ("bulk", "tags"): _f_bulk,
     ("bulk", "metadata"): _f_bulk,
+    ("archive-import", "subject"): _f_archive,
+    ("archive-import", "tags"): _f_archive,
+    ("archive-import", "metadata"): _f_archive,
     ("episode", "tags"): _f_episode,
     ("entities", "entity-name"): _f_entities,
     ("entities", "entity-alias"): _f_entities,
