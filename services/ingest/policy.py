@@ -175,7 +175,7 @@ def scrub_snapshot(snap, policy: WritePolicy):
     """An audit snapshot (or any JSON value) with every memory text in it sanitized: archives
     carry before/after copies of facts, and those are memory text too."""
     if isinstance(snap, dict):
-        out = {}
+        out: dict = {}
         for k, v in snap.items():
             if k in ("content", "summary", "markdown") and isinstance(v, str):
                 verdict = policy.sanitize(v, Target.OTHER)
