@@ -37,6 +37,7 @@ CHANGES = frozenset(
     }
 )
 MODES = ("sync", "debounce")
+KEEP_HISTORY = 20  # compilations kept per layer (for `compile --diff` and the history view)
 AfterCompile = Callable[["AgentMemory"], None]
 
 
@@ -90,7 +91,9 @@ class Recompiler:
         memory = self.engram.agent(row.slug)
         self._busy.on = True
         try:
-            CompileService(memory).compile(rewrite=False, skip_unchanged=True, export=False)
+            CompileService(memory).compile(
+                rewrite=False, skip_unchanged=True, export=False, keep_history=KEEP_HISTORY
+            )
             if self.after_compile is not None:
                 self.after_compile(memory)
         except Exception:  # a failed recompile must not fail the write that caused it

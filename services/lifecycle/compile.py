@@ -344,11 +344,14 @@ class CompileService:
         rewrite: bool = True,
         skip_unchanged: bool = False,
         export: bool = True,
+        keep_history: int | None = None,
     ) -> CompileResult:
         """``rewrite=False`` keeps the layers extractive (no LLM call: the automatic
         recompile after a write); ``skip_unchanged`` writes no new layer rows or files when
         every layer would come out as it is on disk already; ``export=False`` leaves the
-        workspace alone (its two-way sync reports conflicts, so it runs when asked for)."""
+        workspace alone (its two-way sync reports conflicts, so it runs when asked for);
+        ``keep_history`` keeps only that many compilations of each layer (a recompile after
+        every write would otherwise pile up a copy of the layers per write)."""
         now = now or datetime.now()  # local: episodes and event dates are local days
         today = now.date() if isinstance(now, datetime) else now
         result = CompileResult()
@@ -395,6 +398,8 @@ class CompileService:
                 result.layers[name] = LayerResult(
                     name, str(path), md, tokens, self.config.budget(name), prov, stamp
                 )
+            if keep_history:
+                self._prune(keep_history)
         for name in LAYERS:
             atomic_write(out_dir / f"{name}.md", built[name][0])
         if progress:
@@ -406,6 +411,20 @@ class CompileService:
             progress(total, total, "done")
         self.memory.engram.bus.emit("compile.done", agent_id=self.memory.agent_id)
         return result
+
+    def _prune(self, keep: int) -> None:
+        for name in LAYERS:
+            old = [
+                r.id
+                for r in CompiledLayer.select(CompiledLayer.id)
+                .where(
+                    (CompiledLayer.agent == self.memory.agent_id) & (CompiledLayer.layer == name)
+                )
+                .order_by(CompiledLayer.id.desc())
+                .offset(keep)
+            ]
+            if old:
+                CompiledLayer.delete().where(CompiledLayer.id.in_(old)).execute()
 
     def _unchanged(self, built) -> bool:
         latest = latest_layers(self.memory)

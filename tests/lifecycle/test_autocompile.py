@@ -132,3 +132,18 @@ def test_an_mcp_write_reaches_memory_md_within_seconds(tmp_path):
             await anyio.sleep(0.2)
 
     anyio.run(go)
+
+
+def test_recompiling_after_every_write_keeps_a_bounded_history(tmp_path):
+    from services.lifecycle.autocompile import KEEP_HISTORY
+
+    with Engram.open(StoreConfig(data_dir=tmp_path / "s", semantic=False)) as e:
+        e.follow_changes("sync")
+        mem = e.agent("app", create=True)
+        for i in range(KEEP_HISTORY + 5):
+            mem.remember(f"Release {i} shipped with changelog entry {i}")
+            assert e.recompile_now() == ["app"]
+        assert f"changelog entry {KEEP_HISTORY + 4}" in _memory_md(tmp_path / "s", "app")
+        for layer in ("today", "week", "longterm", "memory"):
+            n = CompiledLayer.select().where(CompiledLayer.layer == layer).count()
+            assert n == KEEP_HISTORY, layer
