@@ -38,6 +38,9 @@ class Context:
     data_dir: str | None
     _engram: object = field(default=None, repr=False)
     _log: logging.Handler | None = field(default=None, repr=False)
+    # compiled layers follow the command's writes: once at its end ("sync"), or, for a
+    # long-running server, a moment after each burst of writes ("debounce")
+    recompile: str = "sync"
 
     def engram(self, semantic: bool = True):
         if self._engram is None:
@@ -45,7 +48,9 @@ class Context:
             from services.engram import Engram
 
             config = store_config(self.data_dir, semantic=semantic)
-            self._engram = Engram.open(config)
+            eng = Engram.open(config)
+            eng.follow_changes(self.recompile)
+            self._engram = eng
             from app.crash_log import file_log_handler
 
             # what the command did (ids and counts) goes to the store's own log, as the app's does
@@ -60,6 +65,9 @@ class Context:
             logging.getLogger().removeHandler(self._log)
             self._log.close()
             self._log = None
+
+
+SERVERS = ("mcp",)  # commands that run until stopped
 
 
 def emit_json(obj) -> None:
@@ -129,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     from models.identity import set_origin
 
     set_origin("cli")  # provenance on every write (the hook runtime narrows it to "hook")
-    ctx = Context(args.data_dir)
+    ctx = Context(args.data_dir, recompile="debounce" if args.command in SERVERS else "sync")
     from services.errors import EngramError
     from services.interop.importers.base import ImportFormatError
 

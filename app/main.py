@@ -78,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     # the demo (an empty store with --demo-if-empty) is seeded by the window, in a worker:
     # the window is there at once instead of after the 17 s the seeding takes
     engram = Engram.open(config)
+    engram.follow_changes("debounce")  # memory.md follows the edits made in the window
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 

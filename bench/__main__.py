@@ -7,6 +7,7 @@ writes JSON under ``bench/results/``. Parts also run alone:
     python -m bench gui --data-dir D
     python -m bench mcp [--facts 10000] [--semantic]
     python -m bench teamstore [--sizes 10000,100000]
+    python -m bench redaction
 """
 
 from __future__ import annotations
@@ -166,6 +167,15 @@ def cmd_mcp(args) -> dict:
     return r
 
 
+def cmd_redaction(args) -> dict:
+    from bench import redaction
+
+    r = redaction.run()
+    print(redaction.table(r))
+    _write(RESULTS / "redaction.json", r | {"machine": _machine()})
+    return r
+
+
 def cmd_all(args) -> None:
     import shutil
 
@@ -197,6 +207,8 @@ def cmd_all(args) -> None:
     print()
     args.facts, args.semantic = 10_000, False
     summary["mcp"] = cmd_mcp(args)
+    print()
+    summary["redaction"] = cmd_redaction(args)
     summary["seconds"] = round(time.perf_counter() - t0, 1)
     name = "all-quick.json" if args.quick else "all.json"
     _write(RESULTS / name, summary)
@@ -247,6 +259,8 @@ def main(argv=None) -> int:
     g = sub.add_parser("gui", help="start-up to first painted page")
     g.add_argument("--data-dir", required=True)
     g.set_defaults(func=cmd_gui)
+    rd = sub.add_parser("redaction", help="secret corpora caught, ordinary text untouched")
+    rd.set_defaults(func=cmd_redaction)
     mc = sub.add_parser("mcp", help="recall over MCP stdio vs the same search in-process")
     mc.add_argument("--facts", type=int, default=10_000)
     mc.add_argument("--queries", type=int, default=200)

@@ -25,6 +25,7 @@ from services.search.hybrid import Searcher, SearchWeights
 from services.store.episodes import EpisodeStore
 from services.store.facts import FactFilters, FactStore
 from services.store.review import ReviewInbox, review_metadata
+from services.store.text import CleanText
 
 log = logging.getLogger(__name__)
 SLUG = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
@@ -41,6 +42,7 @@ class Engram:
         self._key: bytes | None = None
         self._lock = threading.Lock()
         self.notes: list[str] = []  # said once on open (permissions tightened, …)
+        self.recompiler = None  # set by follow_changes: compiled layers follow writes
 
     # lifecycle ---------------------------------------------------------------------------
     @classmethod
@@ -76,7 +78,27 @@ class Engram:
         eng.notes = notes
         return eng
 
+    def follow_changes(self, mode: str = "sync", delay: float = 1.5):
+        """Keep every agent's compiled layers (memory.md and the Cursor rule made from it)
+        in step with its memory: ``sync`` recompiles the changed agents at ``close`` (or
+        ``recompile_now``), for one-shot commands; ``debounce`` in a worker thread once
+        ``delay`` seconds have passed without a change, for the app and the MCP server."""
+        from services.integrations.rule_refresh import refresh_agent_files
+        from services.lifecycle.autocompile import Recompiler
+
+        if self.recompiler is None:
+            self.recompiler = Recompiler(self, mode, delay, after_compile=refresh_agent_files)
+        return self.recompiler
+
+    def recompile_now(self) -> list[str]:
+        """Recompile the agents changed since the last time (the slugs); nothing when not
+        following changes or nothing changed."""
+        return self.recompiler.flush() if self.recompiler is not None else []
+
     def close(self) -> None:
+        if self.recompiler is not None:
+            rec, self.recompiler = self.recompiler, None
+            rec.close()
         if not self.db.is_closed():
             self.db.close()
 
@@ -281,7 +303,7 @@ class AgentMemory:
         )
         self.episodes = EpisodeStore(agent.id, engram.db, engram.bus)
         self._search = Searcher(self)
-        self.review = ReviewInbox(self)
+        self.review = ReviewInbox(self, erase=self._erase_facts)
         self.entities = EntityService(agent.id, engram.db, name_check(self))
 
     @property
@@ -301,6 +323,14 @@ class AgentMemory:
             self.engram.index.upsert(
                 self.agent_id, [f.id for f in facts], [f.content for f in facts]
             )
+
+    def _erase_facts(self, ids: list[int]) -> dict:
+        """Erase facts everywhere the forget service reaches (a rejected review candidate):
+        the receipt."""
+        from services.forget.service import ForgetScope, ForgetService
+
+        scope = ForgetScope(agent=self.slug, fact_ids=tuple(ids), label="rejected in review")
+        return ForgetService(self.engram).execute(scope)
 
     # writes ------------------------------------------------------------------------------
     def remember(
@@ -341,7 +371,7 @@ class AgentMemory:
     def edit(self, fact_id: int, actor: str = "user", **changes) -> FactView:
         """Change a fact. New content passes the write policy like any other write: secrets
         redacted, personal data per the agent's policy ("ask" sends the fact back to review),
-        and text a forget rule covers is refused."""
+        and text a forget rule covers is refused. Subject, tags and metadata pass it too."""
         if changes.get("content") is not None:
             verdict = sanitize_for(self, changes["content"])
             if verdict.blocked_by:
@@ -366,6 +396,7 @@ class AgentMemory:
                     actor="engram",
                     reason="edit: " + _redaction_reason(note),
                 )
+        _clean_fields(policy_for(self), changes)
         view = self.facts.edit(fact_id, actor=actor, **changes)
         if changes.get("content") is not None or "subject" in changes:
             self.entities.relink(fact_id)  # the words changed: so may the entities they name
@@ -382,7 +413,11 @@ class AgentMemory:
         status = (
             "pending" if verdict.pending and snap.get("status") == "active" else snap.get("status")
         )
-        view = self.facts.restore({**snap, "content": verdict.text, "status": status}, actor=actor)
+        fields = {k: snap.get(k) for k in ("subject", "tags", "metadata")}
+        _clean_fields(policy_for(self), fields)
+        view = self.facts.restore(
+            {**snap, **fields, "content": verdict.text, "status": status}, actor=actor
+        )
         self.entities.relink(view.id)
         return view
 
@@ -486,6 +521,15 @@ class AgentMemory:
         from services.interop.importers.service import import_into
 
         return import_into(self, Path(path), fmt=fmt, progress=progress, cancelled=cancelled)
+
+
+def _clean_fields(policy, changes: dict) -> None:
+    if changes.get("subject") is not None:
+        changes["subject"] = policy.field(changes["subject"]) or CleanText("")
+    if changes.get("tags") is not None:
+        changes["tags"] = policy.tags(changes["tags"])
+    if changes.get("metadata") is not None:
+        changes["metadata"] = policy.metadata(changes["metadata"])
 
 
 def _redaction_reason(note: dict) -> str:

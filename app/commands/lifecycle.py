@@ -46,10 +46,15 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_ingest_session)
 
     p = sub.add_parser(
-        "review", help="memories waiting for you: list, accept, reject or edit candidates"
+        "review",
+        help="memories waiting for you: list, accept, edit, reject (erase everywhere) or "
+        "not-now (keep hidden) candidates",
     )
     p.add_argument(
-        "action", nargs="?", choices=("list", "accept", "reject", "edit"), default="list"
+        "action",
+        nargs="?",
+        choices=("list", "accept", "reject", "not-now", "edit"),
+        default="list",
     )
     p.add_argument("ids", nargs="*", type=int, metavar="ID")
     p.add_argument("--agent", help="default: every agent (needed for accept/reject/edit)")
@@ -133,7 +138,8 @@ def _ingest_folder(memory, folder, args) -> int:
 def cmd_review(args, ctx) -> int:
     from services.errors import InvalidInput
 
-    eng = ctx.engram(semantic=args.action == "edit")
+    # erasing rebuilds the agent's vectors without the candidate: that needs the model
+    eng = ctx.engram(semantic=args.action in ("edit", "reject"))
     if args.action == "list":
         return _review_list(eng, args)
     if not args.agent:
@@ -149,13 +155,26 @@ def cmd_review(args, ctx) -> int:
         verb = "edited and accepted"
     elif args.action == "accept":
         done, verb = memory.review.accept(args.ids), "accepted"
+    elif args.action == "not-now":
+        done, verb = memory.review.not_now(args.ids), "kept hidden (not now)"
     else:
-        done, verb = memory.review.reject(args.ids), "rejected"
+        done, verb = memory.review.reject(args.ids), "rejected and erased"
+    receipt = memory.review.last_receipt if args.action == "reject" else None
     if args.json:
-        emit_json({"action": args.action, "ids": done})
-    else:
-        print(f"{verb} {len(done)} candidate(s): {' '.join(map(str, done)) or '-'}")
-    return 0
+        emit_json({"action": args.action, "ids": done, "receipt": receipt})
+        return 0
+    print(f"{verb} {len(done)} candidate(s): {' '.join(map(str, done)) or '-'}")
+    if args.action == "not-now":
+        print(
+            "their text is kept in the store, hidden from the agent; "
+            f"`engram review reject --agent {args.agent} ID` erases it"
+        )
+    if receipt:
+        c = receipt["counts"]
+        print(f"receipt {receipt['id']}: " + ", ".join(f"{k} {v}" for k, v in sorted(c.items())))
+        for n in receipt.get("notes", []):
+            print(f"  note: {n}")
+    return 0 if not receipt or not receipt["counts"].get("remaining_after_verify") else 1
 
 
 def _review_list(eng, args) -> int:

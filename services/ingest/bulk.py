@@ -19,7 +19,13 @@ from models import Fact
 from models.entities import utcnow
 from services.ingest.pipeline import NewFact, memory_type_for, validate
 from services.ingest.policy import WritePolicy
-from services.store.text import content_hash, require_clean
+from services.store.text import (
+    content_hash,
+    require_clean,
+    require_clean_meta,
+    require_clean_subject,
+    require_clean_tags,
+)
 
 if TYPE_CHECKING:  # the façade sits above this package; only its type is used here
     from services.engram import AgentMemory
@@ -148,12 +154,12 @@ def bulk_remember(
                 "status": status,
                 "source": item.source,
                 "source_ref": item.source_ref,
-                "subject": item.subject,
-                "tags": policy.tags(item.tags),
+                "subject": require_clean_subject(policy.field(item.subject)),
+                "tags": require_clean_tags(policy.tags(item.tags)),
                 "event_date": item.event_date,
                 "created_at": item.created_at or now,
                 "updated_at": now,
-                "metadata": item.metadata or {},
+                "metadata": require_clean_meta(policy.metadata(item.metadata)),
             }
         )
         if len(buf) >= batch:

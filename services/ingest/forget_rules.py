@@ -76,10 +76,17 @@ def _entries(rule: ForgetRule) -> list[tuple[int, str]]:
     return out
 
 
-def matching_rule(key: bytes, agent_id: int, text: str) -> ForgetRule | None:
-    rules = list(
+def rules_for(agent_id: int) -> list[ForgetRule]:
+    return list(
         ForgetRule.select().where((ForgetRule.agent == agent_id) | (ForgetRule.agent.is_null()))
     )
+
+
+def matching_rule(
+    key: bytes, agent_id: int, text: str, rules: list[ForgetRule] | None = None
+) -> ForgetRule | None:
+    """``rules``: the agent's rules read once by a caller checking many texts."""
+    rules = rules_for(agent_id) if rules is None else rules
     if not rules:
         return None
     entries = {r.id: _entries(r) for r in rules}

@@ -23,7 +23,13 @@ from services.ingest.subjects import infer_subject
 from services.records import RememberResult
 from services.store.facts import snapshot
 from services.store.review import review_metadata, was_rejected
-from services.store.text import content_hash, require_clean
+from services.store.text import (
+    content_hash,
+    require_clean,
+    require_clean_meta,
+    require_clean_subject,
+    require_clean_tags,
+)
 
 if TYPE_CHECKING:  # the façade sits above this package; only its type is used here
     from services.engram import AgentMemory
@@ -97,6 +103,7 @@ class Ingestor:
         self._links: dict[int, tuple[str, int]] = {}  # batch index → (update|conflict, fact)
         # near twins: subject, text, status, created_at
         self._stored: dict[int, tuple[str | None, str, str, datetime]] = {}
+        self._policy = policy_for(memory)
 
     def remember_many(
         self,
@@ -141,7 +148,7 @@ class Ingestor:
     ) -> tuple[list[tuple[int, NewFact, str, str]], dict[int, dict]]:
         """The write policy on every item: (index, item, clean text, hash) for those that may
         be stored; the others get their result here (empty, blocked)."""
-        policy = policy_for(self.m)
+        policy = self._policy
         prepared: list[tuple[int, NewFact, str, str]] = []
         notes: dict[int, dict] = {}  # index → redaction counts for the audit log (no content)
         for i, item in enumerate(items):
@@ -157,8 +164,9 @@ class Ingestor:
                         **review_metadata("personal-data", kinds=kinds),
                     },
                 )
-            if item.tags:
-                item = replace(item, tags=policy.tags(item.tags))
+            # every text field beside the content passes the policy too: a subject is indexed
+            # and shown, tags are searched, metadata is exported and read by the entity linker
+            item = replace(item, subject=policy.field(item.subject), tags=policy.tags(item.tags))
             note = verdict.audit_note()
             if note:
                 notes[i] = note
@@ -356,7 +364,7 @@ class Ingestor:
 
     def _insert(self, item: NewFact, text: str, h: str, actor: str) -> tuple[int, list[int]]:
         m = self.m
-        subject = item.subject or infer_subject(text)
+        subject = item.subject or self._policy.field(infer_subject(text))
         now = utcnow()
         row = Fact.create(
             agent=m.agent_id,
@@ -370,12 +378,13 @@ class Ingestor:
             status=item.status,
             source=item.source,
             source_ref=item.source_ref,
-            subject=subject,
-            tags=list(item.tags or []),
+            subject=require_clean_subject(subject),
+            tags=require_clean_tags(item.tags),
             event_date=item.event_date,
             created_at=item.created_at or now,
             updated_at=now,
-            metadata=item.metadata or {},
+            # after the batch has added its own notes (a conflict, a review reason)
+            metadata=require_clean_meta(self._policy.metadata(item.metadata)),
         )
         m.facts.audit("create", row.id, None, snapshot(row), actor=actor)
         link_row(m, row)

@@ -17,10 +17,10 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from services.errors import InvalidInput
-from services.ingest.forget_rules import matching_rule
+from services.ingest.forget_rules import matching_rule, rules_for
 from services.ingest.pii import apply_pii
 from services.ingest.redaction import redact
-from services.store.text import CleanText
+from services.store.text import CleanMeta, CleanText
 
 if TYPE_CHECKING:  # the façade sits above this package; only its type is used here
     from services.engram import AgentMemory
@@ -74,19 +74,55 @@ class WritePolicy:
     agent_id: int | None
     pii: dict | str | None
     key: bytes | None
+    # the agent's forget rules, read once per policy (a batch): every field of every item is
+    # checked against them
+    _rules: list = field(default_factory=list, compare=False, repr=False)
+    _rules_read: list = field(default_factory=list, compare=False, repr=False)
+    # field values repeat across a batch (metadata keys, tags, a file's path): judged once
+    _memo: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def rules(self) -> list:
+        if not self._rules_read and self.agent_id is not None:
+            self._rules.extend(rules_for(self.agent_id))
+            self._rules_read.append(True)
+        return self._rules
 
     def sanitize(self, text: str | None, target: Target = Target.FACT) -> Verdict:
         return sanitize(text, self, target)
 
-    def tags(self, tags) -> list[str]:
+    def tags(self, tags) -> list[CleanText]:
         """Tags are memory text too (keywords drawn from a session can be a token): a tag the
         policy would change or block is dropped, not stored half-redacted."""
-        out: list[str] = []
+        out: list[CleanText] = []
         for tag in tags or ():
-            verdict = sanitize(str(tag), self, Target.OTHER)
-            if verdict.storable and str(verdict.text) == str(tag).strip() and tag not in out:
-                out.append(str(tag))
+            text = self.field(str(tag))
+            if text is not None and text == str(tag).strip() and text not in out:
+                out.append(text)
         return out
+
+    def field(self, text: str | None, strip: bool = True) -> CleanText | None:
+        """A short field beside the content (a subject, a metadata string): stored redacted,
+        with personal data under "ask" redacted too (a field cannot wait in review on its
+        own); None when a forget rule covers it or nothing is left."""
+        if text is None:
+            return None
+        memo_key = (str(text), strip)
+        if memo_key in self._memo:
+            return self._memo[memo_key]
+        verdict = sanitize(str(text), self, Target.OTHER)
+        out = None
+        if not verdict.blocked_by and str(verdict.text).strip():
+            out = CleanText(str(verdict.text).strip() if strip else verdict.text)
+        if len(self._memo) > 20_000:
+            self._memo.clear()
+        self._memo[memo_key] = out
+        return out
+
+    def metadata(self, meta) -> CleanMeta:
+        """Every string in a fact's metadata, keys included, at any depth, through ``field``;
+        what the policy blocks is left out."""
+        out = _clean_json(meta or {}, self)
+        return CleanMeta(out if isinstance(out, dict) else {})
 
 
 def policy_for(memory: AgentMemory) -> WritePolicy:
@@ -125,7 +161,7 @@ def sanitize(text: str | None, policy: WritePolicy, target: Target = Target.FACT
         pending=pii.pending and target is Target.FACT,
     )
     if clean and policy.key is not None and policy.agent_id is not None:
-        rule = matching_rule(policy.key, policy.agent_id, clean)
+        rule = matching_rule(policy.key, policy.agent_id, clean, policy.rules())
         if rule is not None:
             verdict.blocked_by = rule.label
     return verdict
@@ -139,17 +175,43 @@ def scrub_snapshot(snap, policy: WritePolicy):
     """An audit snapshot (or any JSON value) with every memory text in it sanitized: archives
     carry before/after copies of facts, and those are memory text too."""
     if isinstance(snap, dict):
-        out = {}
+        out: dict = {}
         for k, v in snap.items():
             if k in ("content", "summary", "markdown") and isinstance(v, str):
                 verdict = policy.sanitize(v, Target.OTHER)
                 out[k] = "" if verdict.blocked_by else str(verdict.text)
+            elif k == "subject" and isinstance(v, str):
+                out[k] = policy.field(v)
+            elif k == "tags" and isinstance(v, list):
+                out[k] = policy.tags(v)
+            elif k == "metadata" and isinstance(v, dict):
+                out[k] = dict(policy.metadata(v))
             else:
                 out[k] = scrub_snapshot(v, policy)
         return out
     if isinstance(snap, list):
         return [scrub_snapshot(v, policy) for v in snap]
     return snap
+
+
+_DROP = object()
+
+
+def _clean_json(value, policy: WritePolicy):
+    if isinstance(value, str):
+        clean = policy.field(value, strip=False) if value.strip() else CleanText(value)
+        return _DROP if clean is None else clean
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            key = _clean_json(str(k), policy)
+            val = _clean_json(v, policy)
+            if key is not _DROP and val is not _DROP:
+                out[key] = val
+        return out
+    if isinstance(value, list | tuple):
+        return [v for v in (_clean_json(x, policy) for x in value) if v is not _DROP]
+    return value
 
 
 def _ask_as_deny(setting):

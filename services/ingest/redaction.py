@@ -9,25 +9,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# secret-looking key names in JSON, YAML, TOML, .env and INI ("SecretAccessKey", "api_key",
-# "db.password"); a value that is only a number, a boolean or a path is left alone
-_KEY_NAME = (
-    r"[A-Za-z0-9_.\-]*(?:passw(?:or)?d|passphrase|secret|token|api[_\-]?key|apikey|"
-    r"access[_\-]?key|private[_\-]?key|credential|auth[_\-]?key|signing[_\-]?key|pwd)"
-    r"[A-Za-z0-9_.\-]*"
-)
-_NOT_A_SECRET = (
-    r"(?!(?:\d+(?:\.\d+)?|true|false|null|none|yes|no|~|\[\]|\{\})(?:[\"',;}\]\s]|$))"
-    r"(?![\"']?(?:/|\./|~/|\$|\{\{|<|\[REDACTED))"
-    r"(?![\"']?[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:[\"',;}\]\s]|$))"  # names an env variable
-)
-# words that follow "the password is" without being one ("the password is required")
-_PLAIN_WORDS = (
-    r"(?!(?:required|not|set|stored|hashed|encrypted|empty|missing|wrong|incorrect|correct|"
-    r"invalid|valid|expired|changed|reset|too|the|a|an|in|at|on|now|still|being|unknown|"
-    r"optional|mandatory|rotated|managed|kept|saved|case|only|never|always|also|same|"
-    r"different|shared|long|short|strong|weak|secure|hidden|masked|protected|generated)\b)"
-)
+from services.ingest.secret_phrases import FINDERS
+from services.ingest.secret_shapes import normalise
+
 _AWS_CONTEXT = r"(?i:aws|amazon|secret|s3|iam|AKIA|ASIA)"
 
 PATTERNS: list[tuple[str, re.Pattern]] = [
@@ -98,27 +82,25 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
         re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://[^\s:/@]*:)([^\s@/]{1,})(@)"),
     ),
     ("azure-account-key", re.compile(r"(?i)\b(AccountKey=)([A-Za-z0-9+/=]{20,})")),
-    # {"password": "…"}, api_key = '…', SecretAccessKey: …, DB_PASSWORD=…
+    ("stripe-webhook-secret", re.compile(r"\bwhsec_[A-Za-z0-9+/=]{16,}")),
+    ("slack-app-token", re.compile(r"\bxapp-\d-[A-Za-z0-9\-]{20,}")),
     (
-        "key-value-secret",
-        re.compile(
-            r"(?i)([\"']?\b"
-            + _KEY_NAME
-            + r"[\"']?\s*(?:=|:(?!//))\s*)"
-            + _NOT_A_SECRET
-            + r"(\"(?:[^\"\\\n]|\\.){1,}\"|'[^'\n]{1,}'|[^\s,;}\]\"']{1,})"
-        ),
+        "slack-webhook",
+        re.compile(r"hooks\.slack\.com/(?:services|workflows|triggers)/T\w+/\w+/(?P<s>\w{16,})"),
     ),
-    # "my password is hunter2", "the password for the NAS is …", "pw for wifi: …"
+    ("google-oauth-secret", re.compile(r"\bGOCSPX-[A-Za-z0-9_\-]{20,}")),
+    ("age-secret-key", re.compile(r"\bAGE-SECRET-KEY-1[0-9A-Z]{40,}")),
+    ("azure-sas-signature", re.compile(r"(?i)[?&]sig=(?P<s>[A-Za-z0-9%+/=]{16,})")),
+    # the body of a PEM block whose header was cut off: lines of 60-76 base64 characters
+    ("pem-body", re.compile(r"(?m)^(?:[A-Za-z0-9+/]{60,76}\r?\n){1,}[A-Za-z0-9+/=]{16,76}$")),
+    ("prefixed-key", re.compile(r"\b[a-z]{2,8}_(?:live|test|prod|sandbox|api)_[A-Za-z0-9]{10,}")),
+    ("notion-secret", re.compile(r"\bsecret_[A-Za-z0-9]{40,}")),
+    ("shopify-token", re.compile(r"\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}\b")),
+    ("pypi-token", re.compile(r"\bpypi-AgE[A-Za-z0-9_\-]{20,}")),
+    ("databricks-token", re.compile(r"\bdapi[a-f0-9]{32}\b")),
     (
-        "password",
-        re.compile(
-            r"(?i)(\b(?:password|passphrase|passcode|passwd|pin code|wi-?fi key|pwd|pw)"
-            r"(?:\s+(?:for|to|of|on)\s+(?:the\s+|my\s+|our\s+)?[\w.@\-]+(?:\s+[\w.@\-]+){0,3}?)?"
-            r"\s+(?:is|was|=|:|is now|has been changed to|changed to)\s+)"
-            + _PLAIN_WORDS
-            + r"(\"[^\"]+\"|'[^']+'|`[^`]+`|[^\s,;]+?)(?=[.,;!?)]?(?:\s|$))"
-        ),
+        "license-key",
+        re.compile(r"\b(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{3,6}(?:-[A-Z0-9]{3,6}){3,}\b"),
     ),
     # a bare 40-character AWS secret key: only near words that say it is one (a git SHA
     # is hex and never matches)
@@ -133,8 +115,6 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
 ]
 KEEP_LABEL = frozenset(
     {
-        "password",
-        "key-value-secret",
         "azure-account-key",
         "authorization-header",
         "api-key-header",
@@ -155,6 +135,20 @@ class Redaction:
 
 
 def redact(text: str) -> Redaction:
+    """Matched on the normalised text (``secret_shapes.normalise``: no invisible characters,
+    no look-alike letters inside a token); text in which nothing is found is returned as it
+    came, so only a text that held a secret is stored in its normalised form."""
+    norm = normalise(text)
+    red = _provider_patterns(norm)
+    spans = _find(red.text)
+    if spans:
+        red = _replace(red, spans)
+    if not red.count:
+        return Redaction(text=text, count=0, kinds=[])
+    return red
+
+
+def _provider_patterns(text: str) -> Redaction:
     kinds: list[str] = []
     total = 0
     for kind, pat in PATTERNS:
@@ -165,8 +159,16 @@ def redact(text: str) -> Redaction:
                 return m.group(0)
             if kind == "aws-secret-key" and not _near_aws(m.string, m.start(), m.end()):
                 return m.group(0)
+            if (
+                kind == "license-key"
+                and sum(any(c.isdigit() for c in g) for g in m.group(0).split("-")) < 3
+            ):
+                return m.group(0)  # "ENG-1042-FIX-LOGIN" names a branch; a key mixes every group
             total += 1
             kinds.append(kind)
+            if "s" in m.re.groupindex:
+                a, b = m.start("s") - m.start(), m.end("s") - m.start()
+                return m.group(0)[:a] + f"[REDACTED:{kind}]" + m.group(0)[b:]
             if kind in KEEP_LABEL:
                 return m.group(1) + f"[REDACTED:{kind}]"
             if kind == "connection-string-password":
@@ -177,6 +179,30 @@ def redact(text: str) -> Redaction:
 
         text = pat.sub(repl, text)
     return Redaction(text=text, count=total, kinds=kinds)
+
+
+def _find(text: str) -> list[tuple[str, int, int]]:
+    """Non-overlapping spans from every finder, first come first kept; never inside a
+    label an earlier step wrote."""
+    labels = [m.span() for m in re.finditer(r"\[REDACTED:[\w-]+\]", text)]
+    taken: list[tuple[str, int, int]] = []
+    for finder in FINDERS:
+        for kind, a, b in finder(text):
+            if b <= a or any(a < y and x < b for _, x, y in taken):
+                continue
+            if any(a < y and x < b for x, y in labels):
+                continue
+            taken.append((kind, a, b))
+    return sorted(taken, key=lambda s: s[1])
+
+
+def _replace(red: Redaction, spans: list[tuple[str, int, int]]) -> Redaction:
+    out, last = [], 0
+    for kind, a, b in spans:
+        out += [red.text[last:a], f"[REDACTED:{kind}]"]
+        last = b
+    out.append(red.text[last:])
+    return Redaction("".join(out), red.count + len(spans), red.kinds + [k for k, _, _ in spans])
 
 
 def contains_secret(text: str) -> bool:

@@ -342,8 +342,18 @@ def _sanitized_facts(policy: WritePolicy, rows: list[dict]) -> tuple[list[dict],
             d = {**d, "content": text, "content_hash": content_hash(text)}
         if verdict.pending and d.get("status") == "active":
             d = {**d, "status": "pending"}
-        kept.append(d)
+        kept.append({**d, **_clean_fields(policy, d)})
     return kept, changed
+
+
+def _clean_fields(policy: WritePolicy, d: dict) -> dict:
+    """Subject, tags and metadata are memory text too (issue 20: the policy covers every
+    field); what the policy blocks is left out."""
+    return {
+        "subject": policy.field(d.get("subject")),
+        "tags": policy.tags(d.get("tags") or []),
+        "metadata": policy.metadata(d.get("metadata") or {}),
+    }
 
 
 def _sanitized(policy: WritePolicy, rows: list[dict], field: str, target: Target) -> list[dict]:
@@ -351,7 +361,8 @@ def _sanitized(policy: WritePolicy, rows: list[dict], field: str, target: Target
     for d in rows:
         verdict = policy.sanitize(d.get(field), target)
         if verdict.storable:
-            out.append({**d, field: require_clean(verdict.text)})
+            tags = {"tags": policy.tags(d["tags"])} if isinstance(d.get("tags"), list) else {}
+            out.append({**d, field: require_clean(verdict.text), **tags})
     return out
 
 

@@ -65,6 +65,7 @@ class CompileResult:
     exported: str | None = None
     episodes_exported: int = 0
     rewritten: list[str] = field(default_factory=list)
+    unchanged: bool = False  # skip_unchanged found every layer as it is on disk
 
     def to_json(self) -> dict:
         return {
@@ -340,7 +341,17 @@ class CompileService:
         now=None,
         progress: Callable[[int, int, str], None] | None = None,
         cancelled: Callable[[], bool] | None = None,
+        rewrite: bool = True,
+        skip_unchanged: bool = False,
+        export: bool = True,
+        keep_history: int | None = None,
     ) -> CompileResult:
+        """``rewrite=False`` keeps the layers extractive (no LLM call: the automatic
+        recompile after a write); ``skip_unchanged`` writes no new layer rows or files when
+        every layer would come out as it is on disk already; ``export=False`` leaves the
+        workspace alone (its two-way sync reports conflicts, so it runs when asked for);
+        ``keep_history`` keeps only that many compilations of each layer (a recompile after
+        every write would otherwise pile up a copy of the layers per write)."""
         now = now or datetime.now()  # local: episodes and event dates are local days
         today = now.date() if isinstance(now, datetime) else now
         result = CompileResult()
@@ -360,9 +371,13 @@ class CompileService:
             if progress:
                 progress(i + 1, total, f"compiled {name}.md")
         self._warn_unfit_pinned(built["memory"][1], result)
-        self._maybe_rewrite(built, result)
+        if rewrite:
+            self._maybe_rewrite(built, result)
         if cancelled and cancelled():
             result.cancelled = True
+            return result
+        if skip_unchanged and self._unchanged(built):
+            result.unchanged = True
             return result
         out_dir = self.memory.data_dir
         stamp = utcnow()
@@ -383,17 +398,44 @@ class CompileService:
                 result.layers[name] = LayerResult(
                     name, str(path), md, tokens, self.config.budget(name), prov, stamp
                 )
+            if keep_history:
+                self._prune(keep_history)
         for name in LAYERS:
             atomic_write(out_dir / f"{name}.md", built[name][0])
         if progress:
             progress(total - 1, total, "wrote layers")
-        if self.memory.info.workspace:
+        if self.memory.info.workspace and export:
             self._export(result)
             self._export_episodes(result, today)
         if progress:
             progress(total, total, "done")
         self.memory.engram.bus.emit("compile.done", agent_id=self.memory.agent_id)
         return result
+
+    def _prune(self, keep: int) -> None:
+        for name in LAYERS:
+            old = [
+                r.id
+                for r in CompiledLayer.select(CompiledLayer.id)
+                .where(
+                    (CompiledLayer.agent == self.memory.agent_id) & (CompiledLayer.layer == name)
+                )
+                .order_by(CompiledLayer.id.desc())
+                .offset(keep)
+            ]
+            if old:
+                CompiledLayer.delete().where(CompiledLayer.id.in_(old)).execute()
+
+    def _unchanged(self, built) -> bool:
+        latest = latest_layers(self.memory)
+        for name in LAYERS:
+            old = latest.get(name)
+            path = self.memory.data_dir / f"{name}.md"
+            if old is None or old.markdown != built[name][0] or not path.is_file():
+                return False
+            if path.read_text(encoding="utf-8") != built[name][0]:
+                return False
+        return True
 
     def _warn_unfit_pinned(self, prov, result: CompileResult) -> None:
         shown = {i for _, ids in prov for i in ids}

@@ -10,7 +10,7 @@ from datetime import date
 from models import Episode
 from models.db import is_postgres
 from services.errors import NotFound
-from services.store.text import content_hash, require_clean
+from services.store.text import content_hash, require_clean, require_clean_tags
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,7 @@ class EpisodeStore:
     ) -> tuple[int, bool]:
         """(episode id, created). The same day+time+summary is stored once (idempotent)."""
         summary = require_clean(summary, "an episode summary").strip()
+        tags = require_clean_tags(tags)
         h = content_hash(f"{day.isoformat()} {time or ''} {summary}")
         with self.db.atomic():
             old = self._q().where(Episode.content_hash == h).first()
@@ -101,6 +102,7 @@ class EpisodeStore:
         ``summaries/<session>.json``): the episode from that file is updated in place, not
         stored again. Returns (id, "added" | "updated" | "same")."""
         clean = require_clean(summary, "an episode summary").strip()
+        tags = require_clean_tags(tags)
         h = content_hash(f"{day.isoformat()} {time or ''} {clean}")
         with self.db.atomic():
             old = self._q().where(Episode.source_file == source_file).first()

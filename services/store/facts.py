@@ -18,7 +18,13 @@ from models import AuditEvent, Fact
 from models.entities import FACT_STATUSES, utcnow
 from services.errors import InvalidInput, NotFound
 from services.records import FactView
-from services.store.text import content_hash, require_clean
+from services.store.text import (
+    content_hash,
+    require_clean,
+    require_clean_meta,
+    require_clean_subject,
+    require_clean_tags,
+)
 
 SORTABLE = {
     "content": Fact.content,
@@ -177,6 +183,17 @@ class FactFilters:
                 self.text,
             ]
         )
+
+
+def _require_clean_fields(changes: dict) -> None:
+    """The text fields beside the content are memory text as well: only the policy's output
+    (``WritePolicy.field``/``tags``/``metadata``) is written."""
+    if changes.get("subject") is not None:
+        changes["subject"] = require_clean_subject(changes["subject"])
+    if changes.get("tags") is not None:
+        changes["tags"] = require_clean_tags(changes["tags"])
+    if changes.get("metadata") is not None:
+        changes["metadata"] = require_clean_meta(changes["metadata"])
 
 
 def _as_dt(v):
@@ -347,6 +364,7 @@ class FactStore:
             if not text:
                 raise InvalidInput("a fact cannot be empty")
             changes["content"] = text
+        _require_clean_fields(changes)
         with self.db.atomic():
             row = self._row(fact_id)
             before = snapshot(row)
@@ -424,13 +442,13 @@ class FactStore:
                 status=snap["status"],
                 source=snap["source"],
                 source_ref=snap["source_ref"],
-                subject=snap.get("subject"),
-                tags=snap.get("tags") or [],
+                subject=require_clean_subject(snap.get("subject")),
+                tags=require_clean_tags(snap.get("tags")),
                 event_date=_parse_d(snap.get("event_date")),
                 created_at=_parse_dt(snap.get("created_at")) or utcnow(),
                 expires_at=_parse_dt(snap.get("expires_at")),
                 access_count=snap.get("access_count", 0),
-                metadata=snap.get("metadata") or {},
+                metadata=require_clean_meta(snap.get("metadata")),
             )
             self.audit("restore", row.id, None, snapshot(row), actor=actor)
         view = fact_view(row)

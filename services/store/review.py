@@ -10,16 +10,18 @@ Writers put a fact in review with ``review_metadata(...)`` on ``NewFact.metadata
 *without* a review note are the lifecycle's overflow queue, which GC drains on its own; facts
 in review are never drained: only the user moves them.
 
-Accepting makes the fact active (the note is kept as ``reviewed``). Rejecting archives it with
-``rejected: true``: its text stays as the reason a restatement is recognised (exact duplicates
-of an archived fact are not stored again, and a rejected one is never revived by being said
-again), and the user can delete it for good from the Archived view.
+Accepting makes the fact active (the note is kept as ``reviewed``). Rejecting means gone: the
+fact is erased everywhere with the forget machinery (row, history snapshots, vectors, the
+entities made from it, free pages), a forget rule keeps it from being stored again, and the
+forget receipt says what was removed. "Not now" is the other answer: the fact is archived with
+``rejected: true`` and ``kept: true``, hidden from the agent and from the inbox, its text kept
+(a restatement is recognised as it and never revives it) until the user erases it.
 """
 
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -77,11 +79,17 @@ def _item(row) -> ReviewItem:
     return ReviewItem(fact_view(row), reason, conf, note)
 
 
-class ReviewInbox:
-    """One agent's inbox (``memory.review``)."""
+Eraser = Callable[[builtins.list[int]], dict]
 
-    def __init__(self, memory: AgentMemory):
+
+class ReviewInbox:
+    """One agent's inbox (``memory.review``). ``erase`` is the forget service's erasure of
+    facts (the façade passes it in: the store sits below the forget package)."""
+
+    def __init__(self, memory: AgentMemory, erase: Eraser | None = None):
         self.m = memory
+        self._erase = erase
+        self.last_receipt: dict | None = None  # the forget receipt of the last reject
 
     def _rows(self):
         return (
@@ -97,7 +105,7 @@ class ReviewInbox:
     def count(self) -> int:
         return sum(1 for r in self._rows().select(Fact.metadata) if in_review(r.metadata))
 
-    def _take(self, ids: Iterable[int]) -> builtins.list:
+    def _take(self, ids: Iterable[int], kept_too: bool = False) -> builtins.list:
         ids = builtins.list(dict.fromkeys(int(i) for i in ids))
         rows = builtins.list(
             Fact.select().where((Fact.agent == self.m.agent_id) & Fact.id.in_(ids))
@@ -106,7 +114,12 @@ class ReviewInbox:
         missing = [i for i in ids if i not in found]
         if missing:
             raise NotFound(f"no fact {', '.join(map(str, missing))} for this agent")
-        not_pending = [r.id for r in rows if not (r.status == "pending" and in_review(r.metadata))]
+        not_pending = [
+            r.id
+            for r in rows
+            if not (r.status == "pending" and in_review(r.metadata))
+            and not (kept_too and was_rejected(r.metadata))
+        ]
         if not_pending:
             raise InvalidInput(f"fact {', '.join(map(str, not_pending))} is not waiting for review")
         return rows
@@ -115,6 +128,15 @@ class ReviewInbox:
         return self._decide(ids, accept=True, actor=actor)
 
     def reject(self, ids: Iterable[int], actor: str = "user") -> builtins.list[int]:
+        """Erase the candidates everywhere; the ids erased (the receipt: ``last_receipt``)."""
+        done = [r.id for r in self._take(ids, kept_too=True)]  # "not now" ones too
+        if self._erase is None:
+            raise InvalidInput("rejecting needs the forget service; open the agent via Engram")
+        self.last_receipt = self._erase(done) if done else None
+        return done
+
+    def not_now(self, ids: Iterable[int], actor: str = "user") -> builtins.list[int]:
+        """Hide the candidates and keep them (archived, never revived by a restatement)."""
         return self._decide(ids, accept=False, actor=actor)
 
     def _decide(self, ids, accept: bool, actor: str) -> builtins.list[int]:
@@ -131,7 +153,7 @@ class ReviewInbox:
                     meta["reviewed"] = note
                     row.status = "active"
                 else:
-                    meta[REVIEW] = {**note, "rejected": True}
+                    meta[REVIEW] = {**note, "rejected": True, "kept": True}
                     row.status = "archived"
                 row.metadata = meta
                 row.updated_at = utcnow()

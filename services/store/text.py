@@ -119,7 +119,33 @@ class CleanText(str):
     __slots__ = ()
 
 
+class CleanMeta(dict):
+    """A fact's metadata whose every string (keys and values, at any depth) has passed the
+    write policy (``WritePolicy.metadata``): review notes, frontmatter descriptions and an
+    import's entity names are memory text too."""
+
+    __slots__ = ()
+
+
 def require_clean(value, what: str = "memory text") -> str:
     if not isinstance(value, CleanText):
         raise TypeError(f"{what} must pass services.ingest.policy.sanitize before it is stored")
     return str(value)
+
+
+def require_clean_subject(value) -> str | None:
+    return None if value is None else require_clean(value, "a subject")
+
+
+def require_clean_tags(tags) -> list[str]:
+    for t in tags or ():
+        require_clean(t, "a tag")
+    return list(tags or ())
+
+
+def require_clean_meta(meta) -> dict:
+    if meta is None or (isinstance(meta, dict) and not meta):
+        return {}
+    if not isinstance(meta, CleanMeta):
+        raise TypeError("metadata must pass services.ingest.policy before it is stored")
+    return dict(meta)

@@ -7,7 +7,7 @@ from datetime import datetime
 
 import pytest
 
-from services.errors import InvalidInput
+from services.errors import InvalidInput, NotFound
 from services.ingest.pipeline import NewFact
 from services.lifecycle.gc import run_gc
 from services.store.review import review_metadata
@@ -32,7 +32,7 @@ def test_personal_data_under_ask_waits_in_the_inbox(mem):
     assert [h["action"] for h in mem.facts.history(r.fact_id)][-1] == "review.accept"
 
 
-def test_a_rejected_candidate_is_not_proposed_again(mem):
+def test_not_now_keeps_a_candidate_hidden_and_it_is_not_proposed_again(mem):
     text = "Prefers the staging cluster for load tests"
     [r] = mem.remember_many(
         [
@@ -44,13 +44,39 @@ def test_a_rejected_candidate_is_not_proposed_again(mem):
             )
         ]
     )
-    mem.review.reject([r.fact_id])
+    mem.review.not_now([r.fact_id])
     assert mem.get(r.fact_id).status == "archived"
     again = mem.remember(text, source="session")  # a later session says it again
     assert again.status == "duplicate" and mem.get(r.fact_id).status == "archived"
     assert mem.review.count() == 0
     with pytest.raises(InvalidInput, match="not waiting for review"):
         mem.review.accept([r.fact_id])
+    # kept means the user can still erase it for good
+    assert mem.review.reject([r.fact_id]) == [r.fact_id]
+    with pytest.raises(NotFound):
+        mem.get(r.fact_id)
+
+
+def test_a_rejected_candidate_is_erased_and_not_proposed_again(mem):
+    text = "Prefers the blue-green rollout for the billing service"
+    [r] = mem.remember_many(
+        [
+            NewFact(
+                content=text,
+                status="pending",
+                source="session",
+                metadata=review_metadata("low-confidence", 0.4),
+            )
+        ]
+    )
+    assert mem.review.reject([r.fact_id]) == [r.fact_id]
+    receipt = mem.review.last_receipt
+    assert receipt["counts"].get("remaining_after_verify", 0) == 0
+    with pytest.raises(NotFound):
+        mem.get(r.fact_id)
+    assert mem.facts.history(r.fact_id) == []  # no audit snapshot keeps the text
+    again = mem.remember(text, source="session")  # a later session says it again
+    assert again.status == "blocked" and mem.review.count() == 0
 
 
 def test_gc_drains_the_overflow_queue_but_never_the_inbox(mem):

@@ -310,3 +310,208 @@ def test_the_store_refuses_text_that_skipped_the_policy(keyword_engram):
     with pytest.raises(TypeError, match="policy"):
         mem.episodes.add(date(2026, 1, 1), f"token {SECRET}")
     assert SECRET not in mem.get(fid).content
+
+
+# -- every text field beside the content ------------------------------------------------------
+# A subject is indexed and shown, tags are searched, metadata is exported and read by the
+# entity linker, a review note is shown in the inbox: each is memory text, and each path that
+# writes it is driven with each payload. None of the four may reach the files here, not even
+# the address under "ask": a field cannot wait in review on its own, so it is redacted.
+
+
+def _field_kwargs(field: str, text: str) -> dict:
+    if field == "subject":
+        return {"subject": text}
+    if field == "tags":
+        return {"tags": ["work", text]}
+    if field == "metadata":
+        return {"metadata": {"note": text, "nested": {"seen": [text, 3]}, text: "as a key"}}
+    assert field == "review-note"
+    from services.store.review import review_metadata
+
+    return {"metadata": review_metadata("mcp", source=text), "status": "pending"}
+
+
+def _f_remember(mem, field, text, tmp):
+    mem.remember("Prefers oat milk in coffee", **_field_kwargs(field, text))
+
+
+def _f_cli_remember(mem, field, text, tmp):
+    from app.cli import main
+
+    flag = {"subject": ["--subject", text], "tags": ["--tags", f"work,{text}"]}[field]
+    data = str(mem.engram.config.data_dir)
+    rc = main(["--data-dir", data, "remember", "--agent", mem.slug, "Likes rye bread", *flag])
+    assert rc == 0
+
+
+def _f_edit(mem, field, text, tmp):
+    """What the app's fact editor calls when the user changes a fact's tags (ui → services)."""
+    fid = mem.remember("Cycles to work on Tuesdays").fact_id
+    kw = _field_kwargs(field, text)
+    kw.pop("status", None)
+    mem.edit(fid, **kw)
+
+
+def _f_restore(mem, field, text, tmp):
+    from services.store.facts import snapshot
+
+    fid = mem.remember("Prefers aisle seats").fact_id
+    snap = snapshot(Fact.get_by_id(fid))
+    mem.delete([fid])
+    kw = _field_kwargs(field, text)
+    kw.pop("status", None)
+    mem.restore({**snap, **kw})
+
+
+def _f_import_json(mem, field, text, tmp):
+    fact = {"content": "Deploys on Thursdays only", **_field_kwargs(field, text)}
+    body = {
+        "agent": "writer",
+        "facts": [fact],
+        "episodes": [{"day": "2026-04-12", "summary": "Walked the dog", "tags": [text]}],
+    }
+    p = tmp / "export.json"
+    p.write_text(json.dumps(body))
+    mem.import_path(p, fmt="engram-json")
+
+
+def _f_bulk(mem, field, text, tmp):
+    from services.ingest.bulk import bulk_remember
+
+    bulk_remember(mem, [NewFact(content="Keeps the NAS on a UPS", **_field_kwargs(field, text))])
+
+
+def _f_archive(mem, field, text, tmp):
+    """An archive made by a real export, the payload put into one field of its fact (and of
+    the fact's audit snapshots) or its episode's tags."""
+    from services.config import StoreConfig
+    from services.engram import Engram
+    from services.interop.archive import export_archive, import_archive
+
+    src = Engram.open(StoreConfig(data_dir=tmp / "src", semantic=False))
+    a = src.agent("archived", create=True)
+    fid = a.remember(
+        "Deploys on Fridays",
+        subject="PLACEHOLDERS",
+        tags=["PLACEHOLDERT"],
+        metadata={"n": "PLACEHOLDERM"},
+    ).fact_id
+    a.edit(fid, importance=0.9)
+    a.add_episode(date(2026, 4, 12), "Walked the dog", time="3:00 PM", tags=["PLACEHOLDERT"])
+    export_archive(a, tmp / "agent.jsonl")
+    src.close()
+    mark = {"subject": "PLACEHOLDERS", "tags": "PLACEHOLDERT", "metadata": "PLACEHOLDERM"}[field]
+    raw = (tmp / "agent.jsonl").read_text().replace(mark, text)
+    lines = raw.splitlines()
+    agent_line = json.loads(lines[1])
+    lines[1] = json.dumps({**agent_line, "settings": mem.settings})
+    (tmp / "agent.jsonl").write_text("\n".join(lines) + "\n")
+    from models.db import database_proxy  # the source store was the bound one: bind ours back
+
+    database_proxy.initialize(mem.engram.db)
+    import_archive(mem.engram, tmp / "agent.jsonl")
+
+
+def _f_episode(mem, field, text, tmp):
+    mem.add_episode(date(2026, 4, 12), "Repotted the basil", time="9:00 AM", tags=["home", text])
+
+
+def _f_entities(mem, field, text, tmp):
+    from services.errors import InvalidInput
+
+    mem.remember("Sam reviewed the Quartz RFC.")
+    try:
+        if field == "entity-name":
+            mem.entities.rename("Sam", text)
+        else:
+            mem.entities.alias("Sam", [text])
+    except InvalidInput:
+        pass
+
+
+FIELD_PATHS = {
+    ("remember", "subject"): _f_remember,
+    ("remember", "tags"): _f_remember,
+    ("remember", "metadata"): _f_remember,
+    ("remember", "review-note"): _f_remember,
+    ("cli-remember", "subject"): _f_cli_remember,
+    ("cli-remember", "tags"): _f_cli_remember,
+    ("edit", "subject"): _f_edit,
+    ("edit", "tags"): _f_edit,
+    ("edit", "metadata"): _f_edit,
+    ("undo-delete", "subject"): _f_restore,
+    ("undo-delete", "tags"): _f_restore,
+    ("undo-delete", "metadata"): _f_restore,
+    ("import-engram-json", "subject"): _f_import_json,
+    ("import-engram-json", "tags"): _f_import_json,
+    ("import-engram-json", "metadata"): _f_import_json,
+    ("import-engram-json", "review-note"): _f_import_json,
+    ("bulk", "subject"): _f_bulk,
+    ("bulk", "tags"): _f_bulk,
+    ("bulk", "metadata"): _f_bulk,
+    ("archive-import", "subject"): _f_archive,
+    ("archive-import", "tags"): _f_archive,
+    ("archive-import", "metadata"): _f_archive,
+    ("episode", "tags"): _f_episode,
+    ("entities", "entity-name"): _f_entities,
+    ("entities", "entity-alias"): _f_entities,
+}
+
+
+def _setup(e, payload):
+    text, needle, pii = PAYLOADS[payload]
+    mem = e.agent("writer", create=True)
+    if pii:
+        e.update_agent("writer", settings={"pii": {"email": pii}})
+        mem = e.agent("writer")
+    if payload == "forgotten":
+        add_rule(e.forget_key(), None, "a name the user asked to forget", [FORGOTTEN])
+    return mem, text, needle
+
+
+def _on_disk(e, needle):
+    e.db.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    return isolated.raw_hits([Path(e.config.data_dir)], [needle])
+
+
+@pytest.mark.parametrize("payload", sorted(PAYLOADS))
+@pytest.mark.parametrize("path_field", sorted(FIELD_PATHS), ids="/".join)
+def test_every_field_of_every_write_path_applies_the_policy(
+    keyword_engram, tmp_path, path_field, payload
+):
+    mem, text, needle = _setup(keyword_engram, payload)
+    FIELD_PATHS[path_field](mem, path_field[1], text, tmp_path)
+    assert _on_disk(keyword_engram, needle) == [], f"{path_field}: {payload} reached the files"
+    # the write itself happened: the policy takes the payload out, not the whole memory
+    assert Fact.select().count() + Episode.select().count() > 0
+
+
+@pytest.mark.parametrize("payload", sorted(PAYLOADS))
+def test_fields_stay_out_of_the_vectors_too(engram, tmp_path, payload):
+    """With the real model and Chroma: the raw-bytes scan covers the vector files as well."""
+    mem, text, needle = _setup(engram, payload)
+    for path_field in (("remember", "subject"), ("edit", "tags"), ("edit", "metadata")):
+        FIELD_PATHS[path_field](mem, path_field[1], text, tmp_path)
+    chroma = Path(engram.config.data_dir) / "chroma"
+    assert any(p.is_file() for p in chroma.rglob("*")), "the vectors were written"
+    assert engram.index.count(mem.agent_id) >= 2  # the two edits share one fact
+    assert _on_disk(engram, needle) == []
+
+
+def test_the_store_refuses_fields_that_skipped_the_policy(keyword_engram):
+    mem = keyword_engram.agent("writer", create=True)
+    fid = mem.remember("Prefers tea").fact_id
+    for change in ({"subject": SECRET}, {"tags": [SECRET]}, {"metadata": {"k": SECRET}}):
+        with pytest.raises(TypeError, match="policy"):
+            mem.facts.edit(fid, **change)
+    with pytest.raises(TypeError, match="policy"):
+        mem.episodes.add(date(2026, 1, 1), _clean("walk"), tags=[SECRET])
+    got = mem.get(fid)
+    assert SECRET not in (got.subject or "") and SECRET not in got.tags and not got.metadata
+
+
+def _clean(text):
+    from services.store.text import CleanText
+
+    return CleanText(text)

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from tests_gui_helpers import open_tab
 
 from models.entities import utcnow
-from services import NewFact, review_metadata
+from services import FactFilters, NewFact, review_metadata
 
 
 def _old_tmp_facts(agent, n):
@@ -99,7 +99,9 @@ def test_review_inbox_keyboard_and_badge(window, agent, qtbot):
     rv.table.selectAll()
     with qtbot.waitSignal(rv.decided, timeout=15000):
         qtbot.keyClick(rv.table, Qt.Key_R)
-    assert {agent.get(i).status for i in ids if i != first} == {"archived"}
+    # reject means gone: erased with the forget machinery, not archived
+    left = {f.id for f in agent.list(FactFilters(status=["active", "pending", "archived"]))}
+    assert left & set(ids) == {first}
     assert tab.views.tabText(4) == "Review"
     qtbot.waitUntil(lambda: not window.runner.is_busy(), timeout=15000)
 

@@ -34,7 +34,7 @@ def test_gc_leaves_source_facts_alone_but_expires_its_own(keyword_engram, tmp_pa
     # one imported fact made short-term, so decay would reach it if it could
     fid = next(f.id for f in mem.list() if f.content.startswith("Keep components"))
     f = mem.get(fid)
-    mem.facts.edit(fid, actor="test", metadata={**f.metadata, "tier": "short"})
+    mem.edit(fid, actor="test", metadata={**f.metadata, "tier": "short"})
     before = mem.get(fid).importance
 
     cfg = LifecycleConfig(ttl_days=dict(SHORT_TTLS))
@@ -93,7 +93,7 @@ def test_reimport_protects_facts_imported_before_sources_were_tracked(keyword_en
     mem.import_path(hermes_dir / "home")
     for f in mem.list(limit=1000):  # what an older Engram stored: no source bookkeeping
         meta = {k: v for k, v in f.metadata.items() if k not in ("lifecycle", "source_file")}
-        mem.facts.edit(f.id, actor="test", metadata=meta)
+        mem.edit(f.id, actor="test", metadata=meta)
     assert not any(f.metadata.get("lifecycle") for f in mem.list(limit=1000))
     rep = mem.import_path(hermes_dir / "home")
     assert rep.added == 0

@@ -57,7 +57,7 @@ def archive_removed(memory, parsed: ParsedSource, keep: set[int]) -> int:
         if fid not in keep and h not in texts and (meta or {}).get("source_hash") not in blocks
     ]
     for fid, meta in gone:
-        memory.facts.edit(fid, actor="import", status="archived", metadata={**meta, REMOVED: True})
+        memory.edit(fid, actor="import", status="archived", metadata={**meta, REMOVED: True})
     return len(gone)
 
 
@@ -88,7 +88,7 @@ def revive_restated(memory, items: list) -> dict[int, int]:
             continue
         fid, meta = hit
         meta.pop(REMOVED, None)
-        memory.facts.edit(fid, actor="import", status="active", metadata=meta)
+        memory.edit(fid, actor="import", status="active", metadata=meta)
         out[i] = fid
     return out
 
@@ -111,6 +111,6 @@ def adopt_duplicates(memory, items: list, results: list) -> int:
         if f.source != "import" or (f.metadata or {}).get("lifecycle"):
             continue
         extra = {k: meta[k] for k in ADOPTED if k in meta}
-        memory.facts.edit(r.fact_id, actor="import", metadata={**(f.metadata or {}), **extra})
+        memory.edit(r.fact_id, actor="import", metadata={**(f.metadata or {}), **extra})
         n += 1
     return n
