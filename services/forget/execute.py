@@ -174,7 +174,7 @@ def _verify_fact_scope(engram, pv: ForgetPreview, notes: list[str]) -> tuple[int
     ]
     kept = {k for v in shared.values() for k in v}
     rep = verify_forgotten(engram, list(shared), vectors=False)
-    found = [f"{p} ({d})" for p, d in ft.unexplained(rep, kept)] + left
+    found = [f"{p} ({d})" for p, d in ft.unexplained(rep, kept, set(ids))] + left
     notes += [f"still present: {x}" for x in found[:20]]
     notes.append(
         f"{len(shared)} text(s) of the forgotten fact(s) are also in kept fact(s) "

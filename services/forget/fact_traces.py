@@ -11,7 +11,7 @@ are verified by the full scan, as any forget is.
 
 from __future__ import annotations
 
-from models import AuditEvent, Fact
+from models import AuditEvent, CompiledLayer, Fact
 from models.db import is_postgres
 from services.forget.files import Terms
 from services.store.text import fts_query, words
@@ -57,9 +57,10 @@ def fts_has(engram, fid: int, content: str) -> bool:
     return row is not None
 
 
-def unexplained(rep, kept: set[int]) -> list[tuple[str, str]]:
+def unexplained(rep, kept: set[int], gone: set[int] | None = None) -> list[tuple[str, str]]:
     """Logical hits the kept facts do not explain (their rows and their own history are
-    theirs; raw bytes and native files holding their text are theirs too)."""
+    theirs; raw bytes and native files holding their text are theirs too; a compiled layer
+    whose lines come from none of the forgotten facts holds the kept facts' text)."""
     out = []
     for place, detail in rep.remaining:
         what = place.split("/", 1)[-1]
@@ -67,10 +68,21 @@ def unexplained(rep, kept: set[int]) -> list[tuple[str, str]]:
             continue
         if what.startswith("history ") and _event_fact(what) in kept:
             continue
+        if what.startswith("layer ") and gone is not None and _layer_without(what, gone):
+            continue
         if place in ("raw", "native", "vector"):
             continue
         out.append((place, detail))
     return out
+
+
+def _layer_without(what: str, gone: set[int]) -> bool:
+    """Is this compiled layer built without any of the forgotten facts (its per-line
+    provenance names none of them)?"""
+    layer = CompiledLayer.get_or_none(CompiledLayer.id == int(what.split()[1]))
+    if layer is None:
+        return True
+    return not any(gone & set(ids or ()) for _, ids in (layer.provenance or []))
 
 
 def _event_fact(what: str) -> int | None:
