@@ -19,7 +19,7 @@ from pathlib import Path
 from services.interop.importers import frontmatter, gemini
 from services.interop.importers.base import ImportProblem, ParsedSource
 from services.interop.importers.common import file_time, infer_category, read_text
-from services.interop.importers.mdsplit import split_statements
+from services.interop.importers.mdreader import split_statements
 from services.interop.importers.native import (
     rel_name,
     rule_category,
@@ -149,11 +149,11 @@ def parse_file(
             continue
         tags = [kind, *section_tags(st.sections)]
         if agent_written:
-            cat = infer_category(st.text)
+            cat = infer_category(st.fact)
             m = {**meta, "origin": "agent", "gemini_memory": True}
             tags.append("gemini-memory")
         else:
-            cat = rule_category(st.text, st.sections)
+            cat = rule_category(st.fact, st.sections)
             m = {**meta, "origin": "user"}
         fact = statement_fact(st, rel, category=cat, meta=m, created=created, tags=tags)
         if not agent_written:
