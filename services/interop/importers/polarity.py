@@ -25,7 +25,7 @@ _CUE = re.compile(
 _PURE = [
     (
         re.compile(
-            r"^(?:never|never ever|never do(?: this| these| the following)?|niemals|jamais|"
+            r"^(?:never|never ever|never do(?: this| these| the following)?|niemals|nie|jamais|ne jamais|"
             r"nunca)$",
             re.I,
         ),
@@ -100,6 +100,21 @@ def _lower_first(text: str) -> str:
     return text
 
 
+_OWN_WORDS = re.compile(
+    r"^(?:never|don'?t|do not|must not|should not|avoid|niemals|nie|jamais|nunca|evita|"
+    r"vermeide|évitez|ne jamais|禁止|不要|切勿|严禁|不得|避免)$",
+    re.I,
+)
+
+
+def _sentence_word(lead: str, mapped: str) -> str:
+    """The lead-in's own word when it is one ("NEVER" → "Never", "禁止"), else ``mapped``."""
+    own = re.sub(r"\s+", " ", plain(_EMOJI_NEG.sub("", lead))).strip(" .!")
+    if not _OWN_WORDS.match(own):
+        return mapped
+    return own[0].upper() + own[1:].lower() if own.isupper() or own[:1].islower() else own
+
+
 def with_lead(lead: str, item: str) -> str:
     """The item as a statement of its own, carrying its lead-in: a pure polarity lead-in reads
     as a sentence ("Never run the dev server"), any other one stays in front
@@ -108,7 +123,9 @@ def with_lead(lead: str, item: str) -> str:
     if word is not None:
         if says_negative(item):
             return item
-        return f"{word} {_lower_first(item)}"
+        word = _sentence_word(lead, word)
+        sep = "" if re.match(r"[\u4e00-\u9fff]", word) else " "
+        return f"{word}{sep}{_lower_first(item)}"
     lead_text = plain(lead)
     if not lead_text:
         return item
