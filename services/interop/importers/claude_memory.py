@@ -16,10 +16,11 @@ import re
 from pathlib import Path
 
 from services.interop.importers import frontmatter
-from services.interop.importers.base import ParsedSource
+from services.interop.importers.base import ImportProblem, ParsedSource
 from services.interop.importers.common import file_time, infer_category, read_text, slug
 from services.interop.importers.mdreader import Statement, split_statements
 from services.interop.importers.native import rel_name, section_tags, source_meta, statement_fact
+from services.interop.importers.notmemory import refusal
 
 FORMAT = "claude-code-memory"
 TYPES = ("user", "feedback", "project", "reference")
@@ -57,7 +58,9 @@ def _head(path: Path) -> str:
 
 
 def is_topic_file(path: Path) -> bool:
-    return path.suffix.lower() == ".md" and _has_card(frontmatter.split(_head(path))[0])
+    if path.suffix.lower() != ".md" or not _has_card(frontmatter.split(_head(path))[0]):
+        return False
+    return refusal(path) is None  # a SKILL.md has a name and a description too
 
 
 def folder_of(path: Path) -> Path | None:
@@ -172,7 +175,13 @@ def parse(path: Path) -> ParsedSource:
     if path.is_file() and path.name != INDEX:
         files = [path]
     else:
-        files = sorted(p for p in folder.glob("*.md") if p.name != INDEX)
+        files = []
+        for p in sorted(folder.glob("*.md")):
+            why = refusal(p) if p.name != INDEX else "index"
+            if why is None:
+                files.append(p)
+            elif p.name != INDEX:
+                out.problems.append(ImportProblem(rel_name(p, folder), None, why))
         if (folder / INDEX).is_file():
             files.append(folder / INDEX)
     names = {p.name for p in folder.glob("*.md")}
