@@ -260,8 +260,10 @@ class ClaudeCodeReader:
     def _title(self) -> str | None:
         if not self.titles:
             return None
-        own = [s for s, leaf in self.titles if leaf in self.tree.parent]
-        return (own or [s for s, _ in self.titles])[-1]
+        # a summary whose leafUuid is not in this file titles another session (Claude Code
+        # writes those into the next session's file): never borrow its topic
+        own = [s for s, leaf in self.titles if leaf is None or leaf in self.tree.parent]
+        return own[-1] if own else None
 
 
 def _settle_tools(t: Transcript) -> None:

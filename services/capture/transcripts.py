@@ -93,7 +93,9 @@ class Transcript:
 
     @property
     def project(self) -> str | None:
-        return Path(self.cwd).name if self.cwd else None
+        from services.capture.project import project_name
+
+        return project_name(self.cwd)
 
     @property
     def files_touched(self) -> list[str]:

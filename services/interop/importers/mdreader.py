@@ -35,6 +35,8 @@ _BULLET = re.compile(r"^(\s*)([-*+•]|\d{1,3}[.)])\s+(\[[ xX]\]\s+)?")
 _COMMENT = re.compile(r"^\s*<!--.*?-->\s*$", re.S)
 _TAGS = re.compile(r"<[^>]+>")
 _SENTENCE_END = re.compile(r"[.!?。！？)`]\s*$")
+# "…, for example:" + a list: the items illustrate the one statement, they are not its parts
+_EXAMPLES = re.compile(r"\b(for example|for instance|e\.g\.|such as|like this)\W*$", re.I)
 _LABEL_ITEM = re.compile(r"^\s*(?:\*\*|__)?[^:：\n]{1,60}[:：]")
 
 
@@ -236,7 +238,7 @@ class _Reader:
         kids = item.children
         sub = [k for k in kids if k.type in ("bullet_list", "ordered_list")]
         head = _inline(kids[0]) if kids and kids[0].type == "paragraph" else ""
-        if sub and head and is_label(head) and len(kids) == 2:
+        if sub and head and is_label(head) and len(kids) == 2 and not _EXAMPLES.search(head):
             # "- **NEVER**:" + nested items, "- **Pros:**" + nested items
             if lead and not polarity.pure_word(head):
                 head = f"{polarity.plain(lead)}: {polarity.plain(head)}"

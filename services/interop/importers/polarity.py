@@ -51,6 +51,7 @@ _PURE = [
     (re.compile(r"^(?:禁止|不要|切勿|严禁|不得|避免)$"), "Do not"),
 ]
 _MARKUP = re.compile(r"\*+|`+|~~|^[#>\s]+|(?<!\w)_+|_+(?!\w)")
+_BOLD = re.compile(r"\*\*|__|(?<!\w)[*_](?=\w)|(?<=\w)[*_](?!\w)")
 _EMOJI_NEG = re.compile(r"^\s*(?:❌|🚫|⛔|✗|✘|:x:|:no_entry(?:_sign)?:)\s*")
 _EMOJI_POS = re.compile(r"^\s*(?:✅|✔️?|✓|☑️?|:white_check_mark:|:heavy_check_mark:)\s*")
 # A statement that already says its polarity itself.
@@ -126,7 +127,7 @@ def with_lead(lead: str, item: str) -> str:
         word = _sentence_word(lead, word)
         sep = "" if re.match(r"[\u4e00-\u9fff]", word) else " "
         return f"{word}{sep}{_lower_first(item)}"
-    lead_text = plain(lead)
+    lead_text = _BOLD.sub("", lead).strip().rstrip(":：").strip()
     if not lead_text:
         return item
     return f"{lead_text}: {item}"
