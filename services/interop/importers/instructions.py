@@ -33,7 +33,9 @@ MAX_HOPS = 5
 GEMINI_SECTION = gemini.SECTION
 # "This file provides guidance to Claude Code …": says what the file is, not a rule.
 _ABOUT_FILE = re.compile(
-    r"^this (file|document)\b[^.\n]{0,80}\b(provides|stores|contains|is|gives)\b", re.I
+    r"^this (file|document)\b[^.\n]{0,80}\b(provides|stores|contains|is|gives)\b|"
+    r"\bthe sections? below\b[^.\n]{0,40}\b(are|is|cover|describe)",
+    re.I,
 )
 _IMPORT = re.compile(r"(?<![\w`])@((?:~/|\.{1,2}/|/)?[\w.\-][\w.\-/]*\.\w+)")
 
@@ -145,7 +147,7 @@ def parse_file(
         stmts = gemini.replace_section(stmts, body, first)
     for st in stmts:
         agent_written = kind == "gemini-md" and GEMINI_SECTION in st.sections
-        if _only_imports(st.text) or (st.kind == "para" and _ABOUT_FILE.match(st.text)):
+        if _only_imports(st.text) or (st.kind == "para" and _ABOUT_FILE.search(st.text)):
             continue
         tags = [kind, *section_tags(st.sections)]
         if agent_written:

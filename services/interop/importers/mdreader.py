@@ -182,7 +182,12 @@ class _Reader:
             return
         label = is_label(text) or is_title(text)
         if label and kind in ("bullet_list", "ordered_list", "table"):
-            self.lead = text  # a lead-in: the context of each item, never a fact itself
+            body, last = _split_lead(text)
+            if body:
+                # a paragraph that says something, then leads in: kept, and its last sentence
+                # ("This creates several challenges:") travels with each item
+                self.emit(self.block(node, "para", None))
+            self.lead = last  # a lead-in: the context of each item, never a fact itself
             return
         self.lead = None
         if label:
@@ -238,7 +243,14 @@ class _Reader:
         kids = item.children
         sub = [k for k in kids if k.type in ("bullet_list", "ordered_list")]
         head = _inline(kids[0]) if kids and kids[0].type == "paragraph" else ""
-        if sub and head and is_label(head) and len(kids) == 2 and not _EXAMPLES.search(head):
+        if (
+            sub
+            and head
+            and is_label(head)
+            and len(kids) == 2
+            and not _EXAMPLES.search(head)
+            and not _sequence(sub[0])
+        ):
             # "- **NEVER**:" + nested items, "- **Pros:**" + nested items
             if lead and not polarity.pure_word(head):
                 head = f"{polarity.plain(lead)}: {polarity.plain(head)}"
@@ -284,6 +296,29 @@ class _Reader:
                 continue
             st.composed = polarity.with_lead(lead, text) if lead else text
             self.out.append(st)
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*_])")
+
+
+def _split_lead(text: str) -> tuple[str, str]:
+    """(what a long lead-in paragraph says before its last sentence, the last sentence). A
+    short one ("Tests are in `testing/`. Key test files:") leads in whole."""
+    parts = _SENTENCE.split(text.strip())
+    if len(parts) < 2:
+        return "", text
+    body = " ".join(parts[:-1])
+    if len(body.split()) < 12:
+        return "", text
+    return body, parts[-1]
+
+
+def _sequence(lst: SyntaxTreeNode) -> bool:
+    """An ordered list of a few words per step is one sequence (an order to keep), not
+    separate statements."""
+    if lst.type != "ordered_list":
+        return False
+    return all(len(polarity.plain(_inline(it)).split()) <= 6 for it in lst.children)
 
 
 def _cell(text: str) -> str:
