@@ -89,6 +89,9 @@ class Transcript:
     compactions: list[Compaction] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     warmup: bool = False  # an automatic probe session: nothing in it is the user's
+    # instructions the harness put into the session (CLAUDE.md contents, hook context): the
+    # user's rules even when no file Engram imports holds them
+    injected: list[Message] = field(default_factory=list)
     source: str = ""  # "claude-code" | "codex" | "jsonl"
 
     @property
