@@ -35,7 +35,7 @@ _ENV = re.compile(
 )
 _VALUE = re.compile(
     r"`[^`]+`|\b\d+(?:\.\d+)*\s*(?:ms|s|sec|seconds?|minutes?|m|h|mb|gb|kb|%)?\b|"
-    r"--?[a-z][\w-]+|\b\w+=\S+|(?:^|\s)[\w.-]*/[\w./-]+|\b(?:one|two|three) (?:retry|retries)\b",
+    r"(?<![\w-])--?[a-z][\w-]+|\b\w+=\S+|(?:^|\s)[\w.-]*/[\w./-]+|\b(?:one|two|three) (?:retry|retries)\b",
     re.I,
 )
 _HEDGE = re.compile(
@@ -84,6 +84,8 @@ def statement_kind(sentence: str) -> str | None:
     """ "finding", "env" or None for one sentence of the assistant's."""
     s = _clean(sentence)
     if len(s) < 20 or len(s) > MAX_LEN or _HEDGE.search(s) or _ONE_OFF.search(s):
+        return None
+    if s.endswith((":", "：")):  # introduces code or a list: the value is not in it
         return None
     if _FINDING.search(s) and _VALUE.search(s):
         return "finding"
