@@ -26,11 +26,24 @@ _FINDING = re.compile(
     r"works? (?:now )?(?:after|with|once|when)|only works with)\b",
     re.I,
 )
+# A change with both values: "increased the notarization timeout from 20m to 45m", "updated
+# Go from 1.25.5 to 1.25.6"; a setting put in place: "added `retry: 1`".
+_CHANGE = re.compile(
+    r"\b(?:increased|decreased|raised|lowered|bumped|changed|updated|upgraded|downgraded|"
+    r"pinned|moved|switched)\b[^;\n]{0,80}\bfrom\b[^;\n]{1,60}\bto\b\s*\S|"
+    r"^(?:added|set|configured|enabled|disabled)\b[^.;]{0,40}`[^`]*(?::\s*|=)[^`]+`",
+    re.I,
+)
+# Knowledge about the tools themselves: "brews is being phased out in favor of homebrew_casks".
+_DEPRECATED = re.compile(
+    r"\b(?:is|are) (?:being )?(?:phased out|deprecated|replaced)\b.*\b(?:in favou?r of|by|with)\b",
+    re.I,
+)
 _ENV = re.compile(
     r"\b(?:runs? on|running on|listens? on|listening on|served on|bound to|"
     r"requires?|installed|is at version|pinned to|works with|compatible with)\b.*"
     r"(?:\bport \d{2,5}\b|:\d{2,5}\b|\bv?\d+\.\d+(?:\.\d+)?\b|\b(?:node|python|go|java|ruby|"
-    r"postgres(?:ql)?|redis|docker)\s+\d+)",
+    r"postgres(?:ql)?|redis|docker)\s+\d+|`[\w.-]+:\s*\w+`)",
     re.I,
 )
 _VALUE = re.compile(
@@ -58,7 +71,7 @@ _MARKUP = re.compile(r"\*\*|__|^#+\s*|^[-*]\s+|^\d+\.\s+")
 
 
 def _clean(sentence: str) -> str:
-    return " ".join(_MARKUP.sub("", sentence).split()).strip()
+    return " ".join(_MARKUP.sub("", sentence).split()).strip().rstrip(":：").strip()
 
 
 def _confirmed(t, m) -> bool:
@@ -85,8 +98,12 @@ def statement_kind(sentence: str) -> str | None:
     s = _clean(sentence)
     if len(s) < 20 or len(s) > MAX_LEN or _HEDGE.search(s) or _ONE_OFF.search(s):
         return None
+    if _CHANGE.search(s) and _VALUE.search(s):  # "from blue to green" is an edit, not a value
+        return "finding"
     if s.endswith((":", "：")):  # introduces code or a list: the value is not in it
         return None
+    if _DEPRECATED.search(s):
+        return "finding"
     if _FINDING.search(s) and _VALUE.search(s):
         return "finding"
     if _ENV.search(s):
@@ -98,13 +115,12 @@ def findings(t) -> list[ExtractedFact]:
     out: list[ExtractedFact] = []
     proj = project_category(t.project)
     for m in t.messages:
-        if m.role != "assistant":
-            continue
         for sentence in sentences(m.text):
             kind = statement_kind(sentence)
-            if kind is None:
-                continue
-            sure = _confirmed(t, m)
+            if kind is None or (m.role != "assistant" and not _DEPRECATED.search(sentence)):
+                continue  # the user's own statements have their own extractor
+            # what the user states about their tools is their knowledge, not a guess
+            sure = m.role != "assistant" or _confirmed(t, m)
             out.append(
                 ExtractedFact(
                     _clean(sentence),
