@@ -173,3 +173,21 @@ def test_lead_ins_and_labels_are_never_facts_alone(imported):
     for c in imported:
         assert not c.rstrip("* ").endswith(":"), c
         assert c.strip("*# ").lower() not in {"never", "don't", "avoid", "do not"}, c
+
+
+def test_a_hand_written_hermes_file_keeps_negations_too(cli, tmp_path):
+    """The same shapes in a MEMORY.md without § delimiters (read leniently, entry by entry)."""
+    f = tmp_path / "memories" / "MEMORY.md"
+    f.parent.mkdir()
+    shapes = [c for c in CORPUS if "|" not in c[0]][:12]
+    f.write_text(
+        "# Memory\n\n" + "\n\n".join(f"## Case {i}\n\n{md}" for i, (md, _, _) in enumerate(shapes)),
+        encoding="utf-8",
+    )
+    rc, out, err = cli("import", "--agent", "h", "--format", "hermes", str(f))
+    assert rc == 0, err
+    rc, out, _ = cli("list", "--agent", "h", "--status", "active", "--json")
+    stored = {x["content"] for x in json.loads(out)}
+    missing = [w for _, wants, _ in shapes for w in wants if w not in stored]
+    assert not missing, (missing, stored)
+    assert not any(c.rstrip("* ").endswith(":") for c in stored), stored

@@ -48,6 +48,7 @@ class Statement:
     lines: list[str]
     sections: list[str] = field(default_factory=list)
     lead: str | None = None  # the lead-in or label this statement was written under
+    levels: list[int] = field(default_factory=list)  # heading level of each of ``sections``
     composed: str | None = None  # the self-contained text, when it differs from ``text``
 
     @property
@@ -132,7 +133,15 @@ class _Reader:
             lines, b = lines[:-1], b - 1
         if not lines:
             return None
-        return Statement(self.first + a, self.first + b - 1, kind, lines, self.sections(), lead)
+        return Statement(
+            self.first + a,
+            self.first + b - 1,
+            kind,
+            lines,
+            self.sections(),
+            lead,
+            [lv for lv, t in self.heads if t],
+        )
 
     def emit(self, st: Statement | None, compose: bool = True) -> None:
         if st is None or not st.text:
@@ -197,7 +206,7 @@ class _Reader:
         self.emit(self.block(node, "para", None))
 
     def _blockquote(self, node: SyntaxTreeNode) -> None:
-        self.emit(self.block(node, "para", None))
+        self.emit(self.block(node, "quote", None))
 
     def _fence(self, node: SyntaxTreeNode) -> None:
         st = self.block(node, "code", None)
