@@ -144,6 +144,25 @@ CORPUS = [
 ]
 
 
+CORPUS += [
+    (
+        "## Forbidden commands\n\n| Command | Why |\n|---|---|\n| `rm -rf build/` | breaks CI |\n",
+        ["Forbidden commands: Command: `rm -rf build/`; Why: breaks CI"],
+        ["Command: `rm -rf build/`"],
+    ),
+    (
+        "## Never\n- **Releases**:\n  - tag from a feature branch\n",
+        ["Never: Releases: tag from a feature branch"],
+        ["Releases: tag from a feature branch"],
+    ),
+    (
+        "### ❌ Don't\n- store tokens in localStorage\n",
+        ["Don't store tokens in localStorage"],
+        ["store tokens in localStorage"],
+    ),
+]
+
+
 @pytest.fixture
 def imported(cli, tmp_path):
     rules = tmp_path / "proj" / ".claude" / "rules"

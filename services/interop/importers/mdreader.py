@@ -153,11 +153,20 @@ class _Reader:
     def compose(self, st: Statement) -> str:
         body = polarity.emoji_marked(st.text)
         if st.lead:
-            return polarity.with_lead(st.lead, body)
-        neg = self.neg_heading()
-        if neg and st.kind in ("bullet", "para") and not polarity.says_negative(body):
-            return polarity.with_lead(neg, body)
+            return self.under_heading(polarity.with_lead(st.lead, body), st.lead)
+        if st.kind in ("bullet", "para"):
+            return self.under_heading(body, None)
         return body
+
+    def under_heading(self, text: str, lead: str | None) -> str:
+        """A statement under a heading that prohibits ("## Don't", "## Anti-patterns")
+        carries it, unless it or its lead-in already says its polarity."""
+        neg = self.neg_heading()
+        if neg is None or polarity.says_negative(text) or (lead and polarity.is_negative(lead)):
+            return text
+        if lead:
+            return f"{polarity.plain(neg)}: {text}"
+        return polarity.with_lead(neg, text)
 
     # --- blocks ----------------------------------------------------------------------------
     def run(self, root: SyntaxTreeNode) -> None:
@@ -303,7 +312,8 @@ class _Reader:
             st = self.block(row, "table", lead)
             if st is None:
                 continue
-            st.composed = polarity.with_lead(lead, text) if lead else text
+            text = polarity.with_lead(lead, text) if lead else text
+            st.composed = self.under_heading(text, lead)
             self.out.append(st)
 
 
