@@ -31,10 +31,16 @@ from markdown_it.tree import SyntaxTreeNode
 from services.interop.importers import polarity
 
 _MD = MarkdownIt("commonmark", {"html": True}).enable("table")
-_BULLET = re.compile(r"^(\s*)([-*+•]|\d{1,3}[.)])\s+(\[[ xX]\]\s+)?")
+_BULLET = re.compile(r"^(\s*)([-*+•]|\d{1,3}[.)])\s+")
 _COMMENT = re.compile(r"^\s*<!--.*?-->\s*$", re.S)
 _TAGS = re.compile(r"<[^>]+>")
 _SENTENCE_END = re.compile(r"[.!?。！？)`]\s*$")
+# "Last updated: 2026-05-02": when the file was edited, not something to remember
+_BOOKKEEPING = re.compile(
+    r"^\W*(?:last[ _-]?)?(?:updated|modified|edited|reviewed|created|date)\W*[:：]\W*"
+    r"\d{4}-\d{2}-\d{2}[\w:.+ -]*\W*$",
+    re.I,
+)
 # "…, for example:" + a list: the items illustrate the one statement, they are not its parts
 _EXAMPLES = re.compile(r"\b(for example|for instance|e\.g\.|such as|like this)\W*$", re.I)
 _LABEL_ITEM = re.compile(r"^\s*(?:\*\*|__)?[^:：\n]{1,60}[:：]")
@@ -144,7 +150,7 @@ class _Reader:
         )
 
     def emit(self, st: Statement | None, compose: bool = True) -> None:
-        if st is None or not st.text:
+        if st is None or not st.text or _BOOKKEEPING.match(st.text):
             return
         if compose:
             st.composed = self.compose(st)
