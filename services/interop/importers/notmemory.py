@@ -17,7 +17,7 @@ from services.interop.importers import frontmatter
 
 _DOC_NAMES = re.compile(
     r"^(readme|changelog|contributing|license|licence|code_of_conduct|security|install|"
-    r"skill|spec|design|architecture)(\.[\w-]+)?\.mdx?$",
+    r"skill)(\.[\w-]+)?\.mdx?$",
     re.I,
 )
 # Folders whose Markdown files define tools for an agent rather than remember anything.
@@ -64,6 +64,8 @@ def refusal(path: Path) -> str | None:
     if _MEMORY_HEADINGS.search(body):
         return None
     name = path.name
+    if _memory_type(fm) and name.lower() != "skill.md":
+        return None  # says it is a memory (type: user|feedback|project|reference)
     if name.lower() == "skill.md" or (fm.get("name") and _in_tool_dir(path, "skills")):
         return f"{name} is an agent skill (instructions for a tool), not memory"
     keys = {str(k).lower() for k in fm}
@@ -98,3 +100,10 @@ def folder_refusal(path: Path) -> str | None:
     if files and all(reasons):
         return reasons[0]
     return None
+
+
+def _memory_type(fm: dict) -> bool:
+    t = fm.get("type")
+    if t is None and isinstance(fm.get("metadata"), dict):
+        t = fm["metadata"].get("type")
+    return str(t).strip().lower() in ("user", "feedback", "project", "reference")
