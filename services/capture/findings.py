@@ -19,19 +19,20 @@ from services.capture.extract import MAX_LEN, ExtractedFact, project_category, s
 
 _FINDING = re.compile(
     r"\b(?:root cause|the (?:real |actual |underlying )?(?:issue|problem|bug|culprit|cause) "
-    r"(?:was|is|here is)|the reason (?:was|is)|turns out|caused by|because of|"
+    r"(?:was|is)(?: that|:| —| -)|the reason (?:was|is) that|turns out|caused by|"
     r"(?:was|were|is|are) failing because|fail(?:s|ed)? because|"
-    r"the fix (?:was|is)|fixed (?:it |this |that )?by|the solution (?:was|is)|resolved by|"
-    r"needed (?:a |an |to |the |one )|needs (?:a |an |to |the )|required (?:a |an |the )|"
-    r"works? (?:now )?(?:after|with|once|when)|only works with)\b",
+    r"the fix was|fixed (?:it |this |that )?by|the solution was|resolved by|"
+    r"needed (?:a |an |the |one )|required (?:a |an |the )|"
+    r"works? (?:now )?(?:after|once)|only works with)\b",
     re.I,
 )
 # A change with both values: "increased the notarization timeout from 20m to 45m", "updated
 # Go from 1.25.5 to 1.25.6"; a setting put in place: "added `retry: 1`".
 _CHANGE = re.compile(
     r"\b(?:increased|decreased|raised|lowered|bumped|changed|updated|upgraded|downgraded|"
-    r"pinned|moved|switched)\b[^;\n]{0,80}\bfrom\b[^;\n]{1,60}\bto\b\s*\S|"
-    r"^(?:added|set|configured|enabled|disabled)\b[^.;]{0,40}`[^`]*(?::\s*|=)[^`]+`",
+    r"pinned|switched)\b[^;\n]{0,80}\bfrom\b[^;\n]{0,20}\d[^;\n]{0,40}\bto\b\s*"
+    r"[^;\n]{0,10}\d|"
+    r"^(?:added|set|configured|enabled|disabled)\b[^.;]{0,40}`(?!/)[\w.-]+(?::\s+|=)[^`]+`",
     re.I,
 )
 # Knowledge about the tools themselves: "brews is being phased out in favor of homebrew_casks".
