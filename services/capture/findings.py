@@ -18,19 +18,20 @@ from services.capture.episode_summary import outcome
 from services.capture.extract import MAX_LEN, ExtractedFact, project_category, sentences
 
 _FINDING = re.compile(
-    r"\b(?:root cause|the (?:real |actual |underlying )?(?:issue|problem|bug|culprit|cause) "
+    r"\b(?:root cause(?::| was| is that| of\b| fix\b)|"
+    r"the (?:real |actual |underlying )?(?:issue|problem|bug|culprit|cause) "
     r"(?:was|is)(?: that|:| —| -)|the reason (?:was|is) that|turns out|caused by|"
     r"(?:was|were|is|are) failing because|fail(?:s|ed)? because|"
     r"the fix was|fixed (?:it |this |that )?by|the solution was|resolved by|"
     r"needed (?:a |an |the |one )|required (?:a |an |the )|"
-    r"works? (?:now )?(?:after|once)|only works with)\b",
+    r"works? (?:now )?(?:after|once)|only works with)(?!\w)",
     re.I,
 )
 # A change with both values: "increased the notarization timeout from 20m to 45m", "updated
 # Go from 1.25.5 to 1.25.6"; a setting put in place: "added `retry: 1`".
 _CHANGE = re.compile(
     r"\b(?:increased|decreased|raised|lowered|bumped|changed|updated|upgraded|downgraded|"
-    r"pinned|switched)\b[^;\n]{0,80}\bfrom\b[^;\n]{0,20}\d[^;\n]{0,40}\bto\b\s*"
+    r"pinned|switched)\b\s+(?!from\b)[^;\n]{1,80}\bfrom\b[^;\n]{0,20}\d[^;\n]{0,40}\bto\b\s*"
     r"[^;\n]{0,10}\d|"
     r"^(?:added|set|configured|enabled|disabled)\b[^.;]{0,40}`(?!/)[\w.-]+(?::\s+|=)[^`]+`",
     re.I,
@@ -68,6 +69,8 @@ _ACK = re.compile(
     r"fixed it|nice|awesome|confirmed)\b",
     re.I,
 )
+# About a test or a merge: usually this change's bookkeeping; the user decides in review.
+_LOCAL = re.compile(r"\btests?\b|_test\.|\.test\.|\bspecs?\b|\bconflicts?\b", re.I)
 _MARKUP = re.compile(r"\*\*|__|^#+\s*|^[-*]\s+|^\d+\.\s+")
 
 
@@ -121,7 +124,7 @@ def findings(t) -> list[ExtractedFact]:
             if kind is None or (m.role != "assistant" and not _DEPRECATED.search(sentence)):
                 continue  # the user's own statements have their own extractor
             # what the user states about their tools is their knowledge, not a guess
-            sure = m.role != "assistant" or _confirmed(t, m)
+            sure = m.role != "assistant" or (_confirmed(t, m) and not _LOCAL.search(sentence))
             out.append(
                 ExtractedFact(
                     _clean(sentence),
