@@ -24,7 +24,7 @@ _FINDING = re.compile(
     r"(?:was|were|is|are) failing because|fail(?:s|ed)? because|"
     r"the fix was|fixed (?:it |this |that )?by|the solution was|resolved by|"
     r"needed (?:a |an |the |one )|required (?:a |an |the )|"
-    r"works? (?:now )?(?:after|once)|only works with)(?!\w)",
+    r"works? (?:now )?(?:after|once)|only works with)(?:(?!\w)|(?<=\s))",
     re.I,
 )
 # A change with both values: "increased the notarization timeout from 20m to 45m", "updated
