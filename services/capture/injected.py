@@ -31,9 +31,9 @@ def injected_facts(transcript) -> list[ExtractedFact]:
         src = _SOURCE.match(text)
         path = src.group(1) if src else None
         body = text[src.end() :] if src else text
-        # a CLAUDE.md the harness loaded is the user's standing rules; hook output may be
-        # a one-off context line, so it waits in the review inbox
-        conf = 0.75 if path else 0.55
+        # a CLAUDE.md / AGENTS.md the harness loaded is the user's standing rules; hook output
+        # may be a one-off context line, so it waits in the review inbox
+        conf = 0.75 if path or transcript.source == "codex" else 0.55
         for st in split_statements(body):
             fact = " ".join(st.fact.split()) if "\n```" not in st.fact else st.fact.strip()
             if len(fact) < 12 or len(fact) > MAX_LEN * 3 or fact in seen:
