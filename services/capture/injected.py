@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from services.capture.extract import MAX_LEN, ExtractedFact
+from services.interop.importers.instructions import _only_imports
 from services.interop.importers.mdreader import split_statements
 from services.interop.importers.native import rule_category
 from services.store.untrusted import DATA_NOTICE
@@ -36,8 +37,8 @@ def injected_facts(transcript) -> list[ExtractedFact]:
         conf = 0.75 if path or transcript.source == "codex" else 0.55
         for st in split_statements(body):
             fact = " ".join(st.fact.split()) if "\n```" not in st.fact else st.fact.strip()
-            if len(fact) < 12 or len(fact) > MAX_LEN * 3 or fact in seen:
-                continue
+            if len(fact) < 12 or len(fact) > MAX_LEN * 3 or fact in seen or _only_imports(fact):
+                continue  # "@~/.claude/engram/memory.md" loads a file; it says nothing
             seen.add(fact)
             out.append(
                 ExtractedFact(
