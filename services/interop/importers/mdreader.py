@@ -195,7 +195,19 @@ class _Reader:
         if _COMMENT.match(node.content) or not _TAGS.sub("", node.content).strip():
             return
         self.lead = None
-        self.emit(self.block(node, "para", None))
+        st = self.block(node, "para", None)
+        if st is None:
+            return
+        text = "\n".join(ln for ln in (_TAGS.sub("", x).rstrip() for x in st.lines) if ln.strip())
+        prev = self.out[-1] if self.out else None
+        if prev is not None and prev.sections == st.sections and prev.end >= st.start - 2:
+            # an <example> right under a rule illustrates it
+            prev.lines = self.src[prev.start - self.first : st.end - self.first + 1]
+            prev.composed = f"{prev.fact}\n{text}"
+            prev.end = st.end
+            return
+        st.composed = text
+        self.out.append(st)
 
     def _paragraph(self, node: SyntaxTreeNode) -> None:
         text = _inline(node)
