@@ -41,6 +41,12 @@ _BOOKKEEPING = re.compile(
     r"\d{4}-\d{2}-\d{2}[\w:.+ -]*\W*$",
     re.I,
 )
+# "See also [[other_note]] for the board frame.": navigation between notes, one sentence
+_XREF = re.compile(
+    r"^\W*(?:(?:see also|related|cf\.?)\b|see (?=\[\[))[^.\n]*"
+    r"(?:\[\[[^\]]+\]\]|\]\([^)]+\))[^.\n]*\.?\s*$",
+    re.I,
+)
 # "…, for example:" + a list: the items illustrate the one statement, they are not its parts
 _EXAMPLES = re.compile(r"\b(for example|for instance|e\.g\.|such as|like this)\W*$", re.I)
 _LABEL_ITEM = re.compile(r"^\s*(?:\*\*|__)?[^:：\n]{1,60}[:：]")
@@ -150,7 +156,7 @@ class _Reader:
         )
 
     def emit(self, st: Statement | None, compose: bool = True) -> None:
-        if st is None or not st.text or _BOOKKEEPING.match(st.text):
+        if st is None or not st.text or _BOOKKEEPING.match(st.text) or _XREF.match(st.text):
             return
         if compose:
             st.composed = self.compose(st)
