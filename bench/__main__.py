@@ -8,6 +8,7 @@ writes JSON under ``bench/results/``. Parts also run alone:
     python -m bench mcp [--facts 10000] [--semantic]
     python -m bench teamstore [--sizes 10000,100000]
     python -m bench redaction
+    python -m bench capture [--transcripts] [--samples ../shared/formats/samples] [--verbose]
 """
 
 from __future__ import annotations
@@ -215,6 +216,38 @@ def cmd_all(args) -> None:
     print(f"\nall benchmarks: {summary['seconds']} s → {RESULTS / name}")
 
 
+def cmd_capture(args) -> dict:
+    from bench import capture
+
+    r = capture.run()
+    print("Capture quality on the gold set (bench/capture_gold)")
+    print(capture.table(r))
+    if args.verbose:
+        print(capture.errors(r))
+    if args.transcripts:
+        from bench import capture_sessions
+
+        t = capture_sessions.run()
+        print(capture_sessions.table(t))
+        if args.verbose:
+            print(capture_sessions.errors(t))
+        r["transcripts"] = t
+    if args.samples:
+        folder = Path(args.samples)
+        r["samples"] = capture.samples(folder)
+        for name, s in r["samples"].items():
+            if "refused" in s:
+                print(f"\n{name}: not imported: {s['refused']}")
+                continue
+            print(f"\n{name} ({s['format']}): {len(s['facts'])} facts")
+            for f in s["facts"]:
+                print("  - " + f.replace("\n", " ⏎ ")[:160])
+    out = Path(args.json) if args.json else RESULTS / "capture.json"
+    _write(out, r | {"machine": _machine()})
+    print(f"→ {out}")
+    return r
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -266,6 +299,12 @@ def main(argv=None) -> int:
     mc.add_argument("--queries", type=int, default=200)
     mc.add_argument("--semantic", action="store_true", help="hybrid search (loads the model)")
     mc.set_defaults(func=cmd_mcp)
+    cp = sub.add_parser("capture", help="precision/recall of capture on the gold set")
+    cp.add_argument("--samples", help="also import the real samples in this folder (read only)")
+    cp.add_argument("--transcripts", action="store_true", help="also score session capture")
+    cp.add_argument("--verbose", action="store_true", help="list false positives and misses")
+    cp.add_argument("--json")
+    cp.set_defaults(func=cmd_capture)
     args = p.parse_args(argv)
     args.func(args)
     return 0

@@ -11,6 +11,7 @@ and whether they worked). Sub-agent copies, progress and hook lines are not conv
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -115,6 +116,8 @@ class ClaudeCodeReader:
         uid = obj.get("uuid") if isinstance(obj.get("uuid"), str) else None
         if uid and kind in _CHAIN_KINDS:
             self.tree.add(obj, uid)
+        if kind == "attachment":
+            self._attachment(obj)
         if kind == "user":
             self._user(obj, uid)
         elif kind == "assistant":
@@ -149,6 +152,7 @@ class ClaudeCodeReader:
             if text:
                 self.recs.append(_Rec(uid, "compact", text, ts))
             return
+        self._injected(content, uid, ts)
         if obj.get("isMeta") or obj.get("isVisibleInTranscriptOnly"):
             return
         if isinstance(content, list):
@@ -164,6 +168,23 @@ class ClaudeCodeReader:
             if self.first_user is None:
                 self.first_user = text
             self.recs.append(_Rec(uid, "user", text, ts))
+
+    def _injected(self, content, uid: str | None, ts) -> None:
+        raw = content if isinstance(content, str) else _texts(content)
+        for text in injected_blocks(raw):
+            self.t.injected.append(Message("injected", text, ts, uid))
+
+    def _attachment(self, obj: dict) -> None:
+        """Hook output Claude Code records as an attachment (``hook_additional_context``)."""
+        att = obj.get("attachment")
+        if not isinstance(att, dict) or "hook" not in str(att.get("type", "")):
+            return
+        body = att.get("content")
+        text = body if isinstance(body, str) else _texts(body) if isinstance(body, list) else ""
+        if text.strip():
+            uid = obj.get("uuid") if isinstance(obj.get("uuid"), str) else None
+            ts = parse_timestamp(obj.get("timestamp"))
+            self.t.injected.append(Message("injected", text.strip(), ts, uid))
 
     def _tool_results(self, content: list, obj: dict, uid: str | None, ts) -> None:
         rejected_all = obj.get("toolUseResult") == "User rejected tool use"
@@ -260,8 +281,10 @@ class ClaudeCodeReader:
     def _title(self) -> str | None:
         if not self.titles:
             return None
-        own = [s for s, leaf in self.titles if leaf in self.tree.parent]
-        return (own or [s for s, _ in self.titles])[-1]
+        # a summary whose leafUuid is not in this file titles another session (Claude Code
+        # writes those into the next session's file): never borrow its topic
+        own = [s for s, leaf in self.titles if leaf is None or leaf in self.tree.parent]
+        return own[-1] if own else None
 
 
 def _settle_tools(t: Transcript) -> None:
@@ -287,3 +310,28 @@ def _texts(content) -> str:
         for b in content
         if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
     )
+
+
+_CLAUDE_MD = re.compile(
+    r"Contents of (\S+?) \((?:project|user|local|enterprise)[^)]*\):\s*\n(.*?)"
+    r"(?=\n\s*Contents of \S+ \(|\n\s*IMPORTANT: this context may|\Z)",
+    re.S,
+)
+_HOOK = re.compile(r"<user-prompt-submit-hook>(.*?)</user-prompt-submit-hook>", re.S)
+_REMINDER = re.compile(r"<system-reminder>(.*?)</system-reminder>", re.S)
+
+
+def injected_blocks(raw: str) -> list[str]:
+    """Instruction text the harness injected into a user line: each CLAUDE.md it loaded
+    (``Contents of PATH (project instructions…):``) and prompt-submit hook output. Claude
+    Code's own reminders (todo nudges, malware notes) are not the user's and are left out."""
+    if not raw or ("Contents of " not in raw and "<user-prompt-submit-hook>" not in raw):
+        return []
+    out = []
+    for rem in _REMINDER.findall(raw):
+        for m in _CLAUDE_MD.finditer(rem):
+            body = m.group(2).strip()
+            if body:
+                out.append(f"<!-- {m.group(1)} -->\n{body}")
+    out += [h.strip() for h in _HOOK.findall(raw) if h.strip()]
+    return out

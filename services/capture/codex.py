@@ -33,6 +33,7 @@ from services.capture.transcripts import (
 )
 
 _INJECTED = re.compile(r"^\s*<(user_instructions|environment_context|permissions|INSTRUCTIONS)\b")
+_USER_INSTRUCTIONS = re.compile(r"<user_instructions>(.*?)</user_instructions>", re.S)
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add) File: (.+)$", re.M)
 _SHELL = ("shell", "exec_command", "local_shell", "container.exec")
 
@@ -115,6 +116,9 @@ class CodexReader:
                 else raw
             )
             if role == "user" and isinstance(first, str) and _INJECTED.match(first):
+                m = _USER_INSTRUCTIONS.search(first)
+                if m and m.group(1).strip():  # the AGENTS.md files Codex loaded
+                    self.t.injected.append(Message("injected", m.group(1).strip(), ts))
                 return
             self.seq += 1
             self.items.append((self.seq, Message(role, content_text(raw), ts)))

@@ -8,6 +8,8 @@ from services.capture.conventions import conventions
 from services.capture.corrections import corrections
 from services.capture.episode_summary import outcome
 from services.capture.extract import ExtractedFact, extract_facts
+from services.capture.findings import findings
+from services.capture.injected import injected_facts
 from services.store.text import normalize
 
 
@@ -34,6 +36,8 @@ def offline_facts(
     default the statement shapes of ``extract_facts``."""
     facts, asks = compaction_facts(t)
     facts += corrections(t)
+    facts += injected_facts(t)
+    facts += findings(t)
     facts += extract_facts(t.messages, t.project) if said is None else said
     for f in conventions(t):
         f.timestamp = t.ended_at

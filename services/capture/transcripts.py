@@ -89,11 +89,16 @@ class Transcript:
     compactions: list[Compaction] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     warmup: bool = False  # an automatic probe session: nothing in it is the user's
+    # instructions the harness put into the session (CLAUDE.md contents, hook context): the
+    # user's rules even when no file Engram imports holds them
+    injected: list[Message] = field(default_factory=list)
     source: str = ""  # "claude-code" | "codex" | "jsonl"
 
     @property
     def project(self) -> str | None:
-        return Path(self.cwd).name if self.cwd else None
+        from services.capture.project import project_name
+
+        return project_name(self.cwd)
 
     @property
     def files_touched(self) -> list[str]:

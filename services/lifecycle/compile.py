@@ -300,9 +300,14 @@ class CompileService:
         projects = sorted({c.split(":", 1)[1] for c in cats if c.startswith("proj:")})
         near = ("rule", "meta", "task", "tmp", "episode")
         # one query per section (each best-first), so a huge section cannot hide a small one
-        where = {"About the User": ~Fact.category.startswith("proj:") & Fact.category.not_in(near)}
+        general = ~Fact.category.startswith("proj:") & Fact.category.not_in(near)
+        about = _about_user()
+        # only what is about the user: relation triples, environment notes and other facts
+        # are listed after the projects, not presented as the user's profile
+        where = {"About the User": general & about}
         for p in projects:
             where[f"Project: {p or 'general'}"] = Fact.category == f"proj:{p}"
+        where["Known Facts"] = general & ~about
         where["Rules"] = Fact.category.in_(["rule", "meta"])
         where["Recent Context"] = Fact.category.in_(["task", "tmp", "episode"])
         sections = list(where)
@@ -590,4 +595,24 @@ def layer_diff(memory, name: str) -> str:
             fromfile=older,
             tofile=f"{name}.md ({rows[0].compiled_at.isoformat()})",
         )
+    )
+
+
+def _about_user():
+    """Facts about the user: preferences, people in their life, facts an importer or capture
+    marked as the user's (``user:`` subjects, the ``user`` tag), statements whose subject is
+    the user."""
+    subject = pw.fn.COALESCE(Fact.subject, "")
+    content = pw.fn.LOWER(pw.fn.SUBSTR(Fact.content, 1, 12))
+    return (
+        (Fact.category == "pref")
+        | Fact.category.startswith("rel:")
+        | (Fact.category == "user")
+        | subject.startswith("user:")
+        | pw.fn.COALESCE(Fact.tags, "").contains('"user"')
+        | content.startswith("the user")
+        | content.startswith("user ")
+        | content.startswith("user's")
+        | content.startswith("i ")
+        | content.startswith("my ")
     )

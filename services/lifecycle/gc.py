@@ -80,10 +80,21 @@ class _F:
     access_count: int
     expires_at: datetime | None
     metadata: dict
+    learned: datetime | None = None  # when Engram stored it (ingest), not the event's date
+    _now: datetime = datetime.max
     new_importance: float | None = None
     new_status: str | None = None
     new_tier: str | None = None
     archived_reason: str | None = None
+
+    @property
+    def since(self) -> datetime:
+        """Where TTL and decay count from: when Engram learned the fact or it was last used,
+        never the event's date alone (last month's transcript ingested today is new)."""
+        learned = self.learned or self.created_at
+        if learned > self._now:
+            return self.created_at  # the clock is simulated to before the ingest (tests, --now)
+        return max(self.created_at, learned)
 
     @property
     def tier(self) -> str:
@@ -128,7 +139,7 @@ def hot_count(memory) -> int:
 
 def score(f: _F, now: datetime) -> float:
     """What eviction keeps: importance, then use, then recency."""
-    ref = max(f.created_at, f.last_accessed or f.created_at)
+    ref = max(f.since, f.last_accessed or f.since)
     age = max(0.0, (now - ref).total_seconds() / 86400)
     return f.imp + 0.02 * min(f.access_count, 10) + 0.1 * 0.5 ** (age / 30)
 
@@ -165,6 +176,7 @@ def _load(memory) -> list[_F]:
         .where((Fact.agent == memory.agent_id) & Fact.status.in_(["active", "pending"]))
         .order_by(Fact.id)
     )
+    learned = _learned_times(memory)
     return [
         _F(
             r.id,
@@ -177,9 +189,35 @@ def _load(memory) -> list[_F]:
             r.access_count or 0,
             r.expires_at,
             _meta(r.metadata),
+            learned.get(r.id),
         )
         for r in q.namedtuples()
     ]
+
+
+def _learned_times(memory) -> dict[int, datetime]:
+    """fact id → when it was stored, from the audit trail: a ``create`` event per fact, or a
+    ``bulk-import`` event naming the range of ids one batch inserted."""
+    out: dict[int, datetime] = {}
+    q = (
+        AuditEvent.select(
+            AuditEvent.fact_id, AuditEvent.action, AuditEvent.after, AuditEvent.created_at
+        )
+        .where(
+            (AuditEvent.agent == memory.agent_id) & AuditEvent.action.in_(["create", "bulk-import"])
+        )
+        .order_by(AuditEvent.id)
+    )
+    for fid, action, after, when in q.tuples():
+        if action == "create" and fid is not None:
+            out.setdefault(fid, when)
+            continue
+        rng = _meta(after)
+        lo, hi = rng.get("first_id"), rng.get("last_id")
+        if isinstance(lo, int) and isinstance(hi, int):
+            for i in range(lo, hi + 1):
+                out.setdefault(i, when)
+    return out
 
 
 def source_owned(f) -> bool:
@@ -196,9 +234,9 @@ def _plan_decay(facts: list[_F], now: datetime, cfg: LifecycleConfig, report: GC
             continue
         last = f.metadata.get("decayed_on")
         try:
-            last = date.fromisoformat(last) if last else f.created_at.date()
+            last = date.fromisoformat(last) if last else f.since.date()
         except ValueError:
-            last = f.created_at.date()
+            last = f.since.date()
         days = (today - last).days
         if days <= 0:
             continue
@@ -236,10 +274,10 @@ def _plan_expiry(facts: list[_F], now: datetime, cfg: LifecycleConfig, report: G
         ttl = None if source_owned(f) else cfg.ttl_for(f.category)
         if ttl is None:
             continue
-        ref = max(f.created_at, f.last_accessed or f.created_at)
+        ref = max(f.since, f.last_accessed or f.since)
         age = (today - ref.date()).days
         if age > ttl:
-            what = "last used" if f.last_accessed and f.last_accessed > f.created_at else "created"
+            what = "last used" if f.last_accessed and f.last_accessed > f.since else "learned"
             _archive(
                 f,
                 "expire",
@@ -319,7 +357,16 @@ def _plan_pruning(memory, now: datetime, cfg: LifecycleConfig, report: GCReport)
     cutoff = now.date() - timedelta(days=int(cfg.episode_retention_days))
     eps = list(
         Episode.select(Episode.id, Episode.day)
-        .where((Episode.agent == memory.agent_id) & (Episode.day < cutoff))
+        .where(
+            (Episode.agent == memory.agent_id)
+            & (Episode.day < cutoff)
+            # an old session ingested today keeps its episodes for the full retention (a
+            # clock simulated to before the ingest counts from the day instead)
+            & (
+                (Episode.created_at < now - timedelta(days=int(cfg.episode_retention_days)))
+                | (Episode.created_at > now)
+            )
+        )
         .tuples()
     )
     for eid, day in eps:
@@ -334,9 +381,17 @@ def _plan_pruning(memory, now: datetime, cfg: LifecycleConfig, report: GCReport)
     report.episodes_pruned = len(eps)
     scut = now - timedelta(days=int(cfg.session_retention_days))
     when = pw.fn.COALESCE(Session.ended_at, Session.started_at, Session.processed_at)
+    # counted from the ingest too: an old session taken in today keeps its log
+    learned = Session.processed_at.is_null() | (Session.processed_at < scut)
+    learned |= Session.processed_at > now
     sess = list(
         Session.select(Session.id, Session.external_id)
-        .where((Session.agent == memory.agent_id) & Session.log.is_null(False) & (when < scut))
+        .where(
+            (Session.agent == memory.agent_id)
+            & Session.log.is_null(False)
+            & (when < scut)
+            & learned
+        )
         .tuples()
     )
     for sid, ext in sess:
@@ -608,6 +663,8 @@ def run_gc(
     now = _as_datetime(now)
     report = GCReport(now=now, dry_run=dry_run)
     facts = _load(memory)
+    for f in facts:
+        f._now = now
     steps = [
         ("decay", lambda: _plan_decay(facts, now, cfg, report)),
         ("expiry", lambda: _plan_expiry(facts, now, cfg, report)),

@@ -81,7 +81,7 @@ def test_discover_finds_every_source(machine):
     home, shop = machine
     found = discover_sources(home=home, project=shop)
     auto = _by(found, "claude-code-memory", "memory")
-    assert auto.entries == 9 and auto.project == "shop-api"
+    assert auto.entries == 10 and auto.project == "shop-api"  # a table: one entry per row
     assert auto.suggested_agent == "claude-code-shop-api" and auto.imported_by is None
     assert _by(found, "claude-code-transcripts", auto.path.parent.name).entries == 1
     user_md = [s for s in found if s.path == home / ".claude" / "CLAUDE.md"][0]

@@ -176,7 +176,8 @@ def test_hand_written_user_md_without_delimiters(agent, hermes_dir, stored):
         "Title: Staff engineer",
         "Company stage: Series A",
         "Prefers concise, direct Markdown. Prices in USD. Verified links.",
-        "Status updates distinguish code-complete, test-verified,\n  active process, and "
+        # a wrapped bullet: its continuation line is dedented with the marker
+        "Status updates distinguish code-complete, test-verified,\nactive process, and "
         "blocker ETA.",
         "Pronouns: she/her",
         "Cost control: never use OpenRouter unless the user explicitly requests it.",

@@ -17,7 +17,7 @@ from services.interop.importers import frontmatter
 from services.interop.importers.base import ImportedFact, ParsedSource
 from services.interop.importers.common import file_time, read_text, slug
 from services.interop.importers.entries import normalize_category
-from services.interop.importers.mdsplit import split_statements
+from services.interop.importers.mdreader import split_statements
 from services.interop.importers.native import rel_name, source_meta, statement_fact
 
 FORMAT = "basic-memory"

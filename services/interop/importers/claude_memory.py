@@ -16,10 +16,11 @@ import re
 from pathlib import Path
 
 from services.interop.importers import frontmatter
-from services.interop.importers.base import ParsedSource
+from services.interop.importers.base import ImportProblem, ParsedSource
 from services.interop.importers.common import file_time, infer_category, read_text, slug
-from services.interop.importers.mdsplit import Statement, split_statements
+from services.interop.importers.mdreader import Statement, split_statements
 from services.interop.importers.native import rel_name, section_tags, source_meta, statement_fact
+from services.interop.importers.notmemory import refusal
 
 FORMAT = "claude-code-memory"
 TYPES = ("user", "feedback", "project", "reference")
@@ -57,7 +58,9 @@ def _head(path: Path) -> str:
 
 
 def is_topic_file(path: Path) -> bool:
-    return path.suffix.lower() == ".md" and _has_card(frontmatter.split(_head(path))[0])
+    if path.suffix.lower() != ".md" or not _has_card(frontmatter.split(_head(path))[0]):
+        return False
+    return refusal(path) is None  # a SKILL.md has a name and a description too
 
 
 def folder_of(path: Path) -> Path | None:
@@ -140,22 +143,26 @@ def category_for(mtype: str | None, text: str, project: str) -> str:
 
 
 def merge_explanations(stmts: list[Statement]) -> list[Statement]:
-    """``**Why:**`` / ``**How to apply:**`` paragraphs (and a list a bare ``**How to
-    apply:**`` opens) belong to the rule above them."""
+    """``**Why:**`` / ``**How to apply:**`` paragraphs (and the items of a list a bare
+    ``**How to apply:**`` leads in) belong to the rule above them."""
     out: list[Statement] = []
-    absorbing = False
     for st in stmts:
         prev = out[-1] if out else None
         same = prev is not None and st.sections == prev.sections
-        explains = same and bool(_EXPLAINS.match(st.lines[0]))
-        if explains or (absorbing and same and st.kind == "bullet"):
-            assert prev is not None
-            prev.lines += [""] * (st.start - prev.end - 1) + st.lines
+        led = bool(st.lead and _EXPLAINS.match(st.lead))
+        if prev is not None and same and (led or _EXPLAINS.match(st.lines[0])):
+            gap = st.start - prev.end - 1
+            if led and prev.lead != st.lead:
+                piece = f"\n\n{st.lead}\n- {st.text}"
+            elif led:
+                piece = f"\n- {st.text}"
+            else:
+                piece = "\n" * (2 if gap else 1) + st.fact
+            prev.composed = prev.fact + piece
+            prev.lines += [""] * gap + st.lines
             prev.end = st.end
-            if explains:
-                absorbing = st.text.rstrip().rstrip("*").rstrip().endswith(":")
+            prev.lead = st.lead if led else prev.lead
             continue
-        absorbing = False
         out.append(st)
     return out
 
@@ -168,7 +175,13 @@ def parse(path: Path) -> ParsedSource:
     if path.is_file() and path.name != INDEX:
         files = [path]
     else:
-        files = sorted(p for p in folder.glob("*.md") if p.name != INDEX)
+        files = []
+        for p in sorted(folder.glob("*.md")):
+            why = refusal(p) if p.name != INDEX else "index"
+            if why is None:
+                files.append(p)
+            elif p.name != INDEX:
+                out.problems.append(ImportProblem(rel_name(p, folder), None, why))
         if (folder / INDEX).is_file():
             files.append(folder / INDEX)
     names = {p.name for p in folder.glob("*.md")}
@@ -210,7 +223,7 @@ def parse_file(f: Path, folder: Path, project: str, names: set[str], out: Parsed
             statement_fact(
                 st,
                 rel,
-                category=category_for(mtype, st.text, project),
+                category=category_for(mtype, st.fact, project),
                 meta=meta,
                 created=created,
                 tags=tags,

@@ -14,7 +14,7 @@ from pathlib import Path
 from services.interop.importers import frontmatter
 from services.interop.importers.base import ParsedSource
 from services.interop.importers.common import file_time, infer_category, read_text
-from services.interop.importers.mdsplit import split_statements
+from services.interop.importers.mdreader import split_statements
 from services.interop.importers.native import (
     heading_category,
     rel_name,
@@ -22,6 +22,7 @@ from services.interop.importers.native import (
     source_meta,
     statement_fact,
 )
+from services.interop.importers.polarity import plain
 
 FORMAT = "codex-memory"
 _BOOKKEEPING = re.compile(
@@ -95,7 +96,7 @@ def _parse_text(f: Path, rel: str, text: str, scope: str, out: ParsedSource) -> 
     meta = source_meta(FORMAT, f.resolve(), agent="codex", codex_scope=scope)
     created = file_time(f)
     for st in split_statements(body, first):
-        if any(_SKIP_SECTIONS.search(s) for s in st.sections):
+        if any(_SKIP_SECTIONS.search(s) for s in [*st.sections, plain(st.lead or "")] if s):
             continue
         kept = [ln for ln in st.text.split("\n") if not _BOOKKEEPING.match(ln.strip())]
         if not "".join(kept).strip() or kept[0].strip() == "---":
@@ -103,10 +104,11 @@ def _parse_text(f: Path, rel: str, text: str, scope: str, out: ParsedSource) -> 
         if len(kept) != len(st.text.split("\n")):
             st.lines = kept
             st.kind = "para"
+            st.composed = None
         # "Task Group" / "Task N" head learnings from past tasks, not open tasks
         cat = heading_category(st.sections) or "fact"
         if cat in ("task", "fact"):
-            cat = infer_category(st.text)
+            cat = infer_category(st.fact)
         tags = ["codex-memory", *section_tags(st.sections, skip_title=False)[:3]]
         out.facts.append(
             statement_fact(st, rel, category=cat, meta=meta, created=created, tags=tags)

@@ -418,45 +418,33 @@ _ITALIC_PARA = re.compile(r"^\*[^*].*[^*]\*$|^_[^_].*[^_]_$", re.S)
 
 
 def _loose_items(block: Block):
-    """A file without any § (a hand-written USER.md or notes): bullet items, ``Label: value``
-    lines and paragraphs are entries; the heading above them says what they are about."""
+    """A file without any § (a hand-written USER.md or notes): its statements as the Markdown
+    reader cuts them (a "**NEVER**:" lead-in stays with each item it heads), with
+    ``Label: value`` lines of one paragraph as entries of their own; the ``##`` heading above
+    an entry says what it is about."""
+    from services.interop.importers.mdreader import split_statements
+
     items: list[tuple[int, list[str], str | None]] = []
-    para: list[tuple[int, str]] = []
-    section, h1 = None, True
-
-    def flush():
-        text = "\n".join(ln for _, ln in para).strip()
-        if para and not _ITALIC_PARA.match(text):
-            cur: list[tuple[int, str]] = []
-            for i, ln in para:
-                # a new item starts at a bullet or a "Label: value" line; others continue one
-                label = profile_line(ln) or _LABEL_LINE.match(ln)
-                new = (
-                    _BULLET.match(ln)
-                    or STRICT_PREFIX.match(ln)
-                    or (label and not ln.startswith((" ", "\t")))
-                )
-                if new and cur:
-                    items.append((block.line_of(cur[0][0]), [x for _, x in cur], section))
-                    cur = []
-                cur.append((i, _BULLET.sub("", ln, count=1) if profile_line(ln) is None else ln))
-            if cur:
-                items.append((block.line_of(cur[0][0]), [x for _, x in cur], section))
-        para.clear()
-
-    for i, ln in enumerate(block.lines):
-        hm = _HEADING_TEXT.match(ln)
-        if hm:
-            flush()
-            if len(ln.strip()) - len(ln.strip().lstrip("#")) >= 2:
-                section, h1 = hm.group(1) or None, False
+    for st in split_statements("\n".join(block.lines), block.start):
+        if st.kind == "quote" and not items:
+            continue  # a preamble note about the file
+        text = st.fact
+        if st.kind == "para" and _ITALIC_PARA.match(text):
             continue
-        if not ln.strip() or is_decoration(ln, preamble=h1 and not items and not para):
-            flush()
-            continue
-        para.append((i, ln))
-    flush()
+        section = next(
+            (t for t, lv in zip(reversed(st.sections), reversed(st.levels)) if 2 <= lv <= 6),
+            None,
+        )
+        lines = split_lines(text)
+        if st.kind == "para" and len(lines) > 1 and all(_is_label_line(ln) for ln in lines):
+            items += [(st.start + i, [ln], section) for i, ln in enumerate(lines)]
+        else:
+            items.append((st.start, lines, section))
     return items
+
+
+def _is_label_line(line: str) -> bool:
+    return bool(profile_line(line) or _LABEL_LINE.match(line) or STRICT_PREFIX.match(line))
 
 
 def parse_entries(text: str, ctx: FileContext) -> tuple[list[ImportedFact], list[ImportProblem]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from services.interop.importers.mdsplit import Statement
+from services.interop.importers.mdreader import Statement
 
 SECTION = "Gemini Added Memories"
 _HEAD = re.compile(r"^##\s+Gemini Added Memories\s*$")

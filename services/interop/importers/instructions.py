@@ -19,7 +19,7 @@ from pathlib import Path
 from services.interop.importers import frontmatter, gemini
 from services.interop.importers.base import ImportProblem, ParsedSource
 from services.interop.importers.common import file_time, infer_category, read_text
-from services.interop.importers.mdsplit import split_statements
+from services.interop.importers.mdreader import split_statements
 from services.interop.importers.native import (
     rel_name,
     rule_category,
@@ -33,7 +33,9 @@ MAX_HOPS = 5
 GEMINI_SECTION = gemini.SECTION
 # "This file provides guidance to Claude Code …": says what the file is, not a rule.
 _ABOUT_FILE = re.compile(
-    r"^this (file|document)\b[^.\n]{0,80}\b(provides|stores|contains|is|gives)\b", re.I
+    r"^this (file|document)\b[^.\n]{0,80}\b(provides|stores|contains|is|gives)\b|"
+    r"\bthe sections? below\b[^.\n]{0,40}\b(are|is|cover|describe)",
+    re.I,
 )
 _IMPORT = re.compile(r"(?<![\w`])@((?:~/|\.{1,2}/|/)?[\w.\-][\w.\-/]*\.\w+)")
 
@@ -145,15 +147,15 @@ def parse_file(
         stmts = gemini.replace_section(stmts, body, first)
     for st in stmts:
         agent_written = kind == "gemini-md" and GEMINI_SECTION in st.sections
-        if _only_imports(st.text) or (st.kind == "para" and _ABOUT_FILE.match(st.text)):
+        if _only_imports(st.text) or (st.kind == "para" and _ABOUT_FILE.search(st.text)):
             continue
         tags = [kind, *section_tags(st.sections)]
         if agent_written:
-            cat = infer_category(st.text)
+            cat = infer_category(st.fact)
             m = {**meta, "origin": "agent", "gemini_memory": True}
             tags.append("gemini-memory")
         else:
-            cat = rule_category(st.text, st.sections)
+            cat = rule_category(st.fact, st.sections)
             m = {**meta, "origin": "user"}
         fact = statement_fact(st, rel, category=cat, meta=m, created=created, tags=tags)
         if not agent_written:

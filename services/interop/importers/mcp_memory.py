@@ -11,10 +11,17 @@ One fact per observation (``"<entity>: <observation>"``, with ``metadata["entity
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from services.interop.importers.base import ImportedFact, ImportProblem, ParsedSource
-from services.interop.importers.common import file_time, parse_iso, read_text, slug
+from services.interop.importers.common import (
+    file_time,
+    infer_category,
+    parse_iso,
+    read_text,
+    slug,
+)
 from services.interop.importers.native import source_meta
 
 FORMAT = "mcp-memory"
@@ -116,11 +123,50 @@ def _entity(obj, no, rel, when, meta, seen, out) -> None:
         out.facts.append(
             ImportedFact(
                 content=f"{name}: {text}",
-                category="fact",
+                category=entity_category(name, etype, text),
                 event_date=at.date(),
                 created_at=at,
-                tags=["mcp-memory", *([slug(etype)] if etype else [])],
+                tags=[
+                    "mcp-memory",
+                    *([slug(etype)] if etype else []),
+                    *(["user"] if _USER_NAMES.match(name) else []),
+                ],
                 source_ref=f"{rel}:{no}",
                 metadata={**meta, "entity": {"name": name, "type": etype}, "observation": text},
             )
         )
+
+
+_TYPE_CATEGORIES = [
+    (re.compile(r"^(preference|preferences|taste|style)$", re.I), "pref"),
+    (
+        re.compile(r"^(rule|rules|guideline|convention|policy|instruction|constraint)s?$", re.I),
+        "rule",
+    ),
+    (
+        re.compile(
+            r"^(tool|technology|software|environment|config|configuration|system|"
+            r"service|server|library|framework|language|platform|machine|device)s?$",
+            re.I,
+        ),
+        "env",
+    ),
+    (re.compile(r"^(task|todo|goal|issue|bug)s?$", re.I), "task"),
+]
+_USER_NAMES = re.compile(r"^(user|default_user|the user|me|myself|owner)$", re.I)
+
+
+def entity_category(name: str, etype: str, text: str) -> str:
+    """An observation is filed by its entity's type: a project's under the project, a
+    person's under that person (the user's own by what it says), a tool's as environment."""
+    t = etype.strip().lower()
+    if _USER_NAMES.match(name.strip()) or t in ("user", "self"):
+        return "pref" if infer_category(text) == "pref" else "fact"
+    if t in ("project", "repository", "repo", "codebase", "product", "app", "application"):
+        return f"proj:{slug(name)}"
+    if t in ("person", "people", "contact", "colleague", "friend", "family"):
+        return f"rel:{slug(name)}"
+    for pat, cat in _TYPE_CATEGORIES:
+        if pat.match(t):
+            return cat
+    return "fact"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from services.interop.importers.base import ImportedFact
 from services.interop.importers.common import infer_category, slug
-from services.interop.importers.mdsplit import Statement
+from services.interop.importers.mdreader import Statement
 
 SOURCE_LIFECYCLE = "source"
 
@@ -86,7 +86,7 @@ def statement_fact(
     subject: str | None = None,
 ) -> ImportedFact:
     return ImportedFact(
-        content=st.text,
+        content=st.fact,
         category=category,
         importance=0.7 if pinned or category == "rule" else 0.5,
         event_date=created.date(),

@@ -72,9 +72,18 @@ def detect_format(path: Path) -> str:
 
         resolve_target(path)  # a symlink loop is named as one, not as a missing file
         raise ImportFormatError(f"{path}: no such file or directory")
-    for fmt in FORMATS:
-        if _module(fmt).detect(path):
-            return fmt
+    from services.interop.importers.notmemory import folder_refusal, refusal
+
+    why = refusal(path)
+    if why is None:
+        for fmt in FORMATS:
+            if _module(fmt).detect(path):
+                return fmt
+        why = folder_refusal(path)
+    if why is not None:
+        raise ImportFormatError(
+            f"{path}: not imported: {why}. To import it anyway: engram import --format NAME"
+        )
     raise ImportFormatError(
         f"{path}: not a format Engram can import. Supported: {SUPPORTED}. If it is one of "
         "these, name it: engram import --format NAME"
