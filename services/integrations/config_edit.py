@@ -29,15 +29,16 @@ class Member:
     value_end: int
 
 
-def parse_json(raw: bytes | None, where: str, jsonc: bool = False) -> object:
+def parse_json(raw: bytes | None, where: str, jsonc: bool | str = False) -> object:
     """The parsed document; a clear refusal for what is not plain JSON (comments, trailing
-    commas, invalid UTF-8). With ``jsonc`` comments and trailing commas are accepted, as the
-    agents that read the file accept them."""
+    commas, invalid UTF-8). ``jsonc``: accept what the agent reading the file accepts:
+    True, comments and trailing commas (OpenCode); "comments", comments only (Gemini CLI
+    strips comments, then reads strict JSON)."""
     if raw is None or not raw.strip():
         return {}
     try:
         text = raw.decode("utf-8")
-        return json.loads(strip_jsonc(text) if jsonc else text)
+        return json.loads(strip_jsonc(text, jsonc != "comments") if jsonc else text)
     except UnicodeDecodeError:
         raise InvalidInput(f"{where} is not UTF-8 text; Engram will not edit it") from None
     except json.JSONDecodeError as exc:
@@ -47,9 +48,9 @@ def parse_json(raw: bytes | None, where: str, jsonc: bool = False) -> object:
         ) from None
 
 
-def strip_jsonc(s: str) -> str:
+def strip_jsonc(s: str, trailing_commas: bool = True) -> str:
     """``s`` as plain JSON: comments become spaces (newlines kept, so error positions still
-    point into the user's file) and trailing commas go."""
+    point into the user's file) and, with ``trailing_commas``, trailing commas go."""
     out = list(s)
     i, n = 0, len(s)
     while i < n:
@@ -64,7 +65,7 @@ def strip_jsonc(s: str) -> str:
                     out[k] = " "
             i = end
             continue
-        if c == ",":
+        if c == "," and trailing_commas:
             j = _skip_ws(s, i + 1)
             if j < n and s[j] in "}]":
                 out[i] = " "
@@ -170,7 +171,9 @@ def _dump(value, indent: str, unit: str) -> str:
     return text.replace("\n", "\n" + indent)
 
 
-def json_set(raw: bytes | None, path: list[str], value, where: str, jsonc: bool = False) -> bytes:
+def json_set(
+    raw: bytes | None, path: list[str], value, where: str, jsonc: bool | str = False
+) -> bytes:
     """``raw`` with ``path`` set to ``value``; every other byte as it was."""
     data = parse_json(raw, where, jsonc)
     if not isinstance(data, dict):
@@ -258,7 +261,7 @@ def _insert(s: str, obj: int, members: list[Member], close: int, key: str, value
 
 
 def json_delete(
-    raw: bytes, path: list[str], where: str, prune: bool = True, jsonc: bool = False
+    raw: bytes, path: list[str], where: str, prune: bool = True, jsonc: bool | str = False
 ) -> bytes:
     """``raw`` without the member at ``path`` (and, with ``prune``, without the parent
     objects it leaves empty); unchanged when it is not there."""
@@ -314,9 +317,9 @@ def _cut(s: str, obj: int, members: list[Member], close: int, m: Member) -> str:
     return s[: m.start] + s[members[1].start :]
 
 
-def _checked(s: str, where: str, jsonc: bool = False) -> bytes:
+def _checked(s: str, where: str, jsonc: bool | str = False) -> bytes:
     # an edit that broke the file is a bug: fail before anything is written
-    json.loads(strip_jsonc(s) if jsonc else s)
+    json.loads(strip_jsonc(s, jsonc != "comments") if jsonc else s)
     return s.encode("utf-8")
 
 

@@ -59,6 +59,7 @@ class FileChange:
     role: str = ""  # the _targets key: "mcp" marks an MCP server registration
     redo: dict | None = None  # how to write this agent's part again (files agents share)
     chain: dict = field(default_factory=dict)  # uninstall: records of others re-applied
+    exact: bool = False  # uninstall: the result is the user's bytes (plus others' parts)
 
     @property
     def changed(self) -> bool:
@@ -555,10 +556,10 @@ def _uninstall_one(plan, manifest, role, target, path, slug) -> FileChange:
             before_sha = _sha(out) if out is not None else None
             out = _redo(r, out, path)
             chain[k] = {"before_sha256": before_sha, "installed_sha256": _sha(out or b"")}
-        return FileChange(path, raw, out, role=role, chain=chain)
+        return FileChange(path, raw, out, role=role, chain=chain, exact=True)
     if rec is not None and raw is not None and not others and rec.get("exact", True):
         if _sha(raw) == rec["installed_sha256"]:
-            return FileChange(path, raw, _original(rec), role=role)
+            return FileChange(path, raw, _original(rec), role=role, exact=True)
     if raw is None:
         return FileChange(path, None, None, role=role)  # gone already
     # the user or the agent edited the file after installing (or no manifest): remove only
@@ -797,8 +798,7 @@ def _uninstall_change(plan: Plan, ch: FileChange, manifest: dict, run: _Run) -> 
             manifest[other].update(update)
     if rec is None:
         return []
-    exact = rec.get("exact", True) and ch.after == _original(rec)
-    if not exact and (rec.get("backups") or rec.get("created")) and ch.after is not None:
+    if not ch.exact and (rec.get("backups") or rec.get("created")) and ch.after is not None:
         # the user's bytes were not restored: keep their copy, tell no record to rely on it
         rec = {**rec, "backups": []}
         manifest[key] = rec

@@ -23,7 +23,8 @@ from services.integrations import config_edit as ce
 MCP_TARGETS = ("claude-code", "codex", "cursor", "gemini", "opencode")
 LEGACY_NAME = "engram"  # the one shared name of earlier versions
 TOML_MARK = "# engram:"
-JSONC_TARGETS = ("gemini", "opencode")
+# what each agent's JSON reader accepts beyond JSON (Gemini CLI strips comments only)
+JSONC_TARGETS: dict[str, bool | str] = {"gemini": "comments", "opencode": True}
 # seconds the agent waits for the server to start (first start may load the model)
 STARTUP_SECONDS = 60
 # seconds one tool call may take (forgetting from a large store rebuilds its vector index)
@@ -100,7 +101,7 @@ def with_server(target: str, raw: bytes | None, path: Path, argv: list[str], slu
             raw, ("mcp_servers", name), toml_block(argv, slug), TOML_MARK, str(path)
         )
     else:
-        jsonc = target in JSONC_TARGETS
+        jsonc = JSONC_TARGETS.get(target, False)
         want = entry(target, argv, slug)
         current = ce.parse_json(raw, str(path), jsonc)
         have = current.get(_json_key(target, name)[0]) if isinstance(current, dict) else None
@@ -117,7 +118,7 @@ def without_server(target: str, raw: bytes | None, path: Path, slug: str | None)
     name = server_name(slug) if slug else LEGACY_NAME
     if target == "codex":
         return ce.toml_remove_table(raw, ("mcp_servers", name), TOML_MARK, str(path))
-    jsonc = target in JSONC_TARGETS
+    jsonc = JSONC_TARGETS.get(target, False)
     return ce.json_delete(raw, _json_key(target, name), str(path), jsonc=jsonc)
 
 
@@ -128,7 +129,7 @@ def only_agent_stub(target: str, raw: bytes | None, path: Path) -> bool:
     if raw is None:
         return True
     try:
-        data = ce.parse_json(raw, str(path), target in JSONC_TARGETS)
+        data = ce.parse_json(raw, str(path), JSONC_TARGETS.get(target, False))
     except ce.InvalidInput:
         return False
     return isinstance(data, dict) and set(data) <= {"$schema"}
@@ -142,7 +143,7 @@ def registered(target: str, path: Path, slug: str | None = None) -> bool:
         data = (
             ce.parse_toml(raw, str(path))
             if target == "codex"
-            else ce.parse_json(raw, str(path), target in JSONC_TARGETS)
+            else ce.parse_json(raw, str(path), JSONC_TARGETS.get(target, False))
         )
     except (OSError, ce.InvalidInput):
         return False
