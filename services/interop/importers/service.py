@@ -13,6 +13,7 @@ _P = "services.interop.importers."
 # Order matters: the most specific detector first. Each module has detect(path) and parse(path).
 # Claude Code auto memory and Codex memories hold a MEMORY.md too: they go before Hermes.
 FORMATS = {
+    "gemini-memory": _P + "gemini_memory",
     "claude-code-memory": _P + "claude_memory",
     "codex-memory": _P + "codex_memory",
     "mcp-memory": _P + "mcp_memory",
@@ -47,12 +48,19 @@ SUPPORTED = (
     "memories (codex-memory), basic-memory notes (basic-memory), an OpenMemory export zip "
     "(openmemory), an MCP memory server memory.jsonl (mcp-memory), an Engram JSON export "
     "(engram-json), a Memory Setup workspace or Engram Markdown export (memory-setup), Hermes "
-    "MEMORY.md/USER.md (hermes), a Lynn memory dir (lynn)"
+    "MEMORY.md/USER.md (hermes), a Lynn memory dir (lynn), Gemini CLI private memory "
+    "~/.gemini/tmp/<project>/memory (gemini-memory)"
 )
 # Facts from these formats are whole-file statements: one the file no longer makes is archived.
-TRACKS_REMOVALS = {"instructions", "claude-code-memory", "codex-memory", "basic-memory"}
+TRACKS_REMOVALS = {
+    "instructions",
+    "claude-code-memory",
+    "codex-memory",
+    "basic-memory",
+    "gemini-memory",
+}
 # The agent's own memory files: Engram's edits and deletes can be written back (writeback.py).
-WRITES_BACK = {"instructions", "claude-code-memory", "codex-memory"}
+WRITES_BACK = {"instructions", "claude-code-memory", "codex-memory", "gemini-memory"}
 
 
 def format_names() -> list[str]:
@@ -207,6 +215,8 @@ STRUCTURAL = {
     "tier",
     "always_apply",
     "trigger",
+    "patch_file",
+    "reason",
 }
 
 
