@@ -99,10 +99,8 @@ def _count(kind: str, path: Path) -> tuple[int, str | None]:
         return sum(1 for _ in path.glob("*.jsonl")), None
     if kind == "codex-sessions":
         return sum(1 for _ in path.rglob("rollout-*.jsonl")), None
-    if kind == "cursor-transcripts":
-        from services.capture.folders import session_files
-
-        return sum(1 for _ in session_files(path)), None
+    if kind == "cursor-transcripts":  # <uuid>/<uuid>.jsonl, or <uuid>.txt from older builds
+        return len(list(path.glob("*/*.jsonl"))) + len(list(path.glob("*.txt"))), None
     try:
         parsed = parse_source(path, kind)
         if not parsed.facts and parsed.problems:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from services.interop.importers import claude_memory
-from services.interop.importers.base import ParsedSource
+from services.interop.importers.base import ImportFormatError, ParsedSource
 from services.interop.importers.common import slug
 
 FORMAT = claude_memory.FORMAT
@@ -41,7 +41,11 @@ def detect(path: Path) -> bool:
 def parse(path: Path) -> ParsedSource:
     path = Path(path)
     folder = folder_of(path)
-    assert folder is not None
+    if folder is None:
+        raise ImportFormatError(
+            f"{path}: not a Claude Code subagent memory folder "
+            "(.claude/agent-memory/<agent>/ or .claude/agent-memory-local/<agent>/)"
+        )
     agent, scope = folder.name, scope_of(folder)
     repo = folder.parent.parent.parent
     project = slug(agent) if scope == "user" else slug(repo.name)
