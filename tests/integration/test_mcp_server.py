@@ -40,6 +40,13 @@ TOOLS = {
     "delete_memory",
     "forget",
     "get_context",
+    # issue 22: what other memory servers offer
+    "remember_batch",
+    "remember_in_project",
+    "get_memory",
+    "search_entities",
+    "show_entity",
+    "recent_episodes",
 }
 
 
