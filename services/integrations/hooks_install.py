@@ -573,12 +573,15 @@ def _uninstall_one(plan, manifest, role, target, path, slug) -> FileChange:
         and mcp_register.only_agent_stub(target, after, path)
     ):
         after = None  # a file Engram made, left holding only what the agent stamps into it
-    if rec is not None:
-        backups = (sibs[0][1] if sibs else rec).get("backups") or ["(none)"]
+    if rec is not None and after is None:
         plan.notes.append(
-            f"{path} changed since install: removed only Engram's entry; "
-            f"the pre-install copy stays at {backups[0]}"
+            f"{path} was made by Engram and holds nothing else of yours (only what the agent "
+            "stamps into its config): removed"
         )
+    elif rec is not None:
+        backups = (sibs[0][1] if sibs else rec).get("backups")
+        kept = f"; the pre-install copy stays at {backups[0]}" if backups else ""
+        plan.notes.append(f"{path} changed since install: removed only Engram's entry{kept}")
     return FileChange(path, raw, after, role=role, chain={k: {"exact": False} for k, _ in others})
 
 
