@@ -307,8 +307,11 @@ def _targets(
                 claude_md=md,
                 link=_link_path(home, slug),
             )
-        elif target == "cursor":
-            paths["rule"] = (project or Path.cwd()) / ".cursor" / "rules" / RULE_NAME
+        elif target == "cursor" and project is not None:
+            # Cursor's User Rules live in its settings, not in a file: a rule needs a project
+            paths["rule"] = project / ".cursor" / "rules" / RULE_NAME
+        elif target == "cursor" and not mcp:
+            raise InvalidInput("a Cursor rule lives in a project: pass --project DIR")
         elif target == "generic":
             paths["snippet"] = home / SNIPPET
     if mcp and target in mcp_register.MCP_TARGETS:
@@ -364,6 +367,11 @@ def plan_install(
         plan.notes.append(f"Add `. {paths['snippet']}` to your agent's start script.")
     if "mcp" in paths:
         _plan_mcp(plan, memory, target, paths["mcp"], data_dir, project)
+    if target == "cursor" and "rule" not in paths and mcp != "only":
+        plan.notes.append(
+            "Cursor has no user-level rule file (User Rules live in its settings): install "
+            "again with --project DIR to add the memory rule to a project."
+        )
     if not mem_path.exists() and ("claude_md" in paths or "rule" in paths):
         plan.notes.append(
             f"{mem_path} does not exist yet; run `engram compile --agent "

@@ -76,27 +76,67 @@ def write_user_files(home: Path) -> dict[str, Path]:
     return paths
 
 
-@pytest.mark.parametrize(
-    "order", [TARGETS, TARGETS[::-1], ("gemini", "cursor", "codex", "opencode", "claude-code")]
-)
-def test_five_agents_in_any_order_then_any_one_out(tmp_path, capsys, order):
-    home, data = tmp_path / "home", tmp_path / "data"
+ORDERS = [TARGETS, TARGETS[::-1], ("gemini", "cursor", "codex", "opencode", "claude-code")]
+
+
+def snapshot(root: Path) -> dict[str, bytes | None]:
+    return {
+        str(p.relative_to(root)): (p.read_bytes() if p.is_file() else None)
+        for p in sorted(root.rglob("*"))
+        if ".engram-bak-" not in p.name
+    }
+
+
+def write(path: Path, raw: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(raw)
+
+
+def full(capsys, data, action, target, home, *extra):
+    rc = cli(["--data-dir", str(data), "hooks", action, target, "--home", str(home), "--yes",
+              *extra])  # fmt: skip
+    out, err = capsys.readouterr()
+    assert rc in (0, None), err
+    return out
+
+
+@pytest.mark.parametrize("gone", TARGETS)
+@pytest.mark.parametrize("order", ORDERS, ids=["forward", "backward", "mixed"])
+def test_five_agents_in_any_order_then_any_one_out(tmp_path, capsys, order, gone):
+    """Full installs (hooks, rules, imports and MCP): removing one agent's integration gives
+    back that agent's files byte for byte and leaves every other file as installed."""
+    home, data, repo = tmp_path / "home", tmp_path / "data", tmp_path / "repo"
     paths = write_user_files(home)
+    write(home / ".claude" / "settings.json", b'{\n  "model": "opus"\n}\n')
+    write(home / ".claude" / "CLAUDE.md", b"# Me\n\n- Answer tersely.\n")
+    write(repo / ".cursor" / "rules" / "style.mdc", b"---\nalwaysApply: true\n---\n- Tabs.\n")
+    # Cursor's rule needs a project, so its MCP entry goes to the project's mcp.json too
+    paths["cursor"] = repo / ".cursor" / "mcp.json"
+    write(paths["cursor"], USER_FILES["cursor"][1])
+    user = snapshot(tmp_path)
+    alone = {}
     for target in order:
-        hooks(capsys, data, "install", target, home)
-    installed = {t: p.read_bytes() for t, p in paths.items()}
+        extra = ("--project", str(repo)) if target == "cursor" else ()
+        before = snapshot(tmp_path)
+        full(capsys, data, "install", target, home, *extra)
+        alone[target] = {k for k, v in snapshot(tmp_path).items() if before.get(k) != v}
+        assert alone[target], target
+    installed = snapshot(tmp_path)
     for t in TARGETS:
-        assert f"engram-{DEFAULT_SLUG[t]}" in servers(t, installed[t])
-    gone = order[2]
-    hooks(capsys, data, "uninstall", gone, home)
-    for t, p in paths.items():
-        if t == gone:
-            assert p.read_bytes() == USER_FILES[t][1], "the user's file, byte for byte"
+        assert f"engram-{DEFAULT_SLUG[t]}" in servers(t, paths[t].read_bytes())
+    extra = ("--project", str(repo)) if gone == "cursor" else ()
+    full(capsys, data, "uninstall", gone, home, *extra)
+    now = snapshot(tmp_path)
+    for name, content in installed.items():
+        if name.startswith("data"):
+            continue
+        if name in alone[gone]:
+            assert now.get(name) == user.get(name), f"{name}: the user's bytes (or gone) again"
         else:
-            assert p.read_bytes() == installed[t], f"{t} is still registered, untouched"
-    assert not list(home.rglob("*.engram-bak-*")) or all(
-        gone not in str(b) for b in home.rglob("*.engram-bak-*")
-    )
+            assert now.get(name) == content, f"{name} stays as installed"
+    for t in TARGETS:
+        if t != gone:
+            assert f"engram-{DEFAULT_SLUG[t]}" in servers(t, paths[t].read_bytes())
 
 
 @pytest.mark.parametrize("target", TARGETS)
