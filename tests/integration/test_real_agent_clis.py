@@ -65,3 +65,26 @@ def test_the_agents_own_cli_connects_to_engram(tmp_path, target):
             line = found[0].lower()
             assert "connected" in line and "disconnected" not in line, out
     assert "engram-home" not in out
+
+
+def test_claude_session_end_hook_is_quiet_on_mcp_list(tmp_path):
+    """Claude Code fires SessionEnd for `claude mcp list` (no transcript): the installed hook
+    has nothing to do, says so in hook.log and nothing in Claude's output."""
+    exe = shutil.which("claude")
+    if exe is None:
+        pytest.skip("claude is not installed (npm i -g @anthropic-ai/claude-code)")
+    home, store, cwd = tmp_path / "home", tmp_path / "store", tmp_path / "work"
+    cwd.mkdir()
+    env = {**os.environ, "ENGRAM_HOME": str(store), "PYTHONPATH": str(ROOT)}
+    res = subprocess.run(
+        [sys.executable, "-m", "app.cli", "hooks", "install", "claude-code", "--home", str(home),
+         "--yes"],
+        env=env, capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    res = subprocess.run(
+        [exe, "mcp", "list"], env=agent_env(home), cwd=cwd, capture_output=True, text=True,
+        timeout=240, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert res.returncode == 0 and "error" not in (res.stdout + res.stderr).lower()
+    assert "nothing to do (no transcript)" in (store / "hook.log").read_text()
