@@ -386,7 +386,11 @@ def _plan_mcp(plan, memory, target, path, data_dir, project) -> None:
     shared_file = project is not None and target != "codex"
     argv = portable_argv() if shared_file else engram_argv(data_dir)
     raw = _read(path)
-    after = mcp_register.with_server(target, raw, path, argv, memory.slug)
+    start = raw
+    if mcp_register.legacy_entry_of(target, raw, path) == memory.slug:
+        # an earlier version's shared "engram" entry for this agent: replaced, not doubled
+        start = mcp_register.without_server(target, raw, path, None)
+    after = mcp_register.with_server(target, start, path, argv, memory.slug)
     redo = {"kind": "mcp", "argv": argv}
     plan.changes.append(FileChange(path, raw, after, role="mcp", redo=redo))
     name = mcp_register.server_name(memory.slug)

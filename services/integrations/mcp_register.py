@@ -149,3 +149,27 @@ def registered(target: str, path: Path, slug: str | None = None) -> bool:
         return False
     key = ("mcp_servers", name) if target == "codex" else tuple(_json_key(target, name))
     return ce._dig(data, key) is not None if isinstance(data, dict) else False
+
+
+def legacy_entry_of(target: str, raw: bytes | None, path: Path) -> str | None:
+    """The agent slug of an earlier version's shared ``engram`` entry in ``raw`` (None when
+    there is none, or it is not Engram's)."""
+    if not raw or not raw.strip():
+        return None
+    try:
+        if target == "codex":
+            data = ce.parse_toml(raw, str(path)).get("mcp_servers", {})
+        else:
+            data = ce.parse_json(raw, str(path), JSONC_TARGETS.get(target, False))
+            data = data.get(_json_key(target, LEGACY_NAME)[0], {}) if isinstance(data, dict) else {}
+    except ce.InvalidInput:
+        return None
+    old = data.get(LEGACY_NAME) if isinstance(data, dict) else None
+    if not isinstance(old, dict):
+        return None
+    cmd = old.get("command")
+    argv = (cmd if isinstance(cmd, list) else [cmd, *(old.get("args") or [])]) or []
+    words = [str(w) for w in argv]
+    if len(words) >= 3 and words[-3:-1] == ["mcp", "--agent"]:
+        return words[-1]
+    return None

@@ -104,3 +104,21 @@ def test_an_edit_in_engram_is_written_back_to_memory_md(gemini_home, cli):
     assert rc in (0, None), err + out
     assert "reset every Sunday at 06:00 UTC" in (memory / "MEMORY.md").read_text()
     assert "Monday" not in (memory / "MEMORY.md").read_text()
+
+
+def test_an_older_builds_hash_folder_is_named_after_its_project(tmp_path):
+    """Before the slug registry, Gemini CLI named the folder sha256(project path)."""
+    import hashlib
+
+    from services.interop.discover import discover_sources
+
+    home = tmp_path / "home"
+    project = tmp_path / "code" / "web-shop"
+    project.mkdir(parents=True)
+    gem = home / ".gemini"
+    hashed = gem / "tmp" / hashlib.sha256(str(project).encode()).hexdigest() / "memory"
+    hashed.mkdir(parents=True)
+    (hashed / "MEMORY.md").write_text("- Releases happen on Thursdays.\n")
+    (gem / "projects.json").write_text(json.dumps({"projects": {str(project): "web-shop"}}))
+    [src] = [s for s in discover_sources(home=home, project=home) if s.kind == "gemini-memory"]
+    assert src.project == "web-shop" and src.entries == 1

@@ -243,3 +243,15 @@ def test_session_end_without_a_transcript_is_quiet(tmp_path):
     )  # fmt: skip
     assert res.returncode == 0 and res.stdout == "" and res.stderr == ""
     assert "nothing to do" in (tmp_path / "d" / "hook.log").read_text()
+
+
+def test_an_earlier_versions_shared_entry_is_replaced_not_doubled(tmp_path, capsys):
+    home, data = tmp_path / "home", tmp_path / "data"
+    cfg = home / ".gemini" / "settings.json"
+    old = (
+        b'{\n  "mcpServers": {\n    "engram": {"command": "/opt/engram", "args": ["mcp", '
+        b'"--agent", "gemini"]}\n  }\n}\n'
+    )
+    write(cfg, old)
+    hooks(capsys, data, "install", "gemini", home)
+    assert set(servers("gemini", cfg.read_bytes())) == {"engram-gemini"}
