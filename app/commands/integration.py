@@ -179,8 +179,8 @@ def cmd_hooks_status(args, ctx):
         return
     if not got:
         print("no integrations installed")
-    for path, rec in sorted(got.items()):
-        print(f"{rec['target']}\t{rec['agent']}\t{path}")
+    for key, rec in sorted(got.items()):
+        print(f"{rec['target']}\t{rec['agent']}\t{rec.get('path') or key}")
 
 
 def cmd_mcp(args, ctx):

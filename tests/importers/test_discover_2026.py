@@ -146,3 +146,12 @@ def test_engrams_own_outputs_are_never_imported(machine, cli):
     _, out, _ = cli("list", "--agent", "claude-code-shop", "--json")
     texts = [f["content"] for f in json.loads(out)]
     assert texts and not any("zebra-lantern" in t for t in texts)
+
+
+def test_auto_memory_directory_from_settings_with_only_an_index(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    custom = tmp_path / "notes" / "claude-memory"
+    write(custom / "MEMORY.md", "- The user reviews PRs in the morning.\n")
+    write(home / ".claude" / "settings.json", json.dumps({"autoMemoryDirectory": str(custom)}))
+    [src] = [s for s in discover_sources(home=home, project=home) if s.path == custom]
+    assert src.kind == "claude-code-memory" and src.entries == 1 and src.problem is None
