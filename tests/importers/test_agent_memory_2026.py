@@ -169,3 +169,27 @@ def test_cursor_agent_transcripts_are_read_as_sessions(tmp_path, cli):
     assert all(s["turns"] == 1 for s in rep["sessions"])
     rc, out, _ = cli("episodes", "--agent", "cur", "--json")
     assert len(json.loads(out)) >= 2
+
+
+def test_forgetting_memory_from_the_new_sources_holds_on_reimport(tmp_path, cli):
+    """Forget what a Cline memory bank, a subagent memory and a Gemini note said: the facts go,
+    and importing the same files again does not bring them back (the forget rule)."""
+    repo = tmp_path / "shop"
+    write(repo / "memory-bank" / "activeContext.md", "- The vendor contact is Quentin Blake.\n")
+    sub = repo / ".claude" / "agent-memory" / "reviewer"
+    write(sub / "MEMORY.md", "- Quentin Blake approves schema changes.\n")
+    gem = tmp_path / "home" / ".gemini" / "tmp" / "shop" / "memory"
+    write(gem / "MEMORY.md", "- Call Quentin Blake before a release.\n")
+
+    def load():
+        cli("import", "--agent", "shop", "--format", "agent-rules", str(repo))
+        cli("import", "--agent", "shop", str(sub))
+        cli("import", "--agent", "shop", str(gem))
+
+    load()
+    assert sum("Quentin Blake" in f["content"] for f in facts(cli, "shop")) == 3
+    rc, out, err = cli("forget", "--agent", "shop", "--matching", "Quentin Blake", "--yes")
+    assert rc in (0, None), err
+    load()
+    rc, out, _ = cli("list", "--agent", "shop", "--status", "all", "--json")
+    assert not [f for f in json.loads(out) if "Quentin" in f["content"]]
