@@ -106,6 +106,25 @@ def register(server, mem, slug: str, expected, client_name, annotations) -> None
         return out
 
     @server.tool(
+        name="recall_in_project",
+        title="Search one project's memory",
+        description=(
+            "Search only the memories filed under one project (as `remember_in_project` and "
+            "the importers file them), for a question or topic. Returns the best matches "
+            "with content, id, category, date and score."
+        ),
+        annotations=annotations(**READ),
+    )
+    @expected
+    def recall_in_project(
+        query: Annotated[str, Field(description="what to look for", min_length=1)],
+        project: Annotated[str, Field(description="the project's name", min_length=1)],
+        k: Annotated[int, Field(ge=1, le=tools.MAX_K)] = 5,
+    ) -> dict[str, Any]:
+        cat = more.project_category(project, None)
+        return {"project": cat[5:], **tools.recall(mem(), query, k=k, category=cat)}
+
+    @server.tool(
         name="get_memory",
         title="Read one memory with its history",
         description=(

@@ -43,6 +43,7 @@ TOOLS = {
     # issue 22: what other memory servers offer
     "remember_batch",
     "remember_in_project",
+    "recall_in_project",
     "get_memory",
     "search_entities",
     "show_entity",

@@ -76,6 +76,7 @@ def test_the_surface_an_agent_sees(store):
             fid = out["batch"][1]["results"][0]["id"]
             await call(s, "update_memory", id=fid, text="The billing service bills in EUR and USD")
             out["one"] = await call(s, "get_memory", id=fid)
+            out["scoped"] = await call(s, "recall_in_project", query="billing", project="billing")
             out["timeline"] = await call(s, "recent_episodes", project="billing")
             out["recent"] = (await s.read_resource("engram://bot/recent.md")).contents[0].text
             return out
@@ -97,6 +98,10 @@ def test_the_surface_an_agent_sees(store):
     assert not err and one["content"] == "The billing service bills in EUR and USD"
     assert one["category"] == "proj:billing"
     assert [h["action"] for h in one["history"]][:1] == ["create"] and len(one["history"]) >= 2
+    err, scoped = out["scoped"]
+    assert not err and [h["content"] for h in scoped["hits"]] == [
+        "The billing service bills in EUR and USD"
+    ], "only the project's memories, not Ada's fact about billing"
     err, tl = out["timeline"]
     assert not err and [e["summary"] for e in tl["episodes"]] == ["Moved billing to Stripe"]
     assert "bills in EUR and USD" in out["recent"]
