@@ -506,5 +506,7 @@ def vendor_kept(home: Path, projects: list[Path]) -> list[DiscoveredSource]:
         if used:
             src = DiscoveredSource(VENDOR, home / marks[0], 0, kind, kind, None, None, None)
             src.export, src.title = export, title
+            # what a reader of ``problem`` (the app's first-run list) shows: why it is not here
+            src.problem = f"kept by the vendor's service, not on disk: {export}"
             out.append(src)
     return out
