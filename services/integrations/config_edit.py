@@ -284,10 +284,16 @@ def json_delete(
         return raw
     # the outermost object that would be left empty goes, so no "{}" stays behind
     level = len(chain) - 1
-    while prune and level > 0 and len(chain[level][1]) == 1:
+    while prune and level > 0 and len(chain[level][1]) == 1 and _bare(s, chain[level]):
         level -= 1
     obj, members, close, m = chain[level]
     return _checked(_cut(s, obj, members, close, m), where, jsonc)
+
+
+def _bare(s: str, link: tuple[int, list[Member], int, Member]) -> bool:
+    """Whether the object holds nothing but member ``m`` (no comment of the user's)."""
+    obj, _, close, m = link
+    return not (s[obj + 1 : m.start] + s[m.value_end : close]).strip(" \t\r\n,")
 
 
 def _cut(s: str, obj: int, members: list[Member], close: int, m: Member) -> str:
