@@ -122,3 +122,16 @@ def test_an_older_builds_hash_folder_is_named_after_its_project(tmp_path):
     (gem / "projects.json").write_text(json.dumps({"projects": {str(project): "web-shop"}}))
     [src] = [s for s in discover_sources(home=home, project=home) if s.kind == "gemini-memory"]
     assert src.project == "web-shop" and src.entries == 1
+
+
+def test_after_accepting_a_reimport_keeps_one_copy(gemini_home, cli):
+    home, memory = gemini_home
+    cli("import", "--agent", "gem", str(memory))
+    _, out, _ = cli("review", "--agent", "gem", "--json")
+    [item] = json.loads(out)
+    cli("review", "accept", str(item["fact"]["id"]), "--agent", "gem")
+    rc, out, err = cli("import", "--agent", "gem", str(memory))
+    assert rc in (0, None), err
+    active = [f for f in json.loads(cli("list", "--agent", "gem", "--json")[1])
+              if "squash merges" in f["content"]]  # fmt: skip
+    assert len(active) == 1, active
