@@ -255,3 +255,16 @@ def test_an_earlier_versions_shared_entry_is_replaced_not_doubled(tmp_path, caps
     write(cfg, old)
     hooks(capsys, data, "install", "gemini", home)
     assert set(servers("gemini", cfg.read_bytes())) == {"engram-gemini"}
+
+
+@pytest.mark.parametrize("target", ["cursor", "gemini", "opencode"])
+def test_project_mcp_files_of_the_other_agents_hold_no_local_paths(tmp_path, capsys, target):
+    home, data, project = tmp_path / "home", tmp_path / "data", tmp_path / "repo"
+    project.mkdir()
+    hooks(capsys, data, "install", target, home, "--project", str(project))
+    files = [p for p in project.rglob("*") if p.is_file()]
+    assert files
+    for f in files:
+        assert str(tmp_path) not in f.read_text(), f
+    hooks(capsys, data, "uninstall", target, home, "--project", str(project))
+    assert not [p for p in project.rglob("*") if p.is_file()]
