@@ -173,6 +173,27 @@ def register(server, mem, slug: str, expected, client_name, annotations) -> None
         return more.show_entity(mem(), name, facts)
 
     @server.tool(
+        name="link_entities",
+        title="Link two entities",
+        description=(
+            "Record a relation between two people, projects, organisations or tools, e.g. "
+            "('Ada', 'works_at', 'Acme'). It is stored as a memory the user can see and "
+            "correct, and the entities are linked from it."
+        ),
+        annotations=annotations(readOnlyHint=False, destructiveHint=False, idempotentHint=True),
+    )
+    @expected_async
+    async def link_entities(
+        source: Annotated[str, Field(description="the first entity", min_length=1)],
+        relation: Annotated[str, Field(description="works_at, owns, uses…", min_length=1)],
+        target: Annotated[str, Field(description="the second entity", min_length=1)],
+        ctx: Context,
+    ) -> dict[str, Any]:
+        out = more.link_entities(mem(), source, relation, target, client=client_name(ctx))
+        await changed(ctx)
+        return out
+
+    @server.tool(
         name="recent_episodes",
         title="What happened in recent sessions",
         description=(

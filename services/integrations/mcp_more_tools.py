@@ -140,3 +140,41 @@ def _plain(value):
     if isinstance(value, list):
         return [_plain(v) for v in value]
     return value
+
+
+def link_entities(
+    memory: AgentMemory, source: str, relation: str, target: str, client: str | None = None
+) -> dict:
+    """State that ``source`` —relation→ ``target``: a fact in the ``rel:<relation>``
+    category carrying the relation in its metadata (how importers state one), through the one
+    write pipeline; the entity linker makes both entities and the edge from it."""
+    from dataclasses import replace
+
+    from services.ingest.pipeline import NewFact
+    from services.ingest.policy import Target, policy_for
+    from services.integrations.mcp_tools import actor_for, review_required
+    from services.store.review import review_metadata
+
+    a, rel, b = (x.strip() for x in (source, relation, target))
+    if not (a and rel and b):
+        raise InvalidInput("link_entities needs a source, a relation and a target")
+    # the names also go into the fact's metadata: they pass the write policy like its text
+    policy = policy_for(memory)
+    verdicts = [policy.sanitize(x, Target.OTHER) for x in (a, rel, b)]
+    if any(v.blocked_by for v in verdicts):
+        return {"id": None, "status": "blocked by a forget rule"}
+    a, rel, b = (str(v.text) for v in verdicts)
+    words = rel.replace("_", " ")
+    item = NewFact(
+        content=f"{a} {words} {b}",
+        category=f"rel:{rel.lower().replace(' ', '_')}",
+        source="mcp",
+        source_ref=actor_for(client),
+        metadata={"relation": {"from": a, "to": b, "type": words}},
+    )
+    if review_required(memory):
+        item = replace(item, status="pending", metadata={**item.metadata, **review_metadata("mcp")})
+    [res] = memory.remember_many([item], actor=actor_for(client))
+    if res.status == "blocked":
+        return {"id": None, "status": "blocked by a forget rule"}
+    return {"id": res.fact_id, "status": res.status, "relation": [a, words, b]}

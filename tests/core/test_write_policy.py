@@ -255,6 +255,8 @@ def _mcp_batch(mem, text, tmp):
     mcp_more_tools.remember_batch(
         mem, [{"text": text, "project": "billing"}, {"text": "Likes the quiet carriage"}]
     )
+    mcp_more_tools.link_entities(mem, text, "works_at", "Acme Corp")
+    mcp_more_tools.link_entities(mem, "Grace Hopper", "mentors", text)
 
 
 def _import_agent_memory_2026(mem, text, tmp):

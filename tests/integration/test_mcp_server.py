@@ -47,6 +47,7 @@ TOOLS = {
     "get_memory",
     "search_entities",
     "show_entity",
+    "link_entities",
     "recent_episodes",
 }
 

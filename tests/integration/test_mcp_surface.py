@@ -123,9 +123,17 @@ def test_entities_and_relations(store):
         async with session(store, notes) as (s, _):
             found = await call(s, "search_entities", query=names[0][:4])
             shown = await call(s, "show_entity", name=names[0])
-            return found, shown
+            linked = await call(s, "link_entities", source="Grace Hopper", relation="mentors",
+                                target="Ada Lovelace")  # fmt: skip
+            grace = await call(s, "show_entity", name="Grace Hopper")
+            return found, shown, linked, grace
 
-    (ferr, found), (serr, shown) = anyio.run(go)
+    (ferr, found), (serr, shown), (lerr, linked), (gerr, grace) = anyio.run(go)
+    assert not lerr and linked["id"], linked
+    assert (
+        not gerr
+        and {"from": "Grace Hopper", "type": "mentors", "to": "Ada Lovelace"} in grace["relations"]
+    ), grace["relations"]
     assert names, "the store links entities"
     assert not ferr and found["entities"] and found["entities"][0]["name"] == names[0]
     assert not serr and shown["name"] == names[0] and shown["facts"]
