@@ -106,6 +106,11 @@ def register(sub) -> None:
     p.add_argument("--import", dest="do_import", action="store_true", help="import what is new")
     p.add_argument("--home", help=argparse.SUPPRESS)
     p.add_argument("--project", help="project folder to look in (default: the current one)")
+    p.add_argument(
+        "--split",
+        action="store_true",
+        help="one agent per agent kind in a repository (default: one agent per repository)",
+    )
     p.set_defaults(func=cmd_discover)
 
     p = sub.add_parser("recall", help="hybrid search of an agent's memory")
@@ -345,7 +350,9 @@ def cmd_discover(args, ctx):
     eng = ctx.engram()
     home = Path(args.home).expanduser() if args.home else None
     project = Path(args.project).expanduser() if args.project else None
-    found = discover_sources(home=home, project=project, engram=eng)
+    found = discover_sources(
+        home=home, project=project, engram=eng, split=getattr(args, "split", False)
+    )
     done = import_discovered(eng, found) if args.do_import else []
     if args.json:
         emit_json(
@@ -362,12 +369,15 @@ def cmd_discover(args, ctx):
     if not found:
         print("no agent memory files found")
     for s in found:
+        if s.export:  # memory only the vendor's service keeps
+            print(f"{s.label}: {s.export}")
+            continue
         state = (
             f"imported by {s.imported_by}"
             if s.imported_by
             else ("transcripts, not imported here" if not s.importable else "not imported")
         )
-        unit = "files" if not s.importable else "entries"
+        unit = s.unit
         print(
             f"{s.label}: {s.path} · {s.entries} {unit} · {state}"
             + (f" · suggested agent {s.suggested_agent}" if not s.imported_by else "")

@@ -144,7 +144,9 @@ def cmd_hooks(args, ctx):
             args.target,
             home=home,
             project=project,
-            data_dir=_data_dir_arg(ctx),
+            # the store this command runs on, pinned: an agent started without the user's
+            # ENGRAM_HOME must not open an empty default store instead
+            data_dir=Path(eng.config.data_dir).expanduser().resolve(),
             with_context=args.with_context,
             context_budget=args.budget,
             mcp=args.mcp,
@@ -177,8 +179,8 @@ def cmd_hooks_status(args, ctx):
         return
     if not got:
         print("no integrations installed")
-    for path, rec in sorted(got.items()):
-        print(f"{rec['target']}\t{rec['agent']}\t{path}")
+    for key, rec in sorted(got.items()):
+        print(f"{rec['target']}\t{rec['agent']}\t{rec.get('path') or key}")
 
 
 def cmd_mcp(args, ctx):
@@ -212,6 +214,15 @@ def cmd_hook_run(args, ctx):
     hook: dict = {}
     try:
         hook = hook_runtime.read_hook_input(sys.stdin)
+        if not hook_runtime.has_transcript(hook):
+            hook_runtime.log_hook_run(
+                eng.config.data_dir,
+                args.target,
+                args.agent,
+                hook.get("session_id"),
+                "nothing to do (no transcript)",
+            )
+            return 0
         mem = eng.agent(args.agent, create=True, kind=args.target)
         rep = hook_runtime.run_hook(mem, hook)
     except Exception as exc:

@@ -37,6 +37,8 @@ class FolderReport:
 
 def wanted(path: Path) -> bool:
     name = path.name
+    if name.endswith(".txt") and path.parent.name == "agent-transcripts":
+        return True  # Cursor's older plain-text transcripts
     if not name.endswith(".jsonl"):
         return False
     if name.startswith("agent-"):
@@ -47,7 +49,7 @@ def wanted(path: Path) -> bool:
 def session_files(folder: Path) -> Iterator[Path]:
     """Transcript files under the folder, oldest first (a later session then updates what an
     earlier one taught, not the other way round)."""
-    found = [p for p in folder.rglob("*.jsonl") if p.is_file() and wanted(p)]
+    found = [p for p in folder.rglob("*.*") if p.is_file() and wanted(p)]
     if len(found) > MAX_FILES:
         raise InvalidInput(f"{folder}: {len(found)} transcript files; at most {MAX_FILES} at once")
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from services.errors import InvalidInput
 
-FORMATS = ("claude-code", "codex", "jsonl")
+FORMATS = ("claude-code", "codex", "cursor", "jsonl")
 MAX_LINE_BYTES = 32 << 20  # a longer line is skipped and counted, never parsed
 _COMMAND = re.compile(r"<command-name>\s*(/?[\w:-]+)\s*</command-name>")
 _TAGGED = re.compile(
@@ -239,13 +239,18 @@ def _lines(path: Path):
 def detect_format(path: Path) -> str:
     """Peek at the first lines: Claude Code lines carry ``uuid``/``sessionId``/``type``."""
     from services.capture.codex import looks_like_codex
+    from services.capture.cursor import is_cursor_txt, looks_like_cursor
 
+    if is_cursor_txt(path):
+        return "cursor"
     seen = 0
     for _, obj, bad in _lines(path):
         if bad:
             continue
         if looks_like_codex(obj):
             return "codex"
+        if looks_like_cursor(obj):
+            return "cursor"
         if (
             "sessionId" in obj
             or "parentUuid" in obj
@@ -296,6 +301,10 @@ def parse_transcript(path: str | Path, fmt: str | None = None) -> Transcript:
         from services.capture.codex import CodexReader
 
         return CodexReader(path).read()
+    if fmt == "cursor":
+        from services.capture.cursor import read_cursor
+
+        return read_cursor(path)
     if fmt in ("jsonl", "generic"):
         return _parse_generic(path)
     raise InvalidInput(f"unknown transcript format {fmt!r}; known: {', '.join(FORMATS)}")

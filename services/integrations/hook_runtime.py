@@ -26,9 +26,17 @@ def read_hook_input(stream) -> dict:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise InvalidInput(f"hook input is not JSON: {exc}") from None
-    if not isinstance(data, dict) or not data.get("transcript_path"):
-        raise InvalidInput("hook input has no transcript_path")
+    if not isinstance(data, dict):
+        raise InvalidInput("hook input is not a JSON object")
     return data
+
+
+def has_transcript(hook: dict) -> bool:
+    """Whether the hook names a transcript that exists. Claude Code fires ``SessionEnd`` for
+    commands that never write one (``claude mcp list``, ``claude -p`` that failed early):
+    such a run has nothing to ingest and must end quietly, not as a hook error."""
+    path = hook.get("transcript_path")
+    return bool(path) and Path(os.path.expanduser(str(path))).is_file()
 
 
 HOOK_LOG = "hook.log"

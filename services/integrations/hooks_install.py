@@ -57,6 +57,9 @@ class FileChange:
     after: bytes | None  # None: the file is removed
     symlink: bool = False  # before/after are the link's target, not file content
     role: str = ""  # the _targets key: "mcp" marks an MCP server registration
+    redo: dict | None = None  # how to write this agent's part again (files agents share)
+    chain: dict = field(default_factory=dict)  # uninstall: records of others re-applied
+    exact: bool = False  # uninstall: the result is the user's bytes (plus others' parts)
 
     @property
     def changed(self) -> bool:
@@ -152,11 +155,19 @@ OUR_HOOKS = {
 }
 
 
-def _is_ours(hook: dict, event: str) -> bool:
-    return OUR_HOOKS[event] in str(hook.get("command", ""))
+def _is_ours(hook: dict, event: str, slug: str | None = None) -> bool:
+    """Engram's entry for agent ``slug`` (None: any agent's), so two agents' hooks live side
+    by side in one settings.json."""
+    command = str(hook.get("command", ""))
+    if slug is None:
+        return OUR_HOOKS[event] in command
+    words = shlex.split(command) if OUR_HOOKS[event] in command else []
+    want = OUR_HOOKS[event].split() + [slug]
+    n = len(want)
+    return any(words[i : i + n] == want for i in range(len(words) - n + 1))
 
 
-def _event_groups(groups: list, event: str, command: str | None) -> list:
+def _event_groups(groups: list, event: str, command: str | None, slug: str | None = None) -> list:
     """``groups`` of one event with exactly our entry (``command``) or none of ours."""
     entry = {"type": "command", "command": command, "timeout": 30} if command else None
     placed = False
@@ -164,7 +175,7 @@ def _event_groups(groups: list, event: str, command: str | None) -> list:
     for g in groups:
         hs = []
         for h in g.get("hooks", []) if isinstance(g, dict) else []:
-            if not _is_ours(h, event):
+            if not _is_ours(h, event, slug):
                 hs.append(h)
             elif entry is not None and not placed:
                 hs.append(entry)  # in place, so a re-install keeps the order
@@ -176,7 +187,9 @@ def _event_groups(groups: list, event: str, command: str | None) -> list:
     return kept
 
 
-def _settings_with_hooks(raw: bytes | None, wanted: dict[str, str | None]) -> bytes | None:
+def _settings_with_hooks(
+    raw: bytes | None, wanted: dict[str, str | None], slug: str | None = None
+) -> bytes | None:
     """settings.json with exactly our entries for each event in ``wanted`` (event → command,
     or None to remove ours). Only the changed events' values are written: every other byte
     of the user's file (spacing, key order, numbers like 1e999) stays as it was."""
@@ -190,7 +203,7 @@ def _settings_with_hooks(raw: bytes | None, wanted: dict[str, str | None]) -> by
     out = raw
     for event, command in wanted.items():
         old = hooks.get(event)
-        kept = _event_groups(old if isinstance(old, list) else [], event, command)
+        kept = _event_groups(old if isinstance(old, list) else [], event, command, slug)
         if kept and kept != old:
             out = ce.json_set(out, ["hooks", event], kept, where)
         elif not kept and old is not None and event in hooks:
@@ -202,30 +215,36 @@ def _settings_with_hooks(raw: bytes | None, wanted: dict[str, str | None]) -> by
     return out
 
 
-def _settings_without_hook(raw: bytes | None) -> bytes | None:
+def _settings_without_hook(raw: bytes | None, slug: str | None = None) -> bytes | None:
     if raw is None or not raw.strip():
         return raw
-    return _settings_with_hooks(raw, {event: None for event in OUR_HOOKS})
+    return _settings_with_hooks(raw, {event: None for event in OUR_HOOKS}, slug)
 
 
-def _claude_md_with_import(raw: bytes | None, slug: str, mem_path: Path) -> bytes:
+def _claude_md_with_import(raw: bytes | None, slug: str, mem_path: Path | str) -> bytes:
     text = (raw or b"").decode("utf-8")
     mark = CLAUDE_MARK.format(slug=slug)
     block = f"{mark}\n@{mem_path}\n"
     if block in text:
         return raw  # type: ignore[return-value]
-    text = _claude_md_without_import(text)
+    text = _claude_md_without_import(text, slug)
     if text and not text.endswith("\n"):
         text += "\n"
     sep = "\n" if text.strip() else ""
     return (text + sep + block).encode("utf-8")
 
 
-def _claude_md_without_import(text: str) -> str:
+def _claude_md_without_import(text: str, slug: str | None = None) -> str:
+    """``text`` without the import block of agent ``slug`` (None: of every agent)."""
+    head = (
+        "<!-- engram: compiled memory of agent"
+        if slug is None
+        else CLAUDE_MARK.format(slug=slug).split(";")[0] + ";"
+    )
     lines = text.splitlines(keepends=True)
     out, skip = [], False
     for line in lines:
-        if line.startswith("<!-- engram: compiled memory of agent"):
+        if line.startswith(head):
             skip = True
             # drop the blank line install put before the block
             if out and out[-1].strip() == "":
@@ -288,8 +307,11 @@ def _targets(
                 claude_md=md,
                 link=_link_path(home, slug),
             )
-        elif target == "cursor":
-            paths["rule"] = (project or Path.cwd()) / ".cursor" / "rules" / RULE_NAME
+        elif target == "cursor" and project is not None:
+            # Cursor's User Rules live in its settings, not in a file: a rule needs a project
+            paths["rule"] = project / ".cursor" / "rules" / RULE_NAME
+        elif target == "cursor" and not mcp:
+            raise InvalidInput("a Cursor rule lives in a project: pass --project DIR")
         elif target == "generic":
             paths["snippet"] = home / SNIPPET
     if mcp and target in mcp_register.MCP_TARGETS:
@@ -299,6 +321,12 @@ def _targets(
             f"{target} has no MCP server registration; install it without --mcp-only"
         )
     return paths
+
+
+def portable_argv() -> list[str]:
+    """What a committed project file starts: ``engram`` from each teammate's PATH, with each
+    person's own store (their ``ENGRAM_HOME`` or the default), never this machine's paths."""
+    return ["engram"]
 
 
 def plan_install(
@@ -311,13 +339,17 @@ def plan_install(
     context_budget: int = 1500,
     mcp: bool | str = True,
 ) -> Plan:
+    """``data_dir``: the store the agent's commands name (pinned, so an agent started
+    without ``ENGRAM_HOME`` still finds the store the user installed with)."""
     home = Path(home or Path.home()).expanduser()
     paths = _targets(target, home, project, memory.slug, mcp)
     plan = Plan("install", target, memory.slug)
     command = engram_command(data_dir)
     mem_path = memory_file(memory)
     if "settings" in paths:
-        _plan_claude_code(plan, memory, paths, command, mem_path, with_context, context_budget)
+        _plan_claude_code(
+            plan, memory, paths, command, mem_path, with_context, context_budget, project
+        )
     elif "rule" in paths:
         raw = _read(paths["rule"])
         plan.changes.append(
@@ -334,13 +366,11 @@ def plan_install(
         )
         plan.notes.append(f"Add `. {paths['snippet']}` to your agent's start script.")
     if "mcp" in paths:
-        path = paths["mcp"]
-        raw = _read(path)
-        after = mcp_register.with_server(target, raw, path, engram_argv(data_dir), memory.slug)
-        plan.changes.append(FileChange(path, raw, after, role="mcp"))
+        _plan_mcp(plan, memory, target, paths["mcp"], data_dir, project)
+    if target == "cursor" and "rule" not in paths and mcp != "only":
         plan.notes.append(
-            f"{target} starts `engram mcp --agent {memory.slug}` as its MCP server "
-            f"(registered in {path}): it can recall, remember and forget in this memory."
+            "Cursor has no user-level rule file (User Rules live in its settings): install "
+            "again with --project DIR to add the memory rule to a project."
         )
     if not mem_path.exists() and ("claude_md" in paths or "rule" in paths):
         plan.notes.append(
@@ -351,26 +381,67 @@ def plan_install(
     return plan
 
 
-def _plan_claude_code(plan, memory, paths, command, mem_path, with_context, context_budget):
+def _plan_mcp(plan, memory, target, path, data_dir, project) -> None:
+    # a project's file is committed (.mcp.json, .cursor/mcp.json, ...): no local paths in it
+    shared_file = project is not None and target != "codex"
+    argv = portable_argv() if shared_file else engram_argv(data_dir)
+    raw = _read(path)
+    start = raw
+    if mcp_register.legacy_entry_of(target, raw, path) == memory.slug:
+        # an earlier version's shared "engram" entry for this agent: replaced, not doubled
+        start = mcp_register.without_server(target, raw, path, None)
+    after = mcp_register.with_server(target, start, path, argv, memory.slug)
+    redo = {"kind": "mcp", "argv": argv}
+    plan.changes.append(FileChange(path, raw, after, role="mcp", redo=redo))
+    name = mcp_register.server_name(memory.slug)
+    plan.notes.append(
+        f"{target} starts `engram mcp --agent {memory.slug}` as its MCP server {name!r} "
+        f"(registered in {path}): it can recall, remember and forget in this memory."
+    )
+    if shared_file:
+        plan.notes.append(
+            f"{path} is meant to be committed, so it names `engram` from PATH and no store "
+            "path: each person needs `engram` on PATH (and ENGRAM_HOME if their store is "
+            "not the default one)."
+        )
+
+
+def _plan_claude_code(plan, memory, paths, command, mem_path, with_context, ctx_budget, project):
     slug = shlex.quote(memory.slug)
     hook_cmd = f"{command} hook-run claude-code --agent {slug}"
     ctx_cmd = (
-        f"{command} hook-run claude-code-context --agent {slug} --budget {int(context_budget)}"
+        f"{command} hook-run claude-code-context --agent {slug} --budget {int(ctx_budget)}"
         if with_context
         else None
     )
+    wanted = {"SessionEnd": hook_cmd, "UserPromptSubmit": ctx_cmd}
     raw = _read(paths["settings"])
-    after = _settings_with_hooks(raw, {"SessionEnd": hook_cmd, "UserPromptSubmit": ctx_cmd})
-    plan.changes.append(FileChange(paths["settings"], raw, after))
-    import_path = mem_path
-    if any(c.isspace() for c in str(mem_path)):
-        import_path = paths["link"]
-        plan.changes.append(
-            FileChange(import_path, _read_link(import_path), str(mem_path).encode(), symlink=True)
+    after = _settings_with_hooks(raw, wanted, memory.slug)
+    plan.changes.append(
+        FileChange(
+            paths["settings"], raw, after, role="settings", redo={"kind": "hooks", "want": wanted}
         )
+    )
+    import_path: str = str(mem_path)
+    if project is not None or any(c.isspace() for c in str(mem_path)):
+        # a project's CLAUDE.md is committed: it imports a home-relative link (Claude Code's
+        # own `@~/` form) that each person's install points at their own store
+        link = paths["link"]
+        plan.changes.append(
+            FileChange(link, _read_link(link), str(mem_path).encode(), symlink=True, role="link")
+        )
+        import_path = str(link)
+        if project is not None:
+            import_path = "~/" + str(link.relative_to(paths["settings"].parent.parent))
     raw = _read(paths["claude_md"])
     plan.changes.append(
-        FileChange(paths["claude_md"], raw, _claude_md_with_import(raw, memory.slug, import_path))
+        FileChange(
+            paths["claude_md"],
+            raw,
+            _claude_md_with_import(raw, memory.slug, import_path),
+            role="claude_md",
+            redo={"kind": "import", "path": import_path},
+        )
     )
     plan.notes.append(
         f"Claude Code runs `{hook_cmd}` when a session ends (ingest, no "
@@ -379,9 +450,19 @@ def _plan_claude_code(plan, memory, paths, command, mem_path, with_context, cont
     if with_context:
         plan.notes.append(
             "Before each prompt, Claude Code adds the memory relevant to it "
-            f"(at most {int(context_budget)} tokens, found by keyword so "
+            f"(at most {int(ctx_budget)} tokens, found by keyword so "
             "the prompt waits a fraction of a second, not a model load)."
         )
+
+
+def _redo(rec: dict, raw: bytes | None, path: Path) -> bytes | None:
+    """The file with record ``rec``'s part written into ``raw`` again."""
+    redo, slug = rec["redo"], rec["agent"]
+    if redo["kind"] == "mcp":
+        return mcp_register.with_server(rec["target"], raw, path, redo["argv"], slug)
+    if redo["kind"] == "hooks":
+        return _settings_with_hooks(raw, redo["want"], slug)
+    return _claude_md_with_import(raw, slug, redo["path"])
 
 
 def _check_writable(plan: Plan) -> None:
@@ -408,6 +489,48 @@ def _real(path: Path) -> Path:
     return Path(os.path.realpath(path)) if path.is_symlink() else path
 
 
+# the manifest ------------------------------------------------------------------------------
+# One record per (file, agent): "<path>#<slug>". Records of earlier versions are keyed by the
+# path alone. Records of one file are ordered by "seq"; each knows the sha of the bytes before
+# and after its install, and the first one keeps the user's own bytes as a backup. As long as
+# nobody else touched the file, removing one agent's part is "the user's bytes with every
+# other agent's part written again in order": byte for byte what the user had plus the others.
+def _key(path: Path, slug: str) -> str:
+    return f"{path}#{slug}"
+
+
+def _rec_path(key: str, rec: dict) -> str:
+    return rec.get("path") or key
+
+
+def _siblings(manifest: dict, path: Path) -> list[tuple[str, dict]]:
+    got = [(k, r) for k, r in manifest.items() if _rec_path(k, r) == str(path)]
+    return sorted(got, key=lambda kr: kr[1].get("seq", 0))
+
+
+def _find_record(manifest: dict, path: Path, slug: str) -> tuple[str, dict | None]:
+    key = _key(path, slug)
+    if key in manifest:
+        return key, manifest[key]
+    old = manifest.get(str(path))  # an earlier version's record
+    if old is not None and old.get("agent") == slug:
+        return str(path), old
+    # a file only one agent can own (the shell snippet, a Cursor rule) is found by its path
+    sole = [(k, r) for k, r in _siblings(manifest, path) if "redo" not in r]
+    if len(sole) == 1:
+        return sole[0]
+    return key, None
+
+
+def _exact_chain(sibs: list[tuple[str, dict]], raw: bytes | None) -> bool:
+    if raw is None or not sibs or any("redo" not in r or not r.get("exact", True) for _, r in sibs):
+        return False
+    for (_, a), (_, b) in zip(sibs, sibs[1:], strict=False):
+        if b.get("before_sha256") != a.get("installed_sha256"):
+            return False
+    return _sha(raw) == sibs[-1][1].get("installed_sha256")
+
+
 def plan_uninstall(
     memory_slug: str,
     target: str,
@@ -425,41 +548,68 @@ def plan_uninstall(
             # only ever Engram's: nothing of the user's to keep (a link already gone still
             # goes through, unchanged, so its manifest record is dropped)
             before = os.readlink(path).encode() if path.is_symlink() else None
-            plan.changes.append(FileChange(path, before, None, symlink=True))
+            plan.changes.append(FileChange(path, before, None, symlink=True, role=key))
             continue
-        raw = _read(path)
-        rec = manifest.get(str(path))
-        if (
-            rec is not None
-            and raw is not None
-            and rec.get("exact", True)
-            and _sha(raw) == rec["installed_sha256"]
-        ):
-            plan.changes.append(FileChange(path, raw, _original(rec), role=key))
-            continue
-        if raw is None:
-            plan.changes.append(FileChange(path, None, None, role=key))  # gone already
-            continue
-        # the user edited the file after installing (or no manifest): remove only our part
-        after = _without_ours(key, target, raw, path, rec)
-        if rec is not None:
-            plan.notes.append(
-                f"{path} changed since install: removed only Engram's entry; "
-                f"the pre-install copy stays at {rec['backups'][0] if rec['backups'] else '(none)'}"
-            )
-        plan.changes.append(FileChange(path, raw, after, role=key))
+        plan.changes.append(_uninstall_one(plan, manifest, key, target, path, memory_slug))
     _check_writable(plan)
     return plan
 
 
-def _without_ours(key: str, target: str, raw: bytes, path: Path, rec: dict | None):
+def _uninstall_one(plan, manifest, role, target, path, slug) -> FileChange:
+    raw = _read(path)
+    _, rec = _find_record(manifest, path, slug)
+    sibs = _siblings(manifest, path)
+    others = [(k, r) for k, r in sibs if r is not rec]
+    if rec is not None and raw is not None and _exact_chain(sibs, raw):
+        first = sibs[0][1]
+        out = _original(first)
+        chain = {}
+        for k, r in others:
+            before_sha = _sha(out) if out is not None else None
+            out = _redo(r, out, path)
+            chain[k] = {"before_sha256": before_sha, "installed_sha256": _sha(out or b"")}
+        return FileChange(path, raw, out, role=role, chain=chain, exact=True)
+    if rec is not None and raw is not None and not others and rec.get("exact", True):
+        if _sha(raw) == rec["installed_sha256"]:
+            return FileChange(path, raw, _original(rec), role=role, exact=True)
+    if raw is None:
+        return FileChange(path, None, None, role=role)  # gone already
+    # the user or the agent edited the file after installing (or no manifest): remove only
+    # our part
+    after = _without_ours(role, target, raw, path, rec, slug)
+    created = (sibs[0][1] if sibs else rec or {}).get("created")
+    if (
+        not others
+        and created
+        and role == "mcp"
+        and mcp_register.only_agent_stub(target, after, path)
+    ):
+        after = None  # a file Engram made, left holding only what the agent stamps into it
+    if rec is not None and after is None:
+        plan.notes.append(
+            f"{path} was made by Engram and holds nothing else of yours (only what the agent "
+            "stamps into its config): removed"
+        )
+    elif rec is not None:
+        backups = (sibs[0][1] if sibs else rec).get("backups")
+        kept = f"; the pre-install copy stays at {backups[0]}" if backups else ""
+        plan.notes.append(f"{path} changed since install: removed only Engram's entry{kept}")
+    return FileChange(path, raw, after, role=role, chain={k: {"exact": False} for k, _ in others})
+
+
+def _without_ours(key: str, target: str, raw: bytes, path: Path, rec: dict | None, slug: str):
+    legacy = rec is not None and "path" not in rec
     if key == "settings":
-        return _settings_without_hook(raw)
+        return _settings_without_hook(raw, None if legacy else slug)
     if key == "mcp":
-        return mcp_register.without_server(target, raw, path)
+        out = mcp_register.without_server(target, raw, path, slug)
+        if out == raw and (legacy or rec is None):
+            out = mcp_register.without_server(target, raw, path, None)
+        return out
     if key == "claude_md":
-        after = _claude_md_without_import(raw.decode("utf-8")).encode("utf-8")
-        return None if rec is not None and rec.get("created") and not after.strip() else after
+        after = _claude_md_without_import(raw.decode("utf-8"), None if legacy else slug)
+        after_b = after.encode("utf-8")
+        return None if rec is not None and rec.get("created") and not after.strip() else after_b
     return None if MARKER.encode() in raw[:400] else raw
 
 
@@ -513,7 +663,7 @@ def apply(plan: Plan, data_dir: Path, now: datetime | None = None) -> list[Path]
             if plan.action == "install":
                 _install_change(plan, ch, manifest, stamp, run)
             else:
-                made_dirs.update(_uninstall_change(ch, manifest, run))
+                made_dirs.update(_uninstall_change(plan, ch, manifest, run))
     except OSError as exc:
         run.undo()
         raise InvalidInput(
@@ -524,8 +674,10 @@ def apply(plan: Plan, data_dir: Path, now: datetime | None = None) -> list[Path]
     if plan.action == "uninstall":
         # files the plan found untouched (already clean) still leave the manifest
         for ch in plan.changes:
-            if not ch.changed and str(ch.path) in manifest:
-                del manifest[str(ch.path)]
+            if not ch.changed:
+                key, rec = _find_record(manifest, ch.path, plan.agent)
+                if rec is not None:
+                    _drop_record(manifest, key, rec, run)
     _save_manifest(data_dir, manifest)
     for b in run.removed:  # only once everything else is through: an undo needs them
         b.unlink(missing_ok=True)
@@ -558,8 +710,9 @@ class _Run:
         self.removed.clear()
 
 
-def _new_record(plan: Plan, ch: FileChange, real: Path) -> dict:
+def _new_record(plan: Plan, ch: FileChange, real: Path, manifest: dict) -> dict:
     return {
+        "path": str(ch.path),
         "target": plan.target,
         "agent": plan.agent,
         "role": ch.role,
@@ -568,29 +721,44 @@ def _new_record(plan: Plan, ch: FileChange, real: Path) -> dict:
         "made_dirs": _missing_dirs(real),
         "mode": None,
         "exact": True,
+        "seq": 1 + max((r.get("seq", 0) for r in manifest.values()), default=0),
+        "before_sha256": _sha(ch.before) if ch.before is not None else None,
     }
 
 
 def _install_change(plan: Plan, ch: FileChange, manifest: dict, stamp: str, run: _Run) -> None:
-    key = str(ch.path)
+    key, rec = _find_record(manifest, ch.path, plan.agent)
     real = ch.path if ch.symlink else _real(ch.path)
-    rec = manifest.get(key) or _new_record(plan, ch, real)
-    if key in manifest and ch.before is not None and _sha(ch.before) != rec.get("installed_sha256"):
-        # edited by someone else since the last install: restoring the pre-install
-        # bytes would drop their edit, so uninstall will only remove our entry
+    sibs = _siblings(manifest, ch.path)
+    is_new = rec is None
+    if rec is None:
+        key = _key(ch.path, plan.agent)
+        rec = _new_record(plan, ch, real, manifest)
+    elif ch.before is not None and _sha(ch.before) != rec.get("installed_sha256"):
+        # edited by someone else (or another agent's install) since the last install:
+        # restoring the pre-install bytes would drop that, so uninstall removes only ours
         rec["exact"] = False
-    ours = ch.symlink or (
-        rec.get("installed_sha256") is not None
-        and ch.before is not None
-        and _sha(ch.before) == rec["installed_sha256"]
-    )
-    if ch.before is not None and not ours:  # our own last version needs no copy
+    if ch.redo is not None:
+        rec["redo"] = ch.redo
+    # the first record of a file keeps the user's own bytes; later ones need no copy
+    first = is_new and not any(r.get("backups") or r.get("created") for _, r in sibs)
+    if not is_new and rec.get("created"):
+        first = False
+    if ch.before is not None and first and not ch.symlink:
         backup = _backup_path(ch.path, stamp)
         mode = real.stat().st_mode & 0o777
         atomic_write(backup, ch.before, mode=mode)
         run.backups.append(backup)
         rec["backups"].append(str(backup))
         rec["mode"] = rec["mode"] if rec["mode"] is not None else mode
+    elif ch.before is not None and is_new and sibs:
+        rec["created"] = False
+        rec["mode"] = sibs[0][1].get("mode")
+    elif not rec.get("exact", True) and ch.before is not None and not ch.symlink:
+        backup = _backup_path(ch.path, stamp)  # their edit is kept, in case they want it back
+        atomic_write(backup, ch.before, mode=real.stat().st_mode & 0o777)
+        run.backups.append(backup)
+        rec["backups"].append(str(backup))
     run.written.append((real, ch.before, ch.symlink))
     if ch.symlink:
         ch.path.parent.mkdir(parents=True, exist_ok=True)
@@ -611,22 +779,45 @@ def _backup_path(path: Path, stamp: str) -> Path:
     return backup
 
 
-def _uninstall_change(ch: FileChange, manifest: dict, run: _Run) -> list[str]:
+def _drop_record(manifest: dict, key: str, rec: dict, run: _Run) -> list[str]:
+    """Forget ``rec``; the user's own bytes (and the directories made for the file) pass to
+    the next record of the same file, or their backups go when none is left."""
+    del manifest[key]
+    path = rec.get("path") or key
+    rest = _siblings(manifest, Path(path))
+    if rest:
+        nxt = rest[0][1]
+        if rec.get("backups") or rec.get("created"):
+            run.removed += [Path(b) for b in nxt.get("backups", [])]
+            nxt["backups"] = list(rec.get("backups", []))
+            nxt["created"] = rec.get("created", False)
+            nxt["made_dirs"] = list(rec.get("made_dirs", []))
+            nxt["mode"] = rec.get("mode")
+        return []
+    run.removed += [Path(b) for b in rec.get("backups", [])]
+    return list(rec.get("made_dirs", []))
+
+
+def _uninstall_change(plan: Plan, ch: FileChange, manifest: dict, run: _Run) -> list[str]:
     """Undo one file; returns the directories install made for it (removed if empty)."""
-    key = str(ch.path)
-    rec = manifest.get(key)
+    key, rec = _find_record(manifest, ch.path, plan.agent)
     real = ch.path if ch.symlink else _real(ch.path)
     run.written.append((real, ch.before, ch.symlink))
     if ch.after is None:
         real.unlink(missing_ok=True)  # a symlinked config loses its target, never the link
     else:
-        atomic_write(real, ch.after, mode=rec.get("mode") if rec else None)
+        mode = (_siblings(manifest, ch.path) or [("", rec or {})])[0][1].get("mode")
+        atomic_write(real, ch.after, mode=mode)
+    for other, update in ch.chain.items():
+        if other in manifest:
+            manifest[other].update(update)
     if rec is None:
         return []
-    if rec.get("exact", True) and ch.after == _original(rec):
-        run.removed += [Path(b) for b in rec["backups"]]
-    del manifest[key]
-    return list(rec.get("made_dirs", []))
+    if not ch.exact and (rec.get("backups") or rec.get("created")) and ch.after is not None:
+        # the user's bytes were not restored: keep their copy, tell no record to rely on it
+        rec = {**rec, "backups": []}
+        manifest[key] = rec
+    return _drop_record(manifest, key, rec, run)
 
 
 def _remove_made_dirs(made_dirs: set[str]) -> None:
@@ -641,10 +832,12 @@ def mcp_registrations(data_dir: Path) -> dict[str, list[dict]]:
     """Which agents have Engram's MCP server registered where: agent slug → [{target, path,
     present}], from the manifest (``present``: the entry is still in the file now)."""
     out: dict[str, list[dict]] = {}
-    for path, rec in sorted(_load_manifest(data_dir).items()):
+    for key, rec in sorted(_load_manifest(data_dir).items()):
         if rec.get("role") != "mcp":
             continue
-        present = mcp_register.registered(rec["target"], Path(path))
+        path = _rec_path(key, rec)
+        slug = rec["agent"] if "path" in rec else None
+        present = mcp_register.registered(rec["target"], Path(path), slug)
         out.setdefault(rec["agent"], []).append(
             {"target": rec["target"], "path": path, "present": present}
         )

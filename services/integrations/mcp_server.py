@@ -75,8 +75,14 @@ def build_server(engram, slug: str):
     from mcp.server.mcpserver import MCPServer
 
     engram.agent(slug)  # NotFound now, not on the first call
+    from services.integrations import mcp_more
+
     server = MCPServer(
-        "engram", title=f"Engram memory of {slug}", instructions=INSTRUCTIONS, log_level="WARNING"
+        "engram",
+        title=f"Engram memory of {slug}",
+        instructions=INSTRUCTIONS,
+        log_level="WARNING",
+        version=mcp_more.server_version(),
     )
 
     def mem():
@@ -85,6 +91,8 @@ def build_server(engram, slug: str):
     _register_writes(server, mem)
     _register_reads(server, mem)
     _register_resources(server, mem, slug)
+    mcp_more.register(server, mem, slug, expected, client_name, _annotations)
+    mcp_more.harden(server)
     return server
 
 

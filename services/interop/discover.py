@@ -19,7 +19,8 @@ from pathlib import Path
 
 from services.interop.importers.common import slug as _slug
 
-TRANSCRIPT_KINDS = ("claude-code-transcripts", "codex-sessions")
+TRANSCRIPT_KINDS = ("claude-code-transcripts", "codex-sessions", "cursor-transcripts")
+VENDOR = "vendor-service"
 _LABELS = {
     "claude-code-memory": "Claude Code auto memory",
     "instructions": "instruction file",
@@ -30,6 +31,9 @@ _LABELS = {
     "openmemory": "OpenMemory export",
     "claude-code-transcripts": "Claude Code transcripts",
     "codex-sessions": "Codex sessions",
+    "cursor-transcripts": "Cursor agent transcripts",
+    "gemini-memory": "Gemini CLI private memory",
+    "claude-subagent-memory": "Claude Code subagent memory",
 }
 
 
@@ -43,15 +47,24 @@ class DiscoveredSource:
     imported_by: str | None = None  # slug of an Engram agent that already imports it
     project: str | None = None  # the project it belongs to (None: user-wide)
     problem: str | None = None  # why it could not be read
+    export: str | None = None  # vendor-kept memory: the documented way to see or export it
+    title: str | None = None  # vendor-kept memory: what it is called
 
     @property
     def importable(self) -> bool:
-        return self.kind not in TRANSCRIPT_KINDS and self.problem is None
+        return self.kind not in TRANSCRIPT_KINDS and self.kind != VENDOR and self.problem is None
+
+    @property
+    def unit(self) -> str:
+        """What ``entries`` counts: facts, or sessions for a transcript folder."""
+        return "sessions" if self.kind in TRANSCRIPT_KINDS else "entries"
 
     @property
     def label(self) -> str:
+        if self.kind == VENDOR:
+            return f"{self.title} (kept by the vendor's service)"
         what = _LABELS.get(self.kind, self.kind)
-        if self.kind == "instructions":
+        if self.kind in ("instructions", "agent-rules"):
             what = f"{self.path.name} ({self.agent_kind})"
         return f"{what} · {self.project}" if self.project else what
 
@@ -67,6 +80,8 @@ class DiscoveredSource:
             "importable": self.importable,
             "label": self.label,
             "problem": self.problem,
+            "unit": self.unit,
+            "export": self.export,
         }
 
 
@@ -84,6 +99,8 @@ def _count(kind: str, path: Path) -> tuple[int, str | None]:
         return sum(1 for _ in path.glob("*.jsonl")), None
     if kind == "codex-sessions":
         return sum(1 for _ in path.rglob("rollout-*.jsonl")), None
+    if kind == "cursor-transcripts":  # <uuid>/<uuid>.jsonl, or <uuid>.txt from older builds
+        return len(list(path.glob("*/*.jsonl"))) + len(list(path.glob("*.txt"))), None
     try:
         parsed = parse_source(path, kind)
         if not parsed.facts and parsed.problems:
@@ -96,9 +113,13 @@ def _count(kind: str, path: Path) -> tuple[int, str | None]:
 
 
 def _add(found: dict, kind: str, path: Path, agent_kind: str, project: str | None) -> None:
+    from services.interop.engram_outputs import is_engram_output
+
     key = (kind, str(path.resolve()))
-    if key in found or not path.exists():
+    if key in found or not path.exists() or (path.is_file() and is_engram_output(path)):
         return
+    if path.is_file() and any(k[1] == key[1] for k in found):
+        return  # the same file (a symlink's target) under another name: one source
     entries, problem = _count(kind, path)
     if kind not in TRANSCRIPT_KINDS and entries == 0 and problem is None:
         return  # an empty template is not a memory source
@@ -116,11 +137,16 @@ def _home_sources(home: Path, codex: Path, found: dict) -> None:
         _add(found, "claude-code-memory", Path(custom).expanduser(), "claude-code", None)
     projects = claude / "projects"
     if projects.is_dir():
+        known = {_encode(p): p for p in recorded_projects(home, codex)}
         for d in sorted(p for p in projects.iterdir() if p.is_dir()):
-            _claude_project(d, found)
+            _claude_project(d, found, known)
     _add(found, "instructions", codex / "AGENTS.md", "codex", None)
     mem = codex / "memories"
     if mem.is_dir():
+        from services.interop.importers.codex_memory import folder_of
+
+        if folder_of(mem) == mem:  # the flat layout: the folder itself (a git repository)
+            _add(found, "codex-memory", mem, "codex", None)
         for d in sorted(p for p in mem.iterdir() if (p / "memory").is_dir()):
             _add(found, "codex-memory", d / "memory", "codex", _codex_project(d))
     if (codex / "sessions").is_dir():
@@ -137,6 +163,7 @@ def _home_sources(home: Path, codex: Path, found: dict) -> None:
         _add(found, "mcp-memory", f, "mcp-memory", None)
     for z in sorted((home / "Downloads").glob("memories_export_*.zip")):
         _add(found, "openmemory", z, "openmemory", None)
+    _new_home_sources(home, found)
 
 
 _CWD = re.compile(r"\bcwd\s*[:=]\s*`?([^`\s]+)")
@@ -167,11 +194,9 @@ def _setting(path: Path, key: str):
     return data.get(key) if isinstance(data, dict) else None
 
 
-def _claude_project(d: Path, found: dict) -> None:
-    from services.interop.importers.claude_memory import project_name
-
+def _claude_project(d: Path, found: dict, known: dict[str, str] | None = None) -> None:
     mem = d / "memory"
-    name = project_name(mem)
+    name = encoded_project_name(d.name, known or {})
     if mem.is_dir():
         _add(found, "claude-code-memory", mem, "claude-code", name)
     if any(d.glob("*.jsonl")):
@@ -228,26 +253,38 @@ def _project_sources(project: Path, found: dict) -> None:
     for d in (project / ".claude" / "memory", project / "memory"):
         if d.is_dir() and detect(d):
             _add(found, "claude-code-memory", d, "claude-code", name)
+    _new_project_sources(project, name, found)
     for f in (project / "memory.jsonl", project / ".mcp" / "memory.jsonl"):
         _add(found, "mcp-memory", f, "mcp-memory", name)
 
 
 def discover_sources(
-    home: Path | None = None, project: Path | None = None, engram=None
+    home: Path | None = None, project: Path | None = None, engram=None, split: bool = False
 ) -> list[DiscoveredSource]:
-    """Every memory source under ``home`` (default ``$HOME``) and ``project`` (default: the
-    current directory, unless it is ``home`` itself). With ``engram``, ``imported_by`` names
-    the agent whose facts came from it."""
+    """Every memory source under ``home`` (default ``$HOME``), in ``project`` (default: the
+    current directory, unless it is ``home`` itself) and in every project the agents
+    themselves recorded (Claude Code, Codex, Gemini CLI, Cursor), plus the memories only a
+    vendor's service keeps. With ``engram``, ``imported_by`` names the agent whose facts
+    came from it. One repository's sources suggest one agent unless ``split``."""
     codex = (
         Path(os.environ["CODEX_HOME"]) if home is None and os.environ.get("CODEX_HOME") else None
     )
     home = Path(home or Path.home()).expanduser()
     project = Path(project) if project is not None else Path.cwd()
+    codex = codex or home / ".codex"
     found: dict = {}
-    _home_sources(home, codex or home / ".codex", found)
-    if project.resolve() != home.resolve() and project.is_dir():
-        _project_sources(project, found)
+    _home_sources(home, codex, found)
+    projects = [project] if project.resolve() != home.resolve() and project.is_dir() else []
+    for recorded in recorded_projects(home, codex):
+        p = Path(recorded)
+        if p.is_dir() and p.resolve() != home.resolve() and p not in projects:
+            projects.append(p)
+    for p in projects:
+        _project_sources(p, found)
     out = list(found.values())
+    if not split:
+        _one_agent_per_repository(out)
+    out += vendor_kept(home, projects)
     if engram is not None:
         _mark_imported(engram, out)
     return out
@@ -296,3 +333,180 @@ def import_discovered(engram, sources: list[DiscoveredSource], progress=None) ->
         if progress:
             progress(len(results), len(sources))
     return results
+
+
+# where agents record the projects they worked in ----------------------------------------------
+def _encode(path: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]", "-", path)
+
+
+def _json(path: Path):
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def recorded_projects(home: Path, codex: Path, max_rollouts: int = 300) -> list[str]:
+    """Project paths the agents wrote down (existing or not): Claude Code's ``~/.claude.json``
+    ``projects`` and ``~/.claude/projects/<encoded path>`` (decoded on disk), Gemini CLI's
+    ``~/.gemini/projects.json``, the ``cwd`` of Codex rollouts (newest first) and Cursor's
+    ``~/.cursor/projects/<slug>``. A launcher's working folder is not where the user works."""
+    from services.interop.importers.claude_memory import _decode
+
+    out: list[str] = []
+    data = _json(home / ".claude.json")
+    if isinstance(data, dict) and isinstance(data.get("projects"), dict):
+        out += [p for p in data["projects"] if isinstance(p, str) and p.startswith("/")]
+    gem = _json(home / ".gemini" / "projects.json")
+    if isinstance(gem, dict) and isinstance(gem.get("projects"), dict):
+        out += [p for p in gem["projects"] if isinstance(p, str)]
+    out += _codex_cwds(codex / "sessions", max_rollouts)
+    for folder, lead in ((home / ".claude" / "projects", ""), (home / ".cursor" / "projects", "-")):
+        if folder.is_dir():
+            for d in sorted(folder.iterdir()):
+                real = _decode(lead + d.name) if d.is_dir() else None
+                if real is not None:
+                    out.append(str(real))
+    return list(dict.fromkeys(out))
+
+
+def _codex_cwds(sessions: Path, limit: int) -> list[str]:
+    if not sessions.is_dir():
+        return []
+    files = sorted(sessions.rglob("rollout-*.jsonl"), reverse=True)[:limit]
+    out = []
+    for f in files:
+        try:
+            with f.open("rb") as fh:
+                first = json.loads(fh.readline(1 << 16) or b"{}")
+        except (OSError, ValueError):
+            continue
+        payload = first.get("payload") if isinstance(first, dict) else None
+        cwd = (payload or first).get("cwd") if isinstance(payload or first, dict) else None
+        if isinstance(cwd, str) and cwd.startswith("/"):
+            out.append(cwd)
+    return out
+
+
+def encoded_project_name(enc: str, known: dict[str, str]) -> str:
+    """The project of ``~/.claude/projects/<enc>``: the recorded path that encodes to it;
+    else walked on disk as far as it exists, the rest of the name being the project's own
+    (a deleted ``/home/me/code/my-app`` stays "my-app", not "app")."""
+    if enc in known:
+        return _slug(Path(known[enc]).name)
+    parts = enc.lstrip("-").split("-")
+    cur, i = Path("/"), 0
+    while i < len(parts):
+        try:
+            names = {_encode(p.name): p for p in cur.iterdir() if p.is_dir()}
+        except OSError:
+            break
+        for j in range(len(parts), i, -1):
+            hit = names.get("-".join(parts[i:j]))
+            if hit is not None:
+                cur, i = hit, j
+                break
+        else:
+            break
+    rest = "-".join(parts[i:])
+    return _slug(rest or cur.name or enc)
+
+
+# sources added for the agents of late 2026 ------------------------------------------------------
+def _new_home_sources(home: Path, found: dict) -> None:
+    from services.interop.importers import claude_agent_memory, gemini_memory
+
+    for d in claude_agent_memory.memory_folders(home / ".claude"):
+        _add(found, "claude-subagent-memory", d, "claude-code", None)
+    tmp = home / ".gemini" / "tmp"
+    for d in sorted(tmp.glob("*/memory")) if tmp.is_dir() else []:
+        _add(found, "gemini-memory", d, "gemini", gemini_memory.project_name(d))
+    cursor = home / ".cursor" / "projects"
+    for d in sorted(cursor.glob("*/agent-transcripts")) if cursor.is_dir() else []:
+        _add(found, "cursor-transcripts", d, "cursor", encoded_project_name(d.parent.name, {}))
+    for d in sorted((home / ".local" / "share" / "kilo" / "memory").glob("*")):
+        if d.is_dir():
+            _add(found, "agent-rules", d, "kilo", _slug(d.name))
+    for d in sorted((home / ".letta" / "agents").glob("*/memory")):
+        _add(found, "agent-rules", d, "letta", None)
+
+
+def _new_project_sources(project: Path, name: str, found: dict) -> None:
+    from services.interop.importers import agent_rules, claude_agent_memory
+
+    for d in claude_agent_memory.memory_folders(project / ".claude"):
+        _add(found, "claude-subagent-memory", d, "claude-code", name)
+    for f, loc in agent_rules.files_under(project):
+        _add(found, "agent-rules", f, loc.agent, name)
+    custom = _setting(project / ".claude" / "settings.local.json", "autoMemoryDirectory")
+    if custom:
+        _add(found, "claude-code-memory", Path(custom).expanduser(), "claude-code", name)
+
+
+# the agent kind a repository's sources are named after, first present first
+PRIMARY = ("claude-code", "codex", "gemini", "cursor", "opencode", "windsurf", "copilot")
+
+
+def _one_agent_per_repository(sources: list[DiscoveredSource]) -> None:
+    """CLAUDE.md, AGENTS.md (often the same text, or a link), GEMINI.md, rules and the
+    project's auto memory are one repository's memory: one suggested agent for all of it."""
+    by_project: dict[str, list[DiscoveredSource]] = {}
+    for s in sources:
+        if s.project and s.importable:
+            by_project.setdefault(s.project, []).append(s)
+    for project, group in by_project.items():
+        kinds = {s.agent_kind for s in group}
+        primary = next((k for k in PRIMARY if k in kinds), sorted(kinds)[0])
+        for s in group:
+            s.suggested_agent = _agent_slug(primary, project)
+
+
+# memory only a vendor's service keeps: listed with the documented way to see or export it
+VENDOR_KEPT = (
+    (
+        "copilot",
+        "GitHub Copilot Memory",
+        (".config/github-copilot", ".copilot"),
+        "stored by GitHub per repository; review or delete it under the repository's "
+        "Settings → Copilot → Memory (no file export); rules to keep go in "
+        ".github/copilot-instructions.md, which Engram reads",
+    ),
+    (
+        "windsurf",
+        "Windsurf Cascade memories",
+        (".codeium/windsurf",),
+        "kept by Windsurf; Windsurf Settings → Cascade → Manage memories lists them; copy the "
+        "ones to keep into .windsurf/rules/*.md, which Engram reads",
+    ),
+    (
+        "cursor",
+        "Cursor User and Team Rules",
+        (".cursor",),
+        "User Rules live in Cursor Settings → Rules, Team Rules in the cursor.com team "
+        "dashboard (no file export); copy them into .cursor/rules/*.mdc, which Engram reads",
+    ),
+    (
+        "claude-ai",
+        "Claude.ai memory",
+        (".claude",),
+        "kept by Anthropic for the claude.ai app; claude.ai Settings → Privacy → Export data "
+        "sends an archive that includes it",
+    ),
+)
+
+
+def vendor_kept(home: Path, projects: list[Path]) -> list[DiscoveredSource]:
+    """One row per vendor-kept memory of an agent this machine uses (its folder exists, or a
+    project uses its files), so the user knows it exists and how to get it out."""
+    out = []
+    used_copilot = any((p / ".github" / "copilot-instructions.md").is_file() for p in projects)
+    for kind, title, marks, export in VENDOR_KEPT:
+        used = any((home / m).exists() for m in marks) or (kind == "copilot" and used_copilot)
+        if used:
+            src = DiscoveredSource(VENDOR, home / marks[0], 0, kind, kind, None, None, None)
+            src.export, src.title = export, title
+            # what a reader of ``problem`` (the app's first-run list) shows: why it is not here
+            src.problem = f"kept by the vendor's service, not on disk: {export}"
+            out.append(src)
+    return out

@@ -46,7 +46,16 @@ def writable(meta: dict) -> bool:
         return bool(meta.get("gemini_memory"))
     if fmt == "hermes":
         return True  # the agent's own entries, two-way
+    if fmt in AGENT_WRITTEN:  # formats of agents' own memory folders
+        return AGENT_WRITTEN[fmt](name, meta)
     return fmt == "codex-memory" and name == "MEMORY.md"
+
+
+# format → whether a file's block is the agent's own memory (cut by plain ``split_statements``)
+AGENT_WRITTEN = {
+    "gemini-memory": lambda name, meta: name.endswith(".md"),
+    "agent-rules": lambda name, meta: bool(meta.get("agent_memory")),
+}
 
 
 def statements(path: Path, text: str, fmt: str) -> list[Statement]:

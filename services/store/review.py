@@ -23,6 +23,7 @@ from __future__ import annotations
 import builtins
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from models import Fact
@@ -35,7 +36,15 @@ if TYPE_CHECKING:  # the façade sits above this package; only its type is used 
     from services.engram import AgentMemory
 
 REVIEW = "review"
-REASONS = ("personal-data", "low-confidence", "conflict", "mcp", "entity-merge", "llm")
+REASONS = (
+    "personal-data",
+    "low-confidence",
+    "conflict",
+    "mcp",
+    "entity-merge",
+    "llm",
+    "agent-inbox",
+)
 
 
 def review_metadata(reason: str, confidence: float | None = None, **detail) -> dict:
@@ -142,11 +151,14 @@ class ReviewInbox:
     def _decide(self, ids, accept: bool, actor: str) -> builtins.list[int]:
         m = self.m
         done: builtins.list[int] = []
+        settled: builtins.list[Path | None] = []  # agents' proposal files to remove after
         with m.db.atomic():
             for row in self._take(ids):
                 before = snapshot(row)
                 meta = dict(row.metadata or {})
                 note = dict(meta.pop(REVIEW) or {})
+                if note.get("patch_file"):
+                    settled.append(_settle_proposal(note["patch_file"], accept))
                 note["decided_at"] = utcnow().isoformat(timespec="seconds")
                 note["decided_by"] = actor
                 if accept:
@@ -166,6 +178,23 @@ class ReviewInbox:
                     actor=actor,
                 )
                 done.append(row.id)
+        for patch in settled:  # decided: the agent must not find its proposal again
+            if patch is not None:
+                patch.unlink(missing_ok=True)
         if done:
             m.engram.bus.emit("fact.updated", agent_id=m.agent_id, ids=done)
         return done
+
+
+def _settle_proposal(patch_file: str, accept: bool) -> Path | None:
+    """An agent's proposed change to its own memory file (a Gemini CLI Auto Memory inbox
+    patch): accepting applies it to the file (a patch that no longer fits is refused and the
+    item stays in the inbox); either way the proposal file goes once the decision is saved."""
+    from services.store.patch_files import apply_patch_file
+
+    path = Path(patch_file)
+    if not path.exists():
+        return None
+    if accept:
+        apply_patch_file(path)
+    return path

@@ -248,7 +248,39 @@ def _mcp(mem, text, tmp):
         assert "forget rule" in str(exc)
 
 
+def _mcp_batch(mem, text, tmp):
+    """The MCP batch tool (issue 22), in-process: every item passes the policy."""
+    from services.integrations import mcp_more_tools
+
+    mcp_more_tools.remember_batch(
+        mem, [{"text": text, "project": "billing"}, {"text": "Likes the quiet carriage"}]
+    )
+    mcp_more_tools.link_entities(mem, text, "works_at", "Acme Corp")
+    mcp_more_tools.link_entities(mem, "Grace Hopper", "mentors", text)
+
+
+def _import_agent_memory_2026(mem, text, tmp):
+    """Issue 22's importers: Gemini private memory with an inbox proposal, a Cline memory
+    bank, a Claude Code subagent's memory."""
+    gem = tmp / "home" / ".gemini" / "tmp" / "shop" / "memory"
+    (gem / ".inbox" / "private").mkdir(parents=True)
+    (gem / "MEMORY.md").write_text(f"- {text}\n")
+    (gem / ".inbox" / "private" / "extraction.patch").write_text(
+        f"--- {gem}/MEMORY.md\n+++ {gem}/MEMORY.md\n@@ -1,1 +1,2 @@\n - {text}\n+- {text} too\n"
+    )
+    bank = tmp / "repo" / "memory-bank"
+    bank.mkdir(parents=True)
+    (bank / "activeContext.md").write_text(f"- {text}\n")
+    sub = tmp / "repo" / ".claude" / "agent-memory" / "reviewer"
+    sub.mkdir(parents=True)
+    (sub / "MEMORY.md").write_text(f"- {text}\n")
+    for path, fmt in ((gem, None), (tmp / "repo", "agent-rules"), (sub, None)):
+        mem.import_path(path, fmt=fmt)
+
+
 WRITE_PATHS = {
+    "mcp-batch": _mcp_batch,
+    "import-agent-memory-2026": _import_agent_memory_2026,
     "entity-names": _entity_names,
     "remember": _remember,
     "remember_many": _remember_many,

@@ -28,8 +28,8 @@ def test_dialog_shows_and_switches_mcp_registration_per_agent(qtbot, keyword_eng
 
     dlg.set_checked("work", "cursor", True)
     servers = json.loads(cursor_cfg.read_bytes())["mcpServers"]
-    assert set(servers) == {"linear", "engram"}
-    assert servers["engram"]["args"][-3:] == ["mcp", "--agent", "work"]
+    assert set(servers) == {"linear", "engram-work"}
+    assert servers["engram-work"]["args"][-3:] == ["mcp", "--agent", "work"]
     assert dlg.is_checked("work", "cursor") and not dlg.is_checked("home", "cursor")
     assert "Cursor now starts" in dlg.status.text()
 
@@ -54,10 +54,10 @@ def test_a_broken_config_is_reported_not_rewritten(qtbot, keyword_engram, tmp_pa
     home = tmp_path / "home"
     cfg = home / ".gemini" / "settings.json"
     cfg.parent.mkdir(parents=True)
-    cfg.write_bytes(b'{"theme": "x", // mine\n}')
+    cfg.write_bytes(b'{"theme": "x" "y"}')
     dlg = IntegrationsDialog(e, home=home)
     qtbot.addWidget(dlg)
     dlg.set_checked("work", "gemini", True)
     assert "Not changed" in dlg.status.text() and "not valid JSON" in dlg.status.text()
     assert not dlg.is_checked("work", "gemini")
-    assert cfg.read_bytes() == b'{"theme": "x", // mine\n}'
+    assert cfg.read_bytes() == b'{"theme": "x" "y"}'

@@ -108,9 +108,9 @@ def test_register_beside_the_users_servers_and_restore_every_byte(tmp_path, caps
     assert rc == 0
     raw = cfg.read_bytes()
     got = servers(target, raw)
-    assert set(got) == {USER_SERVER[target], "engram"}
+    assert set(got) == {USER_SERVER[target], "engram-bot"}
     assert got[USER_SERVER[target]] == servers(target, original)[USER_SERVER[target]]
-    ours = got["engram"]
+    ours = got["engram-bot"]
     argv = ours["command"] if target == "opencode" else [ours["command"], *ours["args"]]
     assert argv[-3:] == ["mcp", "--agent", "bot"]
     assert "--data-dir" in argv and str(data.resolve()) in argv
@@ -142,7 +142,7 @@ def test_into_an_empty_home_and_back_out(tmp_path, capsys, target):
     home.mkdir()
     hooks(capsys, data, "install", target, home, "--yes")
     cfg = home / CONFIGS[target][0]
-    assert "engram" in servers(target, cfg.read_bytes())
+    assert "engram-bot" in servers(target, cfg.read_bytes())
     hooks(capsys, data, "uninstall", target, home, "--yes")
     assert snapshot(home) == {}, "made files and the directories made for them are gone"
 
@@ -170,7 +170,7 @@ def test_codex_reinstall_replaces_its_own_table_only(tmp_path, capsys):
     hooks(capsys, tmp_path / "d1", "install", "codex", home, "--yes")
     hooks(capsys, tmp_path / "d2", "install", "codex", home, "--yes")  # another store
     text = cfg.read_text()
-    assert text.count("[mcp_servers.engram]") == 1
+    assert text.count("[mcp_servers.engram-bot]") == 1
     assert str((tmp_path / "d2").resolve()) in text and str(tmp_path / "d1") not in text
     assert tomllib.loads(text)["profiles"]["deep"]["model"] == "o3"
 
@@ -181,9 +181,8 @@ def test_codex_reinstall_replaces_its_own_table_only(tmp_path, capsys):
         ("claude-code", b'{"mcpServers": {}, // mine\n}', "not valid JSON"),
         ("cursor", b'{"mcpServers": {"a": 1,}}', "not valid JSON"),
         ("gemini", b"\xff\xfe{}", "not UTF-8"),
-        ("opencode", b'{\n  // jsonc comment\n  "mcp": {}\n}', "not valid JSON"),
         ("codex", b'model = "o3\n[mcp_servers', "not valid TOML"),
-        ("codex", b'mcp_servers = { engram = { command = "mine" } }\n', "inline"),
+        ("codex", b'mcp_servers = { engram-bot = { command = "mine" } }\n', "inline"),
         ("cursor", b'{"mcpServers": ["not", "an", "object"]}', "not an object"),
     ],
 )
@@ -213,7 +212,7 @@ def test_a_symlinked_settings_json_stays_a_symlink(tmp_path, capsys):
 
     hooks(capsys, tmp_path / "data", "install", "gemini", home, "--yes")
     assert link.is_symlink() and os.readlink(link) == str(target)
-    assert "engram" in json.loads(target.read_bytes())["mcpServers"]
+    assert "engram-bot" in json.loads(target.read_bytes())["mcpServers"]
     hooks(capsys, tmp_path / "data", "uninstall", "gemini", home, "--yes")
     assert link.is_symlink() and os.readlink(link) == str(target)
     assert target.read_bytes() == CONFIGS["gemini"][1]
@@ -229,7 +228,7 @@ def test_a_dangling_symlink_is_not_deleted(tmp_path, capsys):
     link.symlink_to(target)
 
     hooks(capsys, tmp_path / "data", "install", "cursor", home, "--yes")
-    assert link.is_symlink() and "engram" in json.loads(target.read_bytes())["mcpServers"]
+    assert link.is_symlink() and "engram-bot" in json.loads(target.read_bytes())["mcpServers"]
     hooks(capsys, tmp_path / "data", "uninstall", "cursor", home, "--yes")
     assert link.is_symlink() and os.readlink(link) == str(target)
     assert not target.exists(), "the target Engram created is gone, the link stays"

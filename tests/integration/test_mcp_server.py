@@ -40,6 +40,15 @@ TOOLS = {
     "delete_memory",
     "forget",
     "get_context",
+    # issue 22: what other memory servers offer
+    "remember_batch",
+    "remember_in_project",
+    "recall_in_project",
+    "get_memory",
+    "search_entities",
+    "show_entity",
+    "link_entities",
+    "recent_episodes",
 }
 
 

@@ -169,7 +169,7 @@ def merge_explanations(stmts: list[Statement]) -> list[Statement]:
 
 def parse(path: Path) -> ParsedSource:
     path = Path(path)
-    folder = folder_of(path) or path.parent
+    folder = folder_of(path) or (path if path.is_dir() else path.parent)
     out = ParsedSource(format=FORMAT, root=folder.resolve())
     project = project_name(folder.resolve())
     if path.is_file() and path.name != INDEX:

@@ -3,7 +3,9 @@
 ``MEMORY.md`` (``# Task Group:`` sections of task learnings) and ``raw_memories.md`` or
 ``raw_memories/`` (per-thread notes). A background pipeline writes them; statements become
 facts, the bookkeeping lines (``updated_at:``, ``cwd:``, ``rollout_path:``, keyword lists,
-rollout file lists) do not. ``rollout_summaries/`` are session summaries, not memories.
+rollout file lists) do not. Since late 2026 the folder is flat (``~/.codex/memories/`` itself
+holds the files, kept as a git repository); ``rollout_summaries/*.md`` are one summary per past
+session: they become episodes, not facts.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ def folder_of(path: Path) -> Path | None:
         return None
     if (d / "memory_summary.md").is_file() or (d / "raw_memories.md").is_file():
         return d
-    if (d / "raw_memories").is_dir():
+    if (d / "raw_memories").is_dir() or (d / "rollout_summaries").is_dir():
         return d
     idx = d / "MEMORY.md"
     if idx.is_file() and ".codex" in d.parts:
@@ -80,6 +82,8 @@ def parse(path: Path) -> ParsedSource:
     out = ParsedSource(format=FORMAT, root=folder.resolve())
     files = [path] if path.is_file() else _memory_files(folder)
     scope = "user" if folder.parent.name == "user" else folder.parent.name
+    if path.is_dir():
+        _rollout_summaries(folder, out)
     for f in files:
         rel = rel_name(f, folder)
         text, problems = read_text(f, rel)
@@ -112,4 +116,42 @@ def _parse_text(f: Path, rel: str, text: str, scope: str, out: ParsedSource) -> 
         tags = ["codex-memory", *section_tags(st.sections, skip_title=False)[:3]]
         out.facts.append(
             statement_fact(st, rel, category=cat, meta=meta, created=created, tags=tags)
+        )
+
+
+_DAY = re.compile(r"(20\d\d)-(\d\d)-(\d\d)")
+
+
+def _rollout_summaries(folder: Path, out: ParsedSource) -> None:
+    """One episode per past session: its summary's prose (bookkeeping lines left out), dated
+    by the date in its name, else by the file."""
+    from datetime import date
+
+    from services.interop.importers.base import ImportedEpisode
+
+    for f in sorted((folder / "rollout_summaries").glob("*.md")):
+        rel = rel_name(f, folder)
+        text, problems = read_text(f, rel)
+        out.problems.extend(problems)
+        if text is None:
+            continue
+        _, body, _ = frontmatter.split(text)
+        lines = [
+            ln.strip()
+            for ln in body.splitlines()
+            if ln.strip() and not ln.lstrip().startswith("#") and not _BOOKKEEPING.match(ln.strip())
+        ]
+        summary = " ".join(lines)[:1200].strip()
+        if not summary:
+            continue
+        m = _DAY.search(f.name)
+        day = date(int(m[1]), int(m[2]), int(m[3])) if m else file_time(f).date()
+        out.sources.append(str(f.resolve()))
+        out.episodes.append(
+            ImportedEpisode(
+                day=day,
+                summary=summary,
+                tags=["codex", "rollout-summary"],
+                source_ref=str(f.resolve()),
+            )  # fmt: skip
         )

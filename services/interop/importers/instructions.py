@@ -71,7 +71,14 @@ def file_kind(path: Path) -> tuple[str, str] | None:
 
 
 def project_files(root: Path) -> list[Path]:
-    """The instruction files of a project folder, in the order the agents load them."""
+    """The instruction files of a project folder, in the order the agents load them (not
+    the ones Engram generated)."""
+    from services.interop.engram_outputs import is_engram_output
+
+    return [p for p in _project_files(root) if not is_engram_output(p)]
+
+
+def _project_files(root: Path) -> list[Path]:
     out = []
     for name in ("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "GEMINI.md"):
         p = root / name
@@ -181,11 +188,16 @@ def _only_imports(text: str) -> bool:
 
 
 def _follow_imports(f, body, out, root, seen, hops, rel, kinds) -> None:
-    in_fence = False
+    from services.interop.engram_outputs import MARK
+
+    in_fence = ours = False
     for line in body.split("\n"):
         if line.lstrip().startswith(("```", "~~~")):
             in_fence = not in_fence
         if in_fence:
+            continue
+        if ours or line.startswith(MARK):  # Engram's own import of its compiled memory
+            ours = line.startswith(MARK)
             continue
         for target in _IMPORT.findall(re.sub(r"`[^`]*`", "", line)):
             p = Path(target).expanduser()

@@ -13,6 +13,8 @@ _P = "services.interop.importers."
 # Order matters: the most specific detector first. Each module has detect(path) and parse(path).
 # Claude Code auto memory and Codex memories hold a MEMORY.md too: they go before Hermes.
 FORMATS = {
+    "gemini-memory": _P + "gemini_memory",
+    "claude-subagent-memory": _P + "claude_agent_memory",
     "claude-code-memory": _P + "claude_memory",
     "codex-memory": _P + "codex_memory",
     "mcp-memory": _P + "mcp_memory",
@@ -22,11 +24,13 @@ FORMATS = {
     "lynn": _P + "lynn",
     "memory-setup": _P + "memory_setup",
     "instructions": _P + "instructions",
+    "agent-rules": _P + "agent_rules",
     "hermes": _P + "hermes",
 }
 # What users call the files; ``--format`` accepts these too.
 ALIASES = {
     "claude-memory": "claude-code-memory",
+    "claude-agent-memory": "claude-subagent-memory",
     "claude-md": "instructions",
     "agents-md": "instructions",
     "gemini-md": "instructions",
@@ -37,6 +41,14 @@ ALIASES = {
     "aider": "instructions",
     "aider-conventions": "instructions",
     "codex": "codex-memory",
+    "cline": "agent-rules",
+    "roo": "agent-rules",
+    "kilo": "agent-rules",
+    "kiro": "agent-rules",
+    "continue": "agent-rules",
+    "zed": "agent-rules",
+    "copilot": "agent-rules",
+    "letta": "agent-rules",
     "mem0": "openmemory",
     "engram": "engram-json",
     "engram-markdown": "memory-setup",
@@ -47,12 +59,28 @@ SUPPORTED = (
     "memories (codex-memory), basic-memory notes (basic-memory), an OpenMemory export zip "
     "(openmemory), an MCP memory server memory.jsonl (mcp-memory), an Engram JSON export "
     "(engram-json), a Memory Setup workspace or Engram Markdown export (memory-setup), Hermes "
-    "MEMORY.md/USER.md (hermes), a Lynn memory dir (lynn)"
+    "MEMORY.md/USER.md (hermes), a Lynn memory dir (lynn), Gemini CLI private memory "
+    "~/.gemini/tmp/<project>/memory (gemini-memory), Cline / Roo / Kilo / Kiro / Continue / Zed "
+    "/ Copilot rules and memory banks, Letta MemFS (agent-rules)"
 )
 # Facts from these formats are whole-file statements: one the file no longer makes is archived.
-TRACKS_REMOVALS = {"instructions", "claude-code-memory", "codex-memory", "basic-memory"}
+TRACKS_REMOVALS = {
+    "instructions",
+    "claude-code-memory",
+    "codex-memory",
+    "basic-memory",
+    "gemini-memory",
+    "agent-rules",
+}
 # The agent's own memory files: Engram's edits and deletes can be written back (writeback.py).
-WRITES_BACK = {"instructions", "claude-code-memory", "codex-memory", "hermes"}
+WRITES_BACK = {
+    "instructions",
+    "claude-code-memory",
+    "codex-memory",
+    "hermes",
+    "gemini-memory",
+    "agent-rules",
+}
 
 
 def format_names() -> list[str]:
@@ -216,6 +244,8 @@ STRUCTURAL = {
     "tier",
     "always_apply",
     "trigger",
+    "patch_file",
+    "reason",
 }
 
 

@@ -1,0 +1,180 @@
+"""What the MCP server offers beyond remember/recall/forget, as plain functions over one
+agent's memory (the SDK-facing part is ``mcp_more.py``): entities and their relations, one
+memory with its history, the timeline of episodes, and remembering several facts at once,
+each optionally scoped to a project (stored as the ``proj:<project>`` category)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from services.errors import InvalidInput
+from services.integrations.mcp_tools import _fact_json, remember
+
+if TYPE_CHECKING:
+    from services.engram import AgentMemory
+
+MAX_BATCH = 50
+
+
+def project_category(project: str | None, category: str | None) -> str:
+    """A project scope is Engram's ``proj:<name>`` category (the one the importers use)."""
+    if project and project.strip():
+        return f"proj:{project.strip().lower().replace(' ', '-')}"
+    return (category or "fact").strip() or "fact"
+
+
+def remember_batch(memory: AgentMemory, items: list[dict], client: str | None = None) -> dict:
+    if not items:
+        raise InvalidInput("remember_batch needs at least one item")
+    if len(items) > MAX_BATCH:
+        raise InvalidInput(f"at most {MAX_BATCH} items per call, not {len(items)}")
+    out = []
+    for n, it in enumerate(items, 1):
+        text = str(it.get("text") or "").strip()
+        if not text:
+            out.append({"item": n, "status": "skipped: empty text"})
+            continue
+        cat = project_category(it.get("project"), it.get("category"))
+        res = remember(
+            memory, text, cat, float(it.get("importance", 0.5)), bool(it.get("pin")), client
+        )
+        out.append({"item": n, **res})
+    return {"results": out, "added": sum(1 for r in out if r.get("status") == "added")}
+
+
+def get_memory(memory: AgentMemory, id: int) -> dict:
+    f = memory.get(int(id))
+    hist = memory.facts.history(int(id))
+    return {
+        **_fact_json(f),
+        "tags": list(f.tags or []),
+        "source": f.source,
+        "history": [
+            {
+                k: _plain(h[k])
+                for k in ("action", "created_at", "actor", "reason", "before", "after")
+                if h.get(k) is not None
+            }  # fmt: skip
+            for h in hist
+        ],
+    }
+
+
+def search_entities(
+    memory: AgentMemory, query: str | None = None, type: str | None = None, limit: int = 20
+) -> dict:
+    rows = memory.entities.list(type or None, (query or "").strip() or None)
+    limit = max(1, min(int(limit), 100))
+    return {
+        "total": len(rows),
+        "entities": [
+            {
+                "id": e.id,
+                "name": e.name,
+                "type": e.type,
+                "aliases": list(e.aliases),
+                "facts": e.mention_count,
+                "last_mentioned": e.last_mentioned.date().isoformat(),
+            }
+            for e in rows[:limit]
+        ],
+    }
+
+
+def show_entity(memory: AgentMemory, name: str, facts: int = 20) -> dict:
+    page = memory.entities.page(name)
+    e = page.entity
+    return {
+        "id": e.id,
+        "name": e.name,
+        "type": e.type,
+        "aliases": list(e.aliases),
+        "relations": [{"from": a, "type": t, "to": b} for a, t, b, _ in page.relations],
+        "facts": [
+            {
+                "id": f.id,
+                "content": f.content,
+                "date": f.created_at.date().isoformat(),
+                "status": f.status,
+            }  # fmt: skip
+            for f in page.facts[-max(1, min(int(facts), 100)) :]
+        ],
+    }
+
+
+def recent_episodes(
+    memory: AgentMemory, since: str | None = None, limit: int = 20, project: str | None = None
+) -> dict:
+    from datetime import date
+
+    try:
+        day = date.fromisoformat(since) if since else None
+    except ValueError:
+        raise InvalidInput(f"since must be a date like 2026-11-30, not {since!r}") from None
+    eps = memory.episodes.list(since=day, limit=max(1, min(int(limit), 200)))
+    rows = [e.to_json() for e in eps]
+    if project:
+        p = project.strip().lower()
+        rows = [r for r in rows if p in " ".join(map(str, r.get("tags") or [])).lower()]
+    keep = ("id", "day", "time", "summary", "tags")
+    return {"episodes": [{k: r.get(k) for k in keep if k in r} for r in rows]}
+
+
+def recent_markdown(memory: AgentMemory, n: int = 30) -> str:
+    """The newest memories as Markdown (the ``recent`` resource; it changes with each write,
+    and subscribers are told so)."""
+    rows = memory.list(limit=n)
+    if not rows:
+        return f"# Recent memories of {memory.slug}\n\nNothing remembered yet.\n"
+    lines = [f"# Recent memories of {memory.slug}", ""]
+    lines += [f"- #{f.id} [{f.category}] {f.content}" for f in rows]
+    return "\n".join(lines) + "\n"
+
+
+def _plain(value):
+    """JSON-ready: dates as ISO text, nested dicts and lists alike."""
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def link_entities(
+    memory: AgentMemory, source: str, relation: str, target: str, client: str | None = None
+) -> dict:
+    """State that ``source`` —relation→ ``target``: a fact in the ``rel:<relation>``
+    category carrying the relation in its metadata (how importers state one), through the one
+    write pipeline; the entity linker makes both entities and the edge from it."""
+    from dataclasses import replace
+
+    from services.ingest.pipeline import NewFact
+    from services.ingest.policy import Target, policy_for
+    from services.integrations.mcp_tools import actor_for, review_required
+    from services.store.review import review_metadata
+
+    a, rel, b = (x.strip() for x in (source, relation, target))
+    if not (a and rel and b):
+        raise InvalidInput("link_entities needs a source, a relation and a target")
+    # the names also go into the fact's metadata: they pass the write policy like its text
+    policy = policy_for(memory)
+    verdicts = [policy.sanitize(x, Target.OTHER) for x in (a, rel, b)]
+    if any(v.blocked_by for v in verdicts):
+        return {"id": None, "status": "blocked by a forget rule"}
+    a, rel, b = (str(v.text) for v in verdicts)
+    words = rel.replace("_", " ")
+    item = NewFact(
+        content=f"{a} {words} {b}",
+        category=f"rel:{rel.lower().replace(' ', '_')}",
+        source="mcp",
+        source_ref=actor_for(client),
+        metadata={"relation": {"from": a, "to": b, "type": words}},
+    )
+    if review_required(memory):
+        item = replace(item, status="pending", metadata={**item.metadata, **review_metadata("mcp")})
+    [res] = memory.remember_many([item], actor=actor_for(client))
+    if res.status == "blocked":
+        return {"id": None, "status": "blocked by a forget rule"}
+    return {"id": res.fact_id, "status": res.status, "relation": [a, words, b]}
