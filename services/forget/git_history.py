@@ -40,6 +40,20 @@ def is_codex_memories(root: Path) -> bool:
     )
 
 
+def is_letta_memfs(root: Path) -> bool:
+    """Letta Code keeps each agent's memory as a git repository of its own
+    (``~/.letta/agents/<id>/memory``): the agent's, not the user's project."""
+    return (
+        root.name == "memory"
+        and root.parent.parent.name == "agents"
+        and (root.parent.parent.parent.name == ".letta")
+    )
+
+
+def is_agent_memory_repo(root: Path) -> bool:
+    return is_codex_memories(root) or is_letta_memfs(root)
+
+
 def _git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
     return subprocess.run(
         ["git", "-C", str(root), *args],
@@ -74,11 +88,12 @@ def erase_history(edits: list, terms: list[str], notes: list[str]) -> dict:
         if _tracked(root, ed.path):
             repos.setdefault(root, []).append(ed)
     for root, eds in sorted(repos.items()):
-        if not is_codex_memories(root):
+        if not is_agent_memory_repo(root):
             out["git_histories_keeping_text"] += 1
             notes.append(
                 f"{root}: this git repository's history still holds the forgotten text "
-                "(Engram rewrites history only in Codex's memories repository)"
+                "(Engram rewrites history only in agents' own memory repositories: Codex "
+                "memories, Letta MemFS)"
             )
             continue
         err = rewrite(root, eds, terms)

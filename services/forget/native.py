@@ -40,7 +40,10 @@ from services.forget.files import ENTRY_SEP, FileEdit, Terms, _entries, _short
 
 USER_OWNED = "instructions"
 ENGRAM_WRITTEN = {"engram-rule", "engram-backup"}  # erased by any forget: Engram wrote them
-AGENT_OWNED = {"claude-code-memory", "codex-memory"}
+AGENT_OWNED = {"claude-code-memory", "codex-memory", "gemini-memory"}
+# the agents' rule files of the one adapter (Cline, Roo, Kiro, Copilot …): the user's text,
+# so only matched lines go and a backup is kept, as for CLAUDE.md
+USER_RULES = "agent-rules"
 MARKER = "[engram forget: a line was removed here]"
 _TEXT_SUFFIXES = {".md", ".mdc", ".txt", ".jsonl", ".markdown", ""}
 MAX_BYTES = 8 << 20  # a memory file an agent loads is small; a larger one is not rewritten
@@ -97,8 +100,9 @@ def installed_files(data_dir: Path | None) -> dict[Path, str]:
         manifest = json.loads((Path(data_dir) / "hooks-installed.json").read_text("utf-8"))
     except (OSError, ValueError):
         return out
-    for path, rec in manifest.items() if isinstance(manifest, dict) else ():
-        p = Path(path)
+    for key, rec in manifest.items() if isinstance(manifest, dict) else ():
+        path = rec.get("path") if isinstance(rec, dict) else None
+        p = Path(path or key.split("#", 1)[0])  # keys are "<path>#<agent>"
         if p.is_file() and _is_text(p) and not p.is_symlink():
             out[p] = "engram-rule" if p.suffix == ".mdc" else "instructions"
         for b in (rec or {}).get("backups", []) if isinstance(rec, dict) else ():
@@ -142,8 +146,24 @@ def discovered_files(data_dir: Path | None = None) -> dict[Path, str]:
             if d.is_dir() and claude_memory.detect(d):  # a docs folder called memory is not
                 add(sorted(d.glob("*.md")), "claude-code-memory")
         add([project / "memory.jsonl", project / ".mcp" / "memory.jsonl"], "mcp-memory")
+    _agents_of_2026(home, project if project.resolve() != home.resolve() else None, add)
     out.update(installed_files(data_dir))  # what Engram wrote is known for what it is
     return out
+
+
+def _agents_of_2026(home: Path, project: Path | None, add) -> None:
+    """Subagent memory, Gemini's private memory and the other agents' rule and memory files
+    (the locations ``engram discover`` knows)."""
+    from services.interop.importers import agent_rules, claude_agent_memory
+
+    folders = claude_agent_memory.memory_folders(home / ".claude")
+    if project is not None:
+        folders += claude_agent_memory.memory_folders(project / ".claude")
+        add([f for f, _ in agent_rules.files_under(project)], USER_RULES)
+    for d in folders:
+        add(sorted(d.glob("*.md")), "claude-code-memory")
+    add(sorted((home / ".gemini" / "tmp").glob("*/memory/*.md")), "gemini-memory")
+    add([f for f, _ in agent_rules.files_under(home, home=True)], USER_RULES)
 
 
 def _is_text(p: Path) -> bool:
@@ -210,7 +230,7 @@ def plan_native(path: Path, fmt: str, terms: Terms, roots: list[Path]) -> FileEd
         kind = "lines"
     edit = FileEdit(path, kind, [_short(g) for g in gone], new)
     edit.fmt, edit.lines, edit.base = fmt, lines, raw
-    edit.user_owned = fmt == USER_OWNED
+    edit.user_owned = fmt in (USER_OWNED, USER_RULES)
     why = not_writable(path, roots)
     if why is not None:
         edit.problem = f"not erased: {why}"
@@ -266,7 +286,9 @@ def _statements(path: Path, text: str, fmt: str):
     from services.interop.importers import frontmatter, gemini
     from services.interop.writeback import statements
 
-    if fmt in AGENT_OWNED and path.name != "MEMORY.md" or fmt == "codex-memory":
+    # Claude Code's MEMORY.md is an index (its hooks are rewritten line by line); Gemini's
+    # and Codex's hold the memories themselves
+    if fmt in AGENT_OWNED and (path.name != "MEMORY.md" or fmt != "claude-code-memory"):
         return statements(path, text, fmt)
     if fmt == USER_OWNED:  # Gemini's saved memories are the agent's own statements
         _, body, first = frontmatter.split(text)

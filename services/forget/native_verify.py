@@ -37,7 +37,7 @@ def native_places(engram, target, others) -> tuple[dict[Path, str], dict[Path, s
 
 
 def check_native(engram, rep, t: Terms, texts: list[str], target, others) -> None:
-    from services.forget.git_history import history_mentions, is_codex_memories, repo_of
+    from services.forget.git_history import history_mentions, is_agent_memory_repo, repo_of
     from services.forget.native import scan_native
 
     mine, theirs = native_places(engram, target, others)
@@ -49,7 +49,7 @@ def check_native(engram, rep, t: Terms, texts: list[str], target, others) -> Non
             rep.remaining.append(("native", f"{p} ({mine[p]}), line(s) {lines}"))
     for p, lines in scan_native(theirs, t):
         rep.shared.append(("native", f"{p} (imported by another agent), line(s) {lines[:20]}"))
-    repos = {r for p in mine if (r := repo_of(p)) is not None and is_codex_memories(r)}
+    repos = {r for p in mine if (r := repo_of(p)) is not None and is_agent_memory_repo(r)}
     for r in sorted(repos):
         rep.checked.append((f"checked {r}/.git", "every commit's patch and message"))
         if history_mentions(r, texts):

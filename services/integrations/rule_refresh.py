@@ -25,7 +25,7 @@ def refresh_agent_files(memory) -> list[Path]:
     data_dir = Path(memory.engram.config.data_dir)
     done: list[Path] = []
     for key, rec in hi._load_manifest(data_dir).items():
-        path = Path(key)
+        path = Path(rec.get("path") or key.split("#", 1)[0])  # keys are "<path>#<agent>"
         if rec.get("target") != "cursor" or rec.get("agent") != memory.slug:
             continue
         if path.name != hi.RULE_NAME or not path.is_file():

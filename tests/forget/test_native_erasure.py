@@ -316,7 +316,17 @@ def test_the_cursor_rule_engram_installed_is_erased(world, cli):
     cli("remember", "--agent", "cur", "Lunch orders go to Quokka Bakery on Tuesdays.")
     cli("remember", "--agent", "cur", "Prefer small pull requests.")
     assert cli("compile", "--agent", "cur")[0] == 0
-    rc, out, err = cli("hooks", "install", "cursor", "--agent", "cur", "--no-mcp", "--yes")
+    rc, out, err = cli(
+        "hooks",
+        "install",
+        "cursor",
+        "--agent",
+        "cur",
+        "--no-mcp",
+        "--project",
+        str(project),
+        "--yes",
+    )
     assert rc == 0, out + err
     rule = project / ".cursor" / "rules" / "engram-memory.mdc"
     assert PHRASE in rule.read_text()
@@ -339,3 +349,93 @@ def test_a_backup_engram_kept_of_an_edited_claude_md_is_erased_too(world, cli):
     assert _scan(home) == []
     assert "Prefer small pull requests." in backups[0].read_text()
     assert "Prefer small pull requests." in user_md.read_text()
+
+
+# the agents of late 2026 ------------------------------------------------------------------
+
+
+def test_claude_code_subagent_memory(world, cli):
+    """``memory: project`` subagent: ``.claude/agent-memory/<agent>/`` in the auto-memory
+    schema (an index and topic files)."""
+    _, project = world
+    _write(project / ".claude" / "agents" / "reviewer.md",
+           "---\nname: reviewer\ndescription: Reviews diffs\nmemory: project\n---\nReview.\n")  # fmt: skip
+    mem = project / ".claude" / "agent-memory" / "reviewer"
+    topic = _write(mem / "user_food.md", CLAUDE_TOPIC)
+    index = _write(mem / "MEMORY.md", CLAUDE_INDEX)
+    assert cli("import", "--agent", "rev", str(mem))[0] == 0
+    expected = {
+        topic: CLAUDE_TOPIC.replace(
+            "description: Buys bread at Quokka Bakery every Friday", 'description: "Food"'
+        )
+        .replace("- The user buys bread at Quokka Bakery every Friday.\n", "")
+        .encode(),
+        index: CLAUDE_INDEX.replace(" — buys bread at Quokka Bakery", "").encode(),
+    }
+    _forget_and_check(cli, "rev", expected, [project])
+
+
+GEMINI_MEMORY = """# Project Memory
+
+- Run the integration tests with `npm run test:int`; they need Docker running.
+- Team lunch is ordered from Quokka Bakery on Thursdays.
+- [Release checklist](release.md) - how releases are cut
+"""
+GEMINI_TOPIC = """# Release checklist
+
+Releases are cut from the `release/*` branches, never from main.
+
+The release party cake comes from Quokka Bakery.
+"""
+
+
+def test_gemini_private_memory(world, cli):
+    """Gemini CLI's private project memory: ``~/.gemini/tmp/<slug>/memory/``."""
+    home, project = world
+    gem = home / ".gemini"
+    _write(gem / "projects.json", json.dumps({"projects": {str(project): "proj"}}))
+    memory = gem / "tmp" / "proj" / "memory"
+    main = _write(memory / "MEMORY.md", GEMINI_MEMORY)
+    topic = _write(memory / "release.md", GEMINI_TOPIC)
+    assert cli("import", "--agent", "gem", str(memory))[0] == 0
+    expected = {
+        main: GEMINI_MEMORY.replace(
+            "- Team lunch is ordered from Quokka Bakery on Thursdays.\n", ""
+        ).encode(),
+        topic: GEMINI_TOPIC.replace(
+            "The release party cake comes from Quokka Bakery.\n", ""
+        ).encode(),
+    }
+    _forget_and_check(cli, "gem", expected, [home])
+
+
+@pytest.mark.parametrize(
+    "rel",
+    [".github/copilot-instructions.md", ".kiro/steering/team.md", ".clinerules/team.md"],
+)
+def test_other_agents_rule_files_change_only_the_matched_line(world, cli, rel):
+    _, project = world
+    f = _write(project / rel, INSTRUCTIONS)
+    assert cli("import", "--agent", "rules", str(f))[0] == 0
+    expected = INSTRUCTIONS.replace("- Lunch orders go to Quokka Bakery on Tuesdays.\n", "")
+    out = _forget_and_check(cli, "rules", {f: expected.encode()}, [project])
+    assert "backup" in out
+
+
+def test_letta_memfs_and_its_git_history(world, cli):
+    """Letta Code's MemFS: each agent's memory is a git repository of its own."""
+    home, _ = world
+    repo = home / ".letta" / "agents" / "agent-7f3a" / "memory"
+    f = _write(repo / "human.md", "# Human\n\n- Prefers pytest over unittest.\n"
+               "- Buys lunch at Quokka Bakery.\n")  # fmt: skip
+    _git(repo.parent, "init", "-q", str(repo))
+    for k, v in (("user.name", "letta"), ("user.email", "letta@example.invalid")):
+        _git(repo, "config", k, v)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "memory")
+    assert cli("import", "--agent", "letta", str(f))[0] == 0
+    expected = b"# Human\n\n- Prefers pytest over unittest.\n"
+    out = _forget_and_check(cli, "letta", {f: expected}, [home])
+    assert "git_histories_rewritten 1" in out
+    history = _git(repo, "log", "--all", "-p")
+    assert "Quokka" not in history and "Prefers pytest" in history
