@@ -148,7 +148,8 @@ def _print_preview(pv) -> None:
     for b in pv.backups:
         print(f"  store backup holding it (deleted): {b}")
     for n in pv.notes:
-        print(f"  note: {n}")
+        if not n.startswith("agent's file: "):  # listed above, with their lines
+            print(f"  note: {n}")
     if pv.empty:
         print("  nothing matches.")
     else:

@@ -16,7 +16,7 @@ from pathlib import Path
 from models import Agent, AuditEvent, CompiledLayer, Episode, Fact, ForgetReceipt, Session
 from services.errors import InvalidInput
 from services.forget.files import Terms, apply_edit
-from services.forget.preview import AgentPreview, ForgetPreview, verify_sample
+from services.forget.preview import NATIVE_NOTE, AgentPreview, ForgetPreview, verify_sample
 from services.forget.purge import compact_store, purge_vectors
 from services.forget.scope import ForgetScope, keyed
 from services.forget.scrub import scrub_file
@@ -51,7 +51,8 @@ def run_forget(
     """Remove everything the preview lists; return the receipt id and the notes."""
     t0 = time.perf_counter()
     step = _Steps(progress, cancelled)
-    notes = list(pv.notes)
+    # the receipt says what happened to each native file (below), not what was planned
+    notes = [n for n in pv.notes if not n.startswith(NATIVE_NOTE)]
     key = engram.forget_key()
     step("backup")
     backup = (

@@ -194,8 +194,13 @@ def plan_native(path: Path, fmt: str, terms: Terms, roots: list[Path]) -> FileEd
         if path.stat().st_size > MAX_BYTES:
             return _problem(path, fmt, f"larger than {MAX_BYTES >> 20} MB: not rewritten")
         raw = path.read_bytes()
+    except OSError:
+        return None  # gone or unreadable: verify's scan says whether it holds anything
+    try:
         text = raw.decode("utf-8")
-    except (OSError, UnicodeDecodeError):
+    except UnicodeDecodeError:
+        if terms.mentions(raw.decode("utf-8", errors="replace")):
+            return _problem(path, fmt, "not UTF-8 text: Engram does not rewrite it")
         return None
     if not terms.mentions(text):
         return None

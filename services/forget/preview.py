@@ -111,6 +111,7 @@ def build_preview(engram, scope: ForgetScope) -> ForgetPreview:
     for a in select_agents(scope):
         pv.agents.append(_agent_preview(engram, a, scope))
     _plan_native(engram, pv)
+    _native_notes(pv)
     all_terms = [x for ap in pv.agents for x in ap.terms]
     if all_terms or scope.kind == "everything":
         for b in store_backups(engram):
@@ -170,6 +171,21 @@ def _plan_native(engram, pv: ForgetPreview) -> None:
                 "(forget with --all-agents, or import it first)"
             )
         pv.agents[0].native.append(ed)
+
+
+NATIVE_NOTE = "agent's file: "
+
+
+def _native_notes(pv: ForgetPreview) -> None:
+    """One note per native file, so every front end that shows the preview's notes (the
+    app's forget dialog) lists each file and line the forget touches, or why it cannot."""
+    for ap in pv.agents:
+        for ed in ap.native:
+            if ed.problem:
+                pv.notes.append(f"{NATIVE_NOTE}{ed.path}: {ed.problem}")
+            else:
+                where = ", ".join(map(str, ed.lines[:30])) or f"{len(ed.removed)} entr(ies)"
+                pv.notes.append(f"{NATIVE_NOTE}{ed.path}: rewritten without it ({where})")
 
 
 def _real(p: Path) -> Path:

@@ -270,6 +270,9 @@ def test_a_read_only_file_is_not_erased_and_verify_says_so(world, cli):
     try:
         rc, out, _ = cli("forget", "--agent", "ro", "--matching", PHRASE, "--keyword-only")
         assert f"{f}: not erased: read-only (mode 0444)" in out  # the preview says it first
+        rc, out, _ = cli("forget", "--agent", "ro", "--matching", PHRASE, "--json")
+        notes = json.loads(out)["notes"]  # what the app's forget dialog shows
+        assert f"agent's file: {f}: not erased: read-only (mode 0444)" in notes
         rc, out, _ = cli("forget", "--agent", "ro", "--matching", PHRASE, "--keyword-only", "--yes")
         assert rc == 1
         assert "not erased: read-only" in out and "native_not_erased 1" in out
