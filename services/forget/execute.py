@@ -129,18 +129,22 @@ def _edit_native(engram, pv: ForgetPreview, notes: list[str]) -> dict:
 
     bdir = backup_dir(engram.config.data_dir)
     done: list = []
-    out = {"native_files_rewritten": 0, "native_not_erased": 0, "native_backups": 0}
+    out: dict = {"native_files_rewritten": 0, "native_not_erased": 0, "native_backups": 0}
+    # kept in the stored receipt too (paths and reasons, never the text)
+    files: dict[str, list[str]] = {"native_backup_files": [], "native_not_erased_files": []}
     for ap in pv.agents:
         for ed in ap.native:
             if ed.problem:
                 out["native_not_erased"] += 1
                 notes.append(f"{ed.path}: {ed.problem}")
+                files["native_not_erased_files"].append(f"{ed.path}: {ed.problem}")
                 continue
             try:
                 backup = apply_native(ed, bdir)
             except OSError as exc:
                 out["native_not_erased"] += 1
                 notes.append(f"{ed.path}: not erased: {exc}")
+                files["native_not_erased_files"].append(f"{ed.path}: not erased: {exc}")
                 continue
             out["native_files_rewritten"] += 1
             done.append(ed)
@@ -148,10 +152,12 @@ def _edit_native(engram, pv: ForgetPreview, notes: list[str]) -> dict:
             notes.append(f"{ed.path}: erased ({ed.kind}: {lines})")
             if backup:
                 out["native_backups"] += 1
+                files["native_backup_files"].append(backup)
                 notes.append(f"{ed.path}: backup (forgotten lines replaced by a marker): {backup}")
     terms = [x for ap in pv.agents for x in ap.terms]
     hist = erase_history(done, terms, notes)
     out.update(hist)
+    out.update({k: v for k, v in files.items() if v})
     return out
 
 

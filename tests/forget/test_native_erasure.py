@@ -143,6 +143,8 @@ def test_user_instruction_files_change_only_the_matched_line(world, cli, rel):
     kept = Path(backup).read_text()
     assert "Quokka" not in kept and "[engram forget: a line was removed here]" in kept
     assert "Prefer small pull requests." in kept
+    rc, out, _ = cli("receipts")  # the stored receipt names the backup too
+    assert f"native backup files: {backup}" in out
 
 
 CURSOR_RULE = """---
