@@ -155,6 +155,12 @@ def _plan_native(engram, pv: ForgetPreview) -> None:
             if _real(p) not in taken and (ed := plan_native(p, fmt, t, roots)):
                 taken.add(_real(p))
                 ap.native.append(ed)
+                if pv.scope.whole and ed.user_owned and not ed.problem:
+                    # every imported line would go, and the backup keeps none of them
+                    ed.problem = (
+                        "not erased: forgetting a whole agent does not empty your own "
+                        "instruction file (forget --matching TEXT takes lines out of it)"
+                    )
     terms = [x for ap in pv.agents for x in ap.terms]
     if not terms or not pv.agents:
         return
