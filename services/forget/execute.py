@@ -177,7 +177,7 @@ def _verify_fact_scope(engram, pv: ForgetPreview, notes: list[str]) -> tuple[int
     left += [
         f"its full-text entry (fact {f['id']})"
         for f in facts
-        if ft.fts_has(engram, f["id"], f["content"])
+        if f["content"] in shared and ft.fts_has(engram, f["id"], f["content"])
     ]
     kept = {k for v in shared.values() for k in v}
     rep = verify_forgotten(engram, list(shared), vectors=False)
