@@ -19,7 +19,7 @@ def _real(p: Path) -> Path:
 
 def native_places(engram, target, others) -> tuple[dict[Path, str], dict[Path, str]]:
     """(files an agent loads that this verify answers for, files of other agents only)."""
-    from services.forget.native import discovered_files, linked_files
+    from services.forget.native_files import discovered_files, linked_files
 
     mine: dict[Path, str] = {}
     for a in target:

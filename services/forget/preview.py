@@ -135,13 +135,8 @@ def _plan_native(engram, pv: ForgetPreview) -> None:
     """Every native file an agent loads that mentions the forgotten text: the agent's linked
     files are rewritten; a discovered file not linked to a forgotten agent is rewritten by
     an all-agents forget, and otherwise listed as not erased (it belongs to no agent here)."""
-    from services.forget.native import (
-        ENGRAM_WRITTEN,
-        allowed_roots,
-        discovered_files,
-        linked_files,
-        plan_native,
-    )
+    from services.forget.native import ENGRAM_WRITTEN, plan_native
+    from services.forget.native_files import allowed_roots, discovered_files, linked_files
 
     agents = {ap.slug: Agent.get_by_id(ap.agent_id) for ap in pv.agents}
     taken = {_real(e.path) for ap in pv.agents for e in ap.workspace + ap.exports + ap.layer_files}
