@@ -128,16 +128,19 @@ Use tabs in the Makefile.
 
 @pytest.mark.parametrize(
     "rel",
-    ["CLAUDE.md", "AGENTS.md", ".windsurf/rules/team.md"],
+    ["CLAUDE.md", "AGENTS.md", ".windsurf/rules/team.md", "crlf/CLAUDE.md"],
 )
 def test_user_instruction_files_change_only_the_matched_line(world, cli, rel):
     _, project = world
     text = INSTRUCTIONS
     if rel.endswith("team.md"):
         text = "---\ntrigger: always_on\n---\n\n" + INSTRUCTIONS
+    gone = "- Lunch orders go to Quokka Bakery on Tuesdays.\n"
+    if rel.startswith("crlf/"):  # written on Windows: every other line keeps its CRLF
+        text, gone, rel = text.replace("\n", "\r\n"), gone.replace("\n", "\r\n"), "CLAUDE.md"
     f = _write(project / rel, text)
     assert cli("import", "--agent", "p", str(f))[0] == 0
-    expected = text.replace("- Lunch orders go to Quokka Bakery on Tuesdays.\n", "").encode()
+    expected = text.replace(gone, "").encode()
     out = _forget_and_check(cli, "p", {f: expected}, [project])
     backup = next(ln for ln in out.splitlines() if "backup (forgotten" in ln).rsplit(": ", 1)[1]
     kept = Path(backup).read_text()
