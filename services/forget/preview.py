@@ -150,12 +150,6 @@ def _plan_native(engram, pv: ForgetPreview) -> None:
             if _real(p) not in taken and (ed := plan_native(p, fmt, t, roots)):
                 taken.add(_real(p))
                 ap.native.append(ed)
-                if pv.scope.whole and ed.user_owned and not ed.problem:
-                    # every imported line would go, and the backup keeps none of them
-                    ed.problem = (
-                        "not erased: forgetting a whole agent does not empty your own "
-                        "instruction file (forget --matching TEXT takes lines out of it)"
-                    )
     terms = [x for ap in pv.agents for x in ap.terms]
     if not terms or not pv.agents:
         return
@@ -172,6 +166,20 @@ def _plan_native(engram, pv: ForgetPreview) -> None:
                 "(forget with --all-agents, or import it first)"
             )
         pv.agents[0].native.append(ed)
+    if pv.scope.whole:
+        _keep_instruction_files(pv)
+
+
+def _keep_instruction_files(pv: ForgetPreview) -> None:
+    """Forgetting a whole agent would take every imported line out of the user's own
+    instruction files, and the marker backup keeps none of them: those are named instead."""
+    for ap in pv.agents:
+        for ed in ap.native:
+            if ed.user_owned and not ed.problem:
+                ed.problem = (
+                    "not erased: forgetting a whole agent does not empty your own "
+                    "instruction file (forget --matching TEXT takes lines out of it)"
+                )
 
 
 NATIVE_NOTE = "agent's file: "

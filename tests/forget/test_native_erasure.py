@@ -347,3 +347,13 @@ def test_a_backup_engram_kept_of_an_edited_claude_md_is_erased_too(world, cli):
     assert _scan(home) == []
     assert "Prefer small pull requests." in backups[0].read_text()
     assert "Prefer small pull requests." in user_md.read_text()
+
+
+def test_forgetting_a_whole_agent_leaves_the_users_instruction_file_and_says_so(world, cli):
+    _, project = world
+    f = _write(project / "CLAUDE.md", INSTRUCTIONS)
+    assert cli("import", "--agent", "p", str(f))[0] == 0
+    rc, out, _ = cli("forget", "--agent", "p", "--all", "--yes")
+    assert rc == 1 and "does not empty your own instruction file" in out
+    assert "native_not_erased 1" in out and "remaining_after_verify 0" not in out
+    assert f.read_bytes() == INSTRUCTIONS.encode()
