@@ -357,3 +357,21 @@ def test_forgetting_a_whole_agent_leaves_the_users_instruction_file_and_says_so(
     assert rc == 1 and "does not empty your own instruction file" in out
     assert "native_not_erased 1" in out and "remaining_after_verify 0" not in out
     assert f.read_bytes() == INSTRUCTIONS.encode()
+
+
+def test_mcp_memory_think_tank_dialect(world, cli):
+    """Observations as objects, the same entity on several lines, compact separators."""
+    home, _ = world
+    rows = [
+        {"_type": "entity", "name": "Ada", "entityType": "person", "_savedAt": "2026-01-02",
+         "observations": [{"text": "Orders lunch from Quokka Bakery", "timestamp": "t1"},
+                          {"text": "Leads the payments team", "timestamp": "t2"}]},
+        {"_type": "entity", "name": "Ada", "entityType": "person", "_savedAt": "2026-01-03",
+         "observations": [{"text": "Prefers written updates", "timestamp": "t3"}]},
+    ]  # fmt: skip
+    lines = [json.dumps(r, separators=(",", ":")) for r in rows]
+    f = _write(home / "memory.jsonl", "\n".join(lines) + "\n")
+    assert cli("import", "--agent", "tt", str(f))[0] == 0
+    first = dict(rows[0], observations=rows[0]["observations"][1:])
+    expected = (json.dumps(first, separators=(",", ":")) + "\n" + lines[1] + "\n").encode()
+    _forget_and_check(cli, "tt", {f: expected}, [home])
