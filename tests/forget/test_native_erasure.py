@@ -259,11 +259,15 @@ def test_codex_memories_and_their_git_history(world, cli):
     _git(repo, "commit", "-qm", "memories")
     assert PHRASE in _git(repo, "log", "--all", "-p")
     assert cli("import", "--agent", "cx", str(f.parent))[0] == 0
+    rc, vout, _ = cli("forget", "--verify", PHRASE)  # before: the file and its history
+    assert rc == 1 and "remains: git history" in vout and f"remains: native: {f}" in vout
     expected = SUMMARY.replace("- Buys lunch at Quokka Bakery.\n", "").encode()
     out = _forget_and_check(cli, "cx", {f: expected}, [home])
     assert "git_histories_rewritten 1" in out
     history = _git(repo, "log", "--all", "-p")
     assert "Quokka" not in history and "Prefers pytest over unittest." in history
+    rc, vout, _ = cli("forget", "--verify", PHRASE)
+    assert rc == 0 and f"checked {repo.resolve()}/.git: every commit's patch and message" in vout
 
 
 def test_a_read_only_file_is_not_erased_and_verify_says_so(world, cli):
