@@ -148,7 +148,8 @@ def _print_preview(pv) -> None:
     for b in pv.backups:
         print(f"  store backup holding it (deleted): {b}")
     for n in pv.notes:
-        print(f"  note: {n}")
+        if not n.startswith("agent's file: "):  # listed above, with their lines
+            print(f"  note: {n}")
     if pv.empty:
         print("  nothing matches.")
     else:
@@ -223,7 +224,11 @@ def _print_receipt(r: dict) -> None:
         f"receipt {r['id']} at {r['created_at']} ({r['scope'].get('kind')}"
         f"{', agent ' + r['agent'] if r.get('agent') else ''}):"
     )
-    print("  " + ", ".join(f"{k} {v}" for k, v in sorted(c.items())))
+    print("  " + ", ".join(f"{k} {v}" for k, v in sorted(c.items()) if not isinstance(v, list)))
+    for k, v in sorted(c.items()):
+        if isinstance(v, list):  # files: backups kept, files not erased (paths, never text)
+            for item in v:
+                print(f"  {k.replace('_', ' ')}: {item}")
     for n in r.get("notes", []):
         print(f"  note: {n}")
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from models import Agent, AuditEvent, CompiledLayer, Episode, Fact, ForgetReceipt, Session
 from services.errors import InvalidInput
 from services.forget.files import Terms, apply_edit
-from services.forget.preview import AgentPreview, ForgetPreview, verify_sample
+from services.forget.preview import NATIVE_NOTE, AgentPreview, ForgetPreview, verify_sample
 from services.forget.purge import compact_store, purge_vectors
 from services.forget.scope import ForgetScope, keyed
 from services.forget.scrub import scrub_file
@@ -51,7 +51,8 @@ def run_forget(
     """Remove everything the preview lists; return the receipt id and the notes."""
     t0 = time.perf_counter()
     step = _Steps(progress, cancelled)
-    notes = list(pv.notes)
+    # the receipt says what happened to each native file (below), not what was planned
+    notes = [n for n in pv.notes if not n.startswith(NATIVE_NOTE)]
     key = engram.forget_key()
     step("backup")
     backup = (
@@ -128,18 +129,22 @@ def _edit_native(engram, pv: ForgetPreview, notes: list[str]) -> dict:
 
     bdir = backup_dir(engram.config.data_dir)
     done: list = []
-    out = {"native_files_rewritten": 0, "native_not_erased": 0, "native_backups": 0}
+    out: dict = {"native_files_rewritten": 0, "native_not_erased": 0, "native_backups": 0}
+    # kept in the stored receipt too (paths and reasons, never the text)
+    files: dict[str, list[str]] = {"native_backup_files": [], "native_not_erased_files": []}
     for ap in pv.agents:
         for ed in ap.native:
             if ed.problem:
                 out["native_not_erased"] += 1
                 notes.append(f"{ed.path}: {ed.problem}")
+                files["native_not_erased_files"].append(f"{ed.path}: {ed.problem}")
                 continue
             try:
                 backup = apply_native(ed, bdir)
             except OSError as exc:
                 out["native_not_erased"] += 1
                 notes.append(f"{ed.path}: not erased: {exc}")
+                files["native_not_erased_files"].append(f"{ed.path}: not erased: {exc}")
                 continue
             out["native_files_rewritten"] += 1
             done.append(ed)
@@ -147,10 +152,12 @@ def _edit_native(engram, pv: ForgetPreview, notes: list[str]) -> dict:
             notes.append(f"{ed.path}: erased ({ed.kind}: {lines})")
             if backup:
                 out["native_backups"] += 1
+                files["native_backup_files"].append(backup)
                 notes.append(f"{ed.path}: backup (forgotten lines replaced by a marker): {backup}")
     terms = [x for ap in pv.agents for x in ap.terms]
     hist = erase_history(done, terms, notes)
     out.update(hist)
+    out.update({k: v for k, v in files.items() if v})
     return out
 
 
@@ -170,7 +177,7 @@ def _verify_fact_scope(engram, pv: ForgetPreview, notes: list[str]) -> tuple[int
     left += [
         f"its full-text entry (fact {f['id']})"
         for f in facts
-        if ft.fts_has(engram, f["id"], f["content"])
+        if f["content"] in shared and ft.fts_has(engram, f["id"], f["content"])
     ]
     kept = {k for v in shared.values() for k in v}
     rep = verify_forgotten(engram, list(shared), vectors=False)

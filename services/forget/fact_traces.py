@@ -14,20 +14,26 @@ from __future__ import annotations
 from models import AuditEvent, CompiledLayer, Fact
 from models.db import is_postgres
 from services.forget.files import Terms
+from services.forget.matching import fold
 from services.store.text import fts_query, words
 
 
 def split_shared(terms: list[str]) -> tuple[list[str], dict[str, list[int]]]:
     """(terms no surviving fact mentions, term → the kept facts that mention it)."""
-    t = {x: Terms([x]) for x in dict.fromkeys(terms) if x and x.strip()}
+    uniq = [x for x in dict.fromkeys(terms) if x and x.strip()]
     shared: dict[str, list[int]] = {}
-    if not t:
+    if not uniq:
         return [], shared
+    by_fold: dict[str, list[str]] = {}
+    for x in uniq:
+        by_fold.setdefault(fold(x), []).append(x)
+    t = Terms(uniq)  # one pass: each text folded once, terms looked up by index
     for fid, content in Fact.select(Fact.id, Fact.content).tuples():
-        for x, tx in t.items():
-            if tx.mentions(content):
-                shared.setdefault(x, []).append(fid)
-    return [x for x in t if x not in shared], shared
+        if t.mentions(content):
+            for f in t.which(content):
+                for x in by_fold.get(f, ()):
+                    shared.setdefault(x, []).append(fid)
+    return [x for x in uniq if x not in shared], shared
 
 
 def own_traces(engram, ids: list[int], agent_ids: list[int]) -> list[str]:

@@ -110,16 +110,15 @@ def _expressions(eds: list, terms: list[str]) -> list[bytes]:
     """git-filter-repo ``--replace-text`` lines: every removed line literally, and every
     forgotten string as a case-insensitive word pattern (an older wording, other spacing)."""
     out: list[bytes] = []
+    t = Terms(terms)
     for ed in eds:
         old = (ed.base or b"").decode("utf-8", errors="replace").split("\n")
         for n in ed.lines:
             ln = old[n - 1].strip() if 0 < n <= len(old) else ""
-            if ln and "==>" not in ln and "\n" not in ln:
+            # only lines that name it: a removed statement's "---" or "|---|" line must not
+            # be cut out of every other file's history
+            if ln and "==>" not in ln and t.mentions(ln):
                 out.append(b"literal:" + ln.encode("utf-8") + b"==>")
-        for r in ed.removed:
-            r = r.rstrip("…").strip()
-            if len(r) > 8 and "==>" not in r:
-                out.append(b"literal:" + r.encode("utf-8") + b"==>")
     for t in list(dict.fromkeys(terms))[:MAX_TERMS]:
         ws = words(t)
         if ws:

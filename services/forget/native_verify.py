@@ -19,7 +19,7 @@ def _real(p: Path) -> Path:
 
 def native_places(engram, target, others) -> tuple[dict[Path, str], dict[Path, str]]:
     """(files an agent loads that this verify answers for, files of other agents only)."""
-    from services.forget.native import discovered_files, linked_files
+    from services.forget.native_files import discovered_files, linked_files
 
     mine: dict[Path, str] = {}
     for a in target:
@@ -36,10 +36,46 @@ def native_places(engram, target, others) -> tuple[dict[Path, str], dict[Path, s
     return mine, theirs
 
 
+def engram_text_files(engram, target) -> list[Path]:
+    """Engram's own text files about the verified agents (compiled layers, exports,
+    workspace memory files): read folded too, since a raw byte scan does not see
+    "Frob\u00adnitz" as "Frobnitz"."""
+    from services.forget.files import workspace_files
+    from services.forget.raw_scan import iter_files
+    from services.interop.export_log import exports
+
+    out: list[Path] = []
+    slugs = {a.slug for a in target}
+    for a in target:
+        out += [p for p in iter_files(engram.config.agent_dir(a.slug)) if p.suffix in _TEXT]
+        out += workspace_files(a.workspace)
+    for ex in exports(engram.config.data_dir):
+        if ex.get("agent") in slugs and Path(ex["path"]).suffix in _TEXT:
+            out.append(Path(ex["path"]))
+    return out
+
+
+_TEXT = {".md", ".json", ".jsonl", ".txt"}
+
+
+def check_engram_text(engram, rep, t: Terms, target) -> None:
+    from services.forget.native import scan_native
+
+    files = {_real(p): "" for p in engram_text_files(engram, target) if p.is_file()}
+    said = " ".join(d for _, d in rep.remaining)
+    for p, lines in scan_native(files, t):
+        if str(p) not in said:
+            rep.remaining.append(("text", f"{p}, line(s) {', '.join(map(str, lines[:20]))}"))
+    rep.checked.append(
+        ("Engram's text files", f"{len(files)} file(s) (layers, exports, workspace), folded text")
+    )
+
+
 def check_native(engram, rep, t: Terms, texts: list[str], target, others) -> None:
     from services.forget.git_history import history_mentions, is_agent_memory_repo, repo_of
     from services.forget.native import scan_native
 
+    check_engram_text(engram, rep, t, target)
     mine, theirs = native_places(engram, target, others)
     hits = dict(scan_native(mine, t))
     for p in sorted(mine):

@@ -111,6 +111,7 @@ def build_preview(engram, scope: ForgetScope) -> ForgetPreview:
     for a in select_agents(scope):
         pv.agents.append(_agent_preview(engram, a, scope))
     _plan_native(engram, pv)
+    _native_notes(pv)
     all_terms = [x for ap in pv.agents for x in ap.terms]
     if all_terms or scope.kind == "everything":
         for b in store_backups(engram):
@@ -134,13 +135,8 @@ def _plan_native(engram, pv: ForgetPreview) -> None:
     """Every native file an agent loads that mentions the forgotten text: the agent's linked
     files are rewritten; a discovered file not linked to a forgotten agent is rewritten by
     an all-agents forget, and otherwise listed as not erased (it belongs to no agent here)."""
-    from services.forget.native import (
-        ENGRAM_WRITTEN,
-        allowed_roots,
-        discovered_files,
-        linked_files,
-        plan_native,
-    )
+    from services.forget.native import ENGRAM_WRITTEN, plan_native
+    from services.forget.native_files import allowed_roots, discovered_files, linked_files
 
     agents = {ap.slug: Agent.get_by_id(ap.agent_id) for ap in pv.agents}
     taken = {_real(e.path) for ap in pv.agents for e in ap.workspace + ap.exports + ap.layer_files}
@@ -170,6 +166,35 @@ def _plan_native(engram, pv: ForgetPreview) -> None:
                 "(forget with --all-agents, or import it first)"
             )
         pv.agents[0].native.append(ed)
+    if pv.scope.whole:
+        _keep_instruction_files(pv)
+
+
+def _keep_instruction_files(pv: ForgetPreview) -> None:
+    """Forgetting a whole agent would take every imported line out of the user's own
+    instruction files, and the marker backup keeps none of them: those are named instead."""
+    for ap in pv.agents:
+        for ed in ap.native:
+            if ed.user_owned and not ed.problem:
+                ed.problem = (
+                    "not erased: forgetting a whole agent does not empty your own "
+                    "instruction file (forget --matching TEXT takes lines out of it)"
+                )
+
+
+NATIVE_NOTE = "agent's file: "
+
+
+def _native_notes(pv: ForgetPreview) -> None:
+    """One note per native file, so every front end that shows the preview's notes (the
+    app's forget dialog) lists each file and line the forget touches, or why it cannot."""
+    for ap in pv.agents:
+        for ed in ap.native:
+            if ed.problem:
+                pv.notes.append(f"{NATIVE_NOTE}{ed.path}: {ed.problem}")
+            else:
+                where = ", ".join(map(str, ed.lines[:30])) or f"{len(ed.removed)} entr(ies)"
+                pv.notes.append(f"{NATIVE_NOTE}{ed.path}: rewritten without it ({where})")
 
 
 def _real(p: Path) -> Path:

@@ -241,7 +241,8 @@ _DIGITS = frozenset(b"0123456789")
 
 def _longer_number(buf: bytes, p: int, size: int) -> bool:
     """Is the hit at ``p`` part of a longer number ("3.9" inside "3.90" or "13.9")? The
-    same whole-number rule the text comparison applies (``matching.found_at``)."""
+    same whole-number rule the text comparison applies (``matching.found_at``). A hit that
+    ends on a chunk's last byte is counted (its next byte is not read yet: the safe side)."""
     end = p + size
     if buf[end - 1] in _DIGITS and end < len(buf):
         nxt = buf[end]

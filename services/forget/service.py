@@ -7,6 +7,9 @@ vectors (hnswlib only *marks* deletions, the float32 bytes stay in ``data_level0
 deletes orphan segment directories, merges FTS segments, checkpoints and VACUUMs both SQLite
 files, adds a keyed-hash forget rule and writes a receipt without content. ``verify`` reads
 the raw bytes of every file for the forgotten strings (``services/forget/verify.py``).
+The agents' own files (Claude Code, Codex, Gemini, Cursor, Windsurf, Hermes, MCP memory) are
+rewritten in the same run (``native.py``; git history: ``git_history.py``) and verified
+(``native_verify.py``); what matches is decided once for all of it (``matching.py``).
 Scopes are in ``services/forget/scope.py``. Rules are added by default for fact and matching
 scopes only: a date or whole-agent purge is a clean-up, not a ban on the content.
 """

@@ -81,3 +81,19 @@ def test_forget_one_of_two_facts_sharing_words_succeeds(cli):
     assert list(_ids(cli, "a").values()) == [kept]
     rc, out, _ = cli("show", str(kept))
     assert "create by user" in out  # the kept fact's own history stays
+
+
+def test_verify_reads_engrams_own_files_folded(cli, tmp_path):
+    """A soft hyphen hides a name from a raw byte scan of the compiled memory.md; --verify
+    reads Engram's text files folded, as the forget did."""
+    cli("agent", "add", "a")
+    cli("remember", "--agent", "a", "The Frob\u00adnitz service runs on port 8080")
+    assert cli("compile", "--agent", "a")[0] == 0
+    out_file = tmp_path / "a.md"
+    assert cli("export", "--agent", "a", "--format", "markdown", str(out_file))[0] == 0
+    rc, out, _ = cli("forget", "--verify", "Frobnitz")
+    assert rc == 1 and "memory.md" in out and f"remains: text: {out_file}" in out
+    cli("forget", "--agent", "a", "--matching", "Frobnitz", "--keyword-only", "--yes")
+    rc, out, _ = cli("forget", "--verify", "Frobnitz")
+    assert rc == 0 and "Engram's text files" in out
+    assert "Frob\u00adnitz" not in out_file.read_text()

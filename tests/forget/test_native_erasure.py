@@ -128,21 +128,26 @@ Use tabs in the Makefile.
 
 @pytest.mark.parametrize(
     "rel",
-    ["CLAUDE.md", "AGENTS.md", ".windsurf/rules/team.md"],
+    ["CLAUDE.md", "AGENTS.md", ".windsurf/rules/team.md", "crlf/CLAUDE.md"],
 )
 def test_user_instruction_files_change_only_the_matched_line(world, cli, rel):
     _, project = world
     text = INSTRUCTIONS
     if rel.endswith("team.md"):
         text = "---\ntrigger: always_on\n---\n\n" + INSTRUCTIONS
+    gone = "- Lunch orders go to Quokka Bakery on Tuesdays.\n"
+    if rel.startswith("crlf/"):  # written on Windows: every other line keeps its CRLF
+        text, gone, rel = text.replace("\n", "\r\n"), gone.replace("\n", "\r\n"), "CLAUDE.md"
     f = _write(project / rel, text)
     assert cli("import", "--agent", "p", str(f))[0] == 0
-    expected = text.replace("- Lunch orders go to Quokka Bakery on Tuesdays.\n", "").encode()
+    expected = text.replace(gone, "").encode()
     out = _forget_and_check(cli, "p", {f: expected}, [project])
     backup = next(ln for ln in out.splitlines() if "backup (forgotten" in ln).rsplit(": ", 1)[1]
     kept = Path(backup).read_text()
     assert "Quokka" not in kept and "[engram forget: a line was removed here]" in kept
     assert "Prefer small pull requests." in kept
+    rc, out, _ = cli("receipts")  # the stored receipt names the backup too
+    assert f"native backup files: {backup}" in out
 
 
 CURSOR_RULE = """---
@@ -254,11 +259,15 @@ def test_codex_memories_and_their_git_history(world, cli):
     _git(repo, "commit", "-qm", "memories")
     assert PHRASE in _git(repo, "log", "--all", "-p")
     assert cli("import", "--agent", "cx", str(f.parent))[0] == 0
+    rc, vout, _ = cli("forget", "--verify", PHRASE)  # before: the file and its history
+    assert rc == 1 and "remains: git history" in vout and f"remains: native: {f}" in vout
     expected = SUMMARY.replace("- Buys lunch at Quokka Bakery.\n", "").encode()
     out = _forget_and_check(cli, "cx", {f: expected}, [home])
     assert "git_histories_rewritten 1" in out
     history = _git(repo, "log", "--all", "-p")
     assert "Quokka" not in history and "Prefers pytest over unittest." in history
+    rc, vout, _ = cli("forget", "--verify", PHRASE)
+    assert rc == 0 and f"checked {repo.resolve()}/.git: every commit's patch and message" in vout
 
 
 def test_a_read_only_file_is_not_erased_and_verify_says_so(world, cli):
@@ -270,6 +279,9 @@ def test_a_read_only_file_is_not_erased_and_verify_says_so(world, cli):
     try:
         rc, out, _ = cli("forget", "--agent", "ro", "--matching", PHRASE, "--keyword-only")
         assert f"{f}: not erased: read-only (mode 0444)" in out  # the preview says it first
+        rc, out, _ = cli("forget", "--agent", "ro", "--matching", PHRASE, "--json")
+        notes = json.loads(out)["notes"]  # what the app's forget dialog shows
+        assert f"agent's file: {f}: not erased: read-only (mode 0444)" in notes
         rc, out, _ = cli("forget", "--agent", "ro", "--matching", PHRASE, "--keyword-only", "--yes")
         assert rc == 1
         assert "not erased: read-only" in out and "native_not_erased 1" in out
@@ -349,6 +361,34 @@ def test_a_backup_engram_kept_of_an_edited_claude_md_is_erased_too(world, cli):
     assert _scan(home) == []
     assert "Prefer small pull requests." in backups[0].read_text()
     assert "Prefer small pull requests." in user_md.read_text()
+
+
+def test_forgetting_a_whole_agent_leaves_the_users_instruction_file_and_says_so(world, cli):
+    _, project = world
+    f = _write(project / "CLAUDE.md", INSTRUCTIONS)
+    assert cli("import", "--agent", "p", str(f))[0] == 0
+    rc, out, _ = cli("forget", "--agent", "p", "--all", "--yes")
+    assert rc == 1 and "does not empty your own instruction file" in out
+    assert "native_not_erased 1" in out and "remaining_after_verify 0" not in out
+    assert f.read_bytes() == INSTRUCTIONS.encode()
+
+
+def test_mcp_memory_think_tank_dialect(world, cli):
+    """Observations as objects, the same entity on several lines, compact separators."""
+    home, _ = world
+    rows = [
+        {"_type": "entity", "name": "Ada", "entityType": "person", "_savedAt": "2026-01-02",
+         "observations": [{"text": "Orders lunch from Quokka Bakery", "timestamp": "t1"},
+                          {"text": "Leads the payments team", "timestamp": "t2"}]},
+        {"_type": "entity", "name": "Ada", "entityType": "person", "_savedAt": "2026-01-03",
+         "observations": [{"text": "Prefers written updates", "timestamp": "t3"}]},
+    ]  # fmt: skip
+    lines = [json.dumps(r, separators=(",", ":")) for r in rows]
+    f = _write(home / "memory.jsonl", "\n".join(lines) + "\n")
+    assert cli("import", "--agent", "tt", str(f))[0] == 0
+    first = dict(rows[0], observations=rows[0]["observations"][1:])
+    expected = (json.dumps(first, separators=(",", ":")) + "\n" + lines[1] + "\n").encode()
+    _forget_and_check(cli, "tt", {f: expected}, [home])
 
 
 # the agents of late 2026 ------------------------------------------------------------------

@@ -13,15 +13,15 @@ from services.forget.raw_scan import NeedleScan, byte_pattern, count_bytes, scan
 
 
 def naive(data: bytes, term: str) -> int:
-    """The slow count, with the whole-number rule: "is 3" is not found inside "is 35"."""
     if not term.isascii():
         return len(byte_pattern(term).findall(data))
-    pattern = re.escape(term.lower().encode())
-    if term[:1].isdigit():
-        pattern = rb"(?<![0-9])(?<![0-9][.,])" + pattern
-    if term[-1:].isdigit():
-        pattern += rb"(?![0-9])(?![.,][0-9])"
-    return len(re.findall(pattern, data.lower()))
+    pat = re.escape(term.lower().encode())
+    # a number is whole: "3" is not in "13" or "3.5" (the rule forget matching applies)
+    if term[-1].isdigit():
+        pat += rb"(?![0-9])(?![.,][0-9])"
+    if term[0].isdigit():
+        pat = rb"(?<![0-9])(?<![0-9][.,])" + pat
+    return len(re.findall(pat, data.lower()))
 
 
 def corpus(rng: random.Random, terms: list[str], size: int) -> bytes:

@@ -92,3 +92,34 @@ def test_a_read_only_file_is_reported_not_rewritten(imported, cli):
         topic.chmod(0o644)
     assert topic.read_bytes() == before
     assert any(c.file == str(topic) and "read-only" in c.reason for c in rep.conflicts)
+
+
+def test_a_reimport_archives_only_statements_the_file_no_longer_holds(imported, monkeypatch):
+    """A re-import whose store answers without fact ids (it failed to say what it kept)
+    must not read every statement as "removed from the file"."""
+    from services.records import RememberResult
+
+    mem, folder = imported
+    active = {f.id for f in mem.list(FactFilters(status="active"))}
+    real = type(mem).remember_many
+
+    def no_ids(self, items, **kw):
+        real(self, items, **kw)
+        return [RememberResult("error", None, reason="store did not answer") for _ in items]
+
+    monkeypatch.setattr(type(mem), "remember_many", no_ids)
+    rep = mem.import_path(folder)
+    assert rep.archived == 0
+    assert {f.id for f in mem.list(FactFilters(status="active"))} == active
+
+    # a statement really taken out of the file is archived, and only that one
+    monkeypatch.undo()
+    topic = folder / "project_release.md"
+    topic.write_text(
+        topic.read_text().replace(
+            "- The release manager rotates weekly; the schedule is in the team calendar.\n", ""
+        )
+    )
+    rep = mem.import_path(folder)
+    assert rep.archived == 1
+    assert len(active) - len({f.id for f in mem.list(FactFilters(status="active"))}) == 1
