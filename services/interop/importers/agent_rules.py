@@ -27,9 +27,10 @@ from pathlib import Path
 
 from services.interop.importers import frontmatter
 from services.interop.importers.base import ParsedSource
-from services.interop.importers.common import file_time, infer_category, read_text, slug
+from services.interop.importers.common import file_time, infer_category, slug
 from services.interop.importers.mdsplit import split_statements
 from services.interop.importers.native import (
+    open_source,
     rel_name,
     rule_category,
     section_tags,
@@ -135,11 +136,9 @@ def parse(path: Path) -> ParsedSource:
 
 def _parse_file(f: Path, loc: Location, root: Path, out: ParsedSource) -> None:
     rel = rel_name(f, root)
-    text, problems = read_text(f, rel)
-    out.problems.extend(problems)
+    text = open_source(f, rel, out)
     if text is None:
         return
-    out.sources.append(str(f.resolve()))
     fm, body, first = frontmatter.split(text)
     rules = {
         "agent": loc.agent,

@@ -17,9 +17,15 @@ from pathlib import Path
 
 from services.interop.importers import frontmatter
 from services.interop.importers.base import ImportProblem, ParsedSource
-from services.interop.importers.common import file_time, infer_category, read_text, slug
+from services.interop.importers.common import file_time, infer_category, slug
 from services.interop.importers.mdreader import Statement, split_statements
-from services.interop.importers.native import rel_name, section_tags, source_meta, statement_fact
+from services.interop.importers.native import (
+    open_source,
+    rel_name,
+    section_tags,
+    source_meta,
+    statement_fact,
+)
 from services.interop.importers.notmemory import refusal
 
 FORMAT = "claude-code-memory"
@@ -192,11 +198,9 @@ def parse(path: Path) -> ParsedSource:
 
 def parse_file(f: Path, folder: Path, project: str, names: set[str], out: ParsedSource) -> None:
     rel = rel_name(f, folder)
-    text, problems = read_text(f, rel)
-    out.problems.extend(problems)
+    text = open_source(f, rel, out)
     if text is None:
         return
-    out.sources.append(str(f.resolve()))
     fm, body, first = frontmatter.split(text)
     mtype = memory_type(fm)
     info = {

@@ -19,6 +19,7 @@ from services.interop.importers.common import file_time, infer_category, read_te
 from services.interop.importers.mdreader import split_statements
 from services.interop.importers.native import (
     heading_category,
+    open_source,
     rel_name,
     section_tags,
     source_meta,
@@ -86,11 +87,9 @@ def parse(path: Path) -> ParsedSource:
         _rollout_summaries(folder, out)
     for f in files:
         rel = rel_name(f, folder)
-        text, problems = read_text(f, rel)
-        out.problems.extend(problems)
+        text = open_source(f, rel, out)
         if text is None:
             continue
-        out.sources.append(str(f.resolve()))
         _parse_text(f, rel, text, scope, out)
     return out
 

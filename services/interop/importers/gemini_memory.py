@@ -21,7 +21,13 @@ from services.interop.importers.base import ImportedFact, ParsedSource
 from services.interop.importers.claude_memory import _only_links
 from services.interop.importers.common import file_time, infer_category, read_text, slug
 from services.interop.importers.mdsplit import split_statements
-from services.interop.importers.native import rel_name, section_tags, source_meta, statement_fact
+from services.interop.importers.native import (
+    open_source,
+    rel_name,
+    section_tags,
+    source_meta,
+    statement_fact,
+)
 
 FORMAT = "gemini-memory"
 INDEX = "MEMORY.md"
@@ -92,11 +98,9 @@ def parse(path: Path) -> ParsedSource:
 
 def _parse_file(f: Path, folder: Path, project: str, names: set[str], out: ParsedSource) -> None:
     rel = rel_name(f, folder)
-    text, problems = read_text(f, rel)
-    out.problems.extend(problems)
+    text = open_source(f, rel, out)
     if text is None:
         return
-    out.sources.append(str(f.resolve()))
     _, body, first = frontmatter.split(text)
     meta = source_meta(FORMAT, f.resolve(), agent="gemini", project=project, origin="agent")
     created = file_time(f)

@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 
 from services.interop.importers.base import ImportedFact
-from services.interop.importers.common import infer_category, slug
+from services.interop.importers.common import infer_category, read_text, slug
 from services.interop.importers.mdreader import Statement
 
 SOURCE_LIFECYCLE = "source"
@@ -97,6 +97,16 @@ def statement_fact(
         pinned=pinned,
         metadata={**meta, "source_lines": [st.start, st.end], "source_hash": block_hash(st)},
     )
+
+
+def open_source(path: Path, rel: str, out) -> str | None:
+    """A source file's text, its problems recorded on ``out`` (a ParsedSource) and the file
+    named among its sources; None when it is not readable text."""
+    text, problems = read_text(path, rel)
+    out.problems.extend(problems)
+    if text is not None:
+        out.sources.append(str(path.resolve()))
+    return text
 
 
 def rel_name(path: Path, root: Path) -> str:
