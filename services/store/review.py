@@ -138,10 +138,16 @@ class ReviewInbox:
 
     def reject(self, ids: Iterable[int], actor: str = "user") -> builtins.list[int]:
         """Erase the candidates everywhere; the ids erased (the receipt: ``last_receipt``)."""
-        done = [r.id for r in self._take(ids, kept_too=True)]  # "not now" ones too
+        rows = self._take(ids, kept_too=True)  # "not now" ones too
+        done = [r.id for r in rows]
         if self._erase is None:
             raise InvalidInput("rejecting needs the forget service; open the agent via Engram")
+        # an agent's proposal (a Gemini inbox patch) holds the same text: it goes too
+        proposals = [((r.metadata or {}).get(REVIEW) or {}).get("patch_file") for r in rows]
         self.last_receipt = self._erase(done) if done else None
+        for patch in proposals:
+            if patch:
+                Path(patch).unlink(missing_ok=True)
         return done
 
     def not_now(self, ids: Iterable[int], actor: str = "user") -> builtins.list[int]:
