@@ -191,12 +191,14 @@ def cmd_mcp(args, ctx):
         raise ValueError("say which agent's memory to serve: engram mcp --agent SLUG")
     if args.http:
         mcp_server.parse_listen(args.http)  # refuse a non-loopback address before loading
-    eng = ctx.engram(semantic=not args.keyword)
+    # answer `initialize` and `tools/list` first: the model and Chroma load in the background
+    # and recall is keyword-only until they are ready (`auto` mode switches by itself)
+    eng = ctx.engram(semantic=False)
     eng.agent(args.agent, create=True)
     if args.http:
-        mcp_server.serve_http(eng, args.agent, args.http)
+        mcp_server.serve_http(eng, args.agent, args.http, warm_up=not args.keyword)
     else:
-        mcp_server.serve_stdio(eng, args.agent)
+        mcp_server.serve_stdio(eng, args.agent, warm_up=not args.keyword)
     return 0
 
 

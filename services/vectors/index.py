@@ -97,6 +97,10 @@ class VectorIndex:
 
             with exclusive_lock(self.path / ".engram-open.lock"):
                 self.client = chromadb.PersistentClient(path=str(self.path), settings=settings)
+        if embedder is not None:  # before any collection opens: its config names the function
+            from services.vectors.embedder import chroma_function_class
+
+            chroma_function_class()
         self.embedder = embedder
         self._collections: dict[int, object] = {}
         self._lock = threading.Lock()
