@@ -7,6 +7,7 @@ writes JSON under ``bench/results/``. Parts also run alone:
     python -m bench gui --data-dir D
     python -m bench mcp [--facts 10000] [--semantic]
     python -m bench teamstore [--sizes 10000,100000]
+    python -m bench speed [--quick]   # old (main 93e7099) vs new, side by side
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import sys
 import tempfile
 import time
@@ -166,6 +168,20 @@ def cmd_mcp(args) -> dict:
     return r
 
 
+def cmd_speed(args) -> dict:
+    from bench import speed
+
+    work = Path(tempfile.mkdtemp(prefix="engram-speed-"))
+    try:
+        r = speed.run(args.quick, work, Path(args.old) if args.old else None)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    _write(
+        RESULTS / ("speed-quick.json" if args.quick else "speed.json"), r | {"machine": _machine()}
+    )
+    return r
+
+
 def cmd_all(args) -> None:
     import shutil
 
@@ -252,6 +268,10 @@ def main(argv=None) -> int:
     mc.add_argument("--queries", type=int, default=200)
     mc.add_argument("--semantic", action="store_true", help="hybrid search (loads the model)")
     mc.set_defaults(func=cmd_mcp)
+    sp = sub.add_parser("speed", help="this tree vs the previous main, side by side (ratios)")
+    sp.add_argument("--quick", action="store_true", help="10k only, fewer repeats (minutes)")
+    sp.add_argument("--old", help="the old tree (default: git archive 93e7099 → /tmp/engram-old)")
+    sp.set_defaults(func=cmd_speed)
     args = p.parse_args(argv)
     args.func(args)
     return 0
