@@ -171,6 +171,12 @@ def cmd_mcp(args) -> dict:
 def cmd_speed(args) -> dict:
     from bench import speed
 
+    if args.keyword_store:
+        r = speed.keyword_only(
+            Path(args.keyword_store), args.slug, old_dir=args.old and Path(args.old)
+        )
+        _write(RESULTS / "speed-keyword.json", r | {"machine": _machine()})
+        return r
     work = Path(tempfile.mkdtemp(prefix="engram-speed-"))
     try:
         r = speed.run(args.quick, work, Path(args.old) if args.old else None)
@@ -271,6 +277,8 @@ def main(argv=None) -> int:
     sp = sub.add_parser("speed", help="this tree vs the previous main, side by side (ratios)")
     sp.add_argument("--quick", action="store_true", help="10k only, fewer repeats (minutes)")
     sp.add_argument("--old", help="the old tree (default: git archive 93e7099 → /tmp/engram-old)")
+    sp.add_argument("--keyword-store", help="only keyword search, old vs new, on this store")
+    sp.add_argument("--slug", default="scale", help="--keyword-store: the agent to search")
     sp.set_defaults(func=cmd_speed)
     args = p.parse_args(argv)
     args.func(args)

@@ -61,13 +61,15 @@ def env_for(root: Path, **extra) -> dict:
     return env
 
 
-def child(root: Path, step: str, data: Path, *args, timeout: float = 3600) -> dict:
+def child(
+    root: Path, step: str, data: Path, *args, timeout: float = 3600, slug: str = "speed"
+) -> dict:
     p = subprocess.run(
         [sys.executable, str(CHILD), str(root), step, str(data), *map(str, args)],
         capture_output=True,
         text=True,
         timeout=timeout,
-        env=env_for(root),
+        env=env_for(root, ENGRAM_SPEED_SLUG=slug),
         cwd=str(root),
     )
     lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
@@ -209,12 +211,32 @@ def with_daemon(root: Path, data: Path, fn):
 
 
 BARE = """
-import sys, time
+import json, sys
 from PySide6.QtWidgets import QApplication, QMainWindow
 from PySide6.QtCore import QTimer
 app = QApplication(sys.argv); w = QMainWindow(); w.resize(1200, 800)
-QTimer.singleShot(0, app.quit); w.show(); app.exec()
+def painted():
+    print(json.dumps({"painted": True}), flush=True); app.quit()
+QTimer.singleShot(0, painted); w.show(); app.exec()
 """
+
+
+def until_painted(cmd: list[str], env: dict, cwd: Path = ROOT) -> float:
+    """Process start → the first-paint line on stdout (not the exit: quitting waits for
+    background work, which is the quit row's business, not the window's)."""
+    t = time.perf_counter()
+    p = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=str(cwd), text=True
+    )
+    assert p.stdout is not None
+    try:
+        for out in p.stdout:
+            if out.startswith("{"):
+                return time.perf_counter() - t
+        return float("nan")
+    finally:
+        p.kill()
+        p.wait()
 
 
 def app_row(root: Path, reps: int) -> dict:
@@ -223,13 +245,13 @@ def app_row(root: Path, reps: int) -> dict:
     for _ in range(reps):
         with tempfile.TemporaryDirectory(prefix="engram-app-") as d:
             cmd = [sys.executable, "-m", "app.main", "--data-dir", d, "--exit-after-first-paint"]
-            walls.append(timed(cmd, env, cwd=root)[0])
+            walls.append(until_painted(cmd, env, root))
     return {"first_paint_s": round(statistics.median(walls), 3), "load": load()}
 
 
 def bare_row(reps: int) -> dict:
     env = env_for(ROOT)
-    walls = [timed([sys.executable, "-c", BARE], env)[0] for _ in range(reps)]
+    walls = [until_painted([sys.executable, "-c", BARE], env) for _ in range(reps)]
     return {"first_paint_s": round(statistics.median(walls), 3), "load": load()}
 
 
@@ -345,3 +367,15 @@ def run(quick: bool, work: Path, old_dir: Path | None = None) -> dict:
         )
     res["table"] = rows
     return res
+
+
+def keyword_only(store: Path, slug: str, queries: int = 300, old_dir: Path | None = None) -> dict:
+    """Old vs new keyword search on an existing store (e.g. a 1M-fact one left by
+    ``python -m bench scale --keep``), without building anything."""
+    old = ensure_old(old_dir or OLD_DIR)
+    o = child(old, "search", store, queries, 0, slug=slug)
+    n = child(ROOT, "search", store, queries, 0, slug=slug)
+    size = f"{store.name}"
+    for key in ("keyword_p50_ms", "keyword_p95_ms"):
+        print(line(f"{key.replace('_ms', '')} ({size})", "ms", o, n, key), flush=True)
+    return {"old": o, "new": n}

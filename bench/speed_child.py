@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-SLUG = "speed"
+SLUG = os.environ.get("ENGRAM_SPEED_SLUG", "speed")  # another bench's store: its slug
 
 
 def _pct(xs: list[float], p: float) -> float:
