@@ -79,7 +79,12 @@ def try_daemon(argv: list[str]) -> int | None:
             "env": {k: os.environ.get(k) or None for k in STORE_ENV},
             "user": os.environ.get("ENGRAM_USER") or None,
         },
+        timeout=180 if words[0] == "remember" else 60,  # remember waits for the model
     )
+    if reply and reply.get("sent") and words[0] == "remember":
+        # running it here as well could store it twice (the daemon may still store it)
+        print(f"engram: {reply.get('error')}; check with `engram list`", file=sys.stderr)
+        return 1
     if not reply or not reply.get("ok"):
         if DAEMON_COMMANDS[words[0]]:
             sys.stdin = io.StringIO(stdin)  # this process runs it now: give the input back

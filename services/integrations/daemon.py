@@ -52,14 +52,16 @@ def request(data_dir: str | Path, payload: dict, timeout: float = 30.0) -> dict 
         s.sendall(json.dumps(payload).encode("utf-8") + b"\n")
         s.shutdown(socket.SHUT_WR)
         data = _read_all(s)
-    except OSError:
-        return None
+    except OSError as exc:
+        # the daemon has the request (it may still carry it out): the caller must not
+        # simply do it again if it writes
+        return {"ok": False, "sent": True, "error": f"no answer from the daemon: {exc}"}
     finally:
         s.close()
     try:
         reply = json.loads(data)
     except ValueError:
-        return None
+        return {"ok": False, "sent": True, "error": "the daemon's answer was not JSON"}
     return reply if isinstance(reply, dict) else None
 
 
