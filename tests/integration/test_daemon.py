@@ -148,3 +148,30 @@ def test_facts_stored_without_the_model_get_vectors_before_semantic_search(store
     assert r.returncode == 0
     v = engram(store, "verify")
     assert v.returncode == 0, v.stdout + v.stderr
+
+
+def test_the_running_app_serves_the_prompt_hook(store):
+    """While the desktop app runs it answers hooks too (app/main.py starts the same server)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app.main", "--data-dir", str(store), "--no-tray"],
+        env=_env(QT_QPA_PLATFORM="offscreen"),
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while (st := _ping(store)) is None or st.get("pid") != proc.pid:
+            assert proc.poll() is None and time.monotonic() < deadline, "the app did not serve"
+            time.sleep(0.3)
+        hook = json.dumps({"prompt": "which editor theme, dark mode?"})
+        r = engram(store, "hook-run", "claude-code-context", "--agent", "claude", stdin=hook)
+        assert r.returncode == 0, r.stderr
+        assert "I prefer dark mode in every editor" in r.stdout
+        r = engram(store, "remember", "--agent", "claude", "The app was open when this was said")
+        assert r.returncode == 0 and r.stdout.strip().isdigit()
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+    listed = json.loads(engram(store, "list", "--agent", "claude", "--json").stdout)
+    assert "The app was open when this was said" in [f["content"] for f in listed]
