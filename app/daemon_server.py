@@ -124,6 +124,9 @@ def serve(engram, keyword_only: bool = False):
 
         ready = warm_up_in_background(engram)
     handler = CliHandler(engram, ready)
+    from app.cli import build_parser
+
+    handler._parser = build_parser()  # the commands' imports now, not on the first hook
     daemon = Daemon(engram.config.data_dir, handler, status=handler.status)
     daemon.start()
     return daemon
