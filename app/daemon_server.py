@@ -58,6 +58,14 @@ class CliHandler:
             return False
         return not any(w in ("keyword", "--mode=keyword") for w in words)
 
+    def prime(self) -> None:
+        """On the serving thread, before the first hook: open its database connection and
+        load what a prompt's context needs (the tokenizer, the FTS pages)."""
+        from services.search.context import build_context
+
+        for a in self.engram.agents(with_counts=False)[:3]:
+            build_context(self.engram.agent(a.slug), "warm up", budget=200)
+
     def status(self) -> dict:
         return {
             "semantic": self.engram.semantic_enabled,
@@ -127,6 +135,6 @@ def serve(engram, keyword_only: bool = False):
     from app.cli import build_parser
 
     handler._parser = build_parser()  # the commands' imports now, not on the first hook
-    daemon = Daemon(engram.config.data_dir, handler, status=handler.status)
+    daemon = Daemon(engram.config.data_dir, handler, status=handler.status, prime=handler.prime)
     daemon.start()
     return daemon

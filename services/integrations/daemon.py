@@ -87,10 +87,12 @@ class Daemon:
         data_dir: str | Path,
         handler: Callable[[dict], dict],
         status: Callable[[], dict] | None = None,
+        prime: Callable[[], None] | None = None,
     ):
         self.path = socket_path(data_dir)
         self.handler = handler
         self.status = status
+        self.prime = prime  # run first on the serving thread (its connection, caches)
         self._sock: socket.socket | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -136,6 +138,11 @@ class Daemon:
 
     def _serve(self) -> None:
         assert self._sock is not None
+        if self.prime is not None:
+            try:
+                self.prime()
+            except Exception as exc:  # a cold first answer is slower, not wrong
+                print(f"engram daemon: warm-up: {exc}", file=sys.stderr)
         while not self._stop.is_set():
             try:
                 conn, _ = self._sock.accept()

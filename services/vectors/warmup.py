@@ -18,6 +18,11 @@ def warm_up(engram) -> bool:
         log.warning("semantic search is off: %s", engram.semantic_error)
         return False
     try:
+        # onnxruntime's first run allocates and Chroma reads an HNSW graph into memory on its
+        # first query: both here, not on the first hook
+        v = engram.embedder.embed_one("warm up")
+        for a in engram.agents(with_counts=False)[:20]:
+            engram.index.query(a.id, v, k=1)
         backlog.drain(engram)
     except Exception as exc:  # the vectors stay owed; search still works
         log.warning("could not fill the vector backlog: %s", exc)
