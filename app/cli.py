@@ -12,13 +12,8 @@ import importlib
 import json
 import logging
 import os
-import sqlite3
 import sys
 from dataclasses import dataclass, field
-
-import peewee
-
-from app import __version__
 
 COMMAND_MODULES = [
     "app.commands.core",
@@ -28,6 +23,7 @@ COMMAND_MODULES = [
     "app.commands.entities",
     "app.commands.teamstore",
     "app.commands.logs",
+    "app.commands.daemon",
 ]
 
 
@@ -67,7 +63,7 @@ class Context:
             self._log = None
 
 
-SERVERS = ("mcp",)  # commands that run until stopped
+SERVERS = ("mcp", "serve")  # commands that run until stopped
 
 
 def emit_json(obj) -> None:
@@ -98,6 +94,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--data-dir", help="store directory (default: $ENGRAM_HOME or the user data dir)"
     )
+    from app import __version__
+
     p.add_argument("--version", action="version", version=f"engram {__version__}")
     p.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
@@ -124,7 +122,13 @@ def _hint(exc, ctx) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+    from app.daemon_client import try_daemon
+
+    rc = try_daemon(argv)  # a resident Engram answers in milliseconds (hooks, recall)
+    if rc is not None:
+        return rc
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(format="%(levelname)s %(name)s: %(message)s")
@@ -138,6 +142,18 @@ def main(argv: list[str] | None = None) -> int:
 
     set_origin("cli")  # provenance on every write (the hook runtime narrows it to "hook")
     ctx = Context(args.data_dir, recompile="debounce" if args.command in SERVERS else "sync")
+    try:
+        return run(args, ctx)
+    finally:
+        ctx.close()
+
+
+def run(args, ctx) -> int:
+    """One parsed command, its errors as one line on stderr (also what the daemon runs)."""
+    import sqlite3
+
+    import peewee
+
     from services.errors import EngramError
     from services.interop.importers.base import ImportFormatError
 
@@ -160,15 +176,13 @@ def main(argv: list[str] | None = None) -> int:
         print("engram: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # a hook's stderr must stay one readable line
-        if args.verbose:
+        if getattr(args, "verbose", False):
             logging.exception("unexpected error")
         print(
             f"engram: unexpected error ({type(exc).__name__}): {exc} (run with -v for details)",
             file=sys.stderr,
         )
         return 1
-    finally:
-        ctx.close()
 
 
 if __name__ == "__main__":

@@ -121,10 +121,30 @@ def main(argv: list[str] | None = None) -> int:
             win.first_page_painted.connect(report)
     install_excepthook(log_path, show=lambda text: _crash_dialog(win, text))
     win.show()
+    daemon = None if args.exit_after_first_paint else _serve_hooks(engram)
     rc = app.exec()
+    if daemon is not None:
+        daemon.stop()
     win.shutdown()
     engram.close()
     return rc
+
+
+def _serve_hooks(engram):
+    """While the app runs, agents' hooks and the CLI ask it (app/daemon_server.py) instead of
+    each loading Engram; an `engram serve` already running keeps serving them instead."""
+    import logging
+
+    from app.daemon_server import serve
+    from services.integrations.daemon import AlreadyRunning
+
+    try:
+        return serve(engram, keyword_only=True)  # the window loads the model itself
+    except AlreadyRunning:
+        return None
+    except OSError as exc:  # a data dir path too long for a socket, a read-only dir
+        logging.getLogger(__name__).warning("hooks will not reach the app: %s", exc)
+        return None
 
 
 def _crash_dialog(parent, text: str) -> None:

@@ -9,6 +9,7 @@ writes JSON under ``bench/results/``. Parts also run alone:
     python -m bench teamstore [--sizes 10000,100000]
     python -m bench redaction
     python -m bench capture [--transcripts] [--samples ../shared/formats/samples] [--verbose]
+    python -m bench speed [--quick]   # old (main 93e7099) vs new, side by side
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import sys
 import tempfile
 import time
@@ -174,6 +176,23 @@ def cmd_redaction(args) -> dict:
     r = redaction.run()
     print(redaction.table(r))
     _write(RESULTS / "redaction.json", r | {"machine": _machine()})
+def cmd_speed(args) -> dict:
+    from bench import speed
+
+    if args.keyword_store:
+        r = speed.keyword_only(
+            Path(args.keyword_store), args.slug, old_dir=args.old and Path(args.old)
+        )
+        _write(RESULTS / "speed-keyword.json", r | {"machine": _machine()})
+        return r
+    work = Path(tempfile.mkdtemp(prefix="engram-speed-"))
+    try:
+        r = speed.run(args.quick, work, Path(args.old) if args.old else None)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    _write(
+        RESULTS / ("speed-quick.json" if args.quick else "speed.json"), r | {"machine": _machine()}
+    )
     return r
 
 
@@ -305,6 +324,12 @@ def main(argv=None) -> int:
     cp.add_argument("--verbose", action="store_true", help="list false positives and misses")
     cp.add_argument("--json")
     cp.set_defaults(func=cmd_capture)
+    sp = sub.add_parser("speed", help="this tree vs the previous main, side by side (ratios)")
+    sp.add_argument("--quick", action="store_true", help="10k only, fewer repeats (minutes)")
+    sp.add_argument("--old", help="the old tree (default: git archive 93e7099 → /tmp/engram-old)")
+    sp.add_argument("--keyword-store", help="only keyword search, old vs new, on this store")
+    sp.add_argument("--slug", default="scale", help="--keyword-store: the agent to search")
+    sp.set_defaults(func=cmd_speed)
     args = p.parse_args(argv)
     args.func(args)
     return 0

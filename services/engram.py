@@ -278,8 +278,20 @@ class Engram:
         return matching_rule(key, agent_id, text)
 
     # consistency -------------------------------------------------------------------------
+    def fill_vector_backlog(self) -> int:
+        """Vectors for facts a keyword-only process stored (``services.vectors.backlog``)."""
+        if self.index is None:
+            return 0
+        from services.vectors import backlog
+
+        if not backlog.pending(self.config.data_dir):
+            return 0
+        return backlog.drain(self)
+
     def verify(self, repair: bool = False):
         from services.store.verify import verify_store
+
+        self.fill_vector_backlog()  # owed vectors are not missing ones
 
         return verify_store(self, repair=repair)
 
@@ -360,7 +372,12 @@ class AgentMemory:
 
         # one Ingestor per call: it keeps per-batch state, and threads share this handle
         with writer_lock(self.db, self.agent_id):  # team stores: duplicates still merge
-            return Ingestor(self).remember_many(items, **kw)
+            results = Ingestor(self).remember_many(items, **kw)
+        if self.engram.index is None and any(r.status != "duplicate" for r in results):
+            from services.vectors import backlog
+
+            backlog.mark(self.engram.config.data_dir)  # stored without vectors: owed
+        return results
 
     def get(self, fact_id: int) -> FactView:
         return self.facts.get(fact_id)
@@ -464,6 +481,8 @@ class AgentMemory:
     ) -> list[SearchHit]:
         if mode == "semantic" and not self.engram.semantic_enabled:
             raise ModelUnavailable(self.engram.semantic_error or "semantic search is off")
+        if mode != "keyword":
+            self.engram.fill_vector_backlog()
         return self._search.search(
             query, k=k, filters=filters, mode=mode, touch=touch, weights=weights, **kw
         )

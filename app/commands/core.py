@@ -184,7 +184,13 @@ def cmd_agent_rename(args, ctx):
 
 
 def cmd_remember(args, ctx):
-    mem = ctx.engram().agent(args.agent, create=args.create_agent)
+    # no model in a one-shot process (chromadb + onnxruntime cost seconds): the fact is stored
+    # with its full text at once and owed its vector (services/vectors/backlog.py), which the
+    # next process with the model fills before any semantic search or verify. Exact duplicates
+    # still merge here; near-duplicates and contradictions need vectors, so they are caught
+    # when `engram serve` or the app runs the command (the CLI hands it to them when they run).
+    eng = ctx.engram(semantic=False)
+    mem = eng.agent(args.agent, create=args.create_agent)
     tags = [t.strip() for t in args.tags.split(",") if t.strip()]
     r = mem.remember(
         args.text,
@@ -412,7 +418,7 @@ def cmd_writeback(args, ctx):
 
 
 def cmd_recall(args, ctx):
-    eng = ctx.engram()
+    eng = ctx.engram(semantic=args.mode != "keyword")  # keyword: no model, no Chroma
     if eng.semantic_error and args.mode != "keyword":
         print(f"engram: {eng.semantic_error}", file=sys.stderr)
     mode = args.mode if eng.semantic_enabled else "keyword"

@@ -184,21 +184,37 @@ def cmd_hooks_status(args, ctx):
 
 
 def cmd_mcp(args, ctx):
-    from services.integrations import mcp_server
-
     if args.what == "token":
+        from services.integrations import mcp_server
+
         print(mcp_server.ensure_token(ctx.engram(semantic=False).config.data_dir))
         return 0
     if not args.agent:
         raise ValueError("say which agent's memory to serve: engram mcp --agent SLUG")
     if args.http:
+        from services.integrations import mcp_server
+
         mcp_server.parse_listen(args.http)  # refuse a non-loopback address before loading
-    eng = ctx.engram(semantic=not args.keyword)
-    eng.agent(args.agent, create=True)
-    if args.http:
-        mcp_server.serve_http(eng, args.agent, args.http)
-    else:
-        mcp_server.serve_stdio(eng, args.agent)
+        eng = ctx.engram(semantic=False)
+        eng.agent(args.agent, create=True)
+        mcp_server.serve_http(eng, args.agent, args.http, warm_up=not args.keyword)
+        return 0
+    # stdio: the client's `initialize` is answered first (services/integrations/
+    # mcp_fast_start.py), then the store opens and the SDK loads; the model and Chroma load
+    # in the background after that, recall is keyword-only until they are ready
+    from app.settings import store_config
+    from services.integrations.mcp_fast_start import Relay
+
+    relay = Relay(store_config(ctx.data_dir, semantic=False).data_dir, args.agent)
+    relay.start()
+    try:
+        eng = ctx.engram(semantic=False)
+        eng.agent(args.agent, create=True)
+        from services.integrations import mcp_server
+
+        mcp_server.serve_stdio(eng, args.agent, warm_up=not args.keyword)
+    finally:
+        relay.finish()
     return 0
 
 

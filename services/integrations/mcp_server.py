@@ -368,13 +368,25 @@ def http_app(server, token: str, host: str, port: int):
     return Guard(app, token, port)
 
 
-def serve_stdio(engram, slug: str) -> None:
-    build_server(engram, slug).run("stdio")
+def _warm_up(engram, warm_up: bool) -> None:
+    """Started once the SDK is imported and the tools are built, so the model's and Chroma's
+    imports do not compete with answering ``initialize``; until it ends, recall is keyword."""
+    if warm_up and not engram.semantic_enabled:
+        from services.vectors.warmup import warm_up_in_background
+
+        warm_up_in_background(engram)
 
 
-def serve_http(engram, slug: str, listen: str) -> None:
+def serve_stdio(engram, slug: str, warm_up: bool = False) -> None:
+    server = build_server(engram, slug)
+    _warm_up(engram, warm_up)
+    server.run("stdio")
+
+
+def serve_http(engram, slug: str, listen: str, warm_up: bool = False) -> None:
     import uvicorn
 
     host, port = parse_listen(listen)
     app = http_app(build_server(engram, slug), ensure_token(engram.config.data_dir), host, port)
+    _warm_up(engram, warm_up)
     uvicorn.run(app, host=host, port=port, log_level="warning")

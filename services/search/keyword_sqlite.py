@@ -23,7 +23,17 @@ def keyword_candidates(
     match = keyword_query(query, stopwords=stopwords, mode=mode)
     if not match:
         return []
-    hits = _top_in_fts(db, agent_id, match, filters, n)
+    hits = None
+    size = _store_size(db)
+    if mode == "any" and size >= FTS_FIRST_FROM:
+        from services.search.keyword_pruned import pruned_top
+
+        phrases, words = content_terms(query, stopwords)
+        ranked = pruned_top(db, phrases + [f'"{w}"' for w in words], max(4 * n, 200), size)
+        if ranked is not None:
+            hits = _agent_window(db, agent_id, ranked, filters, n, max(4 * n, 200))
+    if hits is None:
+        hits = _top_in_fts(db, agent_id, match, filters, n)
     if hits is None:
         sql = (
             "SELECT f.id, -bm25(fact_fts, 1.0, 0.4, 0.4) AS s FROM fact_fts "
@@ -50,7 +60,7 @@ def _top_in_fts(
     caller ranks the joined rows instead. Joining every match to its row before ranking is
     what made a common word cost 200+ ms at a million facts; BM25 scores are the same either
     way (its statistics are the whole table's)."""
-    if (db.execute_sql("SELECT max(rowid) FROM fact").fetchone()[0] or 0) < FTS_FIRST_FROM:
+    if _store_size(db) < FTS_FIRST_FROM:
         return None
     limit = max(4 * n, 200)
     ranked = db.execute_sql(
@@ -58,6 +68,16 @@ def _top_in_fts(
         "ORDER BY bm25(fact_fts, 1.0, 0.4, 0.4) LIMIT ?",
         (match, limit),
     ).fetchall()
+    return _agent_window(db, agent_id, ranked, filters, n, limit)
+
+
+def _store_size(db) -> int:
+    return db.execute_sql("SELECT max(rowid) FROM fact").fetchone()[0] or 0
+
+
+def _agent_window(
+    db, agent_id: int, ranked: list, filters: FactFilters, n: int, limit: int
+) -> list[tuple[int, float]] | None:
     if not ranked:
         return []
     # NOT INDEXED: look the window up by rowid; left to itself SQLite walks the agent's whole

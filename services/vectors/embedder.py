@@ -8,6 +8,7 @@ text to a fixed length and reloads its model per call; this is ~10x faster on 2 
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections.abc import Sequence
@@ -112,10 +113,14 @@ def load_embedder(model_dir: Path | None = None) -> Embedder:
 
 def chroma_embedding_function(embedder: Embedder):
     """Wrap an Embedder as a registered Chroma ``EmbeddingFunction``."""
-    return EngramEmbeddingFunction(embedder)
+    return chroma_function_class()(embedder)
 
 
-try:
+@functools.cache
+def chroma_function_class():
+    """Chroma's ``EmbeddingFunction`` subclass, defined (and registered) on first use: importing
+    chromadb costs seconds, and the embedder alone (benchmarks, a keyword-only process, the
+    MCP server before its warm-up) must not pay for it."""
     from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
     from chromadb.utils.embedding_functions import register_embedding_function
 
@@ -144,5 +149,4 @@ try:
         def build_from_config(config):
             return EngramEmbeddingFunction()
 
-except ImportError:  # chromadb absent: the embedder still works for benchmarks and tests
-    EngramEmbeddingFunction = None  # type: ignore[assignment]
+    return EngramEmbeddingFunction

@@ -97,6 +97,10 @@ class VectorIndex:
 
             with exclusive_lock(self.path / ".engram-open.lock"):
                 self.client = chromadb.PersistentClient(path=str(self.path), settings=settings)
+        if embedder is not None:  # before any collection opens: its config names the function
+            from services.vectors.embedder import chroma_function_class
+
+            chroma_function_class()
         self.embedder = embedder
         self._collections: dict[int, object] = {}
         self._lock = threading.Lock()
@@ -161,11 +165,10 @@ class VectorIndex:
     def query(
         self, agent_id: int, vector: np.ndarray, k: int = 20, ids: Sequence[int] | None = None
     ) -> list[tuple[int, float]]:
-        """(fact id, cosine similarity) best first."""
+        """(fact id, cosine similarity) best first. No ``count()`` first: Chroma answers an
+        ``n_results`` above the collection's size (or an empty collection) with what it has,
+        and counting cost 8 ms of a 37 ms hybrid search at 10k facts (cProfile)."""
         col = self.collection(agent_id)
-        n = col.count()
-        if n == 0:
-            return []
         kwargs = {}
         if ids is not None:
             if not ids:
@@ -173,7 +176,7 @@ class VectorIndex:
             kwargs["ids"] = [str(i) for i in ids]
         res = col.query(
             query_embeddings=[np.asarray(vector, dtype=np.float32)],
-            n_results=min(k, n),
+            n_results=k,
             include=["distances"],
             **kwargs,
         )
@@ -185,14 +188,13 @@ class VectorIndex:
     ) -> list[list[tuple[int, float]]]:
         """Top-k (fact id, cosine) for each row of ``vectors``, in one call per batch."""
         col = self.collection(agent_id)
-        n = col.count()
-        if n == 0 or len(vectors) == 0:
-            return [[] for _ in range(len(vectors))]
+        if len(vectors) == 0:
+            return []
         out: list[list[tuple[int, float]]] = []
         for s in range(0, len(vectors), batch):
             res = col.query(
                 query_embeddings=np.asarray(vectors[s : s + batch], dtype=np.float32),
-                n_results=min(k, n),
+                n_results=k,
                 include=["distances"],
             )
             out += [

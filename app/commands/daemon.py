@@ -1,0 +1,41 @@
+"""`engram serve`: a resident Engram that hooks and the CLI talk to over a Unix socket."""
+
+from __future__ import annotations
+
+import signal
+import sys
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "serve",
+        help="keep Engram resident for agents' hooks and the CLI (a Unix socket in the data "
+        "dir, owner-only); they fall back to running in-process when it is not running",
+    )
+    p.add_argument("--keyword", action="store_true", help="no embedding model: keyword search only")
+    p.set_defaults(func=cmd_serve)
+
+
+def cmd_serve(args, ctx) -> int:
+    from app.daemon_server import serve
+    from services.integrations.daemon import AlreadyRunning
+
+    eng = ctx.engram(semantic=False)  # listening first; the model loads in the background
+    try:
+        daemon = serve(eng, keyword_only=args.keyword)
+    except AlreadyRunning as exc:
+        print(f"engram: {exc}", file=sys.stderr)
+        return 1
+
+    def stop(signum, frame):
+        daemon.stop()
+
+    signal.signal(signal.SIGTERM, stop)
+    print(f"engram: serving {daemon.path}", file=sys.stderr, flush=True)
+    try:
+        daemon.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        daemon.stop()
+    return 0
