@@ -176,6 +176,9 @@ def cmd_redaction(args) -> dict:
     r = redaction.run()
     print(redaction.table(r))
     _write(RESULTS / "redaction.json", r | {"machine": _machine()})
+    return r
+
+
 def cmd_speed(args) -> dict:
     from bench import speed
 
