@@ -7,6 +7,8 @@ writes JSON under ``bench/results/``. Parts also run alone:
     python -m bench gui --data-dir D
     python -m bench mcp [--facts 10000] [--semantic]
     python -m bench teamstore [--sizes 10000,100000]
+    python -m bench supersession
+    python -m bench limits
 """
 
 from __future__ import annotations
@@ -166,6 +168,21 @@ def cmd_mcp(args) -> dict:
     return r
 
 
+def cmd_supersession(args) -> dict:
+    import shutil
+
+    from bench import supersession
+
+    work = Path(tempfile.mkdtemp(prefix="engram-supersession-"))
+    try:
+        r = supersession.run_in(work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(supersession.table(r))
+    _write(RESULTS / "supersession.json", r | {"machine": _machine()})
+    return r
+
+
 def cmd_all(args) -> None:
     import shutil
 
@@ -252,6 +269,8 @@ def main(argv=None) -> int:
     mc.add_argument("--queries", type=int, default=200)
     mc.add_argument("--semantic", action="store_true", help="hybrid search (loads the model)")
     mc.set_defaults(func=cmd_mcp)
+    su = sub.add_parser("supersession", help="merge/supersede/conflict/keep confusion matrix")
+    su.set_defaults(func=cmd_supersession)
     args = p.parse_args(argv)
     args.func(args)
     return 0

@@ -209,11 +209,9 @@ def cmd_remember(args, ctx):
         return 1
     else:
         print(r.fact_id)
-        if r.status == "superseded":
-            print(
-                f"(a correction: supersedes fact {', '.join(map(str, r.superseded))})",
-                file=sys.stderr,
-            )
+        if r.status == "superseded" or r.superseded:
+            ids = ", ".join(map(str, r.superseded))
+            print(f"({r.reason or f'a correction: supersedes fact {ids}'})", file=sys.stderr)
         elif r.status == "conflict":
             print(
                 f"(contradicts fact {r.conflicts_with}: both kept, see `engram review`)",

@@ -19,7 +19,7 @@ from services.entities.service import link_row
 from services.errors import InvalidInput
 from services.ingest.contradiction import compare
 from services.ingest.policy import check_utf8, policy_for
-from services.ingest.subjects import infer_subject
+from services.ingest.subjects import subject_key
 from services.records import RememberResult
 from services.store.facts import snapshot
 from services.store.review import review_metadata, was_rejected
@@ -254,6 +254,12 @@ class Ingestor:
                         )
                     results[i].fact_id = fid
                     results[i].superseded = superseded + self._link(i, fid, results[i])
+                    if superseded and results[i].status == "added":
+                        # said so, never silently: the user sees which fact was replaced
+                        results[i].reason = (
+                            f"supersedes fact {', '.join(map(str, superseded))} "
+                            "(a newer value for the same subject)"
+                        )
                     added_ids.append(fid)
                     added_texts.append(text)
                     if vectors is not None:
@@ -356,7 +362,7 @@ class Ingestor:
 
     def _insert(self, item: NewFact, text: str, h: str, actor: str) -> tuple[int, list[int]]:
         m = self.m
-        subject = item.subject or infer_subject(text)
+        subject = item.subject or subject_key(text)
         now = utcnow()
         row = Fact.create(
             agent=m.agent_id,
