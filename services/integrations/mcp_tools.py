@@ -9,9 +9,6 @@ the one write policy, dedup, supersession and the audit log, with ``mcp:<client>
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import json
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -123,8 +120,10 @@ def update_memory(
 
 
 def delete_memory(memory: AgentMemory, id: int, client: str | None = None) -> dict:
-    memory.delete(int(id), actor=actor_for(client), reason="deleted over MCP")
-    return {"deleted": int(id)}
+    """Queued for the user, like ``forget``: an agent alone cannot remove a memory."""
+    from services.integrations import mcp_requests
+
+    return mcp_requests.queue_delete(memory, int(id), actor_for(client))
 
 
 # reads -------------------------------------------------------------------------------------
@@ -176,22 +175,19 @@ def get_context(memory: AgentMemory, query: str, budget: int = 1500) -> str:
 
 
 # forget ------------------------------------------------------------------------------------
-def _token(memory: AgentMemory, matching: str, ids: list[int]) -> str:
-    """Binds an execute to what its preview showed: same agent, text and fact ids."""
-    body = json.dumps([memory.slug, matching.strip(), sorted(ids)]).encode("utf-8")
-    return hmac.new(memory.engram.forget_key(), body, hashlib.sha256).hexdigest()[:32]
-
-
 def forget(
-    memory: AgentMemory, matching: str, preview: bool = True, token: str | None = None
+    memory: AgentMemory, matching: str, preview: bool = True, client: str | None = None
 ) -> dict:
+    """Preview what a forget would erase; with ``preview=False`` queue it for the user.
+
+    The model alone never erases: see ``mcp_requests``."""
     from services.forget.service import ForgetScope, ForgetService
+    from services.integrations import mcp_requests
 
     scope = ForgetScope(agent=memory.slug, matching=matching)
-    service = ForgetService(memory.engram)
-    pv = service.preview(scope)
+    pv = ForgetService(memory.engram).preview(scope)
     ids = [f["id"] for a in pv.agents for f in a.facts]
-    expected = _token(memory, matching, ids)
+    mcp_requests.check_phrase(memory, matching, len(ids))
     if preview:
         return {
             "preview": True,
@@ -201,18 +197,19 @@ def forget(
                 for f in a.facts
             ],
             "counts": pv.counts(),
-            "token": expected,
-            "next": "call forget again with preview=false and this token to do it",
+            "next": "call forget again with preview=false to ask the user; nothing is erased "
+            "until they approve it",
         }
-    if not token:
-        raise InvalidInput("forget with preview=false needs the token of a preview")
-    if not hmac.compare_digest(token, expected):
-        raise InvalidInput(
-            "the token does not match what would be forgotten now (memory changed since the "
-            "preview, or a different text): preview again"
-        )
+    return mcp_requests.queue_forget(memory, matching, ids, actor_for(client))
+
+
+def forget_approved(memory: AgentMemory, matching: str, client: str | None = None) -> dict:
+    """The user said yes in their client (MCP elicitation): erase now."""
+    from services.integrations import mcp_requests
+
     # the receipt holds counts and keyed hashes, never the forgotten text
-    return {"preview": False, "receipt": service.execute(scope, preview=pv)}
+    receipt = mcp_requests.execute_forget(memory, matching, actor=f"user via {actor_for(client)}")
+    return {"preview": False, "receipt": receipt}
 
 
 def resource_text(memory: AgentMemory, layer: str = "memory") -> str:

@@ -19,7 +19,7 @@ again), and the user can delete it for good from the Archived view.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -34,6 +34,9 @@ if TYPE_CHECKING:  # the façade sits above this package; only its type is used 
 
 REVIEW = "review"
 REASONS = ("personal-data", "low-confidence", "conflict", "mcp", "entity-merge", "llm")
+# reasons whose acceptance is an action rather than a memory (an MCP client's forget or delete
+# request): the layer that can carry it out registers ``run(memory, fact_id, actor)`` here
+ACTIONS: dict[str, Callable[..., None]] = {}
 
 
 def review_metadata(reason: str, confidence: float | None = None, **detail) -> dict:
@@ -47,6 +50,11 @@ def review_metadata(reason: str, confidence: float | None = None, **detail) -> d
 def in_review(metadata: dict | None) -> bool:
     note = (metadata or {}).get(REVIEW)
     return isinstance(note, dict) and not note.get("rejected")
+
+
+def _reason(metadata: dict | None) -> str | None:
+    note = (metadata or {}).get(REVIEW)
+    return note.get("reason") if isinstance(note, dict) else None
 
 
 def was_rejected(metadata: dict | None) -> bool:
@@ -112,7 +120,13 @@ class ReviewInbox:
         return rows
 
     def accept(self, ids: Iterable[int], actor: str = "user") -> builtins.list[int]:
-        return self._decide(ids, accept=True, actor=actor)
+        rows = self._take(ids)
+        acts = {r.id: ACTIONS[k] for r in rows if (k := _reason(r.metadata)) in ACTIONS}
+        done = self._decide([r.id for r in rows if r.id not in acts], accept=True, actor=actor)
+        for fid, run in acts.items():  # outside the transaction: a forget vacuums
+            run(self.m, fid, actor)
+            done.append(fid)
+        return done
 
     def reject(self, ids: Iterable[int], actor: str = "user") -> builtins.list[int]:
         return self._decide(ids, accept=False, actor=actor)
