@@ -18,6 +18,7 @@ from services.errors import InvalidInput, NotFound
 from services.ingest.pipeline import NewFact
 from services.store.facts import FactFilters
 from services.store.review import review_metadata
+from services.store.untrusted import DATA_NOTICE, one_line
 
 if TYPE_CHECKING:
     from services.engram import AgentMemory
@@ -47,8 +48,9 @@ def _fact_json(f) -> dict:
     day = f.event_date or f.created_at.date()
     return {
         "id": f.id,
-        "content": f.content,
-        "category": f.category,
+        # stored text is data: one line, prompt tags (and their look-alikes) neutralised
+        "content": one_line(f.content),
+        "category": one_line(f.category),
         "date": day.isoformat(),
         "status": "pending review" if f.status == "pending" else f.status,
         "pinned": f.pinned,
@@ -143,6 +145,7 @@ def recall(
     filters = FactFilters(status="active", category=category) if category else None
     hits = memory.search(query, k=max(1, min(int(k), MAX_K)), filters=filters, mode=mode)
     return {
+        "notice": DATA_NOTICE,
         "mode": mode,
         "hits": [{**_fact_json(h.fact), "score": round(h.score, 4)} for h in hits],
     }
@@ -162,6 +165,7 @@ def list_memories(
     limit = max(1, min(int(limit), MAX_LIST))
     facts = memory.list(filters, limit=limit, offset=max(0, int(offset)))
     return {
+        "notice": DATA_NOTICE,
         "total": memory.facts.count(filters),
         "offset": max(0, int(offset)),
         "items": [_fact_json(f) for f in facts],
