@@ -223,11 +223,25 @@ def cmd_remember(args, ctx):
             print(f"({r.redactions} secret(s) redacted)", file=sys.stderr)
 
 
+def _status(value: str | None) -> str | None:
+    """``all`` means every status; an unknown one is an error, not an empty list."""
+    from models.entities import FACT_STATUSES
+    from services.errors import InvalidInput
+
+    if value is None or value == "all":
+        return None
+    if value not in FACT_STATUSES:
+        raise InvalidInput(
+            f"unknown status {value!r}: use one of {', '.join((*FACT_STATUSES, 'all'))}"
+        )
+    return value
+
+
 def _filters(args):
     from services.store.facts import FactFilters
 
     return FactFilters(
-        status=getattr(args, "status", None),
+        status=_status(getattr(args, "status", None)),
         category=args.category,
         memory_type=getattr(args, "memory_type", None),
         pinned=True if getattr(args, "pinned", False) else None,
