@@ -207,6 +207,9 @@ def cmd_remember(args, ctx):
     elif r.status == "empty":
         print("engram: nothing to remember (empty text)", file=sys.stderr)
         return 1
+    elif r.status == "refused":
+        print(f"engram: not stored: {r.reason}", file=sys.stderr)
+        return 1
     else:
         print(r.fact_id)
         if r.status == "superseded" or r.superseded:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from models import Fact
 from models.entities import utcnow
+from services.ingest.limits import memory_too_long
 from services.ingest.pipeline import NewFact, memory_type_for, validate
 from services.ingest.policy import WritePolicy
 from services.store.text import content_hash, require_clean
@@ -56,7 +57,7 @@ def bulk_remember(
     policy = WritePolicy(
         m.agent_id, (m.settings or {}).get("pii"), e.forget_key() if has_rules else None
     )
-    counts = {"added": 0, "duplicate": 0, "blocked": 0, "empty": 0, "redactions": 0}
+    counts = {"added": 0, "duplicate": 0, "blocked": 0, "empty": 0, "refused": 0, "redactions": 0}
     seen: set[str] = set()
     buf: list[dict] = []
 
@@ -118,6 +119,9 @@ def bulk_remember(
     for item in items:
         if cancelled and cancelled():
             break
+        if memory_too_long((item.content or "").strip()):
+            counts["refused"] += 1
+            continue
         validate(item)
         verdict = policy.sanitize(item.content)
         text = require_clean(verdict.text)

@@ -167,6 +167,20 @@ def differences(old: str, new: str) -> list[str]:
     return out
 
 
+def signature(text: str) -> tuple:
+    """What two statements must share to be ``same``: the holder, the values, item numbers
+    and units, and the negation parity. Batches group by it, so the within-batch duplicate
+    check compares a memory only with the few that could be its twin."""
+    p = _parts(text)
+    return (
+        holder(text),
+        tuple(sorted(p.values.items())),
+        tuple(sorted(p.ordinals.items())),
+        tuple(sorted(p.units.items())),
+        p.negations % 2,
+    )
+
+
 def compare(old: str, new: str, strict: bool = False) -> str:
     """``same`` | ``update`` | ``distinct`` | ``conflict`` (see the module note).
 

@@ -17,7 +17,8 @@ from models import Fact
 from models.entities import MEMORY_TYPES, utcnow
 from services.entities.service import link_row
 from services.errors import InvalidInput
-from services.ingest.contradiction import compare
+from services.ingest.contradiction import compare, signature
+from services.ingest.limits import memory_too_long
 from services.ingest.policy import check_utf8, policy_for
 from services.ingest.subjects import subject_key
 from services.records import RememberResult
@@ -32,6 +33,7 @@ NEAR_DUPLICATE = 0.95
 # below the merge cut, a stored fact this close that says the same sentence with one value
 # changed ("port 8080" → "port 8081", cosine 0.86) is still a correction of it
 CORRECTION_WINDOW = 0.80
+BATCH_WINDOW = 512  # earlier same-signature memories a batch item is compared with
 DEDUP_STATUSES = (
     "active",
     "pending",
@@ -145,6 +147,10 @@ class Ingestor:
         prepared: list[tuple[int, NewFact, str, str]] = []
         notes: dict[int, dict] = {}  # index → redaction counts for the audit log (no content)
         for i, item in enumerate(items):
+            too_long = memory_too_long((item.content or "").strip())
+            if too_long:  # refused alone, with its reason: the rest of the batch goes on
+                results[i] = RememberResult("refused", None, reason=too_long)
+                continue
             validate(item)
             verdict = policy.sanitize(item.content)
             if verdict.pending and item.status == "active":
@@ -281,11 +287,13 @@ class Ingestor:
         """Merge what says the same thing again; a near twin that changes a value, a name
         or a negation is a correction (it supersedes) or a conflict (both stay, in review)."""
         keep_idx: list[int] = []
+        buckets: dict[tuple, list[int]] = {}  # signature → kept batch positions
         nearest = self._nearest_stored(fresh, vectors, threshold, live)
         for j, (i, item, text, _h) in enumerate(fresh):
             hit, link = self._match_stored(nearest[j], threshold, text, item.created_at)
+            bucket = buckets.setdefault(signature(text), [])
             if hit is None and link is None:
-                twin = self._batch_twin(fresh, vectors, keep_idx, j, threshold)
+                twin = self._batch_twin(fresh, vectors, bucket, j, threshold)
                 if twin is not None:
                     results[i].status = "near-duplicate"
                     dup_of[i] = -fresh[twin][0] - 1
@@ -299,6 +307,7 @@ class Ingestor:
                 if link[0] == "conflict":
                     fresh[j] = (i, _in_conflict(item, link[1]), text, _h)
             keep_idx.append(j)
+            bucket.append(j)
         return [fresh[j] for j in keep_idx], vectors[keep_idx] if keep_idx else vectors[:0]
 
     def _nearest_stored(self, fresh, vectors, threshold, live) -> list[list[tuple[int, float]]]:
@@ -347,9 +356,16 @@ class Ingestor:
                 link = (verdict, fid)
         return None, link
 
-    def _batch_twin(self, fresh, vectors, keep_idx, j, threshold) -> int | None:
+    def _batch_twin(self, fresh, vectors, bucket, j, threshold) -> int | None:
+        """An earlier memory of this batch that says the same thing. Only memories with the
+        same signature can (``contradiction.signature``), and of those the latest
+        ``BATCH_WINDOW``: a 100k-memory import stays linear, not quadratic."""
         item, text = fresh[j][1], fresh[j][2]
-        twins = [k for k in keep_idx if not item.subject or fresh[k][1].subject != item.subject]
+        twins = [
+            k
+            for k in bucket[-BATCH_WINDOW:]
+            if not item.subject or fresh[k][1].subject != item.subject
+        ]
         if not twins:
             return None
         sims = vectors[twins] @ vectors[j]

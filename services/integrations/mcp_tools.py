@@ -80,6 +80,8 @@ def remember(
     [res] = memory.remember_many([item], actor=actor_for(client))
     if res.status == "empty":
         raise InvalidInput("nothing to remember: the text is empty")
+    if res.status == "refused":
+        raise InvalidInput(f"not stored: {res.reason}")
     out: dict = {"id": res.fact_id, "redacted_secrets": res.redactions}
     if res.status == "blocked":
         out.update(id=None, status="blocked by a forget rule")

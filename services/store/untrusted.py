@@ -96,7 +96,16 @@ def neutralise_tags(text: str) -> str:
     return "".join(pieces)
 
 
+# what one memory may show in a block an agent loads: twice the default size of a memory, so
+# only a fact stored before the size limit (or past a raised one) is ever cut
+MAX_LINE_CHARS = 16 * 1024
+CUT = " […]"
+
+
 def one_line(text: str) -> str:
     """Memory text as data: one line (it can never open a heading or a section), tags
-    neutralised."""
-    return neutralise_tags(" ".join((text or "").split()))
+    neutralised, at most ``MAX_LINE_CHARS`` (a 10 MB fact must not become a 10 MB context)."""
+    text = text or ""
+    cut = len(text) > MAX_LINE_CHARS
+    line = " ".join(text[:MAX_LINE_CHARS].split())
+    return neutralise_tags(line) + (CUT if cut else "")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from services.ingest import limits
 from services.interop.importers.base import ImportedFact, ImportProblem, ParsedSource
 from services.interop.importers.common import file_time, parse_iso, read_text, slug
 from services.interop.importers.native import source_meta
@@ -65,7 +66,12 @@ def parse(path: Path) -> ParsedSource:
     fallback = file_time(f)
     meta = source_meta(FORMAT, f.resolve(), agent="mcp-memory")
     seen: set[tuple] = set()
-    for no, line in enumerate(text.split("\n"), 1):
+    for no, line in limits.lines_capped(text):
+        if line is None:
+            out.problems.append(
+                ImportProblem(rel, no, f"line over {limits.max_line_bytes():,} characters: skipped")
+            )
+            continue
         if not line.strip():
             continue
         try:
