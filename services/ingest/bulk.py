@@ -57,7 +57,7 @@ def bulk_remember(
     policy = WritePolicy(
         m.agent_id, (m.settings or {}).get("pii"), e.forget_key() if has_rules else None
     )
-    counts = {"added": 0, "duplicate": 0, "blocked": 0, "empty": 0, "refused": 0, "redactions": 0}
+    counts = {"added": 0, "duplicate": 0, "blocked": 0, "empty": 0, "redactions": 0}
     seen: set[str] = set()
     buf: list[dict] = []
 
@@ -120,7 +120,7 @@ def bulk_remember(
         if cancelled and cancelled():
             break
         if memory_too_long((item.content or "").strip()):
-            counts["refused"] += 1
+            counts["refused"] = counts.get("refused", 0) + 1  # over the size limit
             continue
         validate(item)
         verdict = policy.sanitize(item.content)
