@@ -183,6 +183,21 @@ def cmd_supersession(args) -> dict:
     return r
 
 
+def cmd_limits(args) -> dict:
+    import shutil
+
+    from bench import limits
+
+    work = Path(tempfile.mkdtemp(prefix="engram-limits-"))
+    try:
+        r = limits.run(work, entities=args.entities)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(limits.table(r))
+    _write(RESULTS / "limits.json", r | {"machine": _machine()})
+    return r
+
+
 def cmd_all(args) -> None:
     import shutil
 
@@ -271,6 +286,9 @@ def main(argv=None) -> int:
     mc.set_defaults(func=cmd_mcp)
     su = sub.add_parser("supersession", help="merge/supersede/conflict/keep confusion matrix")
     su.set_defaults(func=cmd_supersession)
+    li = sub.add_parser("limits", help="hostile inputs: time and peak RSS of each, refused/capped")
+    li.add_argument("--entities", type=int, default=10_000, help="memory.jsonl size to import")
+    li.set_defaults(func=cmd_limits)
     args = p.parse_args(argv)
     args.func(args)
     return 0

@@ -12,7 +12,7 @@ what                           variable               default
 =============================  =====================  ============
 one memory's text              ENGRAM_MAX_MEMORY      8 KiB
 one file read by an importer   ENGRAM_MAX_FILE        32 MiB
-one archive member, inflated   ENGRAM_MAX_MEMBER      256 MiB
+one archive member, inflated   ENGRAM_MAX_MEMBER      64 MiB
 one JSONL line                 ENGRAM_MAX_LINE        1 MiB
 =============================  =====================  ============
 """
@@ -47,7 +47,7 @@ def max_file_bytes() -> int:
 
 
 def max_member_bytes() -> int:
-    return _env("ENGRAM_MAX_MEMBER", 256 * MIB)
+    return _env("ENGRAM_MAX_MEMBER", 64 * MIB)
 
 
 def max_line_bytes() -> int:
