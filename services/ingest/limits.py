@@ -178,6 +178,21 @@ def lines_capped(text: str, limit: int | None = None) -> Iterator[tuple[int, str
         start = end + 1
 
 
+def raw_lines(fh, limit: int | None = None) -> Iterator[tuple[int, bytes | None]]:
+    """(line number, bytes) from a binary file, streamed; a line over ``limit`` bytes is
+    yielded as None and drained chunk by chunk, never held whole in memory."""
+    limit = limit or max_line_bytes()
+    n = 0
+    while raw := fh.readline(limit + 1):
+        n += 1
+        if len(raw) > limit and not raw.endswith(b"\n"):
+            while (more := fh.readline(MIB)) and not more.endswith(b"\n"):
+                pass
+            yield n, None
+            continue
+        yield n, raw
+
+
 # --- YAML --------------------------------------------------------------------------------------
 def yaml_safe(block: str):
     """``yaml.safe_load`` behind size, alias and node caps (a "billion laughs" expands a few

@@ -102,8 +102,13 @@ def test_openmemory_zip_member_bomb_is_skipped_with_its_reason(cli, tmp_path, mo
     assert "om" not in [a["slug"] for a in json.loads(out)]  # no empty agent left behind
 
 
-def test_mcp_memory_jsonl_with_a_huge_line_and_a_long_observation(cli, tmp_path, monkeypatch):
+@pytest.mark.parametrize("streamed", [False, True])
+def test_mcp_memory_jsonl_with_a_huge_line_and_a_long_observation(
+    cli, tmp_path, monkeypatch, streamed
+):
     monkeypatch.setenv("ENGRAM_MAX_LINE", str(64 * 1024))
+    if streamed:  # a file over the file cap is read line by line, not refused whole
+        monkeypatch.setenv("ENGRAM_MAX_FILE", str(100 * 1024))
     good = {"type": "entity", "name": "Acme", "entityType": "org", "observations": ["is in Oslo"]}
     huge = {"type": "entity", "name": "Big", "entityType": "org", "observations": ["x" * 200_000]}
     long_obs = {
