@@ -91,6 +91,27 @@ def _in_conflict(item: NewFact, other: int) -> NewFact:
     return replace(item, status="pending", metadata=meta)
 
 
+class _Bucket:
+    """The latest ``BATCH_WINDOW`` kept memories of one signature, their vectors in a ring
+    (no per-item copy of the window: that copy alone made a 100k batch take minutes)."""
+
+    def __init__(self, dim: int, dtype):
+        self.ring = np.empty((BATCH_WINDOW, dim), dtype=dtype)
+        self.positions: list[int] = []  # batch positions, in ring order
+        self._next = 0
+
+    def add(self, position: int, vector) -> None:
+        self.ring[self._next] = vector
+        if len(self.positions) < BATCH_WINDOW:
+            self.positions.append(position)
+        else:
+            self.positions[self._next] = position
+        self._next = (self._next + 1) % BATCH_WINDOW
+
+    def similarities(self, vector):
+        return self.ring[: len(self.positions)] @ vector
+
+
 class Ingestor:
     """One write batch. Holds per-batch state: make a new one per ``remember_many`` call."""
 
@@ -287,11 +308,13 @@ class Ingestor:
         """Merge what says the same thing again; a near twin that changes a value, a name
         or a negation is a correction (it supersedes) or a conflict (both stay, in review)."""
         keep_idx: list[int] = []
-        buckets: dict[tuple, list[int]] = {}  # signature → kept batch positions
+        buckets: dict[tuple, _Bucket] = {}  # signature → the latest kept memories with it
         nearest = self._nearest_stored(fresh, vectors, threshold, live)
         for j, (i, item, text, _h) in enumerate(fresh):
             hit, link = self._match_stored(nearest[j], threshold, text, item.created_at)
-            bucket = buckets.setdefault(signature(text), [])
+            bucket = buckets.get(sig := signature(text))
+            if bucket is None:
+                bucket = buckets[sig] = _Bucket(vectors.shape[1], vectors.dtype)
             if hit is None and link is None:
                 twin = self._batch_twin(fresh, vectors, bucket, j, threshold)
                 if twin is not None:
@@ -307,7 +330,7 @@ class Ingestor:
                 if link[0] == "conflict":
                     fresh[j] = (i, _in_conflict(item, link[1]), text, _h)
             keep_idx.append(j)
-            bucket.append(j)
+            bucket.add(j, vectors[j])
         return [fresh[j] for j in keep_idx], vectors[keep_idx] if keep_idx else vectors[:0]
 
     def _nearest_stored(self, fresh, vectors, threshold, live) -> list[list[tuple[int, float]]]:
@@ -361,19 +384,17 @@ class Ingestor:
         same signature can (``contradiction.signature``), and of those the latest
         ``BATCH_WINDOW``: a 100k-memory import stays linear, not quadratic."""
         item, text = fresh[j][1], fresh[j][2]
-        twins = [
-            k
-            for k in bucket[-BATCH_WINDOW:]
-            if not item.subject or fresh[k][1].subject != item.subject
-        ]
-        if not twins:
+        if not bucket.positions:
             return None
-        sims = vectors[twins] @ vectors[j]
+        sims = bucket.similarities(vectors[j])
         for best in np.argsort(-sims):
             if sims[best] < threshold:
                 break
-            if compare(fresh[twins[best]][2], text) == "same":
-                return twins[int(best)]
+            k = bucket.positions[int(best)]
+            if item.subject and fresh[k][1].subject == item.subject:
+                continue  # a newer statement about a named subject supersedes, not merges
+            if compare(fresh[k][2], text) == "same":
+                return k
         return None
 
     def _insert(self, item: NewFact, text: str, h: str, actor: str) -> tuple[int, list[int]]:
