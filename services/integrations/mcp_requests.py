@@ -86,7 +86,9 @@ def queue_forget(memory: AgentMemory, phrase: str, would_forget: list[int], clie
 
 def queue_delete(memory: AgentMemory, fact_id: int, client: str) -> dict:
     fact = memory.get(int(fact_id))  # NotFound for another agent's id
-    text = f"Request from {client}: delete memory #{fact.id}."
+    quote = " ".join(fact.content.split())
+    quote = quote if len(quote) <= 120 else quote[:119] + "…"
+    text = f"Request from {client}: delete memory #{fact.id} (“{quote}”)."
     rid = _queue(memory, DELETE, text, {"client": client, "fact": fact.id}, f"delete:{fact.id}")
     return _queued(rid)
 
