@@ -93,19 +93,27 @@ def _in_conflict(item: NewFact, other: int) -> NewFact:
 
 class _Bucket:
     """The latest ``BATCH_WINDOW`` kept memories of one signature, their vectors in a ring
-    (no per-item copy of the window: that copy alone made a 100k batch take minutes)."""
+    (no per-item copy of the window: that copy alone made a 100k batch take minutes). The
+    ring grows as it fills: most signatures hold one memory."""
 
     def __init__(self, dim: int, dtype):
-        self.ring = np.empty((BATCH_WINDOW, dim), dtype=dtype)
+        self.ring = np.empty((1, dim), dtype=dtype)
         self.positions: list[int] = []  # batch positions, in ring order
         self._next = 0
 
     def add(self, position: int, vector) -> None:
-        self.ring[self._next] = vector
-        if len(self.positions) < BATCH_WINDOW:
+        n = len(self.positions)
+        if n < BATCH_WINDOW:
+            if n == len(self.ring):
+                grown = np.empty((min(2 * n, BATCH_WINDOW), self.ring.shape[1]), self.ring.dtype)
+                grown[:n] = self.ring
+                self.ring = grown
+            self.ring[n] = vector
             self.positions.append(position)
-        else:
-            self.positions[self._next] = position
+            self._next = (n + 1) % BATCH_WINDOW
+            return
+        self.ring[self._next] = vector
+        self.positions[self._next] = position
         self._next = (self._next + 1) % BATCH_WINDOW
 
     def similarities(self, vector):
