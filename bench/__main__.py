@@ -10,6 +10,8 @@ writes JSON under ``bench/results/``. Parts also run alone:
     python -m bench redaction
     python -m bench capture [--transcripts] [--samples ../shared/formats/samples] [--verbose]
     python -m bench speed [--quick]   # old (main 93e7099) vs new, side by side
+    python -m bench supersession
+    python -m bench limits
 """
 
 from __future__ import annotations
@@ -199,6 +201,36 @@ def cmd_speed(args) -> dict:
     return r
 
 
+def cmd_supersession(args) -> dict:
+    import shutil
+
+    from bench import supersession
+
+    work = Path(tempfile.mkdtemp(prefix="engram-supersession-"))
+    try:
+        r = supersession.run_in(work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(supersession.table(r))
+    _write(RESULTS / "supersession.json", r | {"machine": _machine()})
+    return r
+
+
+def cmd_limits(args) -> dict:
+    import shutil
+
+    from bench import limits
+
+    work = Path(tempfile.mkdtemp(prefix="engram-limits-"))
+    try:
+        r = limits.run(work, entities=args.entities)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(limits.table(r))
+    _write(RESULTS / "limits.json", r | {"machine": _machine()})
+    return r
+
+
 def cmd_all(args) -> None:
     import shutil
 
@@ -333,6 +365,11 @@ def main(argv=None) -> int:
     sp.add_argument("--keyword-store", help="only keyword search, old vs new, on this store")
     sp.add_argument("--slug", default="scale", help="--keyword-store: the agent to search")
     sp.set_defaults(func=cmd_speed)
+    su = sub.add_parser("supersession", help="merge/supersede/conflict/keep confusion matrix")
+    su.set_defaults(func=cmd_supersession)
+    li = sub.add_parser("limits", help="hostile inputs: time and peak RSS of each, refused/capped")
+    li.add_argument("--entities", type=int, default=10_000, help="memory.jsonl size to import")
+    li.set_defaults(func=cmd_limits)
     args = p.parse_args(argv)
     args.func(args)
     return 0

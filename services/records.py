@@ -55,7 +55,8 @@ class FactView:
 @dataclass
 class RememberResult:
     # added | duplicate | near-duplicate | superseded (a correction of a near twin) |
-    # conflict (contradicts a near twin: both kept, the new one in review) | blocked | empty
+    # conflict (contradicts a near twin: both kept, the new one in review) | blocked | empty |
+    # refused (over a size limit: ``reason`` says which)
     status: str
     fact_id: int | None
     superseded: list[int] = field(default_factory=list)

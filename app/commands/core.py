@@ -218,13 +218,14 @@ def cmd_remember(args, ctx):
     elif r.status == "empty":
         print("engram: nothing to remember (empty text)", file=sys.stderr)
         return 1
+    elif r.status == "refused":
+        print(f"engram: not stored: {r.reason}", file=sys.stderr)
+        return 1
     else:
         print(r.fact_id)
-        if r.status == "superseded":
-            print(
-                f"(a correction: supersedes fact {', '.join(map(str, r.superseded))})",
-                file=sys.stderr,
-            )
+        if r.status == "superseded" or r.superseded:
+            ids = ", ".join(map(str, r.superseded))
+            print(f"({r.reason or f'a correction: supersedes fact {ids}'})", file=sys.stderr)
         elif r.status == "conflict":
             print(
                 f"(contradicts fact {r.conflicts_with}: both kept, see `engram review`)",
@@ -236,11 +237,25 @@ def cmd_remember(args, ctx):
             print(f"({r.redactions} secret(s) redacted)", file=sys.stderr)
 
 
+def _status(value: str | None) -> str | None:
+    """``all`` means every status; an unknown one is an error, not an empty list."""
+    from models.entities import FACT_STATUSES
+    from services.errors import InvalidInput
+
+    if value is None or value == "all":
+        return None
+    if value not in FACT_STATUSES:
+        raise InvalidInput(
+            f"unknown status {value!r}: use one of {', '.join((*FACT_STATUSES, 'all'))}"
+        )
+    return value
+
+
 def _filters(args):
     from services.store.facts import FactFilters
 
     return FactFilters(
-        status=getattr(args, "status", None),
+        status=_status(getattr(args, "status", None)),
         category=args.category,
         memory_type=getattr(args, "memory_type", None),
         pinned=True if getattr(args, "pinned", False) else None,

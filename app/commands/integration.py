@@ -65,6 +65,7 @@ def register(sub) -> None:
     )
     p.add_argument("what", nargs="?", choices=("serve", "token"), default="serve")
     p.add_argument("--agent", help="the agent whose memory is served (required to serve)")
+    p.add_argument("--create", action="store_true", help="create the agent if it is missing")
     p.add_argument("--http", metavar="HOST:PORT", help="Streamable HTTP on a loopback address")
     p.add_argument(
         "--keyword",
@@ -196,7 +197,7 @@ def cmd_mcp(args, ctx):
 
         mcp_server.parse_listen(args.http)  # refuse a non-loopback address before loading
         eng = ctx.engram(semantic=False)
-        eng.agent(args.agent, create=True)
+        _served_agent(eng, args.agent, args.create)
         mcp_server.serve_http(eng, args.agent, args.http, warm_up=not args.keyword)
         return 0
     # stdio: the client's `initialize` is answered first (services/integrations/
@@ -209,13 +210,30 @@ def cmd_mcp(args, ctx):
     relay.start()
     try:
         eng = ctx.engram(semantic=False)
-        eng.agent(args.agent, create=True)
+        _served_agent(eng, args.agent, args.create)
         from services.integrations import mcp_server
 
         mcp_server.serve_stdio(eng, args.agent, warm_up=not args.keyword)
     finally:
         relay.finish()
     return 0
+
+
+def _served_agent(eng, slug: str, create: bool) -> None:
+    """A typo must not become a new, empty agent that a client then writes into."""
+    from services.errors import NotFound
+
+    if create:
+        eng.agent(slug, create=True)
+        return
+    try:
+        eng.agent(slug)
+    except NotFound:
+        known = ", ".join(a.slug for a in eng.agents(with_counts=False)) or "none yet"
+        raise NotFound(
+            f"no agent {slug!r} (agents: {known}); pass --create to make it, or "
+            "`engram hooks install` for a client"
+        ) from None
 
 
 def cmd_hook_run(args, ctx):

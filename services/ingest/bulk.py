@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from models import Fact
 from models.entities import utcnow
+from services.ingest.limits import memory_too_long
 from services.ingest.pipeline import NewFact, memory_type_for, validate
 from services.ingest.policy import WritePolicy
 from services.store.text import (
@@ -124,6 +125,9 @@ def bulk_remember(
     for item in items:
         if cancelled and cancelled():
             break
+        if memory_too_long((item.content or "").strip()):
+            counts["refused"] = counts.get("refused", 0) + 1  # over the size limit
+            continue
         validate(item)
         verdict = policy.sanitize(item.content)
         text = require_clean(verdict.text)

@@ -8,8 +8,11 @@ asks this module first. ``compare(old, new)`` answers:
 - ``same``: the same statement in other words: merge;
 - ``update``: the same sentence frame with a value changed (or negated): the new fact
   supersedes the old one;
-- ``distinct``: two different things numbered alike ("note 17" / "note 18"): both stay;
-- ``conflict``: they differ in a way a rule cannot settle: both stay, a person decides.
+- ``distinct``: two different things numbered alike ("note 17" / "note 18"), or the same
+  attribute of two different holders ("Alice works at Google" / "Bob works at Meta"): both stay;
+- ``conflict``: they differ in a way a rule cannot settle, or say opposite things with
+  antonyms ("likes" / "dislikes", "always" / "never", "allowed" / "forbidden"), which an
+  embedding reads as the same sentence: both stay, a person decides.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+
+from services.ingest.subjects import holder
 
 NEGATIONS = frozenset(
     "not no never none nobody nothing neither nor without cannot cant isnt arent wasnt "
@@ -42,7 +47,8 @@ STOP = frozenset(
 )
 
 _TOKEN = re.compile(
-    r"\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?"  # IPv4 with optional port
+    r"(?<![\w-])(?-i:[A-Z]{2,10}-\d+)\b"  # item ids: ENG-101 (not eu-west-1)
+    r"|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?"  # IPv4 with optional port
     r"|[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}"  # IPv6
     r"|v?\d+(?:[.,:/\-]\d+)*[a-z%]*"  # numbers, versions, dates, times, 10ms
     r"|[$€£%#]"
@@ -50,6 +56,38 @@ _TOKEN = re.compile(
     re.IGNORECASE,
 )
 _DIGIT = re.compile(r"\d")
+_ID = re.compile(r"^[a-z]{2,10}-\d+$")  # ENG-101, JIRA-7: an item's name, not a value
+
+# word forms that say the opposite of each other about one subject
+_ANTONYM_PAIRS = [
+    ("like likes liked liking", "dislike dislikes disliked hate hates hated"),
+    ("love loves loved", "hate hates hated dislike dislikes"),
+    ("always", "never"),
+    ("allowed allow allows permitted", "forbidden forbids forbid prohibited banned disallowed"),
+    ("enabled enable", "disabled disable"),
+    ("include includes included", "exclude excludes excluded"),
+    ("accept accepts accepted", "reject rejects rejected"),
+    ("true", "false"),
+    ("on", "off"),
+    ("required mandatory", "optional"),
+    ("public", "private"),
+    ("prefer prefers preferred", "avoid avoids avoided"),
+    ("before", "after"),
+    ("open opened", "closed close"),
+    ("passing passes passed", "failing fails failed"),
+    ("up", "down"),
+]
+_ANTONYMS = [(frozenset(a.split()), frozenset(b.split())) for a, b in _ANTONYM_PAIRS]
+
+
+def _opposed(a_words: set, b_words: set) -> bool:
+    for x, y in _ANTONYMS:
+        for left, right in ((x, y), (y, x)):
+            only_a = (a_words & left) - b_words
+            only_b = (b_words & right) - a_words
+            if only_a and only_b and not (a_words & right) and not (b_words & left):
+                return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -86,6 +124,8 @@ def _parts(text: str) -> _Parts:
             pass  # "no longer" is one negation
         elif low in NEGATIONS:
             negations += 1
+        elif _ID.match(low):
+            ordinals[low] += 1
         elif _DIGIT.search(low):
             (ordinals if prev in ORDINAL_WORDS else values)[low.lstrip("v")] += 1
         elif low in UNITS and prev and _DIGIT.search(prev):
@@ -122,7 +162,23 @@ def differences(old: str, new: str) -> list[str]:
     b_words = {w for _, w in _tokens(new)}
     if (a.names - b_words) and (b.names - a_words):
         out.append("name")
+    if _opposed(a_words, b_words):
+        out.append("antonym")
     return out
+
+
+def signature(text: str) -> tuple:
+    """What two statements must share to be ``same``: the holder, the values, item numbers
+    and units, and the negation parity. Batches group by it, so the within-batch duplicate
+    check compares a memory only with the few that could be its twin."""
+    p = _parts(text)
+    return (
+        holder(text),
+        tuple(sorted(p.values.items())),
+        tuple(sorted(p.ordinals.items())),
+        tuple(sorted(p.units.items())),
+        p.negations % 2,
+    )
 
 
 def compare(old: str, new: str, strict: bool = False) -> str:
@@ -130,9 +186,14 @@ def compare(old: str, new: str, strict: bool = False) -> str:
 
     ``strict`` (for pairs the embedding puts further apart): an update only when the rest of
     the sentence is word for word the same; anything else is ``distinct``."""
+    a_holder, b_holder = holder(old), holder(new)
+    if a_holder and b_holder and a_holder != b_holder:
+        return "distinct"  # a different person or item: never merged, never superseded
     diff = differences(old, new)
     if not diff:
         return "same"
+    if "antonym" in diff:
+        return "conflict"
     if "ordinal" in diff and "negation" not in diff:
         return "distinct"
     a, b = _parts(old), _parts(new)

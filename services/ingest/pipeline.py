@@ -17,9 +17,10 @@ from models import Fact
 from models.entities import MEMORY_TYPES, utcnow
 from services.entities.service import link_row
 from services.errors import InvalidInput
-from services.ingest.contradiction import compare
+from services.ingest.contradiction import compare, signature
+from services.ingest.limits import memory_too_long
 from services.ingest.policy import check_utf8, policy_for
-from services.ingest.subjects import infer_subject
+from services.ingest.subjects import subject_key
 from services.records import RememberResult
 from services.store.facts import snapshot
 from services.store.review import review_metadata, was_rejected
@@ -38,6 +39,7 @@ NEAR_DUPLICATE = 0.95
 # below the merge cut, a stored fact this close that says the same sentence with one value
 # changed ("port 8080" → "port 8081", cosine 0.86) is still a correction of it
 CORRECTION_WINDOW = 0.80
+BATCH_WINDOW = 512  # earlier same-signature memories a batch item is compared with
 DEDUP_STATUSES = (
     "active",
     "pending",
@@ -93,6 +95,35 @@ def _in_conflict(item: NewFact, other: int) -> NewFact:
     """A fact that contradicts ``other`` and cannot be settled by rule: kept, in review."""
     meta = {**(item.metadata or {}), **review_metadata("conflict", with_fact=other)}
     return replace(item, status="pending", metadata=meta)
+
+
+class _Bucket:
+    """The latest ``BATCH_WINDOW`` kept memories of one signature, their vectors in a ring
+    (no per-item copy of the window: that copy alone made a 100k batch take minutes). The
+    ring grows as it fills: most signatures hold one memory."""
+
+    def __init__(self, dim: int, dtype):
+        self.ring = np.empty((1, dim), dtype=dtype)
+        self.positions: list[int] = []  # batch positions, in ring order
+        self._next = 0
+
+    def add(self, position: int, vector) -> None:
+        n = len(self.positions)
+        if n < BATCH_WINDOW:
+            if n == len(self.ring):
+                grown = np.empty((min(2 * n, BATCH_WINDOW), self.ring.shape[1]), self.ring.dtype)
+                grown[:n] = self.ring
+                self.ring = grown
+            self.ring[n] = vector
+            self.positions.append(position)
+            self._next = (n + 1) % BATCH_WINDOW
+            return
+        self.ring[self._next] = vector
+        self.positions[self._next] = position
+        self._next = (self._next + 1) % BATCH_WINDOW
+
+    def similarities(self, vector):
+        return self.ring[: len(self.positions)] @ vector
 
 
 class Ingestor:
@@ -152,6 +183,10 @@ class Ingestor:
         prepared: list[tuple[int, NewFact, str, str]] = []
         notes: dict[int, dict] = {}  # index → redaction counts for the audit log (no content)
         for i, item in enumerate(items):
+            too_long = memory_too_long((item.content or "").strip())
+            if too_long:  # refused alone, with its reason: the rest of the batch goes on
+                results[i] = RememberResult("refused", None, reason=too_long)
+                continue
             validate(item)
             verdict = policy.sanitize(item.content)
             if verdict.pending and item.status == "active":
@@ -262,6 +297,12 @@ class Ingestor:
                         )
                     results[i].fact_id = fid
                     results[i].superseded = superseded + self._link(i, fid, results[i])
+                    if superseded and results[i].status == "added":
+                        # said so, never silently: the user sees which fact was replaced
+                        results[i].reason = (
+                            f"supersedes fact {', '.join(map(str, superseded))} "
+                            "(a newer value for the same subject)"
+                        )
                     added_ids.append(fid)
                     added_texts.append(text)
                     if vectors is not None:
@@ -283,11 +324,15 @@ class Ingestor:
         """Merge what says the same thing again; a near twin that changes a value, a name
         or a negation is a correction (it supersedes) or a conflict (both stay, in review)."""
         keep_idx: list[int] = []
+        buckets: dict[tuple, _Bucket] = {}  # signature → the latest kept memories with it
         nearest = self._nearest_stored(fresh, vectors, threshold, live)
         for j, (i, item, text, _h) in enumerate(fresh):
             hit, link = self._match_stored(nearest[j], threshold, text, item.created_at)
+            bucket = buckets.get(sig := signature(text))
+            if bucket is None:
+                bucket = buckets[sig] = _Bucket(vectors.shape[1], vectors.dtype)
             if hit is None and link is None:
-                twin = self._batch_twin(fresh, vectors, keep_idx, j, threshold)
+                twin = self._batch_twin(fresh, vectors, bucket, j, threshold)
                 if twin is not None:
                     results[i].status = "near-duplicate"
                     dup_of[i] = -fresh[twin][0] - 1
@@ -301,6 +346,7 @@ class Ingestor:
                 if link[0] == "conflict":
                     fresh[j] = (i, _in_conflict(item, link[1]), text, _h)
             keep_idx.append(j)
+            bucket.add(j, vectors[j])
         return [fresh[j] for j in keep_idx], vectors[keep_idx] if keep_idx else vectors[:0]
 
     def _nearest_stored(self, fresh, vectors, threshold, live) -> list[list[tuple[int, float]]]:
@@ -349,22 +395,27 @@ class Ingestor:
                 link = (verdict, fid)
         return None, link
 
-    def _batch_twin(self, fresh, vectors, keep_idx, j, threshold) -> int | None:
+    def _batch_twin(self, fresh, vectors, bucket, j, threshold) -> int | None:
+        """An earlier memory of this batch that says the same thing. Only memories with the
+        same signature can (``contradiction.signature``), and of those the latest
+        ``BATCH_WINDOW``: a 100k-memory import stays linear, not quadratic."""
         item, text = fresh[j][1], fresh[j][2]
-        twins = [k for k in keep_idx if not item.subject or fresh[k][1].subject != item.subject]
-        if not twins:
+        if not bucket.positions:
             return None
-        sims = vectors[twins] @ vectors[j]
+        sims = bucket.similarities(vectors[j])
         for best in np.argsort(-sims):
             if sims[best] < threshold:
                 break
-            if compare(fresh[twins[best]][2], text) == "same":
-                return twins[int(best)]
+            k = bucket.positions[int(best)]
+            if item.subject and fresh[k][1].subject == item.subject:
+                continue  # a newer statement about a named subject supersedes, not merges
+            if compare(fresh[k][2], text) == "same":
+                return k
         return None
 
     def _insert(self, item: NewFact, text: str, h: str, actor: str) -> tuple[int, list[int]]:
         m = self.m
-        subject = item.subject or self._policy.field(infer_subject(text))
+        subject = item.subject or self._policy.field(subject_key(text))
         now = utcnow()
         row = Fact.create(
             agent=m.agent_id,

@@ -17,6 +17,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from services.errors import InvalidInput
+from services.ingest import limits
 from services.ingest.forget_rules import matching_rule, rules_for
 from services.ingest.pii import apply_pii
 from services.ingest.redaction import redact
@@ -144,6 +145,7 @@ def sanitize(text: str | None, policy: WritePolicy, target: Target = Target.FACT
     trim = target is not Target.OTHER
     raw = (text or "").strip() if trim else (text or "")
     check_utf8(raw)
+    limits.check_size(raw, target)
     red = redact(raw)
     clean = red.text.strip() if trim else red.text
     pii_setting = policy.pii

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import hmac
+import inspect
 import ipaddress
 import os
 import secrets
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from services.errors import EngramError, InvalidInput
 from services.integrations import mcp_tools as tools
@@ -48,10 +49,21 @@ def expected(fn):
     """Engram's own errors (not found, refused by the policy, bad input) reach the model as
     a readable tool error; anything else stays a crash the SDK reports generically."""
 
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    if inspect.iscoroutinefunction(fn):
+
+        @functools.wraps(fn)
+        async def run_async(*args, **kwargs):
+            try:
+                return await fn(*args, **kwargs)
+            except (EngramError, ValueError) as exc:
+                raise ToolError(str(exc)) from exc
+
+        return run_async
+
     @functools.wraps(fn)
     def run(*args, **kwargs):
-        from mcp.server.mcpserver.exceptions import ToolError
-
         try:
             return fn(*args, **kwargs)
         except (EngramError, ValueError) as exc:
@@ -147,10 +159,11 @@ def _register_writes(server, mem) -> None:
 
     @server.tool(
         name="delete_memory",
-        title="Delete a memory",
+        title="Ask to delete a memory",
         description=(
-            "Delete one memory by id (it stays undoable in the user's app). To make Engram "
-            "forget a subject everywhere and never store it again, use `forget` instead."
+            "Ask the user to delete one memory by id. Nothing is deleted by this call: the "
+            "request waits in the user's Engram review inbox until they approve it (it stays "
+            "undoable). To ask for a subject to be forgotten everywhere, use `forget`."
         ),
         annotations=_annotations(readOnlyHint=False, destructiveHint=True, idempotentHint=True),
     )
@@ -160,27 +173,63 @@ def _register_writes(server, mem) -> None:
     ) -> dict[str, Any]:
         return tools.delete_memory(mem(), id, client=client_name(ctx))
 
+    _register_forget(server, mem)
+
+
+class ForgetConfirmation(BaseModel):
+    erase: bool = Field(description="erase these memories for good and refuse them from now on")
+
+
+def _can_ask(ctx) -> bool:
+    """The client declared MCP elicitation: it can put a question to its user."""
+    from mcp.types import ClientCapabilities, ElicitationCapability
+
+    try:
+        want = ClientCapabilities(elicitation=ElicitationCapability())
+        return bool(ctx.session.check_client_capability(want))
+    except Exception:  # no session (a direct call): nobody to ask
+        return False
+
+
+def _register_forget(server, mem) -> None:
     @server.tool(
         name="forget",
-        title="Forget a subject for good",
+        title="Ask to forget a subject for good",
         description=(
-            "Erase everything this agent remembers that mentions a text (facts, their "
-            "history, vectors, episodes, compiled files), and block it from being stored "
-            "again. Call it first with preview=true (the default): it lists what would go and "
-            "returns a token. Show that to the user; only if they agree, call it again with "
-            "preview=false and the token. Returns a receipt without the forgotten text."
+            "Ask the user to erase everything this agent remembers that mentions a specific "
+            "phrase (facts, their history, vectors, episodes, compiled files) and block it "
+            "from being stored again. preview=true (the default) lists what would go. "
+            "preview=false asks the user: in your client if it supports elicitation, else the "
+            "request waits in Engram's review inbox until the user approves it. Nothing is "
+            "erased on your word alone. The phrase must be specific (no stop words, not most "
+            "of the memory)."
         ),
         annotations=_annotations(readOnlyHint=False, destructiveHint=True, idempotentHint=False),
     )
     @expected
-    def forget(
-        matching: Annotated[str, Field(description="the text to forget", min_length=1)],
+    async def forget(
+        matching: Annotated[str, Field(description="the phrase to forget", min_length=1)],
+        ctx: Context,
         preview: Annotated[bool, Field(description="true: only list what would go")] = True,
-        token: Annotated[
-            str | None, Field(description="the preview's token (needed with preview=false)")
-        ] = None,
     ) -> dict[str, Any]:
-        return tools.forget(mem(), matching, preview=preview, token=token)
+        memory, client = mem(), client_name(ctx)
+        plan = tools.forget(memory, matching, preview=True, client=client)
+        if preview:
+            return plan
+        if _can_ask(ctx):
+            n = len(plan["would_forget"])
+            answer = await ctx.elicit(
+                f"{client or 'An MCP client'} asks Engram to forget {n} memor"
+                f"{'y' if n == 1 else 'ies'} mentioning {matching!r} for good, and to refuse "
+                "that text from now on. Erase them?",
+                schema=ForgetConfirmation,
+            )
+            if answer.action == "accept" and answer.data.erase:
+                return tools.forget_approved(memory, matching, client=client)
+            if answer.action in ("accept", "decline"):
+                return {"preview": False, "forgotten": False, "status": "the user declined"}
+        # no way to ask in the client (or the question was dismissed): the inbox holds it
+        return tools.forget(memory, matching, preview=False, client=client)
 
 
 def _register_reads(server, mem) -> None:

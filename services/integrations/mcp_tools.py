@@ -9,9 +9,6 @@ the one write policy, dedup, supersession and the audit log, with ``mcp:<client>
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import json
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -21,6 +18,7 @@ from services.errors import InvalidInput, NotFound
 from services.ingest.pipeline import NewFact
 from services.store.facts import FactFilters
 from services.store.review import review_metadata
+from services.store.untrusted import DATA_NOTICE, one_line
 
 if TYPE_CHECKING:
     from services.engram import AgentMemory
@@ -50,8 +48,9 @@ def _fact_json(f) -> dict:
     day = f.event_date or f.created_at.date()
     return {
         "id": f.id,
-        "content": f.content,
-        "category": f.category,
+        # stored text is data: one line, prompt tags (and their look-alikes) neutralised
+        "content": one_line(f.content),
+        "category": one_line(f.category),
         "date": day.isoformat(),
         "status": "pending review" if f.status == "pending" else f.status,
         "pinned": f.pinned,
@@ -81,6 +80,8 @@ def remember(
     [res] = memory.remember_many([item], actor=actor_for(client))
     if res.status == "empty":
         raise InvalidInput("nothing to remember: the text is empty")
+    if res.status == "refused":
+        raise InvalidInput(f"not stored: {res.reason}")
     out: dict = {"id": res.fact_id, "redacted_secrets": res.redactions}
     if res.status == "blocked":
         out.update(id=None, status="blocked by a forget rule")
@@ -123,8 +124,10 @@ def update_memory(
 
 
 def delete_memory(memory: AgentMemory, id: int, client: str | None = None) -> dict:
-    memory.delete(int(id), actor=actor_for(client), reason="deleted over MCP")
-    return {"deleted": int(id)}
+    """Queued for the user, like ``forget``: an agent alone cannot remove a memory."""
+    from services.integrations import mcp_requests
+
+    return mcp_requests.queue_delete(memory, int(id), actor_for(client))
 
 
 # reads -------------------------------------------------------------------------------------
@@ -144,6 +147,7 @@ def recall(
     filters = FactFilters(status="active", category=category) if category else None
     hits = memory.search(query, k=max(1, min(int(k), MAX_K)), filters=filters, mode=mode)
     return {
+        "notice": DATA_NOTICE,
         "mode": mode,
         "hits": [{**_fact_json(h.fact), "score": round(h.score, 4)} for h in hits],
     }
@@ -163,6 +167,7 @@ def list_memories(
     limit = max(1, min(int(limit), MAX_LIST))
     facts = memory.list(filters, limit=limit, offset=max(0, int(offset)))
     return {
+        "notice": DATA_NOTICE,
         "total": memory.facts.count(filters),
         "offset": max(0, int(offset)),
         "items": [_fact_json(f) for f in facts],
@@ -176,22 +181,19 @@ def get_context(memory: AgentMemory, query: str, budget: int = 1500) -> str:
 
 
 # forget ------------------------------------------------------------------------------------
-def _token(memory: AgentMemory, matching: str, ids: list[int]) -> str:
-    """Binds an execute to what its preview showed: same agent, text and fact ids."""
-    body = json.dumps([memory.slug, matching.strip(), sorted(ids)]).encode("utf-8")
-    return hmac.new(memory.engram.forget_key(), body, hashlib.sha256).hexdigest()[:32]
-
-
 def forget(
-    memory: AgentMemory, matching: str, preview: bool = True, token: str | None = None
+    memory: AgentMemory, matching: str, preview: bool = True, client: str | None = None
 ) -> dict:
+    """Preview what a forget would erase; with ``preview=False`` queue it for the user.
+
+    The model alone never erases: see ``mcp_requests``."""
     from services.forget.service import ForgetScope, ForgetService
+    from services.integrations import mcp_requests
 
     scope = ForgetScope(agent=memory.slug, matching=matching)
-    service = ForgetService(memory.engram)
-    pv = service.preview(scope)
+    pv = ForgetService(memory.engram).preview(scope)
     ids = [f["id"] for a in pv.agents for f in a.facts]
-    expected = _token(memory, matching, ids)
+    mcp_requests.check_phrase(memory, matching, len(ids))
     if preview:
         return {
             "preview": True,
@@ -201,18 +203,19 @@ def forget(
                 for f in a.facts
             ],
             "counts": pv.counts(),
-            "token": expected,
-            "next": "call forget again with preview=false and this token to do it",
+            "next": "call forget again with preview=false to ask the user; nothing is erased "
+            "until they approve it",
         }
-    if not token:
-        raise InvalidInput("forget with preview=false needs the token of a preview")
-    if not hmac.compare_digest(token, expected):
-        raise InvalidInput(
-            "the token does not match what would be forgotten now (memory changed since the "
-            "preview, or a different text): preview again"
-        )
+    return mcp_requests.queue_forget(memory, matching, ids, actor_for(client))
+
+
+def forget_approved(memory: AgentMemory, matching: str, client: str | None = None) -> dict:
+    """The user said yes in their client (MCP elicitation): erase now."""
+    from services.integrations import mcp_requests
+
     # the receipt holds counts and keyed hashes, never the forgotten text
-    return {"preview": False, "receipt": service.execute(scope, preview=pv)}
+    receipt = mcp_requests.execute_forget(memory, matching, actor=f"user via {actor_for(client)}")
+    return {"preview": False, "receipt": receipt}
 
 
 def resource_text(memory: AgentMemory, layer: str = "memory") -> str:

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
+from services.ingest.limits import trim_query
 from services.store.episodes import EpisodeView
 from services.store.text import WORD
 
@@ -56,7 +57,7 @@ def _holds(text: str, word: str) -> bool:
 def recall_episodes(
     memory, query: str, k: int = 5, since: date | None = None, min_score: float = 0.34
 ) -> list[EpisodeHit]:
-    words = content_words(query)
+    words = content_words(trim_query(query))
     if not words:
         return []
     candidates = memory.episodes.search(" ".join(words), limit=max(20, k * 4))

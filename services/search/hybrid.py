@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING
 from models import Fact
 from models.db import is_postgres
 from models.entities import utcnow
+from services.ingest.limits import trim_query
 from services.records import SearchHit
 from services.search.sql import ids_in, run, sql_filters
 from services.search.terms import merge_substring_hits
@@ -133,6 +134,7 @@ class Searcher:
     ) -> list[SearchHit]:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}")
+        query = trim_query(query)  # a pasted book costs what a sentence costs
         w = weights or self.weights
         filters = filters or FactFilters()
         if not filters.status:

@@ -45,6 +45,9 @@ REASONS = (
     "llm",
     "agent-inbox",
 )
+# reasons whose acceptance is an action rather than a memory (an MCP client's forget or delete
+# request): the layer that can carry it out registers ``run(memory, fact_id, actor)`` here
+ACTIONS: dict[str, Callable[..., None]] = {}
 
 
 def review_metadata(reason: str, confidence: float | None = None, **detail) -> dict:
@@ -58,6 +61,11 @@ def review_metadata(reason: str, confidence: float | None = None, **detail) -> d
 def in_review(metadata: dict | None) -> bool:
     note = (metadata or {}).get(REVIEW)
     return isinstance(note, dict) and not note.get("rejected")
+
+
+def _reason(metadata: dict | None) -> str | None:
+    note = (metadata or {}).get(REVIEW)
+    return note.get("reason") if isinstance(note, dict) else None
 
 
 def was_rejected(metadata: dict | None) -> bool:
@@ -134,7 +142,13 @@ class ReviewInbox:
         return rows
 
     def accept(self, ids: Iterable[int], actor: str = "user") -> builtins.list[int]:
-        return self._decide(ids, accept=True, actor=actor)
+        rows = self._take(ids)
+        acts = {r.id: ACTIONS[k] for r in rows if (k := _reason(r.metadata)) in ACTIONS}
+        done = self._decide([r.id for r in rows if r.id not in acts], accept=True, actor=actor)
+        for fid, run in acts.items():  # outside the transaction: a forget vacuums
+            run(self.m, fid, actor)
+            done.append(fid)
+        return done
 
     def reject(self, ids: Iterable[int], actor: str = "user") -> builtins.list[int]:
         """Erase the candidates everywhere; the ids erased (the receipt: ``last_receipt``)."""

@@ -5,7 +5,9 @@ An imported file or a transcript can carry "ignore previous instructions" or a `
 tag. Each memory is rendered on one line, the block says it is reference data, and anything
 that would open or close a system, tool or memory block in the agent's prompt — including
 Unicode look-alikes of the angle brackets (fullwidth ＜, small-form ﹤, ‹, 〈, ⟨ …),
-fullwidth letters and zero-width characters hidden inside the name — is rewritten with
+fullwidth letters, zero-width characters hidden inside the name, look-alike hyphens and
+slashes (``</engram‐memory>`` with U+2010) and Cyrillic or Greek letters that pass for Latin
+ones — is rewritten with
 square brackets, so it reads the same to a person and opens nothing.
 """
 
@@ -22,8 +24,29 @@ DATA_NOTICE = (
 
 _OPEN = "<\u02c2\u2039\u2329\u27e8\u3008\u276e\u29fc\ufe64\uff1c\u1438"
 _CLOSE = ">\u02c3\u203a\u232a\u27e9\u3009\u276f\u29fd\ufe65\uff1e\u1433"
-_INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e"
-_FOLD = {**{c: "<" for c in _OPEN}, **{c: ">" for c in _CLOSE}, **{c: "" for c in _INVISIBLE}}
+_INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e\u200e\u200f\u2061\u2062\u2063\u2064"
+# hyphens, slashes and underscores that NFKC leaves alone ("</engram‐memory>" with U+2010)
+_DASH = "\u2010\u2011\u2012\u2013\u2014\u2015\u2043\u2212\u02d7\u058a\u1806\u2e3a\u30fc"
+_SLASH = "\u2215\u2044\u29f8\u2571\u10fb\u30ce"
+_UNDERSCORE = "\u2017\u02cd\uff3f"
+# Cyrillic and Greek letters that look like Latin ones ("sуstem" with a Cyrillic у)
+_LATIN_LOOKALIKES = {
+    **dict(zip("аеорсухіѕјԁԛԝһӏкмтвн", "aeopcyxisjdqwhlkmtbh", strict=True)),
+    **dict(zip("АВЕКМНОРСТХУІЅЈ", "ABEKMHOPCTXYISJ", strict=True)),
+    **dict(zip("αορνικτυεΑΒΕΖΗΙΚΜΝΟΡΤΥΧ", "aopviktueABEZHIKMNOPTYX", strict=True)),
+    "ɡ": "g",
+    "ɑ": "a",
+    "ı": "i",
+}
+_FOLD = {
+    **{c: "<" for c in _OPEN},
+    **{c: ">" for c in _CLOSE},
+    **{c: "" for c in _INVISIBLE},
+    **{c: "-" for c in _DASH},
+    **{c: "/" for c in _SLASH},
+    **{c: "_" for c in _UNDERSCORE},
+    **_LATIN_LOOKALIKES,
+}
 NAMES = (
     r"system|user|assistant|human|ai|model|developer|admin|root|tool|tools|tool_use|"
     r"tool_result|tool_call|tool_calls|function|functions|function_call|function_calls|"
@@ -73,7 +96,16 @@ def neutralise_tags(text: str) -> str:
     return "".join(pieces)
 
 
+# what one memory may show in a block an agent loads: twice the default size of a memory, so
+# only a fact stored before the size limit (or past a raised one) is ever cut
+MAX_LINE_CHARS = 16 * 1024
+CUT = " […]"
+
+
 def one_line(text: str) -> str:
     """Memory text as data: one line (it can never open a heading or a section), tags
-    neutralised."""
-    return neutralise_tags(" ".join((text or "").split()))
+    neutralised, at most ``MAX_LINE_CHARS`` (a 10 MB fact must not become a 10 MB context)."""
+    text = text or ""
+    cut = len(text) > MAX_LINE_CHARS
+    line = " ".join(text[:MAX_LINE_CHARS].split())
+    return neutralise_tags(line) + (CUT if cut else "")

@@ -13,6 +13,10 @@ import threading
 from functools import lru_cache
 
 _lock = threading.Lock()
+# WordPiece maps a word over 100 characters to one [UNK]: a 10 MB run of letters would "cost"
+# one token and blow every budget. A budget is a promise about size too, so a text is never
+# counted below one token per this many characters (services.ingest.limits says the same).
+MAX_CHARS_PER_TOKEN = 8
 _PIECES = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 
 
@@ -50,7 +54,8 @@ def count_tokens(text: str) -> int:
     if tok is None:
         return estimate_tokens(text)
     with _lock:
-        return len(tok.encode(text, add_special_tokens=False).ids)
+        n = len(tok.encode(text, add_special_tokens=False).ids)
+    return max(n, len(text) // MAX_CHARS_PER_TOKEN)
 
 
 def count_tokens_many(texts: list[str]) -> list[int]:
@@ -61,4 +66,5 @@ def count_tokens_many(texts: list[str]) -> list[int]:
     if not texts:
         return []
     with _lock:
-        return [len(e.ids) for e in tok.encode_batch(list(texts), add_special_tokens=False)]
+        got = tok.encode_batch(list(texts), add_special_tokens=False)
+    return [max(len(e.ids), len(t) // MAX_CHARS_PER_TOKEN) for e, t in zip(got, texts)]

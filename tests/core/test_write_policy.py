@@ -278,10 +278,19 @@ def _import_agent_memory_2026(mem, text, tmp):
         mem.import_path(path, fmt=fmt)
 
 
+def _mcp_forget_request(mem, text, tmp):
+    """An MCP client's forget request waits in the review inbox as a fact naming the text:
+    the policy applies to it like to any memory (issue #27)."""
+    from services.integrations import mcp_tools
+
+    mcp_tools.forget(mem, text, preview=False, client="claude-code")
+
+
 WRITE_PATHS = {
     "mcp-batch": _mcp_batch,
     "import-agent-memory-2026": _import_agent_memory_2026,
     "entity-names": _entity_names,
+    "mcp-forget-request": _mcp_forget_request,
     "remember": _remember,
     "remember_many": _remember_many,
     "edit": _edit,

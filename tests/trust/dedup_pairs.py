@@ -68,7 +68,7 @@ PAIRS = [
     ("Backups run nightly at 02:00 UTC", "Backups run nightly at 03:00 UTC", "supersede"),
     ("Request timeout is 30 seconds", "Request timeout is 30 minutes", "supersede"),
     ("Disk quota per user is 10 GB", "Disk quota per user is 10 MB", "supersede"),
-    ("Alice owns the billing service", "Bob owns the billing service", "supersede"),
+    ("The billing service is owned by Alice", "The billing service is owned by Bob", "supersede"),
     (
         "User prefers dark mode in the editor",
         "User does not prefer dark mode in the editor",

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
 
+from services.ingest import limits
 from services.interop.importers.base import ImportProblem
 
 # Hermes' writer joins entries with "\n§\n"; a "§" alone on a line is the delimiter.
@@ -46,6 +47,9 @@ def read_text(path: Path, rel: str) -> tuple[str | None, list[ImportProblem]]:
     """The file's text (undecodable bytes kept as surrogate escapes, so the entries that hold
     them can be reported one by one), or None and a problem when it is not text at all."""
     try:
+        too_large = limits.file_too_large(path.stat().st_size)
+        if too_large:  # skipped with its reason; the folder's other files still import
+            return None, [ImportProblem(rel, None, too_large)]
         raw = path.read_bytes()
     except OSError as exc:
         return None, [ImportProblem(rel, None, f"cannot read the file: {exc.strerror or exc}")]

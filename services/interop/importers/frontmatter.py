@@ -8,6 +8,8 @@ import re
 
 import yaml
 
+from services.ingest import limits
+
 _KEY = re.compile(r"^([A-Za-z_][\w\-]*)\s*:\s*(.*)$")
 
 
@@ -24,11 +26,14 @@ def split(text: str) -> tuple[dict, str, int]:
 
 
 def parse(block: str) -> dict:
+    """Strict YAML behind size and alias caps (``limits.yaml_safe``: a "billion laughs" is
+    not expanded); past a cap, or when strict YAML refuses, the plain lines are read."""
+    block = block[: limits.MAX_YAML_BYTES]
     try:
-        data = yaml.safe_load(block)
+        data = limits.yaml_safe(block)
         if isinstance(data, dict):
             return {str(k): v for k, v in data.items()}
-    except yaml.YAMLError:
+    except (yaml.YAMLError, limits.TooLarge, RecursionError):
         pass
     return _lenient(block)
 

@@ -14,6 +14,7 @@ import json
 import re
 from pathlib import Path
 
+from services.ingest import limits
 from services.interop.importers.base import ImportedFact, ImportProblem, ParsedSource
 from services.interop.importers.common import (
     file_time,
@@ -65,14 +66,15 @@ def parse(path: Path) -> ParsedSource:
     f = _file(Path(path)) or Path(path)
     out = ParsedSource(format=FORMAT, root=f.parent.resolve())
     rel = f.name
-    text, problems = read_text(f, rel)
-    out.problems.extend(problems)
-    if text is None:
-        return out
     fallback = file_time(f)
     meta = source_meta(FORMAT, f.resolve(), agent="mcp-memory")
     seen: set[tuple] = set()
-    for no, line in enumerate(text.split("\n"), 1):
+    for no, line in _lines(f, rel, out):
+        if line is None:
+            out.problems.append(
+                ImportProblem(rel, no, f"line over {limits.max_line_bytes():,} characters: skipped")
+            )
+            continue
         if not line.strip():
             continue
         try:
@@ -88,6 +90,23 @@ def parse(path: Path) -> ParsedSource:
         else:
             _entity(obj, no, rel, when, meta, seen, out)
     return out
+
+
+def _lines(f: Path, rel: str, out: ParsedSource):
+    """The file's lines; one past the file cap is read line by line (each line capped), so
+    a huge graph still imports and only an oversized line is skipped."""
+    try:
+        big = limits.file_too_large(f.stat().st_size) is not None
+    except OSError:
+        big = False
+    if not big:
+        text, problems = read_text(f, rel)
+        out.problems.extend(problems)
+        yield from limits.lines_capped(text or "")
+        return
+    with f.open("rb") as fh:
+        for no, raw in limits.raw_lines(fh):
+            yield no, None if raw is None else raw.decode("utf-8", "replace").rstrip("\r\n")
 
 
 def _relation(obj, no, rel, when, meta, seen, out) -> None:

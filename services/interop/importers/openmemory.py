@@ -8,37 +8,44 @@ imported; ``archived`` ones arrive archived, ``paused`` ones pending."""
 
 from __future__ import annotations
 
-import gzip
-import io
 import json
 import zipfile
+import zlib
 from pathlib import Path
 
+from services.ingest import limits
 from services.interop.importers.base import ImportedFact, ImportProblem, ParsedSource
 from services.interop.importers.common import file_time, parse_iso, slug
 from services.interop.importers.native import source_meta
 
 FORMAT = "openmemory"
 STATES = {"active": "active", "paused": "pending", "archived": "archived"}
-MAX_BYTES = 512 * 1024 * 1024
+
+
+def _read(path: Path) -> bytes:
+    too_large = limits.file_too_large(path.stat().st_size, path.name)
+    if too_large:
+        raise limits.TooLarge(too_large)
+    return path.read_bytes()
 
 
 def _members(path: Path) -> dict[str, bytes]:
-    """basename → bytes of memories.json / memories.jsonl.gz, wherever they sit."""
+    """basename → bytes of memories.json / memories.jsonl.gz, wherever they sit; each member
+    read in chunks and refused past the inflated-size cap (TooLarge)."""
     out: dict[str, bytes] = {}
     if path.is_dir():
         for name in ("memories.json", "memories.jsonl.gz", "memories.jsonl"):
             if (path / name).is_file():
-                out[name] = (path / name).read_bytes()
+                out[name] = _read(path / name)
         return out
     if zipfile.is_zipfile(path):
         with zipfile.ZipFile(path) as z:
             for info in z.infolist():
                 base = info.filename.rsplit("/", 1)[-1]
-                if base in ("memories.json", "memories.jsonl.gz") and info.file_size < MAX_BYTES:
-                    out[base] = z.read(info)
+                if base in ("memories.json", "memories.jsonl.gz"):
+                    out[base] = limits.read_member_capped(z, info)
         return out
-    out[path.name.lower()] = path.read_bytes()
+    out[path.name.lower()] = _read(path)
     return out
 
 
@@ -61,9 +68,11 @@ def detect(path: Path) -> bool:
 
 def _jsonl(raw: bytes) -> list[dict]:
     if raw[:2] == b"\x1f\x8b":
-        raw = gzip.GzipFile(fileobj=io.BytesIO(raw)).read()
+        raw = limits.inflate_capped(raw, what="memories.jsonl.gz")
     rows = []
-    for line in raw.decode("utf-8", "replace").splitlines():
+    for _no, line in limits.lines_capped(raw.decode("utf-8", "replace")):
+        if line is None:  # one over-long line: skipped, the rest still read
+            continue
         try:
             obj = json.loads(line)
         except ValueError:
@@ -78,7 +87,10 @@ def parse(path: Path) -> ParsedSource:
     out = ParsedSource(format=FORMAT, root=path.resolve().parent)
     try:
         members = _members(path)
-    except (OSError, zipfile.BadZipFile) as exc:
+    except limits.TooLarge as exc:
+        out.problems.append(ImportProblem(path.name, None, str(exc)))
+        return out
+    except (OSError, zipfile.BadZipFile, zlib.error, EOFError) as exc:
         out.problems.append(ImportProblem(path.name, None, f"cannot read the export: {exc}"))
         return out
     if not members.keys() & {"memories.json", "memories.jsonl.gz", "memories.jsonl"}:
@@ -89,7 +101,10 @@ def parse(path: Path) -> ParsedSource:
     lines = {}
     for key in ("memories.jsonl.gz", "memories.jsonl"):
         if key in members:
-            lines = {str(r.get("id")): r for r in _jsonl(members[key])}
+            try:
+                lines = {str(r.get("id")): r for r in _jsonl(members[key])}
+            except (limits.TooLarge, zlib.error, EOFError) as exc:
+                out.problems.append(ImportProblem(key, None, f"skipped: {exc}"))
     dump: dict = {}
     if "memories.json" in members:
         try:

@@ -6,7 +6,7 @@ import importlib
 from pathlib import Path
 
 from services.ingest.pipeline import NewFact
-from services.interop.importers.base import ImportFormatError, ParsedSource
+from services.interop.importers.base import ImportFormatError, ImportProblem, ParsedSource
 from services.records import ImportReport
 
 _P = "services.interop.importers."
@@ -177,7 +177,9 @@ def import_into(
         keep = {r.fact_id for r in results if r.fact_id is not None} | set(revived.values())
         keep |= {fid for fid in undone.values() if fid is not None}
         report.archived = archive_removed(memory, parsed, keep)
-    for r in results:
+    for item, r in zip(items, results, strict=True):
+        if r.status == "refused":  # over a size limit: named, never dropped silently
+            report.skipped.append(ImportProblem(item.source_ref or str(path), None, r.reason))
         if r.stored_new:
             report.added += 1
             report.superseded += len(r.superseded)
