@@ -68,14 +68,55 @@ def open_postgres(url: str, password: str | None = None) -> peewee.PostgresqlDat
     if pw_:
         kwargs["password"] = pw_
     dbname = unquote(u.path.lstrip("/"))
+    bounds = {"options": bounded_options(), "connect_timeout": kwargs.get("connect_timeout", 10)}
     if not dbname:
         # no database named (``postgresql:///?service=team``): hand libpq the URL itself, so
         # the service entry (or libpq's defaults) names it
         return peewee.PostgresqlDatabase(
-            "postgresql://" + url.split("://", 1)[1], **({"password": pw_} if pw_ else {})
+            "postgresql://" + url.split("://", 1)[1],
+            **({"password": pw_} if pw_ else {}),
+            **bounds,
         )
-    kwargs.setdefault("connect_timeout", 10)
+    kwargs.update(bounds)
     return peewee.PostgresqlDatabase(dbname, **kwargs)
+
+
+# Every team connection is bounded: a statement, a wait for a lock (row, table or an
+# advisory writer lock) and a transaction left idle all end with an error the CLI and the app
+# can say in one line, never a hang. Seconds; ENGRAM_PG_*_TIMEOUT override them.
+TIMEOUTS = {
+    "statement_timeout": ("ENGRAM_PG_STATEMENT_TIMEOUT", 120),
+    "lock_timeout": ("ENGRAM_PG_LOCK_TIMEOUT", 20),
+    "idle_in_transaction_session_timeout": ("ENGRAM_PG_IDLE_TIMEOUT", 120),
+}
+
+
+def bounded_options() -> str:
+    import os
+
+    parts = []
+    for setting, (env, default) in TIMEOUTS.items():
+        try:
+            secs = float(os.environ.get(env, default))
+        except ValueError:
+            secs = default
+        parts.append(f"-c {setting}={int(secs * 1000)}")
+    return " ".join(parts)
+
+
+def explain_timeout(text: str) -> str | None:
+    """One line for a bounded wait that ran out (None: not one of those)."""
+    low = text.lower()
+    if "lock timeout" in low:
+        return (
+            "lock wait: another client holds this store's lock longer than "
+            f"{TIMEOUTS['lock_timeout'][1]} s (ENGRAM_PG_LOCK_TIMEOUT); try again"
+        )
+    if "statement timeout" in low:
+        return (
+            "statement timeout: the team store did not answer in time (ENGRAM_PG_STATEMENT_TIMEOUT)"
+        )
+    return None
 
 
 # what libpq accepts in a URL's query string and Engram passes on (service file, TLS)

@@ -163,3 +163,56 @@ class ChangeListener:
         if self.conn is not None:
             self.conn.close()
             self.conn = None
+
+
+def set_team_visibility(db, slug: str, visibility: str) -> None:
+    """Share or privatise an agent on a team store: its owner only, checked by the server."""
+    import peewee
+
+    from services.errors import InvalidInput, NotFound
+
+    try:
+        with db.atomic():
+            db.execute_sql("SELECT engram_set_visibility(%s, %s)", (slug, visibility))
+    except peewee.DatabaseError as exc:
+        text = str(exc).strip().splitlines()[0]
+        if text.startswith("no agent"):
+            raise NotFound(text) from None
+        if "only its owner" in text:
+            raise InvalidInput(text) from None
+        raise
+
+
+def add_member(db, name: str, password: str) -> None:
+    """A login role for one person in the team (needs the admin's connection)."""
+    import peewee
+
+    from models.access import create_member
+    from services.errors import InvalidInput
+
+    try:
+        with db.atomic():
+            create_member(db, name, password)
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from None
+    except peewee.DatabaseError as exc:
+        if "permission denied" in str(exc).lower() or "must have" in str(exc).lower():
+            raise InvalidInput(
+                "only the team store's admin role can add members (connect as it)"
+            ) from None
+        raise
+
+
+def compact_team_store(db, tables) -> list[str]:
+    """Rewrite the tables that held forgotten text, through the owner's function (a member
+    may not VACUUM tables it does not own). Returns what actually ran, for the receipt."""
+    try:
+        with db.atomic():
+            done = db.execute_sql("SELECT engram_compact(%s)", (list(tables),)).fetchone()[0]
+    except Exception as exc:  # no function (a store before v8): say so, never claim it ran
+        return [f"team store: NOT compacted ({str(exc).strip().splitlines()[0]})"]
+    missed = [t for t in tables if t not in done]
+    notes = [f"team store: rewrote {', '.join(done)} (CLUSTER, as the tables' owner)"]
+    if missed:
+        notes.append(f"team store: not rewritten: {', '.join(missed)}")
+    return notes

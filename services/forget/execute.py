@@ -72,7 +72,8 @@ def run_forget(
         if ap.layers and not scope.whole:
             notes.append(recompile(engram, ap.slug))
     step("compact")
-    notes += compact_store(engram)
+    compacted = compact_store(engram)
+    notes += compacted
     step("backups")
     for b in pv.backups:
         scrub_file(Path(b))
@@ -85,6 +86,11 @@ def run_forget(
     if backup is not None:
         counts["safety_backup_destroyed"] = 1
     counts["remaining_after_verify"] = remaining
+    rewrote = [n for n in compacted if n.startswith("team store: rewrote ")]
+    if any(n.startswith("team store:") for n in compacted):  # what really ran, not a claim
+        counts["server_tables_rewritten"] = (
+            len(rewrote[0].split(" (")[0].split(", ")) if rewrote else 0
+        )
     counts["strings_verified"] = checked
     counts["seconds"] = round(time.perf_counter() - t0, 3)
     ForgetReceipt.update(counts=counts).where(ForgetReceipt.id == receipt.id).execute()

@@ -1,5 +1,9 @@
-"""Real servers for the team-store tests: a PostgreSQL cluster from Debian's ``postgresql``
-package and ``chroma run`` from the chromadb package, one of each per test session.
+"""Real servers for the team-store tests: a PostgreSQL cluster with pgvector and
+``chroma run`` from the chromadb package, one of each per test session.
+
+PostgreSQL comes from the ``pgserver`` wheel (the test extra): it bundles PostgreSQL 16.2
+with pgvector 0.6.2, which Debian 12's packages lack, and installs from PyPI like every other
+test dependency. Its binaries run as an unprivileged account here like Debian's would.
 
 Both start on a random free loopback port in a temp dir and are stopped at the end. When
 either cannot start the session fails loudly (CI must not pass by skipping): only
@@ -38,10 +42,21 @@ def free_port() -> int:
 
 
 def pg_bindir() -> Path:
+    """pgserver's PostgreSQL (it has pgvector); ``ENGRAM_PG_BINDIR`` names another build."""
+    if os.environ.get("ENGRAM_PG_BINDIR"):
+        return Path(os.environ["ENGRAM_PG_BINDIR"])
+    try:
+        import pgserver
+
+        bundled = Path(pgserver.__file__).parent / "pginstall" / "bin"
+        if (bundled / "initdb").is_file():
+            return bundled
+    except ImportError:
+        pass
     found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
     if not found:
         raise RuntimeError(
-            "PostgreSQL is not installed (apt-get install postgresql; `make system-deps` does it)"
+            "PostgreSQL is not installed (pip install pgserver: `make install` does it)"
         )
     return Path(found[-1]).parent
 
