@@ -252,6 +252,11 @@ class Engram:
     # forget rules ------------------------------------------------------------------------
     def forget_key(self) -> bytes:
         if self._key is None:
+            from services.teamstore import team_forget_key
+
+            # a team store's rules are the team's: every client hashes with the server's key
+            self._key = team_forget_key(self.db)
+        if self._key is None:
             from services.ingest.forget_rules import store_key
 
             self._key = store_key(self.config.data_dir)

@@ -216,3 +216,17 @@ def compact_team_store(db, tables) -> list[str]:
     if missed:
         notes.append(f"team store: not rewritten: {', '.join(missed)}")
     return notes
+
+
+def team_forget_key(db) -> bytes | None:
+    """The key every client of a team store hashes forget rules with (schema v8 keeps it in
+    the server, readable by the team only), so a rule made on one laptop blocks the text on
+    every other. None: a local store, or a team store from before v8."""
+    from models.db import is_postgres
+
+    if not is_postgres(db):
+        return None
+    if not db.execute_sql("SELECT to_regclass('team_secret') IS NOT NULL").fetchone()[0]:
+        return None
+    row = db.execute_sql("SELECT value FROM team_secret WHERE name = 'forget'").fetchone()
+    return bytes(row[0]) if row else None

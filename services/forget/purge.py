@@ -25,6 +25,12 @@ def purge_vectors(engram, agent_id: int, drop_ids: set[int], drop: bool = False)
     marks them in HNSW, so the vectors would stay in the segment files."""
     idx = engram.index
     notes: list[str] = []
+    if _vectors_in_postgres(engram):
+        # pgvector: a vector is a row of fact_vector; it goes with its fact (ON DELETE
+        # CASCADE) and the owner's compaction rewrites the table's files with the others
+        if idx is not None:
+            idx.drop(agent_id) if drop else idx.delete(agent_id, drop_ids)
+        return notes
     if idx is None:
         _drop_collection_raw(engram, agent_id)
         notes.append(
@@ -67,6 +73,18 @@ def purge_vectors(engram, agent_id: int, drop_ids: set[int], drop: bool = False)
     if missing:  # rows that had no vector yet: embed them now so the index is whole
         idx.upsert(agent_id, missing, [rows[i] for i in missing])
     return notes
+
+
+def _vectors_in_postgres(engram) -> bool:
+    from models.db import is_postgres
+
+    if getattr(engram.index, "kind", "") == "pgvector":
+        return True
+    if not is_postgres(engram.db) or engram.config.vector_url:
+        return False
+    from models.server_schema import vectors_in_database
+
+    return vectors_in_database(engram.db)
 
 
 def _drop_collection_raw(engram, agent_id: int) -> None:
