@@ -79,23 +79,9 @@ def check_database(url: str, timeout: int = 5) -> tuple[bool, str]:
 
 
 def explain_database_error(text: str, where: str) -> str:
-    low = text.lower()
-    if "password authentication failed" in low or "no password supplied" in low:
-        return (
-            f"unauthorised: {where} refused the user name or password (check the keyring "
-            "entry or ~/.pgpass)"
-        )
-    if "does not exist" in low and "database" in low:
-        return f"no such database on {where} (ask the team's admin to create it)"
-    if "connection refused" in low:
-        return f"refused: nothing listens on {where} (is PostgreSQL running on that port?)"
-    if "could not translate host name" in low or "name or service not known" in low:
-        return f"unreachable: the host name in {where} does not resolve"
-    if "timeout" in low or "no route to host" in low or "network is unreachable" in low:
-        return f"unreachable: {where} did not answer (network, VPN or firewall)"
-    if "pg_hba.conf" in low:
-        return f"unauthorised: {where} does not accept this user from this machine (pg_hba.conf)"
-    return f"cannot connect to {where}: {text.strip().splitlines()[0] if text.strip() else text}"
+    from models.db import explain_connect_error
+
+    return explain_connect_error(text, where)
 
 
 def check_chroma(url: str, timeout: int = 5) -> tuple[bool, str]:
