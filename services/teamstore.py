@@ -216,3 +216,23 @@ def team_forget_key(db) -> bytes | None:
         return None
     row = db.execute_sql("SELECT value FROM team_secret WHERE name = 'forget'").fetchone()
     return bytes(row[0]) if row else None
+
+
+@dataclass
+class TeamAgent:
+    slug: str
+    owner: str | None
+    visibility: str
+    mine: bool  # the connected role owns it (only the owner may share or privatise it)
+
+
+def team_agents(engram) -> list[TeamAgent]:
+    """The agents this role sees on a team store, with who owns them (empty: a local store)."""
+    from models.db import is_postgres
+
+    if not is_postgres(engram.db):
+        return []
+    rows = engram.db.execute_sql(
+        "SELECT slug, owner, visibility, owner = session_user FROM agent ORDER BY slug"
+    ).fetchall()
+    return [TeamAgent(s, o, v, bool(m)) for s, o, v, m in rows]
