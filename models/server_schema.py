@@ -67,6 +67,38 @@ MAINTENANCE_SQL = [
 ]
 
 
+# offline-first sync (services/teamsync): every change to a fact is a row of sync_change,
+# numbered by the server (the cursor clients pull by); a row carries ids only, never text. A
+# push records (client id, sequence) in sync_push, so a push retried after a lost answer is
+# applied once.
+SYNC_SQL = [
+    """CREATE TABLE IF NOT EXISTS sync_change (
+        id bigserial PRIMARY KEY, agent_id integer NOT NULL, fact_id integer NOT NULL,
+        uid text NOT NULL, op text NOT NULL, client_id text,
+        at timestamptz NOT NULL DEFAULT clock_timestamp())""",
+    "CREATE INDEX IF NOT EXISTS sync_change_agent ON sync_change(agent_id, id)",
+    # SECURITY DEFINER: members cannot write the change log themselves (no forged erasures)
+    """CREATE OR REPLACE FUNCTION engram_sync_log() RETURNS trigger
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = public AS $$
+        DECLARE r fact%ROWTYPE; kind text;
+        BEGIN
+        IF TG_OP = 'DELETE' THEN r := OLD; kind := 'delete'; ELSE r := NEW; kind := 'upsert'; END IF;
+        INSERT INTO sync_change(agent_id, fact_id, uid, op, client_id) VALUES (
+            r.agent_id, r.id,
+            coalesce((r.metadata::jsonb) ->> 'sync_uid', 'server:' || r.id), kind,
+            nullif(current_setting('engram.sync_client', true), ''));
+        RETURN NULL; END $$""",
+    "DROP TRIGGER IF EXISTS fact_sync_log ON fact",
+    """CREATE TRIGGER fact_sync_log AFTER INSERT OR DELETE OR UPDATE OF content, status ON fact
+        FOR EACH ROW EXECUTE FUNCTION engram_sync_log()""",
+    """CREATE TABLE IF NOT EXISTS sync_push (
+        client_id text NOT NULL, client_seq bigint NOT NULL, result text,
+        by_role text NOT NULL DEFAULT session_user,
+        at timestamptz NOT NULL DEFAULT clock_timestamp(),
+        PRIMARY KEY (client_id, client_seq))""",
+]
+
+
 def has_pgvector(db: pw.Database) -> bool:
     row = db.execute_sql(
         "SELECT installed_version IS NOT NULL, true FROM pg_available_extensions "
@@ -97,7 +129,20 @@ def migrate_v8(db: pw.Database) -> None:
         "INSERT INTO team_secret(name, value) VALUES ('forget', %s) ON CONFLICT DO NOTHING",
         (os.urandom(32),),
     )
+    for stmt in SYNC_SQL:
+        run_raw(db, stmt)
     least_privilege(db)
     db.execute_sql(f"GRANT SELECT ON team_secret, maintenance_log TO {TEAM_ROLE}")
+    # the change log follows its agent's visibility; pushes are each role's own
+    from models.access import _policies
+
+    _policies(db, ["sync_change"])
+    db.execute_sql("ALTER TABLE sync_push ENABLE ROW LEVEL SECURITY")
+    db.execute_sql("DROP POLICY IF EXISTS sync_push_own ON sync_push")
+    db.execute_sql(
+        "CREATE POLICY sync_push_own ON sync_push USING (by_role = session_user) "
+        "WITH CHECK (by_role = session_user)"
+    )
+    db.execute_sql(f"GRANT SELECT, INSERT ON sync_push TO {TEAM_ROLE}")
     if vectors_in_database(db):  # least_privilege revoked it with the rest
         db.execute_sql(f"GRANT SELECT, INSERT, UPDATE, DELETE ON fact_vector TO {TEAM_ROLE}")

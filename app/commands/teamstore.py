@@ -94,3 +94,49 @@ def cmd_migrate(args, ctx):
     if not rep.copied and not rep.skipped:
         print("nothing to copy")
     return 0
+
+
+def cmd_server_sync(args, ctx):
+    """`engram sync [--server URL] [--status]`: this local store with a PostgreSQL store."""
+    import os
+
+    from app.cli import emit_json
+    from app.settings import store_config
+    from services.errors import InvalidInput
+    from services.teamsync import sync_round, sync_status
+
+    cfg = store_config(ctx.data_dir)
+    if cfg.db_url:
+        raise InvalidInput(
+            "this client talks to the team store directly (ENGRAM_DB_URL); sync is for a "
+            "local store (unset ENGRAM_DB_URL and use --server or ENGRAM_SYNC_URL)"
+        )
+    server = args.server or os.environ.get("ENGRAM_SYNC_URL")
+    if args.status:
+        st = sync_status(cfg, server)
+        if args.json:
+            emit_json(st.to_json())
+            return 0
+        waiting = ", ".join(f"{n} {op}" for op, n in sorted(st.pending.items())) or "nothing"
+        print(f"server: {st.server or '(none yet)'}")
+        print(f"pending: {waiting}")
+        print(f"last sync: {st.last_round or 'never'} (cursor {st.cursor})")
+        if st.last_problem:
+            print(f"last problem: {st.last_problem}")
+        return 0
+    if not server:
+        st = sync_status(cfg)
+        server = st.server
+    if not server:
+        raise InvalidInput("no server: pass --server postgresql://… or set ENGRAM_SYNC_URL")
+    rep = sync_round(cfg, server)
+    if args.json:
+        emit_json(rep.to_json())
+    elif not rep.online:
+        print(f"offline: {rep.problem} (changes stay queued; `engram sync --status`)")
+    else:
+        print(
+            f"pushed {rep.pushed}, pulled {rep.pulled}, erased here {rep.erased_here}, "
+            f"erased there {rep.erased_there}, conflicts {rep.conflicts}, blocked {rep.blocked}"
+        )
+    return 0 if rep.online else 3

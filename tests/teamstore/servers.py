@@ -94,8 +94,20 @@ class PgServer:
         con.autocommit = True
         return con
 
+    cmd: list[str] | None = None
+
     def stop(self) -> None:
         _stop(self.proc, self.root)
+
+    def pause(self) -> None:
+        """Stop the server, keeping its data (a laptop going offline)."""
+        self.proc.terminate()
+        self.proc.wait(30)
+
+    def resume(self) -> None:
+        log = open(self.root / "postgres.log", "ab")
+        self.proc = subprocess.Popen(self.cmd, stdout=log, stderr=subprocess.STDOUT)
+        _wait(lambda: _pg_ready(self), self.proc, "PostgreSQL", self.root / "postgres.log")
 
 
 def _stop(proc: subprocess.Popen, root) -> None:
@@ -155,37 +167,34 @@ def start_postgres() -> PgServer:
         raise RuntimeError(f"initdb failed: {init.stderr.strip() or init.stdout.strip()}")
     port = free_port()
     log = open(root / "postgres.log", "wb")
-    proc = subprocess.Popen(
-        _as_user(
-            [
-                str(bindir / "postgres"),
-                "-D",
-                str(data),
-                "-p",
-                str(port),
-                "-h",
-                "127.0.0.1",
-                "-k",
-                str(sock),
-                "-c",
-                f"hba_file={hba}",
-                "-c",
-                "fsync=off",
-                "-c",
-                "synchronous_commit=off",
-                "-c",
-                "full_page_writes=off",
-                "-c",
-                "max_connections=60",
-                "-c",
-                "shared_buffers=64MB",
-            ],
-            user,
-        ),
-        stdout=log,
-        stderr=subprocess.STDOUT,
+    cmd = _as_user(
+        [
+            str(bindir / "postgres"),
+            "-D",
+            str(data),
+            "-p",
+            str(port),
+            "-h",
+            "127.0.0.1",
+            "-k",
+            str(sock),
+            "-c",
+            f"hba_file={hba}",
+            "-c",
+            "fsync=off",
+            "-c",
+            "synchronous_commit=off",
+            "-c",
+            "full_page_writes=off",
+            "-c",
+            "max_connections=60",
+            "-c",
+            "shared_buffers=64MB",
+        ],
+        user,
     )
-    server = PgServer(port, root, proc, user)
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+    server = PgServer(port, root, proc, user, cmd)
     _wait(lambda: _pg_ready(server), proc, "PostgreSQL", root / "postgres.log")
     return server
 
