@@ -103,3 +103,31 @@ def test_two_machines_write_offline_then_sync_every_write_once_and_a_forget_eras
         cur.execute("SELECT count(*) FROM fact")
         assert cur.fetchone()[0] == 6
     con.close()
+
+
+def test_an_edit_made_on_both_machines_ends_as_one_fact_with_the_other_kept_as_history(
+    own_server, tmp_path, monkeypatch, capsys
+):
+    for var in ("ENGRAM_DB_URL", "ENGRAM_CHROMA_URL"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("ENGRAM_SYNC_URL", own_server.url("mine"))
+    a, b = tmp_path / "laptop", tmp_path / "desktop"
+    assert _run(capsys, a, "agent", "add", "notes")[0] == 0
+    rc, out, _ = _run(capsys, a, "remember", "--agent", "notes", "Standup is at 9:30", "--json")
+    fa = json.loads(out)["id"]
+    _run(capsys, a, "sync")
+    _run(capsys, b, "sync")
+    rc, out, _ = _run(capsys, b, "list", "--agent", "notes", "--json")
+    fb = json.loads(out)[0]["id"]
+    own_server.pause()
+    assert _run(capsys, a, "edit", str(fa), "--content", "Standup moved to 10:00")[0] == 0
+    assert _run(capsys, b, "edit", str(fb), "--content", "Standup moved to 9:45")[0] == 0
+    own_server.resume()
+    for data in (a, b, a):
+        rc, out, err = _run(capsys, data, "sync")
+        assert rc == 0, (out, err)
+    # the last push wins on every machine; nothing doubled
+    assert _facts(capsys, a) == _facts(capsys, b) == ["Standup moved to 9:45"]
+    # the laptop's own wording is history there, not lost
+    rc, out, _ = _run(capsys, a, "show", str(fa), "--json")
+    assert "Standup moved to 10:00" in out
