@@ -65,6 +65,18 @@ def run(writers: int, each: int, chroma: bool) -> dict:
             ch = start_chroma()
             servers.append(ch)
             env["ENGRAM_CHROMA_URL"] = ch.url
+        # the local store `migrate --from` copies up: set up before the clock starts
+        local = tmp / "local"
+        lenv = {k: v for k, v in env.items() if k not in ("ENGRAM_DB_URL", "ENGRAM_CHROMA_URL")}
+        rc, _, err, _ = _engram(lenv, local, "agent", "add", "laptop")
+        assert rc == 0, err
+        code = (
+            "import sys; from services.config import StoreConfig; from services.engram import "
+            "Engram; from services.ingest.pipeline import NewFact; e = Engram.open(StoreConfig("
+            "data_dir=sys.argv[1])); e.agent('laptop').remember_many([NewFact(f'Laptop fact "
+            "{i} about the {i}th release train') for i in range(40)]); e.close()"
+        )
+        subprocess.run([sys.executable, "-c", code, str(local)], env=lenv, check=True)
         t0 = time.perf_counter()
         rc, _, err, _ = _engram(env, tmp / "w0", "agent", "add", "team")
         assert rc == 0, err
@@ -89,10 +101,6 @@ def run(writers: int, each: int, chroma: bool) -> dict:
             "3",
         )
         assert rc == 0 and "amber falcon" in out, (out, err)
-        local = tmp / "local"
-        lenv = {k: v for k, v in env.items() if k not in ("ENGRAM_DB_URL", "ENGRAM_CHROMA_URL")}
-        for i in range(20):
-            _engram(lenv, local, "remember", "--agent", "laptop", "--create-agent", f"Local {i}")
         rc, out, err, steps["migrate_from"] = _engram(
             env, tmp / "w0", "migrate", "--from", str(local)
         )
