@@ -92,8 +92,15 @@ def check_chroma(url: str, timeout: int = 5) -> tuple[bool, str]:
     if u.scheme not in ("http", "https") or not u.hostname:
         return False, "not a Chroma server URL (http://host:8000)"
     where = f"{u.hostname}:{u.port or 8000}"
+    from services.vectors.index import chroma_token
+
+    token = chroma_token(url)
+    req = urllib.request.Request(
+        f"{u.scheme}://{where}/api/v2/heartbeat",
+        headers={"Authorization": f"Bearer {token}"} if token else {},
+    )
     try:
-        with urllib.request.urlopen(f"{u.scheme}://{where}/api/v2/heartbeat", timeout=timeout) as r:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
             r.read()
         return True, f"Chroma server answers at {where}"
     except urllib.error.HTTPError as exc:
