@@ -98,16 +98,18 @@ def sync_round(config: StoreConfig, server_url: str) -> SyncReport:
         results, changes, new_cursor = _server_step(
             config, server_url, embedder, cid, outbox, cursor
         )
-    except Exception as exc:  # offline (or refused): the queue waits for the next round
-        from models.db import explain_timeout
+    except Exception as exc:  # the queue and the cursor wait for the next round
+        from models.db import TeamStoreUnavailable, explain_timeout
 
-        rep.online = False
-        rep.problem = explain_timeout(str(exc)) or str(exc).strip().splitlines()[0]
+        problem = explain_timeout(str(exc)) or str(exc).strip().splitlines()[0]
         loc = _local(replace(config, semantic=False))
         try:
-            local_state.put(loc.db, "last_problem", rep.problem)
+            local_state.put(loc.db, "last_problem", problem)
         finally:
             loc.close()
+        if not isinstance(exc, TeamStoreUnavailable):
+            raise  # not "offline": say what went wrong (the CLI prints one line)
+        rep.online, rep.problem = False, problem
         return rep
     loc = _local(config)
     try:
