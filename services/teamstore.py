@@ -199,8 +199,14 @@ def add_member(db, name: str, password: str) -> None:
 def compact_team_store(db, tables) -> list[str]:
     """Rewrite the tables that held forgotten text, through the owner's function (a member
     may not VACUUM tables it does not own). Returns what actually ran, for the receipt."""
+    import os
+
+    # rewriting a large table outlasts the ordinary statement bound; the lock wait stays
+    # bounded (lock_timeout), so a busy store fails this step clearly instead of hanging
+    limit = int(float(os.environ.get("ENGRAM_PG_COMPACT_TIMEOUT", 900)) * 1000)
     try:
         with db.atomic():
+            db.execute_sql(f"SET LOCAL statement_timeout = {limit}")
             done = db.execute_sql("SELECT engram_compact(%s)", (list(tables),)).fetchone()[0]
     except Exception as exc:  # no function (a store before v8): say so, never claim it ran
         return [f"team store: NOT compacted ({str(exc).strip().splitlines()[0]})"]
