@@ -196,6 +196,19 @@ def add_member(db, name: str, password: str) -> None:
         raise
 
 
+REWROTE = "team store: rewrote "
+
+
+def tables_rewritten(notes: list[str]) -> int | None:
+    """How many tables a team store's compaction rewrote (None: not a team store)."""
+    if not any(n.startswith("team store:") for n in notes):
+        return None
+    for n in notes:
+        if n.startswith(REWROTE):
+            return int(n[len(REWROTE) :].split(" ", 1)[0])
+    return 0
+
+
 def compact_team_store(db, tables) -> list[str]:
     """Rewrite the tables that held forgotten text, through the owner's function (a member
     may not VACUUM tables it does not own). Returns what actually ran, for the receipt."""
@@ -211,7 +224,7 @@ def compact_team_store(db, tables) -> list[str]:
     except Exception as exc:  # no function (a store before v8): say so, never claim it ran
         return [f"team store: NOT compacted ({str(exc).strip().splitlines()[0]})"]
     missed = [t for t in tables if t not in done]
-    notes = [f"team store: rewrote {', '.join(done)} (CLUSTER, as the tables' owner)"]
+    notes = [f"{REWROTE}{len(done)} table(s): {', '.join(done)} (CLUSTER, as their owner)"]
     if missed:
         notes.append(f"team store: not rewritten: {', '.join(missed)}")
     return notes

@@ -23,6 +23,7 @@ from services.forget.scrub import scrub_file
 from services.forget.verify import verify_forgotten
 from services.ingest import forget_rules
 from services.store.backup import backup_store
+from services.teamstore import tables_rewritten
 
 STEPS = ["backup", "files", "vectors", "rows", "layers", "compact", "backups", "verify"]
 
@@ -86,11 +87,9 @@ def run_forget(
     if backup is not None:
         counts["safety_backup_destroyed"] = 1
     counts["remaining_after_verify"] = remaining
-    rewrote = [n for n in compacted if n.startswith("team store: rewrote ")]
-    if any(n.startswith("team store:") for n in compacted):  # what really ran, not a claim
-        counts["server_tables_rewritten"] = (
-            len(rewrote[0].split(" (")[0].split(", ")) if rewrote else 0
-        )
+    rewritten = tables_rewritten(compacted)
+    if rewritten is not None:  # a team store: what really ran, not a claim
+        counts["server_tables_rewritten"] = rewritten
     counts["strings_verified"] = checked
     counts["seconds"] = round(time.perf_counter() - t0, 3)
     ForgetReceipt.update(counts=counts).where(ForgetReceipt.id == receipt.id).execute()
