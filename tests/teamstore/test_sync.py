@@ -131,3 +131,40 @@ def test_an_edit_made_on_both_machines_ends_as_one_fact_with_the_other_kept_as_h
     # the laptop's own wording is history there, not lost
     rc, out, _ = _run(capsys, a, "show", str(fa), "--json")
     assert "Standup moved to 10:00" in out
+
+
+def test_a_push_whose_answer_was_lost_is_applied_once(own_server, tmp_path, monkeypatch, capsys):
+    """The round dies after the server applied the pushes and before this machine heard back
+    (a crash, a dropped connection): the next round sends the same (client, sequence) again
+    and the server applies each once."""
+    from services.teamsync import engine
+
+    for var in ("ENGRAM_DB_URL", "ENGRAM_CHROMA_URL"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("ENGRAM_SYNC_URL", own_server.url("mine"))
+    a = tmp_path / "laptop"
+    assert _run(capsys, a, "agent", "add", "notes")[0] == 0
+    for text in LAPTOP:
+        assert _run(capsys, a, "remember", "--agent", "notes", text)[0] == 0
+
+    def lost(*args, **kwargs):
+        raise ConnectionResetError("the answer never arrived")
+
+    monkeypatch.setattr(engine, "_settle", lost)
+    rc, out, err = _run(capsys, a, "sync")
+    assert rc == 1 and "the answer never arrived" in err
+    monkeypatch.undo()
+    monkeypatch.setenv("ENGRAM_SYNC_URL", own_server.url("mine"))
+    rc, out, _ = _run(capsys, a, "sync", "--status", "--json")
+    assert json.loads(out)["pending"] == {"upsert": 3}  # still queued here
+    rc, out, err = _run(capsys, a, "sync")
+    assert rc == 0, (out, err)
+    con = own_server.admin("mine")
+    with con.cursor() as cur:
+        cur.execute("SELECT content, count(*) FROM fact GROUP BY content ORDER BY content")
+        assert cur.fetchall() == [(t, 1) for t in sorted(LAPTOP)]
+        cur.execute("SELECT count(*) FROM sync_push")
+        assert cur.fetchone()[0] == 3
+    con.close()
+    rc, out, _ = _run(capsys, a, "sync", "--status", "--json")
+    assert json.loads(out)["pending"] == {}
