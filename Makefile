@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 APT_PACKAGES := libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0 \
 	libxcb-render-util0 libxcb-image0 libxcb-randr0 libxcb-xinerama0 libegl1 libgl1 \
-	libfontconfig1 libdbus-1-3 xvfb xauth postgresql git
+	libfontconfig1 libdbus-1-3 xvfb xauth git
 
 .PHONY: install system-deps run test test-fast lint format bench bench-quick demo screenshots package clean
 
@@ -19,8 +19,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m app.cli model install
 	touch $(STAMP)
 
-# Qt's xcb platform, Xvfb and PostgreSQL (the team-store tests start a server) come from
-# Debian; installed only when missing and when we may.
+# Qt's xcb platform and Xvfb come from Debian (PostgreSQL 16 + pgvector for the team-store
+# tests comes from the pgserver wheel in the test extra: Debian 12 has no pgvector); they are
+# installed only when missing and when we may.
 system-deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -z "$$missing" ]; then exit 0; fi; \

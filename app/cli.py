@@ -164,6 +164,12 @@ def run(args, ctx) -> int:
         print(f"engram: {exc}", file=sys.stderr)
         return 1
     except (sqlite3.Error, peewee.PeeweeException) as exc:
+        from models.db import TeamStoreUnavailable, explain_timeout
+
+        if isinstance(exc, TeamStoreUnavailable) or explain_timeout(str(exc)):
+            # a team store's bounded wait or a server that did not open: already one line
+            print(f"engram: {explain_timeout(str(exc)) or exc}", file=sys.stderr)
+            return 1
         print(f"engram: database error: {exc}{_hint(exc, ctx)}", file=sys.stderr)
         return 1
     except OSError as exc:

@@ -139,7 +139,8 @@ def cmd_teamstore(args) -> list:
     vec = {int(s) for s in args.vector_sizes.split(",") if s}
     work = Path(tempfile.mkdtemp(prefix="engram-teambench-"))
     print(f"Team store vs local: {', '.join(f'{n:,d}' for n in sizes)} facts")
-    rows = teamstore.run(sizes, vec, work, queries=args.queries)
+    stores = tuple(s for s in args.stores.split(",") if s)
+    rows = teamstore.run(sizes, vec, work, queries=args.queries, stores=stores)
     print(teamstore.table(rows))
     _write(RESULTS / "teamstore.json", {"rows": rows, "machine": _machine()})
     import shutil
@@ -329,10 +330,13 @@ def main(argv=None) -> int:
         help="cut forget off at 100k+ facts after this many seconds ('> N')",
     )
     s.set_defaults(func=cmd_scale, keep=None)
-    ts = sub.add_parser("teamstore", help="keyword/hybrid p50/p95: PostgreSQL + Chroma server")
+    ts = sub.add_parser(
+        "teamstore", help="keyword/hybrid p50/p95: PostgreSQL + pgvector / Chroma server"
+    )
     ts.add_argument("--sizes", default="10000,100000")
     ts.add_argument("--vector-sizes", default="10000,100000")
     ts.add_argument("--queries", type=int, default=100)
+    ts.add_argument("--stores", default="local,pgvector,chroma", help="local,pgvector,chroma")
     ts.set_defaults(func=cmd_teamstore)
     st = sub.add_parser("scale-step", help=argparse.SUPPRESS)
     st.add_argument("--size", type=int, required=True)

@@ -68,14 +68,80 @@ def open_postgres(url: str, password: str | None = None) -> peewee.PostgresqlDat
     if pw_:
         kwargs["password"] = pw_
     dbname = unquote(u.path.lstrip("/"))
+    bounds = {"options": bounded_options(), "connect_timeout": kwargs.get("connect_timeout", 10)}
     if not dbname:
         # no database named (``postgresql:///?service=team``): hand libpq the URL itself, so
         # the service entry (or libpq's defaults) names it
         return peewee.PostgresqlDatabase(
-            "postgresql://" + url.split("://", 1)[1], **({"password": pw_} if pw_ else {})
+            "postgresql://" + url.split("://", 1)[1],
+            **({"password": pw_} if pw_ else {}),
+            **bounds,
         )
-    kwargs.setdefault("connect_timeout", 10)
+    kwargs.update(bounds)
     return peewee.PostgresqlDatabase(dbname, **kwargs)
+
+
+# Every team connection is bounded: a statement, a wait for a lock (row, table or an
+# advisory writer lock) and a transaction left idle all end with an error the CLI and the app
+# can say in one line, never a hang. Seconds; ENGRAM_PG_*_TIMEOUT override them.
+TIMEOUTS = {
+    "statement_timeout": ("ENGRAM_PG_STATEMENT_TIMEOUT", 120),
+    "lock_timeout": ("ENGRAM_PG_LOCK_TIMEOUT", 20),
+    "idle_in_transaction_session_timeout": ("ENGRAM_PG_IDLE_TIMEOUT", 120),
+}
+
+
+def bounded_options() -> str:
+    return " ".join(f"-c {k}={int(_seconds(k) * 1000)}" for k in TIMEOUTS)
+
+
+def _seconds(setting: str) -> float:
+    import os
+
+    env, default = TIMEOUTS[setting]
+    try:
+        return float(os.environ.get(env, default))
+    except ValueError:
+        return float(default)
+
+
+def explain_connect_error(text: str, where: str) -> str:
+    """One line on why a team store did not open: refused, unauthorised, unreachable."""
+    low = text.lower()
+    if "password authentication failed" in low or "no password supplied" in low:
+        return (
+            f"unauthorised: {where} refused the user name or password (check the keyring "
+            "entry or ~/.pgpass)"
+        )
+    if "does not exist" in low and "database" in low:
+        return f"no such database on {where} (ask the team's admin to create it)"
+    if "connection refused" in low:
+        return f"refused: nothing listens on {where} (is PostgreSQL running on that port?)"
+    if "could not translate host name" in low or "name or service not known" in low:
+        return f"unreachable: the host name in {where} does not resolve"
+    if "timeout" in low or "no route to host" in low or "network is unreachable" in low:
+        return f"unreachable: {where} did not answer (network, VPN or firewall)"
+    if "pg_hba.conf" in low:
+        return f"unauthorised: {where} does not accept this user from this machine (pg_hba.conf)"
+    first = text.strip().splitlines()[0] if text.strip() else text
+    return f"cannot connect to {where}: {first}"
+
+
+def explain_timeout(text: str) -> str | None:
+    """One line for a bounded wait that ran out (None: not one of those)."""
+    if text.startswith(("lock wait:", "statement timeout:")):
+        return text.strip()
+    low = text.lower()
+    if "lock timeout" in low:
+        return (
+            "lock wait: another client held this store's lock longer than "
+            f"{_seconds('lock_timeout'):g} s (ENGRAM_PG_LOCK_TIMEOUT); try again"
+        )
+    if "statement timeout" in low:
+        return (
+            "statement timeout: the team store did not answer in time (ENGRAM_PG_STATEMENT_TIMEOUT)"
+        )
+    return None
 
 
 # what libpq accepts in a URL's query string and Engram passes on (service file, TLS)
@@ -124,7 +190,7 @@ def connect_database(url: str, password: str | None = None) -> peewee.Database:
     # Two hooks starting at once on a new store both switch it to WAL and migrate it; the
     # loser of that race sees "database is locked". One opener at a time, per store.
     with _open_lock(path):
-        db.connect(reuse_if_open=True)
+        _connect(db)
         if is_postgres(db):
             with db.atomic():
                 # two clients opening a new team store at once: one migrates, one waits
@@ -133,6 +199,22 @@ def connect_database(url: str, password: str | None = None) -> peewee.Database:
         else:
             migrate(db)
     return db
+
+
+def _connect(db) -> None:
+    if not is_postgres(db):
+        db.connect(reuse_if_open=True)
+        return
+    try:
+        db.connect(reuse_if_open=True)
+    except peewee.OperationalError as exc:
+        p = db.connect_params
+        where = f"{p.get('host', 'localhost')}:{p.get('port', 5432)}"
+        raise TeamStoreUnavailable(explain_connect_error(str(exc), where)) from None
+
+
+class TeamStoreUnavailable(peewee.OperationalError):
+    """The team store did not open; the message says why in one line."""
 
 
 def _open_lock(path: Path | None):
@@ -152,7 +234,10 @@ def writer_lock(db, agent_id: int):
     if not is_postgres(db):
         yield
         return
-    db.execute_sql("SELECT pg_advisory_lock(%s, %s)", (WRITER_LOCK_SPACE, int(agent_id)))
+    try:
+        db.execute_sql("SELECT pg_advisory_lock(%s, %s)", (WRITER_LOCK_SPACE, int(agent_id)))
+    except peewee.OperationalError as exc:
+        raise peewee.OperationalError(explain_timeout(str(exc)) or str(exc)) from None
     try:
         yield
     finally:

@@ -181,6 +181,17 @@ def _v5(db: pw.Database) -> None:
     enable_row_security_on(db, PG_ENTITY_AGENT_TABLES)
 
 
+def _v8(db: pw.Database) -> None:
+    """Team stores you can trust: vectors in PostgreSQL (pgvector) under the same row
+    security, least privilege for members, a team-wide forget key, physical erasure through
+    the owner's function (models/server_schema.py). Nothing on a local store."""
+    if not isinstance(db, pw.PostgresqlDatabase):
+        return
+    from models.server_schema import migrate_v8
+
+    migrate_v8(db)
+
+
 def _v9(db: pw.Database) -> None:
     """The history of a fact walks ``superseded_by`` within one agent. With only single-column
     indexes SQLite's planner took ``(agent_id, …)`` and scanned the whole agent (1.8 s at 100k
@@ -194,7 +205,7 @@ def _v9(db: pw.Database) -> None:
 # Append new migrations here; never edit a released one. Versions are applied by what is
 # missing, not by "greater than the highest": branches add numbered migrations independently
 # (4 and 5 landed separately), and a store that got 5 first still gets 4 when it arrives.
-MIGRATIONS = [(1, _v1), (2, _v2), (3, _v3), (4, _v4), (5, _v5), (9, _v9)]
+MIGRATIONS = [(1, _v1), (2, _v2), (3, _v3), (4, _v4), (5, _v5), (8, _v8), (9, _v9)]
 CURRENT_VERSION = max(v for v, _ in MIGRATIONS)
 
 

@@ -103,6 +103,8 @@ _EXPORTS: dict[str, str] = {
     "ChangeListener": "services.teamstore",
     "check_connection": "services.teamstore",
     "save_password": "services.teamstore",
+    "team_agents": "services.teamstore",
+    "add_member": "services.teamstore",
 }
 _ALIASES = {
     "explain_store_error": "explain",
@@ -174,4 +176,10 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazil
     from services.store.facts import FactFilters, FactStatus
     from services.store.review import ReviewItem, review_metadata
     from services.store.stats import agent_stats
-    from services.teamstore import ChangeListener, check_connection, save_password
+    from services.teamstore import (
+        ChangeListener,
+        add_member,
+        check_connection,
+        save_password,
+        team_agents,
+    )

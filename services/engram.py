@@ -74,9 +74,9 @@ class Engram:
             except Exception as exc:  # a broken onnxruntime must not take the store down
                 error = f"embedding model failed to load: {exc}. Semantic search is off."
         if embedder is not None:
-            from services.vectors.index import VectorIndex
+            from services.vectors.index import open_index
 
-            index = VectorIndex(config.vector_location, embedder)
+            index = open_index(config, db, embedder)
         eng = cls(config, db, index, embedder, error)
         eng.notes = notes
         return eng
@@ -119,10 +119,10 @@ class Engram:
             return True
         try:
             from services.vectors.embedder import load_embedder
-            from services.vectors.index import VectorIndex
+            from services.vectors.index import open_index
 
             embedder = load_embedder(self.config.model_dir)
-            index = VectorIndex(self.config.vector_location, embedder)
+            index = open_index(self.config, self.db, embedder)
         except ModelUnavailable as exc:
             self.semantic_error = str(exc)
             return False
@@ -203,6 +203,13 @@ class Engram:
         row-level security enforces it (models/access.py); a local store has one user."""
         if visibility not in ("shared", "private"):
             raise InvalidInput("visibility is 'shared' or 'private'")
+        from models.db import is_postgres
+
+        if is_postgres(self.db):  # only through the owner-checked function (schema v8)
+            from services.teamstore import set_team_visibility
+
+            set_team_visibility(self.db, slug, visibility)
+            return
         n = Agent.update(visibility=visibility).where(Agent.slug == slug).execute()
         if not n:
             raise NotFound(f"no agent {slug!r}")
@@ -269,6 +276,11 @@ class Engram:
 
     # forget rules ------------------------------------------------------------------------
     def forget_key(self) -> bytes:
+        if self._key is None:
+            from services.teamstore import team_forget_key
+
+            # a team store's rules are the team's: every client hashes with the server's key
+            self._key = team_forget_key(self.db)
         if self._key is None:
             from services.ingest.forget_rules import store_key
 

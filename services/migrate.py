@@ -7,6 +7,9 @@ the way in. Only one store is open at a time (the models are bound to one databa
 
 Idempotent: an agent already in the target with the same memories (the same content hashes)
 is skipped; one that differs is refused, never merged (migrate it under another name).
+Resumable: an agent left empty by a run that failed or was killed is imported again. On a team
+store the server assigns every id (its sequences), so rows never collide with another member's
+rows that row security hides.
 """
 
 from __future__ import annotations
@@ -17,11 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from models import Agent, Fact
-from models.db import is_postgres
 from services.config import StoreConfig
 from services.errors import InvalidInput, NotFound
-
-SEQUENCE_TABLES = ("agent", "fact", "session", "episode", "compiled_layer", "audit_event")
 
 
 @dataclass
@@ -39,12 +39,15 @@ def _open(config: StoreConfig, create_index: bool = False):
     from dataclasses import replace
 
     from services.engram import Engram
-    from services.vectors.index import VectorIndex
+    from services.vectors.index import VectorIndex, open_index
 
     e = Engram.open(replace(config, semantic=False))
     loc = config.vector_location
-    if create_index or loc.startswith(("http://", "https://")) or Path(loc).is_dir():
-        e.index = VectorIndex(loc, LazyEmbedder(config.model_dir))
+    index = open_index(config, e.db, LazyEmbedder(config.model_dir))
+    if not isinstance(index, VectorIndex):  # vectors in the team store's PostgreSQL
+        e.index = index
+    elif create_index or loc.startswith(("http://", "https://")) or Path(loc).is_dir():
+        e.index = index
     return e
 
 
@@ -115,6 +118,11 @@ def _import(target: StoreConfig, archives) -> MigrateReport:
     try:
         for slug, (path, hashes) in archives.items():
             there = Agent.get_or_none(Agent.slug == slug)
+            if there is not None and hashes and _is_leftover(there.id):
+                # a run that failed or was killed between creating the agent and committing
+                # its rows: start that agent again
+                Agent.delete().where(Agent.id == there.id).execute()
+                there = None
             if there is not None:
                 if _hashes(there.id) == hashes:
                     rep.skipped.append(slug)
@@ -125,19 +133,15 @@ def _import(target: StoreConfig, archives) -> MigrateReport:
                 )
             got = import_archive(dst, path)
             rep.copied[slug] = {**got.counts, "vectors": got.vectors, "embedded": got.embedded}
-        if is_postgres(dst.db):
-            _advance_sequences(dst.db)
     finally:
         dst.close()
     return rep
 
 
-def _advance_sequences(db) -> None:
-    """Rows came in with their ids: move each id sequence past them, or the next insert by a
-    client would collide."""
-    for table in SEQUENCE_TABLES:
-        db.execute_sql(
-            f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
-            f"greatest((SELECT coalesce(max(id), 0) FROM {table}), "
-            f"(SELECT last_value FROM {table}_id_seq), 1))"
-        )
+def _is_leftover(agent_id: int) -> bool:
+    """An agent with no row of any kind: what an interrupted import leaves."""
+    from models import AuditEvent, Episode, Session
+
+    return not any(
+        m.select().where(m.agent == agent_id).exists() for m in (Fact, Episode, Session, AuditEvent)
+    )

@@ -79,23 +79,9 @@ def check_database(url: str, timeout: int = 5) -> tuple[bool, str]:
 
 
 def explain_database_error(text: str, where: str) -> str:
-    low = text.lower()
-    if "password authentication failed" in low or "no password supplied" in low:
-        return (
-            f"unauthorised: {where} refused the user name or password (check the keyring "
-            "entry or ~/.pgpass)"
-        )
-    if "does not exist" in low and "database" in low:
-        return f"no such database on {where} (ask the team's admin to create it)"
-    if "connection refused" in low:
-        return f"refused: nothing listens on {where} (is PostgreSQL running on that port?)"
-    if "could not translate host name" in low or "name or service not known" in low:
-        return f"unreachable: the host name in {where} does not resolve"
-    if "timeout" in low or "no route to host" in low or "network is unreachable" in low:
-        return f"unreachable: {where} did not answer (network, VPN or firewall)"
-    if "pg_hba.conf" in low:
-        return f"unauthorised: {where} does not accept this user from this machine (pg_hba.conf)"
-    return f"cannot connect to {where}: {text.strip().splitlines()[0] if text.strip() else text}"
+    from models.db import explain_connect_error
+
+    return explain_connect_error(text, where)
 
 
 def check_chroma(url: str, timeout: int = 5) -> tuple[bool, str]:
@@ -106,8 +92,15 @@ def check_chroma(url: str, timeout: int = 5) -> tuple[bool, str]:
     if u.scheme not in ("http", "https") or not u.hostname:
         return False, "not a Chroma server URL (http://host:8000)"
     where = f"{u.hostname}:{u.port or 8000}"
+    from services.vectors.index import chroma_token
+
+    token = chroma_token(url)
+    req = urllib.request.Request(
+        f"{u.scheme}://{where}/api/v2/heartbeat",
+        headers={"Authorization": f"Bearer {token}"} if token else {},
+    )
     try:
-        with urllib.request.urlopen(f"{u.scheme}://{where}/api/v2/heartbeat", timeout=timeout) as r:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
             r.read()
         return True, f"Chroma server answers at {where}"
     except urllib.error.HTTPError as exc:
@@ -163,3 +156,109 @@ class ChangeListener:
         if self.conn is not None:
             self.conn.close()
             self.conn = None
+
+
+def set_team_visibility(db, slug: str, visibility: str) -> None:
+    """Share or privatise an agent on a team store: its owner only, checked by the server."""
+    import peewee
+
+    from services.errors import InvalidInput, NotFound
+
+    try:
+        with db.atomic():
+            db.execute_sql("SELECT engram_set_visibility(%s, %s)", (slug, visibility))
+    except peewee.DatabaseError as exc:
+        text = str(exc).strip().splitlines()[0]
+        if text.startswith("no agent"):
+            raise NotFound(text) from None
+        if "only its owner" in text:
+            raise InvalidInput(text) from None
+        raise
+
+
+def add_member(db, name: str, password: str) -> None:
+    """A login role for one person in the team (needs the admin's connection)."""
+    import peewee
+
+    from models.access import create_member
+    from services.errors import InvalidInput
+
+    try:
+        with db.atomic():
+            create_member(db, name, password)
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from None
+    except peewee.DatabaseError as exc:
+        if "permission denied" in str(exc).lower() or "must have" in str(exc).lower():
+            raise InvalidInput(
+                "only the team store's admin role can add members (connect as it)"
+            ) from None
+        raise
+
+
+REWROTE = "team store: rewrote "
+
+
+def tables_rewritten(notes: list[str]) -> int | None:
+    """How many tables a team store's compaction rewrote (None: not a team store)."""
+    if not any(n.startswith("team store:") for n in notes):
+        return None
+    for n in notes:
+        if n.startswith(REWROTE):
+            return int(n[len(REWROTE) :].split(" ", 1)[0])
+    return 0
+
+
+def compact_team_store(db, tables) -> list[str]:
+    """Rewrite the tables that held forgotten text, through the owner's function (a member
+    may not VACUUM tables it does not own). Returns what actually ran, for the receipt."""
+    import os
+
+    # rewriting a large table outlasts the ordinary statement bound; the lock wait stays
+    # bounded (lock_timeout), so a busy store fails this step clearly instead of hanging
+    limit = int(float(os.environ.get("ENGRAM_PG_COMPACT_TIMEOUT", 900)) * 1000)
+    try:
+        with db.atomic():
+            db.execute_sql(f"SET LOCAL statement_timeout = {limit}")
+            done = db.execute_sql("SELECT engram_compact(%s)", (list(tables),)).fetchone()[0]
+    except Exception as exc:  # no function (a store before v8): say so, never claim it ran
+        return [f"team store: NOT compacted ({str(exc).strip().splitlines()[0]})"]
+    missed = [t for t in tables if t not in done]
+    notes = [f"{REWROTE}{len(done)} table(s): {', '.join(done)} (CLUSTER, as their owner)"]
+    if missed:
+        notes.append(f"team store: not rewritten: {', '.join(missed)}")
+    return notes
+
+
+def team_forget_key(db) -> bytes | None:
+    """The key every client of a team store hashes forget rules with (schema v8 keeps it in
+    the server, readable by the team only), so a rule made on one laptop blocks the text on
+    every other. None: a local store, or a team store from before v8."""
+    from models.db import is_postgres
+
+    if not is_postgres(db):
+        return None
+    if not db.execute_sql("SELECT to_regclass('team_secret') IS NOT NULL").fetchone()[0]:
+        return None
+    row = db.execute_sql("SELECT value FROM team_secret WHERE name = 'forget'").fetchone()
+    return bytes(row[0]) if row else None
+
+
+@dataclass
+class TeamAgent:
+    slug: str
+    owner: str | None
+    visibility: str
+    mine: bool  # the connected role owns it (only the owner may share or privatise it)
+
+
+def team_agents(engram) -> list[TeamAgent]:
+    """The agents this role sees on a team store, with who owns them (empty: a local store)."""
+    from models.db import is_postgres
+
+    if not is_postgres(engram.db):
+        return []
+    rows = engram.db.execute_sql(
+        "SELECT slug, owner, visibility, owner = session_user FROM agent ORDER BY slug"
+    ).fetchall()
+    return [TeamAgent(s, o, v, bool(m)) for s, o, v, m in rows]

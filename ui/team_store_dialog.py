@@ -2,6 +2,10 @@
 a file), the Chroma server URL, and a Test connection button that says in one line per
 server what is wrong (refused, unauthorised, unreachable).
 
+When the app is on a team store, a Sharing section lists the agents this role sees with their
+owner: the owner shares or privatises one (the server checks it), and the admin role adds a
+member (a login role; the password goes to that person out of band).
+
 The URLs are saved in ``team-store.json`` beside the local store (read at start-up by
 ``app.settings``; ``ENGRAM_DB_URL``/``ENGRAM_CHROMA_URL`` still win); the app uses them
 from its next start.
@@ -18,13 +22,17 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
+    QListWidget,
+    QListWidgetItem,
     QPushButton,
     QVBoxLayout,
 )
 
-from services import check_connection, save_password
+from services import EngramError, add_member, check_connection, save_password, team_agents
 
 FILE_NAME = "team-store.json"
 
@@ -69,7 +77,104 @@ class TeamStoreDialog(QDialog):
                 "to use the local store."
             )
         )
+        self.engram = getattr(parent, "engram", None)
+        self.sharing = self._sharing_box() if self.engram is not None else None
+        if self.sharing is not None:
+            lay.addWidget(self.sharing)
         lay.addWidget(buttons)
+
+    # sharing (a team store only) ----------------------------------------------------------
+    def _sharing_box(self) -> QGroupBox | None:
+        try:
+            agents = team_agents(self.engram)
+        except Exception:  # the server went away since the app opened: no section
+            return None
+        if not agents and not _is_team(self.engram):
+            return None
+        box = QGroupBox("Sharing")
+        self.agent_list = QListWidget()
+        self.share_button = QPushButton("&Share with the team")
+        self.private_button = QPushButton("Make &private")
+        self.share_button.clicked.connect(self.share_selected)
+        self.private_button.clicked.connect(self.privatise_selected)
+        self.agent_list.currentRowChanged.connect(self._selection_changed)
+        self.member_name = QLineEdit()
+        self.member_name.setPlaceholderText("new member's role name (lower case)")
+        self.member_password = QLineEdit()
+        self.member_password.setEchoMode(QLineEdit.EchoMode.Password)
+        self.member_password.setPlaceholderText("their first password (tell them out of band)")
+        self.add_member_button = QPushButton("&Add member")
+        self.add_member_button.clicked.connect(self.add_team_member)
+        self.sharing_status = QLabel()
+        self.sharing_status.setWordWrap(True)
+        row = QHBoxLayout()
+        row.addWidget(self.share_button)
+        row.addWidget(self.private_button)
+        member = QHBoxLayout()
+        member.addWidget(self.member_name)
+        member.addWidget(self.member_password)
+        member.addWidget(self.add_member_button)
+        v = QVBoxLayout(box)
+        v.addWidget(self.agent_list)
+        v.addLayout(row)
+        v.addLayout(member)
+        v.addWidget(self.sharing_status)
+        self._fill_agents(agents)
+        return box
+
+    def _fill_agents(self, agents=None) -> None:
+        agents = team_agents(self.engram) if agents is None else agents
+        self.agent_list.clear()
+        for a in agents:
+            who = "you" if a.mine else (a.owner or "nobody")
+            item = QListWidgetItem(f"{a.slug} — {a.visibility}, owner: {who}")
+            item.setData(Qt.ItemDataRole.UserRole, a)
+            self.agent_list.addItem(item)
+        self._selection_changed(self.agent_list.currentRow())
+
+    @Slot(int)
+    def _selection_changed(self, row: int) -> None:
+        item = self.agent_list.item(row) if row >= 0 else None
+        a = item.data(Qt.ItemDataRole.UserRole) if item is not None else None
+        self.share_button.setEnabled(bool(a and a.mine and a.visibility != "shared"))
+        self.private_button.setEnabled(bool(a and a.mine and a.visibility != "private"))
+
+    def _set_selected(self, visibility: str) -> None:
+        item = self.agent_list.currentItem()
+        if item is None:
+            return
+        slug = item.data(Qt.ItemDataRole.UserRole).slug
+        try:
+            self.engram.set_visibility(slug, visibility)
+        except EngramError as exc:
+            self.sharing_status.setText(f"✖ {exc}")
+            return
+        self.sharing_status.setText(f"✔ {slug} is now {visibility}")
+        row = self.agent_list.currentRow()
+        self._fill_agents()
+        self.agent_list.setCurrentRow(row)
+
+    @Slot()
+    def share_selected(self) -> None:
+        self._set_selected("shared")
+
+    @Slot()
+    def privatise_selected(self) -> None:
+        self._set_selected("private")
+
+    @Slot()
+    def add_team_member(self) -> None:
+        name, pw = self.member_name.text().strip(), self.member_password.text()
+        if len(pw) < 8:
+            self.sharing_status.setText("✖ a member's password has at least 8 characters")
+            return
+        try:
+            add_member(self.engram.db, name, pw)
+        except EngramError as exc:
+            self.sharing_status.setText(f"✖ {exc}")
+            return
+        self.member_password.clear()
+        self.sharing_status.setText(f"✔ {name} is a member of the team")
 
     def _store_password(self) -> str | None:
         """Put a typed password in the keyring; an error message when the keyring refuses."""
@@ -111,6 +216,10 @@ class TeamStoreDialog(QDialog):
             self.db_status.setText(f"✖ could not save {self.path}: {exc.strerror or exc}")
             return
         self.accept()
+
+
+def _is_team(engram) -> bool:
+    return type(getattr(engram.db, "obj", engram.db)).__name__ == "PostgresqlDatabase"
 
 
 def _read(path: Path) -> dict:

@@ -33,6 +33,9 @@ def register(sub) -> None:
     a.add_argument("slug")
     a.add_argument("name")
     a.set_defaults(func=cmd_agent_rename)
+    from app.commands.teamstore import add_agent_commands
+
+    add_agent_commands(asub)
 
     p = sub.add_parser("remember", help="store a fact")
     p.add_argument("--agent", required=True)

@@ -95,7 +95,13 @@ def register(sub) -> None:
         help="two-way sync with the agent's Memory Setup workspace "
         "(exit status 4 while conflicts remain)",
     )
-    p.add_argument("--agent", required=True)
+    p.add_argument("--agent", help="the agent whose workspace files to sync")
+    p.add_argument(
+        "--server",
+        help="sync this local store with a PostgreSQL store (default: ENGRAM_SYNC_URL, "
+        "else the last one used)",
+    )
+    p.add_argument("--status", action="store_true", help="what waits to be pushed (server sync)")
     p.add_argument("--direction", choices=("both", "pull", "push"), default="both")
     p.add_argument(
         "--prefer", choices=("engram", "file"), help="resolve conflicts in favour of one side"
@@ -331,6 +337,10 @@ def cmd_sync(args, ctx):
     from services.interop.sync import sync_workspace
     from services.interop.writeback import has_links, write_back
 
+    if args.status or args.server or not args.agent:
+        from app.commands.teamstore import cmd_server_sync
+
+        return cmd_server_sync(args, ctx)
     mem = ctx.engram().agent(args.agent)
     if not mem.info.workspace and has_links(mem):  # imported agent memory files (writeback.py)
         rep = write_back(mem, prefer=args.prefer, dry_run=args.dry_run)

@@ -23,6 +23,7 @@ from services.forget.scrub import scrub_file
 from services.forget.verify import verify_forgotten
 from services.ingest import forget_rules
 from services.store.backup import backup_store
+from services.teamstore import tables_rewritten
 
 STEPS = ["backup", "files", "vectors", "rows", "layers", "compact", "backups", "verify"]
 
@@ -74,7 +75,8 @@ def run_forget(
         if ap.layers and not scope.whole:
             notes.append(recompile(engram, ap.slug))
     step("compact")
-    notes += compact_store(engram)
+    compacted = compact_store(engram)
+    notes += compacted
     step("backups")
     for b in pv.backups:
         scrub_file(Path(b))
@@ -88,6 +90,9 @@ def run_forget(
     if backup is not None:
         counts["safety_backup_destroyed"] = 1
     counts["remaining_after_verify"] = remaining
+    rewritten = tables_rewritten(compacted)
+    if rewritten is not None:  # a team store: what really ran, not a claim
+        counts["server_tables_rewritten"] = rewritten
     counts["strings_verified"] = checked
     counts["seconds"] = round(time.perf_counter() - t0, 3)
     ForgetReceipt.update(counts=counts).where(ForgetReceipt.id == receipt.id).execute()

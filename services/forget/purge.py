@@ -25,6 +25,12 @@ def purge_vectors(engram, agent_id: int, drop_ids: set[int], drop: bool = False)
     marks them in HNSW, so the vectors would stay in the segment files."""
     idx = engram.index
     notes: list[str] = []
+    if _vectors_in_postgres(engram):
+        # pgvector: a vector is a row of fact_vector; it goes with its fact (ON DELETE
+        # CASCADE) and the owner's compaction rewrites the table's files with the others
+        if idx is not None:
+            idx.drop(agent_id) if drop else idx.delete(agent_id, drop_ids)
+        return notes
     if idx is None:
         _drop_collection_raw(engram, agent_id)
         notes.append(
@@ -69,6 +75,18 @@ def purge_vectors(engram, agent_id: int, drop_ids: set[int], drop: bool = False)
     return notes
 
 
+def _vectors_in_postgres(engram) -> bool:
+    from models.db import is_postgres
+
+    if getattr(engram.index, "kind", "") == "pgvector":
+        return True
+    if not is_postgres(engram.db) or engram.config.vector_url:
+        return False
+    from models.server_schema import vectors_in_database
+
+    return vectors_in_database(engram.db)
+
+
 def _drop_collection_raw(engram, agent_id: int) -> None:
     path = Path(engram.config.vector_location)
     if not path.is_dir():
@@ -78,21 +96,19 @@ def _drop_collection_raw(engram, agent_id: int) -> None:
     VectorIndex(path, None).drop(agent_id)
 
 
-# a team store's tables that hold memory text (the tsvector columns live in fact and episode)
-PG_TEXT_TABLES = ("fact", "audit_event", "episode", "session", "compiled_layer")
-
-
+# a team store's tables that hold memory text (the tsvector columns live in fact and episode;
+# entity holds names, fact_vector embeddings): models/server_schema.py
 def compact_server_store(engram) -> list[str]:
-    """PostgreSQL keeps a deleted row as a dead tuple until VACUUM; VACUUM FULL rewrites each
-    table and its indexes (GIN included) into new files, so no live page keeps the text.
-    What it cannot reach (WAL segments not yet recycled, replicas, base backups, the Chroma
-    server's files) is the server operator's, and ``forget --verify`` says so."""
-    for table in PG_TEXT_TABLES:
-        engram.db.execute_sql(f"VACUUM (FULL) {table}")
-        # a plain VACUUM of the fresh files is near free and reports the table clean to the
-        # statistics that ``forget --verify`` reads (VACUUM FULL does not report)
-        engram.db.execute_sql(f"VACUUM (ANALYZE) {table}")
-    return [f"team store: VACUUM FULL of {', '.join(PG_TEXT_TABLES)}"]
+    """PostgreSQL keeps a deleted row as a dead tuple until the table is rewritten. A member
+    does not own the tables (and may not VACUUM them): the owner's ``engram_compact``
+    function rewrites each (CLUSTER: new files for the table, its TOAST and its indexes, GIN
+    included). The notes say what actually ran. What it cannot reach (WAL segments not yet
+    recycled, replicas, base backups, a Chroma server's files) is the server operator's, and
+    ``forget --verify`` says so."""
+    from models.server_schema import COMPACT_TABLES
+    from services.teamstore import compact_team_store
+
+    return compact_team_store(engram.db, COMPACT_TABLES)
 
 
 def compact_store(engram) -> list[str]:

@@ -30,9 +30,11 @@ def server_checks(engram, texts: list[str], agents: list[Agent]) -> tuple[list, 
     notes: list[str] = []
     if is_postgres(engram.db):
         remaining += _fulltext(engram.db, texts, agents)
+        remaining += _entities(engram.db, texts, agents)
         unvacuumed = _not_vacuumed_since_forget(engram.db)
         notes.append(
-            "held: no row, audit snapshot, episode, session log or layer holds it (queried)"
+            "held: no row, audit snapshot, episode, session log, layer or entity name holds "
+            "it (queried)"
             if not remaining
             else "failed: rows still hold it"
         )
@@ -42,16 +44,24 @@ def server_checks(engram, texts: list[str], agents: list[Agent]) -> tuple[list, 
             else "failed: the full-text index still matches it"
         )
         notes.append(
-            "held: every text table was rewritten (VACUUM FULL) after the last forget, so "
-            "no dead tuple keeps its text"
+            "held: every text table was rewritten (VACUUM FULL equivalent, by the owner's "
+            "engram_compact) after the last forget, so no dead tuple keeps its text"
             if not unvacuumed
-            else f"not yet: {', '.join(unvacuumed)} not vacuumed since the last forget"
+            else f"not yet: {', '.join(unvacuumed)} not rewritten since the last forget"
         )
         notes.append(
             "out of reach: WAL segments, replicas and base backups on the PostgreSQL "
             "server keep old pages until the server recycles them (the operator's part)"
         )
-    if str(engram.config.vector_location).startswith(("http://", "https://")):
+    if is_postgres(engram.db) and getattr(engram.index, "kind", "") == "pgvector":
+        hits = _vectors(engram, texts, agents)
+        remaining += hits
+        notes.append(
+            "held: no vector in PostgreSQL (pgvector) is the text's embedding (queried)"
+            if not hits
+            else "failed: PostgreSQL still holds its vector"
+        )
+    elif str(engram.config.vector_location).startswith(("http://", "https://")):
         hits = _vectors(engram, texts, agents)
         remaining += hits
         if engram.embedder is None:
@@ -85,25 +95,47 @@ def _fulltext(db, texts, agents) -> list[tuple[str, str]]:
 
 
 def _not_vacuumed_since_forget(db) -> list[str]:
-    """Text tables whose last VACUUM is older than the newest forget receipt (the server's
-    dead-tuple counters lag behind; the vacuum time does not)."""
+    """Text tables not rewritten since the newest forget receipt this role can see (the
+    owner's ``engram_compact`` logs each rewrite in ``maintenance_log``)."""
     from datetime import UTC
 
     from models import ForgetReceipt
-    from services.forget.purge import PG_TEXT_TABLES
+    from models.server_schema import COMPACT_TABLES
 
     last = ForgetReceipt.select().order_by(ForgetReceipt.id.desc()).first()
     if last is None:
         return []
+    if not db.execute_sql("SELECT to_regclass('maintenance_log') IS NOT NULL").fetchone()[0]:
+        return ["(no compaction log: the store predates schema v8)"]
     rows = db.execute_sql(
-        "SELECT relname, last_vacuum FROM pg_stat_user_tables WHERE relname = ANY(%s)",
-        (list(PG_TEXT_TABLES),),
+        "SELECT t, max(at) FROM maintenance_log, unnest(tables) AS t "
+        "WHERE action = 'compact' GROUP BY t"
     ).fetchall()
-    stale = []
-    for name, when in rows:
-        if when is None or when.astimezone(UTC).replace(tzinfo=None) < last.created_at:
-            stale.append(name)
-    return sorted(stale)
+    when = {t: at.astimezone(UTC).replace(tzinfo=None) for t, at in rows}
+    present = {
+        r[0]
+        for r in db.execute_sql(
+            "SELECT relname FROM pg_class WHERE relname = ANY(%s) AND relkind = 'r'",
+            (list(COMPACT_TABLES),),
+        ).fetchall()
+    }
+    return sorted(t for t in present if t not in when or when[t] < last.created_at)
+
+
+def _entities(db, texts, agents) -> list[tuple[str, str]]:
+    """An entity's name or alias that is one of the forgotten texts (a forgotten entity
+    must not survive in ``entity``)."""
+    out = []
+    ids = [a.id for a in agents]
+    for t in texts:
+        n = db.execute_sql(
+            "SELECT count(*) FROM entity WHERE agent_id = ANY(%s) AND (lower(name) = lower(%s) "
+            "OR position(lower(%s) IN lower(name)) > 0 OR position(lower(%s) IN lower(aliases)) > 0)",
+            (ids, t, t, t),
+        ).fetchone()[0]
+        if n:
+            out.append(("entity", f"{n} entity name(s) or alias(es) holding {t!r}"))
+    return out
 
 
 def _vectors(engram, texts, agents) -> list[tuple[str, str]]:

@@ -294,6 +294,12 @@ def import_archive(engram, path: Path, slug: str | None = None) -> ArchiveReport
 
 
 def _taken(model, ids: list[int]) -> bool:
+    from models.db import is_postgres
+
+    if is_postgres(model._meta.database):
+        # a team store: row security hides other members' rows from this check, so ids are
+        # always the server's (its sequence), never the archive's
+        return bool(ids)
     for s in range(0, len(ids), 500):  # SQLite caps the number of bound variables
         if model.select().where(model.id.in_(ids[s : s + 500])).exists():
             return True
@@ -315,6 +321,15 @@ def _id_map(model, old_ids: list[int], keep: bool) -> dict[int, int]:
     (assigned up front, so rows go in by the hundred and references are known before)."""
     if keep:
         return {i: i for i in old_ids}
+    from models.db import is_postgres
+
+    db = model._meta.database
+    if is_postgres(db) and old_ids:
+        seq = f"pg_get_serial_sequence('{model._meta.table_name}', 'id')"
+        got = db.execute_sql(
+            f"SELECT nextval({seq}) FROM generate_series(1, %s)", (len(old_ids),)
+        ).fetchall()
+        return {old: int(new) for old, (new,) in zip(old_ids, got)}
     base = (model.select(pw.fn.MAX(model.id)).scalar() or 0) + 1
     return {old: base + k for k, old in enumerate(old_ids)}
 

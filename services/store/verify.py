@@ -119,8 +119,8 @@ def _check_vectors(engram, rep: VerifyReport, repair: bool) -> None:
             chk.orphan_vectors = sorted(vec_ids - set(rows))
             common = sorted(set(rows) & vec_ids)
             for s in range(0, len(common), 2000):
-                docs = engram.index.documents(a.id, common[s : s + 2000])
-                chk.stale_vectors += [i for i, d in docs.items() if d != rows[i]]
+                part = common[s : s + 2000]
+                chk.stale_vectors += engram.index.stale_ids(a.id, {i: rows[i] for i in part})
             chk.stale_vectors.sort()
             if repair and (chk.missing_vectors or chk.orphan_vectors or chk.stale_vectors):
                 engram.index.delete(a.id, chk.orphan_vectors)

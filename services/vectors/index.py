@@ -49,6 +49,14 @@ def http_client(url: str, settings=None):
     from chromadb.config import Settings
 
     settings = settings or Settings(anonymized_telemetry=False, allow_reset=True)
+    token = chroma_token(url)
+    if token:  # Chroma's token auth: the header a server behind it checks
+        settings = Settings(
+            anonymized_telemetry=False,
+            allow_reset=True,
+            chroma_client_auth_provider="chromadb.auth.token_authn.TokenAuthClientProvider",
+            chroma_client_auth_credentials=token,
+        )
     u = urlparse(url)
     opts = {k: v[-1] for k, v in parse_qs(u.query).items()}
     tenant = opts.get("tenant", "default_tenant")
@@ -72,6 +80,41 @@ def http_client(url: str, settings=None):
             except Exception:
                 admin.get_database(database, tenant=tenant)
     return chromadb.HttpClient(**kw, settings=settings, tenant=tenant, database=database)
+
+
+def chroma_token(url: str) -> str | None:
+    """The Chroma server's token: ``ENGRAM_CHROMA_TOKEN``, else the OS keyring entry
+    ``chroma:<host>:<port>`` (never a file of Engram's)."""
+    import os
+
+    if os.environ.get("ENGRAM_CHROMA_TOKEN"):
+        return os.environ["ENGRAM_CHROMA_TOKEN"]
+    u = urlparse(url)
+    try:  # no keyring (a server, CI) is normal: then no token
+        import keyring
+
+        return keyring.get_password("engram", f"chroma:{u.hostname}:{u.port or 8000}") or None
+    except Exception:
+        return None
+
+
+def is_server_url(location) -> bool:
+    return str(location).startswith(("http://", "https://"))
+
+
+def open_index(config, db, embedder):
+    """The store's vector index: on a team store whose PostgreSQL has pgvector (schema v8)
+    the vectors live there unless a Chroma server is named; else Chroma (local or server)."""
+    from models.db import is_postgres
+
+    if is_postgres(db) and not config.vector_url:
+        from models.server_schema import vectors_in_database
+
+        if vectors_in_database(db):
+            from services.vectors.pgvector_index import PgVectorIndex
+
+            return PgVectorIndex(db, embedder)
+    return VectorIndex(config.vector_location, embedder)
 
 
 def collection_name(agent_id: int) -> str:
@@ -149,10 +192,19 @@ class VectorIndex:
             kwargs = dict(
                 ids=[str(i) for i in ids[s : s + batch]],
                 embeddings=np.asarray(vectors[s : s + batch], dtype=np.float32),
-                documents=list(texts[s : s + batch]),
             )
-            if metadatas is not None:
-                kwargs["metadatas"] = list(metadatas[s : s + batch])
+            metas = list(metadatas[s : s + batch]) if metadatas is not None else None
+            if self.path is None:
+                # a Chroma server never holds the text (anyone who reaches its port would
+                # read it past PostgreSQL's row security): a hash of it finds stale vectors
+                from services.vectors.pgvector_index import text_hash
+
+                hashes = [{"text_sha256": text_hash(t)} for t in texts[s : s + batch]]
+                metas = [{**(m or {}), **h} for m, h in zip(metas or [{}] * len(hashes), hashes)]
+            else:
+                kwargs["documents"] = list(texts[s : s + batch])
+            if metas is not None:
+                kwargs["metadatas"] = metas
             col.upsert(**kwargs)
 
     @_retry_stale
@@ -225,6 +277,24 @@ class VectorIndex:
             return {}
         got = self.collection(agent_id).get(ids=[str(i) for i in ids], include=["documents"])
         return {int(i): d for i, d in zip(got["ids"], got["documents"])}
+
+    @_retry_stale
+    def stale_ids(self, agent_id: int, texts: dict[int, str]) -> list[int]:
+        """Facts whose vector was made from another text than the one they hold now (the
+        local store compares documents, a server the text's hash)."""
+        if not texts:
+            return []
+        if self.path is not None:
+            docs = self.documents(agent_id, sorted(texts))
+            return sorted(i for i, d in docs.items() if d != texts[i])
+        from services.vectors.pgvector_index import text_hash
+
+        got = self.collection(agent_id).get(ids=[str(i) for i in texts], include=["metadatas"])
+        return sorted(
+            int(i)
+            for i, m in zip(got["ids"], got["metadatas"])
+            if (m or {}).get("text_sha256") != text_hash(texts[int(i)])
+        )
 
     @_retry_stale
     def vectors(self, agent_id: int, ids: Sequence[int] | None = None) -> dict[int, np.ndarray]:

@@ -1,5 +1,9 @@
-"""Real servers for the team-store tests: a PostgreSQL cluster from Debian's ``postgresql``
-package and ``chroma run`` from the chromadb package, one of each per test session.
+"""Real servers for the team-store tests: a PostgreSQL cluster with pgvector and
+``chroma run`` from the chromadb package, one of each per test session.
+
+PostgreSQL comes from the ``pgserver`` wheel (the test extra): it bundles PostgreSQL 16.2
+with pgvector 0.6.2, which Debian 12's packages lack, and installs from PyPI like every other
+test dependency. Its binaries run as an unprivileged account here like Debian's would.
 
 Both start on a random free loopback port in a temp dir and are stopped at the end. When
 either cannot start the session fails loudly (CI must not pass by skipping): only
@@ -38,10 +42,21 @@ def free_port() -> int:
 
 
 def pg_bindir() -> Path:
+    """pgserver's PostgreSQL (it has pgvector); ``ENGRAM_PG_BINDIR`` names another build."""
+    if os.environ.get("ENGRAM_PG_BINDIR"):
+        return Path(os.environ["ENGRAM_PG_BINDIR"])
+    try:
+        import pgserver
+
+        bundled = Path(pgserver.__file__).parent / "pginstall" / "bin"
+        if (bundled / "initdb").is_file():
+            return bundled
+    except ImportError:
+        pass
     found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
     if not found:
         raise RuntimeError(
-            "PostgreSQL is not installed (apt-get install postgresql; `make system-deps` does it)"
+            "PostgreSQL is not installed (pip install pgserver: `make install` does it)"
         )
     return Path(found[-1]).parent
 
@@ -79,8 +94,20 @@ class PgServer:
         con.autocommit = True
         return con
 
+    cmd: list[str] | None = None
+
     def stop(self) -> None:
         _stop(self.proc, self.root)
+
+    def pause(self) -> None:
+        """Stop the server, keeping its data (a laptop going offline)."""
+        self.proc.terminate()
+        self.proc.wait(30)
+
+    def resume(self) -> None:
+        log = open(self.root / "postgres.log", "ab")
+        self.proc = subprocess.Popen(self.cmd, stdout=log, stderr=subprocess.STDOUT)
+        _wait(lambda: _pg_ready(self), self.proc, "PostgreSQL", self.root / "postgres.log")
 
 
 def _stop(proc: subprocess.Popen, root) -> None:
@@ -140,37 +167,34 @@ def start_postgres() -> PgServer:
         raise RuntimeError(f"initdb failed: {init.stderr.strip() or init.stdout.strip()}")
     port = free_port()
     log = open(root / "postgres.log", "wb")
-    proc = subprocess.Popen(
-        _as_user(
-            [
-                str(bindir / "postgres"),
-                "-D",
-                str(data),
-                "-p",
-                str(port),
-                "-h",
-                "127.0.0.1",
-                "-k",
-                str(sock),
-                "-c",
-                f"hba_file={hba}",
-                "-c",
-                "fsync=off",
-                "-c",
-                "synchronous_commit=off",
-                "-c",
-                "full_page_writes=off",
-                "-c",
-                "max_connections=60",
-                "-c",
-                "shared_buffers=64MB",
-            ],
-            user,
-        ),
-        stdout=log,
-        stderr=subprocess.STDOUT,
+    cmd = _as_user(
+        [
+            str(bindir / "postgres"),
+            "-D",
+            str(data),
+            "-p",
+            str(port),
+            "-h",
+            "127.0.0.1",
+            "-k",
+            str(sock),
+            "-c",
+            f"hba_file={hba}",
+            "-c",
+            "fsync=off",
+            "-c",
+            "synchronous_commit=off",
+            "-c",
+            "full_page_writes=off",
+            "-c",
+            "max_connections=60",
+            "-c",
+            "shared_buffers=64MB",
+        ],
+        user,
     )
-    server = PgServer(port, root, proc, user)
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+    server = PgServer(port, root, proc, user, cmd)
     _wait(lambda: _pg_ready(server), proc, "PostgreSQL", root / "postgres.log")
     return server
 

@@ -75,3 +75,63 @@ def test_the_dialog_says_refused_unauthorised_and_saves_urls_without_a_password(
     monkeypatch.delenv("ENGRAM_CHROMA_URL", raising=False)
     cfg = store_config(tmp_path)
     assert (cfg.db_url, cfg.vector_url) == (pg_server.url("postgres"), chroma_server.url)
+
+
+def test_the_dialog_shares_and_privatises_an_agent_and_the_other_member_sees_it(
+    qtbot, members, team_store, pg_server, tmp_path
+):
+    import psycopg2
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QWidget
+
+    from services.config import StoreConfig
+    from services.engram import Engram
+    from ui.team_store_dialog import TeamStoreDialog
+
+    def open_as(role):
+        return Engram.open(
+            StoreConfig(data_dir=tmp_path / role, db_url=members(role), semantic=False)
+        )
+
+    def bob_sees():  # as bob, in plain SQL (one Engram per process binds the models)
+        con = psycopg2.connect(
+            host="127.0.0.1", port=pg_server.port, user="bob", dbname=team_store.dbname
+        )
+        with con.cursor() as cur:
+            cur.execute("SELECT slug FROM agent ORDER BY slug")
+            got = [r[0] for r in cur.fetchall()]
+        con.close()
+        return got
+
+    bob = open_as("bob")
+    bob.agent("bobs-notes", create=True)
+    bob.close()
+    alice = open_as("alice")
+    try:
+        alice.agent("diary", create=True).remember("Dentist on Tuesday")
+        window = QWidget()  # the main window: the dialog reads its `engram`
+        window.engram = alice
+        qtbot.addWidget(window)
+        d = TeamStoreDialog(tmp_path / "alice", window)
+        qtbot.addWidget(d)
+        rows = [d.agent_list.item(i).text() for i in range(d.agent_list.count())]
+        assert rows == ["bobs-notes — shared, owner: bob", "diary — shared, owner: you"]
+        d.agent_list.setCurrentRow(0)  # bob's: alice may not change it
+        assert not d.private_button.isEnabled() and not d.share_button.isEnabled()
+        d.agent_list.setCurrentRow(1)
+        assert d.private_button.isEnabled()
+        qtbot.mouseClick(d.private_button, Qt.MouseButton.LeftButton)
+        assert d.sharing_status.text() == "✔ diary is now private"
+        assert d.agent_list.item(1).text() == "diary — private, owner: you"
+        assert bob_sees() == ["bobs-notes"]
+        qtbot.mouseClick(d.share_button, Qt.MouseButton.LeftButton)
+        assert bob_sees() == ["bobs-notes", "diary"]
+        # a member may not add members: the dialog says so
+        d.member_name.setText("mallory")
+        d.member_password.setText("mallory-secret")
+        qtbot.mouseClick(d.add_member_button, Qt.MouseButton.LeftButton)
+        assert d.sharing_status.text().startswith("✖ only the team store's admin"), (
+            d.sharing_status.text()
+        )
+    finally:
+        alice.close()

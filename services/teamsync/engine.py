@@ -1,0 +1,360 @@
+"""One sync round between the local store and a PostgreSQL store.
+
+Engram binds its models to one database at a time (see services/migrate.py), so a round is
+three steps, each with one store open: (1) local: queue what changed, read what to push;
+(2) server: push the queue (idempotent by client id + sequence), read others' changes since
+the cursor; (3) local: settle the pushed items, apply the pulled ones. A round that stops
+anywhere (server down, killed) leaves the queue and the cursor where a rerun picks them up:
+pushes already applied are recognised by their (client, sequence) and not applied twice,
+pulls are idempotent (same text: nothing to do; erased: already gone).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+
+from models import AuditEvent, Fact
+from services.config import StoreConfig
+from services.teamsync import local_state
+
+log = logging.getLogger(__name__)
+LOOKBACK = 200  # change ids re-read each pull: a transaction that committed late is not missed
+FIELDS = ("content", "category", "importance", "pinned", "subject", "tags", "memory_type")
+
+
+@dataclass
+class SyncReport:
+    online: bool = True
+    problem: str | None = None
+    pushed: int = 0
+    pulled: int = 0
+    erased_here: int = 0
+    erased_there: int = 0
+    conflicts: int = 0
+    blocked: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class SyncStatus:
+    client_id: str
+    server: str | None
+    pending: dict[str, int]
+    cursor: int
+    last_round: str | None
+    last_problem: str | None
+
+    def to_json(self) -> dict:
+        return dict(self.__dict__)
+
+
+def _local(config: StoreConfig):
+    from services.engram import Engram
+
+    e = Engram.open(config)
+    local_state.ensure(e.db)
+    return e
+
+
+def sync_status(config: StoreConfig, server: str | None = None) -> SyncStatus:
+    e = _local(replace(config, semantic=False))
+    try:
+        with e.db.atomic():
+            local_state.collect(e.db)
+        pending: dict[str, int] = {}
+        for _, op, _, _, _ in local_state.queued(e.db):
+            pending[op] = pending.get(op, 0) + 1
+        return SyncStatus(
+            client_id=local_state.client_id(e.db),
+            server=server or local_state.get(e.db, "server"),
+            pending=pending,
+            cursor=int(local_state.get(e.db, "cursor", "0") or 0),
+            last_round=local_state.get(e.db, "last_round"),
+            last_problem=local_state.get(e.db, "last_problem"),
+        )
+    finally:
+        e.close()
+
+
+def sync_round(config: StoreConfig, server_url: str) -> SyncReport:
+    rep = SyncReport()
+    loc = _local(config)
+    embedder = loc.embedder
+    try:
+        with loc.db.atomic():
+            local_state.collect(loc.db)
+            local_state.put(loc.db, "server", _safe(server_url))
+        cid = local_state.client_id(loc.db)
+        cursor = int(local_state.get(loc.db, "cursor", "0") or 0)
+        outbox = [_payload(op) for op in local_state.queued(loc.db)]
+    finally:
+        loc.close()
+    try:
+        results, changes, new_cursor = _server_step(
+            config, server_url, embedder, cid, outbox, cursor
+        )
+    except Exception as exc:  # the queue and the cursor wait for the next round
+        from models.db import TeamStoreUnavailable, explain_timeout
+
+        problem = explain_timeout(str(exc)) or str(exc).strip().splitlines()[0]
+        loc = _local(replace(config, semantic=False))
+        try:
+            local_state.put(loc.db, "last_problem", problem)
+        finally:
+            loc.close()
+        if not isinstance(exc, TeamStoreUnavailable):
+            raise  # not "offline": say what went wrong (the CLI prints one line)
+        rep.online, rep.problem = False, problem
+        return rep
+    loc = _local(config)
+    try:
+        _settle(loc, outbox, results, rep)
+        _apply_pulls(loc, changes, rep)
+        local_state.put(loc.db, "cursor", str(new_cursor))
+        local_state.put(loc.db, "last_round", datetime.now(UTC).isoformat(timespec="seconds"))
+        local_state.put(loc.db, "last_problem", "")
+    finally:
+        loc.close()
+    return rep
+
+
+def _safe(url: str) -> str:
+    """The server URL without a password (it is shown by ``sync --status``)."""
+    from urllib.parse import urlparse
+
+    u = urlparse(url)
+    if u.password:
+        return url.replace(f":{u.password}@", "@")
+    return url
+
+
+def _payload(op) -> dict:
+    seq, kind, slug, uid, lid = op
+    out = {"seq": seq, "op": kind, "slug": slug, "uid": uid, "local_id": lid}
+    if kind == "upsert":
+        f = Fact.get_or_none(Fact.id == lid)
+        if f is not None:
+            out["fields"] = {k: getattr(f, k) for k in FIELDS}
+            out["hash"] = f.content_hash
+    return out
+
+
+# the server step ---------------------------------------------------------------------------
+def _server_step(config, url, embedder, cid, outbox, cursor):
+    from services.engram import Engram
+
+    srv = Engram.open(
+        StoreConfig(data_dir=config.data_dir / "sync-server", db_url=url, semantic=False)
+    )
+    try:
+        if embedder is not None:  # the model this process already loaded, for pgvector
+            from services.vectors.index import open_index
+
+            srv.embedder = embedder
+            srv.index = open_index(srv.config, srv.db, embedder)
+        srv.db.execute_sql("SELECT set_config('engram.sync_client', %s, false)", (cid,))
+        results = {item["seq"]: _push_one(srv, cid, item) for item in outbox}
+        changes, new_cursor = _changes(srv, cid, cursor)
+        return results, changes, new_cursor
+    finally:
+        srv.close()
+
+
+def _push_one(srv, cid: str, item: dict) -> str:
+    db = srv.db
+    prev = db.execute_sql(
+        "SELECT result FROM sync_push WHERE client_id = %s AND client_seq = %s",
+        (cid, item["seq"]),
+    ).fetchone()
+    if prev is not None:
+        return prev[0]
+    if item["op"] == "erase":
+        result = _erase_there(srv, item)
+    elif "fields" not in item:
+        result = "gone"  # forgotten locally before it was pushed: nothing to send
+    else:
+        result = _upsert_there(srv, item)
+    db.execute_sql(
+        "INSERT INTO sync_push(client_id, client_seq, result) VALUES (%s, %s, %s) "
+        "ON CONFLICT DO NOTHING",
+        (cid, item["seq"], result),
+    )
+    return result
+
+
+def _by_uid(db, agent_id: int, uid: str):
+    return db.execute_sql(
+        "SELECT id, content FROM fact WHERE agent_id = %s "
+        "AND coalesce((metadata::jsonb) ->> 'sync_uid', 'server:' || id) = %s",
+        (agent_id, uid),
+    ).fetchone()
+
+
+def _upsert_there(srv, item: dict) -> str:
+    from services.ingest.pipeline import NewFact
+
+    mem = srv.agent(item["slug"], create=True)
+    f = item["fields"]
+    row = _by_uid(srv.db, mem.agent_id, item["uid"])
+    if row is not None:
+        if row[1] != f["content"]:
+            mem.edit(row[0], content=f["content"], actor="sync")
+        return item["uid"]
+    (r,) = mem.remember_many(
+        [
+            NewFact(
+                **{**f, "tags": f["tags"] or []}, source="sync", metadata={"sync_uid": item["uid"]}
+            )
+        ]
+    )
+    if r.status == "blocked":
+        return "blocked"
+    if r.fact_id is None:
+        return "gone"
+    got = srv.db.execute_sql(
+        "SELECT coalesce((metadata::jsonb) ->> 'sync_uid', 'server:' || id) FROM fact "
+        "WHERE id = %s",
+        (r.fact_id,),
+    ).fetchone()
+    return got[0] if got else item["uid"]  # a duplicate: the uid of the fact already there
+
+
+def _erase_there(srv, item: dict) -> str:
+    from services.errors import NotFound
+    from services.forget.service import ForgetScope, ForgetService
+
+    try:
+        mem = srv.agent(item["slug"])
+    except NotFound:
+        return "gone"
+    row = _by_uid(srv.db, mem.agent_id, item["uid"])
+    if row is None:
+        return "gone"
+    ForgetService(srv).execute(ForgetScope(agent=item["slug"], fact_ids=(row[0],)))
+    return "erased"
+
+
+def _changes(srv, cid: str, cursor: int) -> tuple[list[dict], int]:
+    """Others' changes since the cursor: the latest per shared fact, with its text now (a
+    deleted fact: an erasure, ids only)."""
+    rows = srv.db.execute_sql(
+        "SELECT c.id, c.fact_id, c.uid, c.op, c.client_id, a.slug FROM sync_change c "
+        "JOIN agent a ON a.id = c.agent_id WHERE c.id > %s ORDER BY c.id",
+        (max(0, cursor - LOOKBACK),),
+    ).fetchall()
+    new_cursor = max([cursor] + [r[0] for r in rows])
+    latest: dict[str, tuple] = {}
+    for cid_row in rows:
+        latest[cid_row[2]] = cid_row
+    out = []
+    for _id, fact_id, uid, op, who, slug in latest.values():
+        if who == cid:
+            continue
+        f = Fact.get_or_none(Fact.id == fact_id)
+        if f is None or op == "delete":
+            if f is None:
+                out.append({"op": "erase", "uid": uid, "slug": slug})
+            continue
+        if f.status not in local_state.SYNCED_STATUSES:
+            continue
+        out.append(
+            {
+                "op": "upsert",
+                "uid": uid,
+                "slug": slug,
+                "fields": {k: getattr(f, k) for k in FIELDS},
+                "updated_at": f.updated_at,
+            }
+        )
+    return out, new_cursor
+
+
+# back on the local store --------------------------------------------------------------------
+def _settle(loc, outbox, results, rep: SyncReport) -> None:
+    from services.forget.service import ForgetScope, ForgetService
+
+    for item in outbox:
+        result = results.get(item["seq"])
+        if result is None:
+            continue
+        if item["op"] == "erase":
+            rep.erased_there += result == "erased"
+        elif result == "blocked":  # a team forget rule covers it: it goes here too
+            rep.blocked += 1
+            if Fact.get_or_none(Fact.id == item["local_id"]) is not None:
+                ForgetService(loc).execute(
+                    ForgetScope(agent=item["slug"], fact_ids=(item["local_id"],), rule=False)
+                )
+            local_state.unmap(loc.db, item["uid"])
+        elif result != "gone":
+            rep.pushed += 1
+            local_state.map_fact(loc.db, item["local_id"], result, item["slug"], item.get("hash"))
+        local_state.done(loc.db, item["seq"])
+
+
+def _apply_pulls(loc, changes: list[dict], rep: SyncReport) -> None:
+    for ch in changes:
+        if ch["op"] == "erase":
+            _erase_here(loc, ch, rep)
+        else:
+            _upsert_here(loc, ch, rep)
+
+
+def _erase_here(loc, ch: dict, rep: SyncReport) -> None:
+    from services.forget.service import ForgetScope, ForgetService
+
+    lid = local_state.local_for(loc.db, ch["uid"])
+    if lid is not None and Fact.get_or_none(Fact.id == lid) is not None:
+        ForgetService(loc).execute(ForgetScope(agent=ch["slug"], fact_ids=(lid,)))
+        rep.erased_here += 1
+    local_state.unmap(loc.db, ch["uid"])
+
+
+def _upsert_here(loc, ch: dict, rep: SyncReport) -> None:
+    from services.ingest.pipeline import NewFact
+
+    mem = loc.agent(ch["slug"], create=True)
+    f = ch["fields"]
+    lid = local_state.local_for(loc.db, ch["uid"])
+    here = Fact.get_or_none(Fact.id == lid) if lid is not None else None
+    if here is not None:
+        if here.content == f["content"]:
+            local_state.map_fact(loc.db, here.id, ch["uid"], ch["slug"], here.content_hash)
+            return
+        synced = local_state.mapped(loc.db).get(here.id, (None, None, None))[2]
+        if here.content_hash == synced:  # unchanged here: take theirs
+            mem.edit(here.id, content=f["content"], actor="sync")
+            fresh = Fact.get_by_id(here.id)
+            local_state.map_fact(loc.db, here.id, ch["uid"], ch["slug"], fresh.content_hash)
+            rep.pulled += 1
+            return
+    new = NewFact(**{**f, "tags": f["tags"] or []}, source="sync", metadata={"sync_uid": ch["uid"]})
+    (r,) = mem.remember_many([new])
+    if r.fact_id is None:
+        return  # a local forget rule refuses it
+    if here is not None and r.fact_id != here.id:
+        # both sides changed it: theirs (the newer in the shared store) supersedes ours,
+        # which stays as history
+        _supersede(here, r.fact_id)
+        rep.conflicts += 1
+    got = Fact.get_by_id(r.fact_id)
+    local_state.map_fact(loc.db, got.id, ch["uid"], ch["slug"], got.content_hash)
+    rep.pulled += 1
+
+
+def _supersede(old, new_id: int) -> None:
+    Fact.update(status="superseded", superseded_by=new_id).where(Fact.id == old.id).execute()
+    AuditEvent.create(
+        agent=old.agent_id,
+        fact_id=old.id,
+        action="supersede",
+        before={"status": old.status},
+        after={"status": "superseded", "superseded_by": new_id},
+        actor="sync",
+        reason="edited on two machines: the shared store's version wins, this one is history",
+    )

@@ -1,0 +1,123 @@
+"""The local side of sync: this client's id, the pull cursor, which local fact is which
+shared fact (a uid), and the outbox of changes not yet pushed. Plain tables in the local
+store, created on first use (a store that never syncs never has them)."""
+
+from __future__ import annotations
+
+import uuid
+
+from models import Agent, Fact
+
+SYNCED_STATUSES = ("active", "archived")
+LOCAL_SQL = [
+    "CREATE TABLE IF NOT EXISTS sync_state (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    # synced_hash: the content hash both sides agreed on at the last round (an edit since
+    # makes the local fact differ from it)
+    """CREATE TABLE IF NOT EXISTS sync_map (local_id INTEGER PRIMARY KEY, uid TEXT NOT NULL
+        UNIQUE, agent_slug TEXT NOT NULL, synced_hash TEXT)""",
+    # no text in the queue: an upsert reads the fact when it is pushed (a fact forgotten
+    # before the push is not sent at all)
+    """CREATE TABLE IF NOT EXISTS sync_outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        op TEXT NOT NULL, agent_slug TEXT NOT NULL, uid TEXT NOT NULL, local_id INTEGER)""",
+]
+
+
+def ensure(db) -> None:
+    for stmt in LOCAL_SQL:
+        db.execute_sql(stmt)
+
+
+def get(db, key: str, default: str | None = None) -> str | None:
+    row = db.execute_sql("SELECT value FROM sync_state WHERE key = ?", (key,)).fetchone()
+    return row[0] if row else default
+
+
+def put(db, key: str, value: str) -> None:
+    db.execute_sql(
+        "INSERT INTO sync_state(key, value) VALUES (?, ?) "
+        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (key, value),
+    )
+
+
+def client_id(db) -> str:
+    cid = get(db, "client_id")
+    if cid is None:
+        cid = uuid.uuid4().hex
+        put(db, "client_id", cid)
+    return cid
+
+
+def mapped(db) -> dict[int, tuple[str, str, str | None]]:
+    """local fact id → (uid, agent slug, synced hash)"""
+    rows = db.execute_sql("SELECT local_id, uid, agent_slug, synced_hash FROM sync_map")
+    return {lid: (uid, slug, h) for lid, uid, slug, h in rows.fetchall()}
+
+
+def local_for(db, uid: str) -> int | None:
+    row = db.execute_sql("SELECT local_id FROM sync_map WHERE uid = ?", (uid,)).fetchone()
+    return row[0] if row else None
+
+
+def map_fact(db, local_id: int, uid: str, slug: str, synced_hash: str | None) -> None:
+    db.execute_sql("DELETE FROM sync_map WHERE uid = ? OR local_id = ?", (uid, local_id))
+    db.execute_sql(
+        "INSERT INTO sync_map(local_id, uid, agent_slug, synced_hash) VALUES (?, ?, ?, ?)",
+        (local_id, uid, slug, synced_hash),
+    )
+
+
+def unmap(db, uid: str) -> None:
+    db.execute_sql("DELETE FROM sync_map WHERE uid = ?", (uid,))
+
+
+def queued(db) -> list[tuple[int, str, str, str, int | None]]:
+    return db.execute_sql(
+        "SELECT seq, op, agent_slug, uid, local_id FROM sync_outbox ORDER BY seq"
+    ).fetchall()
+
+
+def collect(db) -> int:
+    """Queue what changed locally since the last round: new facts, edited facts (content
+    differs from the agreed hash), forgotten or deleted facts (mapped, gone). Returns how
+    many operations were queued now."""
+    cid = client_id(db)
+    known = mapped(db)
+    waiting = {(op, uid) for _, op, _, uid, _ in queued(db)}
+    slugs = dict(Agent.select(Agent.id, Agent.slug).tuples())
+    rows = Fact.select(Fact.id, Fact.agent, Fact.content_hash, Fact.status)
+    n = 0
+    alive = set()
+    for fid, aid, h, status in rows.tuples():
+        alive.add(fid)
+        if status not in SYNCED_STATUSES:
+            continue  # superseded history and review candidates stay local
+        if fid in known:
+            uid, slug, synced = known[fid]
+            if synced == h or ("upsert", uid) in waiting:
+                continue
+        else:
+            uid, slug = f"{cid}:{fid}", slugs[aid]
+            map_fact(db, fid, uid, slug, None)
+            if ("upsert", uid) in waiting:
+                continue
+        _queue(db, "upsert", slug, uid, fid)
+        n += 1
+    for fid in [f for f in known if f not in alive]:  # rows that no longer exist
+        uid, slug, _ = known[fid]
+        if ("erase", uid) not in waiting:
+            _queue(db, "erase", slug, uid, None)
+            n += 1
+        unmap(db, uid)
+    return n
+
+
+def _queue(db, op: str, slug: str, uid: str, local_id: int | None) -> None:
+    db.execute_sql(
+        "INSERT INTO sync_outbox(op, agent_slug, uid, local_id) VALUES (?, ?, ?, ?)",
+        (op, slug, uid, local_id),
+    )
+
+
+def done(db, seq: int) -> None:
+    db.execute_sql("DELETE FROM sync_outbox WHERE seq = ?", (seq,))
