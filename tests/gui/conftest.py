@@ -109,4 +109,7 @@ def seeded(agent):
     ]
     res = agent.remember_many(items, near_duplicate=None)
     assert all(r.status == "added" for r in res), [r.status for r in res]
+    from tests_gui_helpers import learned_at
+
+    learned_at(agent, [r.fact_id for r in res])
     return agent

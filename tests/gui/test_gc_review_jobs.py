@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from PySide6.QtCore import Qt
-from tests_gui_helpers import open_tab
+from tests_gui_helpers import learned_at, open_tab
 
 from models.entities import utcnow
 from services import FactFilters, NewFact, review_metadata
@@ -22,7 +22,9 @@ def _old_tmp_facts(agent, n):
         ],
         near_duplicate=None,
     )
-    return [r.fact_id for r in res]
+    ids = [r.fact_id for r in res]
+    learned_at(agent, ids, old)
+    return ids
 
 
 def test_gc_previews_with_reasons_then_is_one_undo_step(window, agent, qtbot):

@@ -29,3 +29,16 @@ def wait_write(qtbot, tab, timeout=15000):
 def reloaded(qtbot, tab, timeout=15000):
     """``with reloaded(qtbot, tab): <change a filter or sort>``"""
     return qtbot.waitSignal(tab.model.reloaded, timeout=timeout)
+
+
+def learned_at(agent, ids, when=None) -> None:
+    """Make facts look learned when they were created (or at ``when``): GC counts a fact's
+    lifetime from when Engram stored it (its ``create`` audit event), so a test that needs old
+    memories moves that event back, as a store kept for weeks would have it."""
+    from models import AuditEvent, Fact
+
+    for fid in ids:
+        at = when or Fact.get_by_id(fid).created_at
+        AuditEvent.update(created_at=at).where(
+            (AuditEvent.fact_id == fid) & (AuditEvent.action == "create")
+        ).execute()
