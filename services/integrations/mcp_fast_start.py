@@ -31,8 +31,10 @@ CACHE = "mcp-initialize.json"
 
 def _key(slug: str) -> str:
     """Changes whenever the SDK or this server's definition (title, instructions) changes."""
+    from services.version import VERSION
+
     here = Path(__file__).resolve().parent
-    files = [here / "mcp_server.py"]
+    files = sorted(here.glob("mcp_*.py"))  # the server's definition: tools, prompts, resources
     spec = importlib.util.find_spec("mcp")  # finds the package without importing it
     if spec and spec.origin:
         files.append(Path(spec.origin))
@@ -43,7 +45,7 @@ def _key(slug: str) -> str:
             stamps.append(f"{f}:{os.stat(f).st_mtime_ns}")
         except OSError:
             stamps.append(f"{f}:-")
-    return json.dumps([slug, *stamps])
+    return json.dumps([slug, VERSION, *stamps])
 
 
 def _write_all(fd: int, data: bytes) -> None:
