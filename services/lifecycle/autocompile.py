@@ -38,7 +38,7 @@ CHANGES = frozenset(
 )
 MODES = ("sync", "debounce")
 KEEP_HISTORY = 20  # compilations kept per layer (for `compile --diff` and the history view)
-AfterCompile = Callable[["AgentMemory"], None]
+AfterCompile = Callable[["AgentMemory"], object]  # what it returns is not used
 
 
 class Recompiler:
