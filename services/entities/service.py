@@ -9,6 +9,7 @@ from models import Fact
 from services.entities import linking, queries
 from services.entities.actions import EntityActions
 from services.entities.queries import EntityPage, EntityView
+from services.store.handle import MemoryHandle
 
 
 class EntityService:
@@ -67,7 +68,7 @@ class EntityService:
         return self._actions.undo(event_id)
 
 
-def link_row(memory, row: Fact) -> None:
+def link_row(memory: MemoryHandle, row: Fact) -> None:
     """The write pipeline's one call: link a fact just inserted (inside its transaction). A
     failure here must not lose the fact: the links are rolled back to a savepoint and logged."""
     import logging

@@ -18,6 +18,7 @@ from services.errors import InvalidInput
 from services.forget.files import Terms
 from services.forget.matching import fold
 from services.forget.scope import ForgetScope
+from services.store.handle import EngramHandle
 from services.store.text import words
 
 
@@ -47,7 +48,7 @@ def entity_terms(entity) -> list[str]:
     return out
 
 
-def expand_entity(engram, scope: ForgetScope, name: str) -> ForgetScope:
+def expand_entity(engram: EngramHandle, scope: ForgetScope, name: str) -> ForgetScope:
     if not scope.agent:
         raise InvalidInput("--entity needs --agent (entities belong to one agent)")
     mem = engram.agent(scope.agent)

@@ -23,6 +23,7 @@ from services.forget.scrub import scrub_file
 from services.forget.verify import verify_forgotten
 from services.ingest import forget_rules
 from services.store.backup import backup_store
+from services.store.handle import EngramHandle
 
 STEPS = ["backup", "files", "vectors", "rows", "layers", "compact", "backups", "verify"]
 
@@ -42,7 +43,7 @@ class _Steps:
 
 
 def run_forget(
-    engram,
+    engram: EngramHandle,
     scope: ForgetScope,
     pv: ForgetPreview,
     progress: Callable[[int, int, str], None] | None = None,
@@ -99,7 +100,9 @@ def run_forget(
     return receipt.id, notes
 
 
-def _edit_files(engram, scope: ForgetScope, pv: ForgetPreview, notes: list[str]) -> int:
+def _edit_files(
+    engram: EngramHandle, scope: ForgetScope, pv: ForgetPreview, notes: list[str]
+) -> int:
     files_done = 0
     exported_gone: set[str] = set()
     for ap in pv.agents:
@@ -121,7 +124,7 @@ def _edit_files(engram, scope: ForgetScope, pv: ForgetPreview, notes: list[str])
     return files_done
 
 
-def _edit_native(engram, pv: ForgetPreview, notes: list[str]) -> dict:
+def _edit_native(engram: EngramHandle, pv: ForgetPreview, notes: list[str]) -> dict:
     """The agents' own files: rewritten, or named as not erased with the reason; then the
     history of a Codex memories repository they are in."""
     from services.forget.git_history import erase_history
@@ -161,7 +164,9 @@ def _edit_native(engram, pv: ForgetPreview, notes: list[str]) -> dict:
     return out
 
 
-def _verify_fact_scope(engram, pv: ForgetPreview, notes: list[str]) -> tuple[int, int, list]:
+def _verify_fact_scope(
+    engram: EngramHandle, pv: ForgetPreview, notes: list[str]
+) -> tuple[int, int, list]:
     """``--fact ID``: texts a kept fact also holds are proven gone by the fact's identity
     (``fact_traces``); the rest go through the full scan. Returns (checked, remaining, the
     texts left for the full scan)."""
@@ -191,7 +196,7 @@ def _verify_fact_scope(engram, pv: ForgetPreview, notes: list[str]) -> tuple[int
     return len(shared), len(found), alone
 
 
-def _verify_after(engram, scope: ForgetScope, pv: ForgetPreview, notes: list[str]):
+def _verify_after(engram: EngramHandle, scope: ForgetScope, pv: ForgetPreview, notes: list[str]):
     remaining = checked = 0
     if scope.kind == "fact":
         checked, remaining, alone = _verify_fact_scope(engram, pv, notes)
@@ -217,7 +222,9 @@ def _verify_after(engram, scope: ForgetScope, pv: ForgetPreview, notes: list[str
     return checked, remaining
 
 
-def delete_rows(engram, scope: ForgetScope, pv: ForgetPreview, key: bytes) -> ForgetReceipt:
+def delete_rows(
+    engram: EngramHandle, scope: ForgetScope, pv: ForgetPreview, key: bytes
+) -> ForgetReceipt:
     counts: dict[str, int] = {}
     hashes: set[str] = set()
     label = scope.label or f"forgotten {datetime.now():%Y-%m-%d %H:%M}"
@@ -308,7 +315,7 @@ def _gone(x, t: Terms) -> bool:
     return isinstance(x, str) and t.mentions(x)
 
 
-def rebuild_leaky_segments(engram, agent_ids: set[int]) -> list[str]:
+def rebuild_leaky_segments(engram: EngramHandle, agent_ids: set[int]) -> list[str]:
     """A vector segment holding forgotten text in slots Chroma never initialised (written
     before the allocator was hardened): rebuild that agent's index from its own vectors,
     then compact, so the segment files are written anew."""
@@ -323,7 +330,7 @@ def rebuild_leaky_segments(engram, agent_ids: set[int]) -> list[str]:
     return notes
 
 
-def recompile(engram, slug: str) -> str:
+def recompile(engram: EngramHandle, slug: str) -> str:
     from services.lifecycle.compile import CompileService
 
     try:

@@ -15,6 +15,7 @@ from models import AuditEvent, CompiledLayer, Fact
 from models.db import is_postgres
 from services.forget.files import Terms
 from services.forget.matching import fold
+from services.store.handle import EngramHandle
 from services.store.text import fts_query, words
 
 
@@ -36,7 +37,7 @@ def split_shared(terms: list[str]) -> tuple[list[str], dict[str, list[int]]]:
     return [x for x in uniq if x not in shared], shared
 
 
-def own_traces(engram, ids: list[int], agent_ids: list[int]) -> list[str]:
+def own_traces(engram: EngramHandle, ids: list[int], agent_ids: list[int]) -> list[str]:
     """Places that still hold a forgotten fact by its id."""
     out = []
     if ids and Fact.select().where(Fact.id.in_(ids)).exists():
@@ -50,7 +51,7 @@ def own_traces(engram, ids: list[int], agent_ids: list[int]) -> list[str]:
     return out
 
 
-def fts_has(engram, fid: int, content: str) -> bool:
+def fts_has(engram: EngramHandle, fid: int, content: str) -> bool:
     """Does the full-text index still hold an entry for the forgotten rowid?"""
     if is_postgres(engram.db):
         return False  # the tsvector is a column of the row, gone with it

@@ -18,6 +18,7 @@ from services.forget.raw_scan import byte_pattern, iter_files, scan_file
 from services.forget.scope import ForgetScope, as_dt, select_agents, select_facts
 from services.forget.verify import snapshot_text
 from services.store.backup import store_backups
+from services.store.handle import EngramHandle
 
 
 @dataclass
@@ -105,7 +106,7 @@ class ForgetPreview:
         }
 
 
-def build_preview(engram, scope: ForgetScope) -> ForgetPreview:
+def build_preview(engram: EngramHandle, scope: ForgetScope) -> ForgetPreview:
     scope.check()
     pv = ForgetPreview(scope)
     for a in select_agents(scope):
@@ -131,7 +132,7 @@ def build_preview(engram, scope: ForgetScope) -> ForgetPreview:
     return pv
 
 
-def _plan_native(engram, pv: ForgetPreview) -> None:
+def _plan_native(engram: EngramHandle, pv: ForgetPreview) -> None:
     """Every native file an agent loads that mentions the forgotten text: the agent's linked
     files are rewritten; a discovered file not linked to a forgotten agent is rewritten by
     an all-agents forget, and otherwise listed as not erased (it belongs to no agent here)."""
@@ -204,7 +205,7 @@ def _real(p: Path) -> Path:
         return Path(p)
 
 
-def _agent_preview(engram, a: Agent, scope: ForgetScope) -> AgentPreview:
+def _agent_preview(engram: EngramHandle, a: Agent, scope: ForgetScope) -> AgentPreview:
     ap = AgentPreview(a.slug, a.id)
     ap.facts = select_facts(engram, a, scope)
     ids = [f["id"] for f in ap.facts]
@@ -311,7 +312,7 @@ def _layers(a: Agent, scope: ForgetScope, t: Terms) -> list[dict]:
     ]
 
 
-def _layer_files(engram, a: Agent, scope: ForgetScope, t: Terms) -> list[FileEdit]:
+def _layer_files(engram: EngramHandle, a: Agent, scope: ForgetScope, t: Terms) -> list[FileEdit]:
     adir = engram.config.agent_dir(a.slug)
     layer_paths = {
         Path(L.path)
@@ -323,7 +324,7 @@ def _layer_files(engram, a: Agent, scope: ForgetScope, t: Terms) -> list[FileEdi
     return [ed for p in sorted(files) if (ed := plan_file(p, t, whole=scope.whole))]
 
 
-def _vectors(engram, a: Agent, ids: list[int]) -> list[int]:
+def _vectors(engram: EngramHandle, a: Agent, ids: list[int]) -> list[int]:
     if not ids:
         return []
     if engram.index is None:
@@ -332,7 +333,9 @@ def _vectors(engram, a: Agent, ids: list[int]) -> list[int]:
     return [i for i in ids if i in present]
 
 
-def _exports(engram, a: Agent, scope: ForgetScope, t: Terms, ids: set[int]) -> list[FileEdit]:
+def _exports(
+    engram: EngramHandle, a: Agent, scope: ForgetScope, t: Terms, ids: set[int]
+) -> list[FileEdit]:
     from services.interop.export_log import exports
 
     out = []

@@ -20,6 +20,7 @@ from models.entities import FACT_STATUSES
 from services.errors import InvalidInput, NotFound
 from services.forget.matching import contains, fold, same_numbers
 from services.store.facts import FactFilters
+from services.store.handle import EngramHandle
 from services.store.text import fts_query, normalize, words
 
 SEMANTIC_THRESHOLD = 0.8  # cosine at which a fact is "about" the query without naming it
@@ -141,7 +142,7 @@ def select_agents(scope: ForgetScope) -> list[Agent]:
 Why = dict[int, tuple[str, float | None]]
 
 
-def select_facts(engram, a: Agent, scope: ForgetScope) -> list[dict]:
+def select_facts(engram: EngramHandle, a: Agent, scope: ForgetScope) -> list[dict]:
     """The facts of agent ``a`` the scope covers, each with why it was chosen."""
     q = Fact.select(Fact.id, Fact.content, Fact.status).where(Fact.agent == a.id)
     kind = scope.kind
@@ -192,7 +193,7 @@ def reason(scope: ForgetScope, why: str, score: float | None) -> str:
     return why
 
 
-def _matching(engram, a: Agent, scope: ForgetScope) -> Why:
+def _matching(engram: EngramHandle, a: Agent, scope: ForgetScope) -> Why:
     text = scope.matching or ""
     why: Why = {}
     for fid in _keyword_ids(engram, a, text):
@@ -206,7 +207,7 @@ def _matching(engram, a: Agent, scope: ForgetScope) -> Why:
     return why
 
 
-def _keyword_ids(engram, a: Agent, text: str) -> list[int]:
+def _keyword_ids(engram: EngramHandle, a: Agent, text: str) -> list[int]:
     """Facts holding the text: an FTS phrase match, or the normalised text as a substring
     (punctuation and case do not hide a mention)."""
     found: list[int] = []
@@ -239,7 +240,9 @@ def _whole(ids: list[int], needle: str) -> list[int]:
     return [fid for fid in ids if fid in keep]
 
 
-def _semantic_ids(engram, a: Agent, text: str, threshold: float) -> list[tuple[int, float]]:
+def _semantic_ids(
+    engram: EngramHandle, a: Agent, text: str, threshold: float
+) -> list[tuple[int, float]]:
     hits = engram.agent(a.slug).search(
         text,
         k=SEMANTIC_K,

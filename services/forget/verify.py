@@ -19,6 +19,7 @@ from models import Agent, AuditEvent, CompiledLayer, Episode, Fact, Session
 from services.errors import NotFound
 from services.forget.files import Terms, workspace_files
 from services.store.backup import db_path
+from services.store.handle import EngramHandle
 
 
 @dataclass
@@ -52,7 +53,7 @@ class VerifyForgetReport:
 
 
 def verify_forgotten(
-    engram, texts, agent: str | None = None, vectors: bool = True
+    engram: EngramHandle, texts, agent: str | None = None, vectors: bool = True
 ) -> VerifyForgetReport:
     texts = [t for t in dict.fromkeys(texts) if t and t.strip()]
     rep = VerifyForgetReport()
@@ -91,7 +92,7 @@ def verify_forgotten(
 class _RawScan:
     """Raw bytes, read in a child process (reading a live db here would drop our locks)."""
 
-    def __init__(self, engram, agent: str | None, others: list[Agent]):
+    def __init__(self, engram: EngramHandle, agent: str | None, others: list[Agent]):
         self.e = engram
         self.agent = agent
         self.data_dir = Path(engram.config.data_dir)

@@ -23,7 +23,7 @@ from services.ingest.redaction import redact
 from services.store.text import CleanMeta, CleanText
 
 if TYPE_CHECKING:  # the façade sits above this package; only its type is used here
-    from services.engram import AgentMemory
+    from services.store.handle import MemoryHandle
 
 
 class Target(StrEnum):
@@ -125,7 +125,7 @@ class WritePolicy:
         return CleanMeta(out if isinstance(out, dict) else {})
 
 
-def policy_for(memory: AgentMemory) -> WritePolicy:
+def policy_for(memory: MemoryHandle) -> WritePolicy:
     return WritePolicy(
         memory.agent_id, (memory.settings or {}).get("pii"), memory.engram.forget_key()
     )
@@ -167,7 +167,7 @@ def sanitize(text: str | None, policy: WritePolicy, target: Target = Target.FACT
     return verdict
 
 
-def sanitize_for(memory: AgentMemory, text: str | None, target: Target = Target.FACT) -> Verdict:
+def sanitize_for(memory: MemoryHandle, text: str | None, target: Target = Target.FACT) -> Verdict:
     return sanitize(text, policy_for(memory), target)
 
 

@@ -41,6 +41,7 @@ from services.errors import InvalidInput
 from services.integrations import config_edit as ce
 from services.integrations import mcp_register
 from services.store.atomic import atomic_write
+from services.store.handle import MemoryHandle
 
 TARGETS = ("claude-code", "codex", "cursor", "gemini", "opencode", "generic")
 MANIFEST = "hooks-installed.json"
@@ -115,7 +116,7 @@ def engram_command(data_dir: Path | None = None) -> str:
     return " ".join(shlex.quote(w) for w in engram_argv(data_dir))
 
 
-def memory_file(memory) -> Path:
+def memory_file(memory: MemoryHandle) -> Path:
     """The compiled memory an agent loads (the lifecycle's ``memory`` layer; before the first
     compile, where it will be written)."""
     from services.lifecycle.compile import latest_layers
@@ -259,7 +260,7 @@ def _claude_md_without_import(text: str, slug: str | None = None) -> str:
 
 
 # cursor ------------------------------------------------------------------------------------
-def cursor_rule(memory, mem_path: Path) -> str:
+def cursor_rule(memory: MemoryHandle, mem_path: Path) -> str:
     """An always-applied rule carrying the compiled memory, framed as data."""
     body = (
         mem_path.read_text(encoding="utf-8")
@@ -277,7 +278,7 @@ def cursor_rule(memory, mem_path: Path) -> str:
 
 
 # generic -----------------------------------------------------------------------------------
-def generic_snippet(memory, command: str) -> str:
+def generic_snippet(memory: MemoryHandle, command: str) -> str:
     slug = shlex.quote(memory.slug)
     return f"""# engram: shell functions for agent {memory.slug!r} (source this file from your agent's scripts).
 # Remove with `engram hooks uninstall generic`.
@@ -330,7 +331,7 @@ def portable_argv() -> list[str]:
 
 
 def plan_install(
-    memory,
+    memory: MemoryHandle,
     target: str,
     home: Path | None = None,
     project: Path | None = None,
@@ -381,7 +382,7 @@ def plan_install(
     return plan
 
 
-def _plan_mcp(plan, memory, target, path, data_dir, project) -> None:
+def _plan_mcp(plan, memory: MemoryHandle, target, path, data_dir, project) -> None:
     # a project's file is committed (.mcp.json, .cursor/mcp.json, ...): no local paths in it
     shared_file = project is not None and target != "codex"
     argv = portable_argv() if shared_file else engram_argv(data_dir)
@@ -406,7 +407,9 @@ def _plan_mcp(plan, memory, target, path, data_dir, project) -> None:
         )
 
 
-def _plan_claude_code(plan, memory, paths, command, mem_path, with_context, ctx_budget, project):
+def _plan_claude_code(
+    plan, memory: MemoryHandle, paths, command, mem_path, with_context, ctx_budget, project
+):
     slug = shlex.quote(memory.slug)
     hook_cmd = f"{command} hook-run claude-code --agent {slug}"
     ctx_cmd = (

@@ -37,6 +37,7 @@ from services.errors import InvalidInput
 from services.ingest.policy import Target, WritePolicy, scrub_snapshot
 from services.interop.export_log import record_export
 from services.store.atomic import atomic_write, check_target
+from services.store.handle import EngramHandle, MemoryHandle
 from services.store.text import content_hash, require_clean
 
 FORMAT = "engram-archive"
@@ -100,7 +101,9 @@ def _typed(model, data: dict) -> dict:
     return out
 
 
-def export_archive(memory, out: Path, vectors: bool = False, force: bool = False) -> dict:
+def export_archive(
+    memory: MemoryHandle, out: Path, vectors: bool = False, force: bool = False
+) -> dict:
     """Write the archive; returns the counts per kind of line."""
     check_target(out, overwrite=force, create_parent=False)  # refuse before any work
     a = Agent.get_by_id(memory.agent_id)
@@ -197,7 +200,7 @@ def read_archive(path: Path) -> list[dict]:
     return read_archive_lines(path)[0]
 
 
-def import_archive(engram, path: Path, slug: str | None = None) -> ArchiveReport:
+def import_archive(engram: EngramHandle, path: Path, slug: str | None = None) -> ArchiveReport:
     lines, skipped = read_archive_lines(Path(path))
     by_type: dict[str, list[dict]] = {}
     for l in lines[1:]:
@@ -376,7 +379,7 @@ def _sanitized_log(policy: WritePolicy, log: str | None) -> str | None:
     return "\n".join(lines)
 
 
-def _insert_facts(engram, agent, kept, keep, rep, total: int) -> dict[int, int]:
+def _insert_facts(engram: EngramHandle, agent, kept, keep, rep, total: int) -> dict[int, int]:
     rep.blocked = total - len(kept)
     fact_map = _id_map(Fact, [d["id"] for d in kept], keep)
     links, out = [], []
@@ -412,7 +415,7 @@ def _insert_plain(model, agent, rows, keep, rep, kind, fix=None) -> dict[int, in
     return id_map
 
 
-def _restore_vectors(engram, agent_id, rows, fact_map, rep) -> None:
+def _restore_vectors(engram: EngramHandle, agent_id, rows, fact_map, rep) -> None:
     index = engram.index
     if index is None:
         rep.embedded_later = len(fact_map)

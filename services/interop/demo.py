@@ -12,6 +12,7 @@ from datetime import datetime, time, timedelta
 
 from models.entities import utcnow
 from services.ingest.pipeline import NewFact
+from services.store.handle import EngramHandle
 
 DEMO_PREFIX = "demo-"
 AGENTS = {  # slug: (display name, kind)
@@ -185,7 +186,11 @@ def _fill(rng: random.Random, template: str) -> tuple[str, dict]:
 
 
 def seed_demo(
-    engram, n_facts: int = 300, days: int = 60, seed: int = 7, now: datetime | None = None
+    engram: EngramHandle,
+    n_facts: int = 300,
+    days: int = 60,
+    seed: int = 7,
+    now: datetime | None = None,
 ) -> dict[str, int]:
     """Create the demo agents and about ``n_facts`` facts; returns facts added per agent."""
     rng = random.Random(seed)

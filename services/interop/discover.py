@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from services.interop.importers.common import slug as _slug
+from services.store.handle import EngramHandle
 
 TRANSCRIPT_KINDS = ("claude-code-transcripts", "codex-sessions", "cursor-transcripts")
 VENDOR = "vendor-service"
@@ -259,7 +260,10 @@ def _project_sources(project: Path, found: dict) -> None:
 
 
 def discover_sources(
-    home: Path | None = None, project: Path | None = None, engram=None, split: bool = False
+    home: Path | None = None,
+    project: Path | None = None,
+    engram: EngramHandle | None = None,
+    split: bool = False,
 ) -> list[DiscoveredSource]:
     """Every memory source under ``home`` (default ``$HOME``), in ``project`` (default: the
     current directory, unless it is ``home`` itself) and in every project the agents
@@ -290,7 +294,7 @@ def discover_sources(
     return out
 
 
-def _mark_imported(engram, sources: list[DiscoveredSource]) -> None:
+def _mark_imported(engram: EngramHandle, sources: list[DiscoveredSource]) -> None:
     import peewee as pw
 
     from models.entities import Agent, Fact
@@ -316,7 +320,9 @@ def _mark_imported(engram, sources: list[DiscoveredSource]) -> None:
                 break
 
 
-def import_discovered(engram, sources: list[DiscoveredSource], progress=None) -> list[tuple]:
+def import_discovered(
+    engram: EngramHandle, sources: list[DiscoveredSource], progress=None
+) -> list[tuple]:
     """Import every importable source no agent imports yet, each into its suggested agent
     (created when missing). Returns (source, report or None, error or None) per source."""
     results = []

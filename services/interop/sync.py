@@ -41,6 +41,7 @@ from services.interop.export import memory_md_entry, render_memory_md
 from services.store.atomic import atomic_write
 from services.store.facts import FactFilters
 from services.store.filelock import exclusive_lock
+from services.store.handle import MemoryHandle
 from services.store.text import content_hash
 
 STATE_FILE = "sync-state.json"
@@ -242,7 +243,7 @@ def _h(text: str | None) -> str | None:
 
 
 # where -------------------------------------------------------------------------------------
-def memories_dir(memory) -> Path:
+def memories_dir(memory: MemoryHandle) -> Path:
     ws = memory.info.workspace
     if not ws:
         raise InvalidInput(
@@ -255,7 +256,7 @@ def memories_dir(memory) -> Path:
     return ws
 
 
-def _load_state(memory) -> dict:
+def _load_state(memory: MemoryHandle) -> dict:
     p = memory.data_dir / STATE_FILE
     try:
         state = json.loads(p.read_text(encoding="utf-8"))
@@ -269,18 +270,18 @@ def _load_state(memory) -> dict:
     return state
 
 
-def _save_state(memory, state: dict) -> None:
+def _save_state(memory: MemoryHandle, state: dict) -> None:
     atomic_write(memory.data_dir / STATE_FILE, json.dumps(state, indent=1, sort_keys=True) + "\n")
 
 
-def watched_paths(memory) -> list[Path]:
+def watched_paths(memory: MemoryHandle) -> list[Path]:
     """What the app's file watcher watches to sync when an agent writes (the folder too, so
     a file created or replaced by rename is seen)."""
     folder = memories_dir(memory)
     return [folder] + [folder / name for name in FILES]
 
 
-def workspace_signature(memory) -> tuple:
+def workspace_signature(memory: MemoryHandle) -> tuple:
     """Cheap to poll (stat only): changes when an agent writes MEMORY.md/USER.md, so an
     app timer can run ``sync_workspace`` only then (QFileSystemWatcher loses files that
     are replaced by rename, as atomic writers do)."""
@@ -294,14 +295,14 @@ def workspace_signature(memory) -> tuple:
     return tuple(out)
 
 
-def _sync_lock(memory):
+def _sync_lock(memory: MemoryHandle):
     """One sync per agent at a time (the app's watcher and `engram sync` may overlap)."""
     return exclusive_lock(memory.data_dir / ".sync.lock")
 
 
 # the sync ----------------------------------------------------------------------------------
 def sync_workspace(
-    memory, direction: str = "both", prefer: str | None = None, dry_run: bool = False
+    memory: MemoryHandle, direction: str = "both", prefer: str | None = None, dry_run: bool = False
 ) -> SyncReport:
     if direction not in ("both", "pull", "push"):
         raise InvalidInput("direction must be both, pull or push")
@@ -311,7 +312,7 @@ def sync_workspace(
         return _sync(memory, direction, prefer, dry_run)
 
 
-def _sync(memory, direction, prefer, dry_run) -> SyncReport:
+def _sync(memory: MemoryHandle, direction, prefer, dry_run) -> SyncReport:
     pull, push = direction in ("both", "pull"), direction in ("both", "push")
     folder = memories_dir(memory)
     state = _load_state(memory)
@@ -359,7 +360,16 @@ def _sync(memory, direction, prefer, dry_run) -> SyncReport:
 
 
 def _sync_file(
-    memory, name, ef: EntryFile, links, linked_anywhere, report, pull, push, prefer, dry_run
+    memory: MemoryHandle,
+    name,
+    ef: EntryFile,
+    links,
+    linked_anywhere,
+    report,
+    pull,
+    push,
+    prefer,
+    dry_run,
 ) -> list[dict]:
     entries = ef.entries()
     parsed = ef.parsed()
@@ -469,7 +479,9 @@ def _pair(links, entries, facts) -> list[tuple[dict | None, int | None]]:
     return pairs
 
 
-def _pull_change(memory, f, e_text, imported, report, name, dry_run, ef) -> str | None:
+def _pull_change(
+    memory: MemoryHandle, f, e_text, imported, report, name, dry_run, ef
+) -> str | None:
     """Copy a file-side change into the fact; returns the fact's new rendering."""
     if f is None:
         return None
@@ -511,7 +523,7 @@ def _read_entry(ef, text: str, imported=None, fact=None) -> tuple[date, str, str
 
 
 def _pull_new(
-    memory, name, ef, entries, parsed, linked_anywhere, report, dry_run
+    memory: MemoryHandle, name, ef, entries, parsed, linked_anywhere, report, dry_run
 ) -> list[tuple[int, dict]]:
     items, texts = [], []
     for block, t in entries:
@@ -549,7 +561,7 @@ def _pull_new(
     return links
 
 
-def _push_new(memory, files: dict, new_links, report, dry_run) -> None:
+def _push_new(memory: MemoryHandle, files: dict, new_links, report, dry_run) -> None:
     ef = files["MEMORY.md"]
     linked = {l["fact"] for links in new_links.values() for l in links}
     # a memory the files already hold where sync does not link it (a block with several

@@ -26,6 +26,7 @@ from models.entities import utcnow
 from services.errors import EngramError
 from services.lifecycle.config import LifecycleConfig, config_for
 from services.store.atomic import atomic_write
+from services.store.handle import MemoryHandle
 from services.store.untrusted import DATA_NOTICE, neutralise_tags, one_line
 from services.vectors.tokens import count_tokens, count_tokens_many
 
@@ -124,7 +125,7 @@ def _fact_line(r: _Row, dated: bool = False, cat: bool = True) -> str:
     return f"- {prefix}{one_line(r.content)}"
 
 
-def _rows(memory, where=None, limit: int = CANDIDATES) -> list[_Row]:
+def _rows(memory: MemoryHandle, where=None, limit: int = CANDIDATES) -> list[_Row]:
     q = Fact.select(
         Fact.id,
         Fact.content,
@@ -209,7 +210,7 @@ def assemble(
 
 
 class CompileService:
-    def __init__(self, memory, config: LifecycleConfig | None = None, secrets=None):
+    def __init__(self, memory: MemoryHandle, config: LifecycleConfig | None = None, secrets=None):
         self.memory = memory
         self.config = config or config_for(memory)
         self.secrets = secrets
@@ -559,7 +560,7 @@ def _to_result(row: CompiledLayer) -> LayerResult:
     )
 
 
-def latest_layers(memory) -> dict[str, LayerResult]:
+def latest_layers(memory: MemoryHandle) -> dict[str, LayerResult]:
     out: dict[str, LayerResult] = {}
     for name in LAYERS:
         row = (
@@ -573,7 +574,7 @@ def latest_layers(memory) -> dict[str, LayerResult]:
     return out
 
 
-def layer_diff(memory, name: str) -> str:
+def layer_diff(memory: MemoryHandle, name: str) -> str:
     """Unified diff from the previous compilation of ``name`` to the latest ("" if none)."""
     rows = list(
         CompiledLayer.select()

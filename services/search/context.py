@@ -14,7 +14,7 @@ block's own tag cannot be closed from inside it.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from models import Fact
 from services.errors import InvalidInput
@@ -22,7 +22,7 @@ from services.store.facts import FactFilters
 from services.store.untrusted import DATA_NOTICE, one_line
 
 if TYPE_CHECKING:  # the façade sits above this package; only its type is used here
-    from services.engram import AgentMemory
+    from services.store.handle import MemoryHandle
 
 TAG = "engram-memory"
 HEADER = '<{tag} agent="{slug}">\n' + DATA_NOTICE + "\n"
@@ -37,7 +37,7 @@ COSINE_SCALE = 1.4
 _TAG_RE = re.compile(re.escape(TAG), re.I)
 
 
-def token_counter(memory: AgentMemory):
+def token_counter(memory: MemoryHandle):
     """The real tokenizer (``services.vectors.tokens``; it estimates when the file is missing)."""
     from services.vectors.tokens import count_tokens
 
@@ -54,7 +54,7 @@ def _fact_line(f) -> str:
     return f"- [{day}][{_clean(f.category)}] {_clean(f.content)}"
 
 
-def _entities(memory: AgentMemory, limit: int = 12) -> tuple[list[str], list[str]]:
+def _entities(memory: MemoryHandle, limit: int = 12) -> tuple[list[str], list[str]]:
     from peewee import fn
 
     base = (Fact.agent == memory.agent_id) & (Fact.status == "active")
@@ -83,7 +83,7 @@ def _entities(memory: AgentMemory, limit: int = 12) -> tuple[list[str], list[str
     return subjects, cats
 
 
-def relevant_entities(memory: AgentMemory, query: str, limit: int = 5) -> list[str]:
+def relevant_entities(memory: MemoryHandle, query: str, limit: int = 5) -> list[str]:
     """The entities the query names, each with its key facts (entity memory's getRelevant)."""
     from services.entities.queries import relevant
 
@@ -152,19 +152,18 @@ def relevance(hit, words: list[str]) -> float:
     return max(share, min(1.0, cosine * COSINE_SCALE))
 
 
-def _relevant(memory: AgentMemory, query: str, k: int, skip: set[int], min_relevance: float):
+def _relevant(memory: MemoryHandle, query: str, k: int, skip: set[int], min_relevance: float):
     from services.search.episodes import content_words
 
     if not query.strip():
         return []
     mode = "hybrid" if memory.engram.semantic_enabled else "keyword"
-    # Any: AgentMemory's own ``list`` method shadows the builtin in its annotations for mypy
-    hits: Any = memory.search(query, k=k, mode=mode, touch=False)
+    hits = memory.search(query, k=k, mode=mode, touch=False)
     words = content_words(query)
     return [h.fact for h in hits if h.fact.id not in skip and relevance(h, words) >= min_relevance]
 
 
-def _add_entities(block: _Block, memory: AgentMemory) -> None:
+def _add_entities(block: _Block, memory: MemoryHandle) -> None:
     subjects, cats = _entities(memory)
     if subjects:
         block.add("entities", "- subjects: " + ", ".join(_clean(s) for s in subjects))
@@ -176,7 +175,7 @@ def _add_entities(block: _Block, memory: AgentMemory) -> None:
         block.add("entities", "- people: " + ", ".join(_clean(p) for p in people))
 
 
-def _add_episodes(block: _Block, memory: AgentMemory, query: str, n: int) -> None:
+def _add_episodes(block: _Block, memory: MemoryHandle, query: str, n: int) -> None:
     """The sessions the query is about first, then the most recent ones."""
     from services.search.episodes import recall_episodes
 
@@ -209,7 +208,7 @@ def _render(block: _Block, header: str, footer: str, count, budget: int) -> str:
 
 
 def build_context(
-    memory: AgentMemory,
+    memory: MemoryHandle,
     query: str,
     budget: int = 1500,
     k: int = 40,

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from services.store.episodes import EpisodeView
+from services.store.handle import MemoryHandle
 from services.store.text import WORD
 
 _STOP = set(
@@ -54,7 +55,7 @@ def _holds(text: str, word: str) -> bool:
 
 
 def recall_episodes(
-    memory, query: str, k: int = 5, since: date | None = None, min_score: float = 0.34
+    memory: MemoryHandle, query: str, k: int = 5, since: date | None = None, min_score: float = 0.34
 ) -> list[EpisodeHit]:
     words = content_words(query)
     if not words:

@@ -33,7 +33,7 @@ from services.records import FactView
 from services.store.facts import fact_view, snapshot
 
 if TYPE_CHECKING:  # the façade sits above this package; only its type is used here
-    from services.engram import AgentMemory
+    from services.store.handle import MemoryHandle
 
 REVIEW = "review"
 REASONS = (
@@ -95,7 +95,7 @@ class ReviewInbox:
     """One agent's inbox (``memory.review``). ``erase`` is the forget service's erasure of
     facts (the façade passes it in: the store sits below the forget package)."""
 
-    def __init__(self, memory: AgentMemory, erase: Eraser | None = None):
+    def __init__(self, memory: MemoryHandle, erase: Eraser | None = None):
         self.m = memory
         self._erase = erase
         self.last_receipt: dict | None = None  # the forget receipt of the last reject

@@ -10,7 +10,7 @@ from peewee import fn
 from models import Episode, Fact
 
 if TYPE_CHECKING:  # the façade sits above this package; only its type is used here
-    from services.engram import AgentMemory
+    from services.store.handle import MemoryHandle
 
 
 @dataclass
@@ -25,7 +25,7 @@ class AgentStats:
     episodes: int = 0
 
 
-def agent_stats(memory: AgentMemory) -> AgentStats:
+def agent_stats(memory: MemoryHandle) -> AgentStats:
     aid = memory.agent_id
     q = Fact.select().where(Fact.agent == aid)
     s = AgentStats()

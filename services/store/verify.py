@@ -11,6 +11,7 @@ from pathlib import Path
 
 from models import Agent, Fact
 from models.db import is_postgres
+from services.store.handle import EngramHandle
 
 
 @dataclass
@@ -46,7 +47,7 @@ def _fts_ok(db, table: str) -> bool:
         return False
 
 
-def verify_store(engram, repair: bool = False) -> VerifyReport:
+def verify_store(engram: EngramHandle, repair: bool = False) -> VerifyReport:
     db = engram.db
     rep = VerifyReport(semantic=engram.index is not None)
     if is_postgres(db):
@@ -105,7 +106,7 @@ def _check_sqlite(db, rep: VerifyReport, repair: bool) -> None:
                 rep.repaired[table] = "rebuilt"
 
 
-def _check_vectors(engram, rep: VerifyReport, repair: bool) -> None:
+def _check_vectors(engram: EngramHandle, rep: VerifyReport, repair: bool) -> None:
     if engram.index is None:
         rep.messages.append("vector index not checked: " + (engram.semantic_error or "off"))
     else:
@@ -135,7 +136,7 @@ def _check_vectors(engram, rep: VerifyReport, repair: bool) -> None:
             rep.agents.append(chk)
 
 
-def _check_permissions(engram, rep: VerifyReport, repair: bool) -> None:
+def _check_permissions(engram: EngramHandle, rep: VerifyReport, repair: bool) -> None:
     """Store files other local users can read are a finding (``--repair`` tightens them)."""
     from services.store.backup import db_path
     from services.store.permissions import describe_loose, tighten

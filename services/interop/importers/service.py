@@ -8,6 +8,7 @@ from pathlib import Path
 from services.ingest.pipeline import NewFact
 from services.interop.importers.base import ImportFormatError, ParsedSource
 from services.records import ImportReport
+from services.store.handle import MemoryHandle
 
 _P = "services.interop.importers."
 # Order matters: the most specific detector first. Each module has detect(path) and parse(path).
@@ -124,7 +125,7 @@ def parse_source(path: Path, fmt: str | None = None) -> ParsedSource:
 
 
 def import_into(
-    memory, path: Path, fmt: str | None = None, progress=None, cancelled=None
+    memory: MemoryHandle, path: Path, fmt: str | None = None, progress=None, cancelled=None
 ) -> ImportReport:
     parsed = parse_source(path, fmt)
     _drop_bad_bytes(parsed)
@@ -249,7 +250,7 @@ STRUCTURAL = {
 }
 
 
-def _metadata_cleaner(memory):
+def _metadata_cleaner(memory: MemoryHandle):
     """Text an importer keeps beside a fact (a frontmatter description, an observation, a
     relation's context) is memory text too: it goes through the write policy like the fact."""
     from services.ingest.policy import Target, policy_for
@@ -275,7 +276,7 @@ def _metadata_cleaner(memory):
     return lambda meta: clean(meta or {})
 
 
-def _changed_by_user(memory, items: list[NewFact]) -> dict[int, int | None]:
+def _changed_by_user(memory: MemoryHandle, items: list[NewFact]) -> dict[int, int | None]:
     """Indexes of items whose text is what a stored fact said before the user edited it (the
     fact still exists) or deleted it, each with the edited fact's id (None: deleted). Without
     this, re-importing the source would bring the old wording back and supersede the user's
