@@ -185,7 +185,7 @@ def _new_fact(
         tags=list(f.tags),
         status=status,
         created_at=stamp,
-        event_date=local_time(stamp).date() if stamp else None,
+        event_date=lt.date() if (lt := local_time(stamp)) else None,
         confidence=f.confidence,
         metadata={
             "tier": "short",
