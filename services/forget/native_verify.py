@@ -82,8 +82,8 @@ def check_native(engram: EngramHandle, rep, t: Terms, texts: list[str], target, 
     for p in sorted(mine):
         rep.checked.append((f"checked {p}", f"{mine[p] or 'native file'}, folded text"))
         if p in hits:
-            lines = ", ".join(map(str, hits[p][:20]))
-            rep.remaining.append(("native", f"{p} ({mine[p]}), line(s) {lines}"))
+            at = ", ".join(map(str, hits[p][:20]))
+            rep.remaining.append(("native", f"{p} ({mine[p]}), line(s) {at}"))
     for p, lines in scan_native(theirs, t):
         rep.shared.append(("native", f"{p} (imported by another agent), line(s) {lines[:20]}"))
     repos = {r for p in mine if (r := repo_of(p)) is not None and is_agent_memory_repo(r)}

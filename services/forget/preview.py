@@ -8,6 +8,7 @@ workspace files, exports Engram wrote; and store backups holding it.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime
 from pathlib import Path
@@ -351,7 +352,7 @@ def _exports(
 VERIFY_SAMPLE = 200
 
 
-def verify_sample(terms: list[str], extra: list[str] = ()) -> list[str]:
+def verify_sample(terms: list[str], extra: Sequence[str] = ()) -> list[str]:
     """The strings a forget re-checks right away: all of them up to VERIFY_SAMPLE, else an
     even spread (``engram forget --verify`` checks any string in full)."""
     uniq = list(dict.fromkeys(t for t in terms if t and t.strip()))

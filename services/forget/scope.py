@@ -104,7 +104,7 @@ class ForgetScope:
 
     def to_receipt(self, key: bytes) -> dict:
         """The scope as a receipt may keep it: the matching text only as a keyed hash."""
-        d = {"kind": self.kind, "agent": self.agent, "all_agents": self.all_agents}
+        d: dict = {"kind": self.kind, "agent": self.agent, "all_agents": self.all_agents}
         if self.fact_ids:
             d["fact_ids"] = sorted(self.fact_ids)
         if self.before:

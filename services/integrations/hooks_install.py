@@ -208,6 +208,7 @@ def _settings_with_hooks(
         if kept and kept != old:
             out = ce.json_set(out, ["hooks", event], kept, where)
         elif not kept and old is not None and event in hooks:
+            assert out is not None  # hooks were read from these bytes
             out = ce.json_delete(out, ["hooks", event], where, prune=False)
     if out is not raw and out is not None:
         left = ce.parse_json(out, where)
@@ -243,7 +244,8 @@ def _claude_md_without_import(text: str, slug: str | None = None) -> str:
         else CLAUDE_MARK.format(slug=slug).split(";")[0] + ";"
     )
     lines = text.splitlines(keepends=True)
-    out, skip = [], False
+    out: list[str] = []
+    skip = False
     for line in lines:
         if line.startswith(head):
             skip = True

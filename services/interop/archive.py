@@ -204,7 +204,7 @@ def import_archive(engram: EngramHandle, path: Path, slug: str | None = None) ->
     lines, skipped = read_archive_lines(Path(path))
     by_type: dict[str, list[dict]] = {}
     for l in lines[1:]:
-        by_type.setdefault(l.get("type"), []).append(l)
+        by_type.setdefault(str(l.get("type")), []).append(l)
     agents = by_type.get("agent") or []
     if len(agents) != 1:
         raise InvalidInput(f"{path}: an archive holds exactly one agent line")
@@ -334,7 +334,8 @@ def _bulk_insert(model, agent_id: int, rows: list[dict]) -> None:
 def _sanitized_facts(policy: WritePolicy, rows: list[dict]) -> tuple[list[dict], set[int]]:
     """Facts that may be stored, with their text as the policy leaves it, and the ids of
     those whose text changed (their archived vectors describe the raw text)."""
-    kept, changed = [], set()
+    kept: list[dict] = []
+    changed: set = set()
     for d in rows:
         verdict = policy.sanitize(d.get("content"))
         if not verdict.storable:

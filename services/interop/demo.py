@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from datetime import datetime, time, timedelta
+from typing import Any
 
 from models.entities import utcnow
 from services.ingest.pipeline import NewFact
@@ -176,7 +177,7 @@ DID = [
 
 
 def _fill(rng: random.Random, template: str) -> tuple[str, dict]:
-    picks = {k: rng.choice(v) for k, v in WORDS.items()}
+    picks: dict[str, Any] = {k: rng.choice(v) for k, v in WORDS.items()}
     pair = rng.randrange(len(WORDS["choice"]))  # "pytest over unittest", not "over grep"
     picks["choice"], picks["other"] = WORDS["choice"][pair], WORDS["other"][pair]
     picks["n"], picks["m"] = rng.randint(1, 9), rng.randint(0, 20)
@@ -248,12 +249,12 @@ def seed_demo(
                     ),
                 )
             )
-        items.sort(key=lambda i: i.created_at)
+        items.sort(key=lambda i: i.created_at or datetime.min)  # every demo item has a time
         res = mem.remember_many(items, near_duplicate=None, actor="demo")
         added[slug] = sum(1 for r in res if r.status == "added")
         # a few archived facts so the status filter has something to show
-        for r in [r for r in res if r.status == "added"][:3]:
-            mem.edit(r.fact_id, status="archived", actor="demo")
+        for fid in [r.fact_id for r in res if r.status == "added" and r.fact_id is not None][:3]:
+            mem.edit(fid, status="archived", actor="demo")
         for d in range(days, -1, -1):
             if rng.random() < 0.45:
                 continue

@@ -325,7 +325,7 @@ def import_discovered(
 ) -> list[tuple]:
     """Import every importable source no agent imports yet, each into its suggested agent
     (created when missing). Returns (source, report or None, error or None) per source."""
-    results = []
+    results: list[tuple] = []
     for s in sources:
         if not s.importable or s.imported_by:
             continue

@@ -34,6 +34,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
+from typing import overload
 
 from services.errors import InvalidInput
 from services.ingest.pipeline import NewFact
@@ -168,7 +169,7 @@ class EntryFile:
         self.blocks[i] = lead + entry + trail
 
     def remove(self, i: int) -> None:
-        self.blocks[i] = None  # type: ignore[call-overload]
+        self.blocks[i] = None
 
     def append(self, entry: str) -> None:
         last = self.blocks[-1]
@@ -238,6 +239,12 @@ def _similarity(entry: str, fact) -> float:
     return difflib.SequenceMatcher(a=body, b=fact.content, autojunk=False).ratio()
 
 
+@overload
+def _h(text: str) -> str: ...
+@overload
+def _h(text: None) -> None: ...
+@overload
+def _h(text: str | None) -> str | None: ...
 def _h(text: str | None) -> str | None:
     return None if text is None else hashlib.sha256(text.strip().encode("utf-8")).hexdigest()[:32]
 
@@ -250,10 +257,10 @@ def memories_dir(memory: MemoryHandle) -> Path:
             f"agent {memory.slug!r} has no workspace; set one with "
             f"`engram agent add {memory.slug} --workspace DIR` or in the app"
         )
-    ws = Path(ws).expanduser()
-    if (ws / "memories").is_dir() or not (ws / "MEMORY.md").exists():
-        return ws / "memories"
-    return ws
+    root = Path(ws).expanduser()
+    if (root / "memories").is_dir() or not (root / "MEMORY.md").exists():
+        return root / "memories"
+    return root
 
 
 def _load_state(memory: MemoryHandle) -> dict:
@@ -285,7 +292,7 @@ def workspace_signature(memory: MemoryHandle) -> tuple:
     """Cheap to poll (stat only): changes when an agent writes MEMORY.md/USER.md, so an
     app timer can run ``sync_workspace`` only then (QFileSystemWatcher loses files that
     are replaced by rename, as atomic writers do)."""
-    out = []
+    out: list[tuple[str, int | None, int | None, int | None]] = []
     for p in watched_paths(memory)[1:]:
         try:
             st = p.stat()
@@ -408,7 +415,16 @@ def _sync_file(
             continue
         take_file = file_moved and (not fact_moved or prefer == "file" or e_text == f_text)
         if take_file and pull:
-            new = _pull_change(memory, f, e_text, parsed.get(block), report, name, dry_run, ef)
+            new = _pull_change(
+                memory,
+                f,
+                e_text,
+                parsed.get(block) if block is not None else None,
+                report,
+                name,
+                dry_run,
+                ef,
+            )
             if new is not None:
                 kept.append((pos, {"fact": link["fact"], "file": _h(e_text), "fact_h": _h(new)}))
             continue
@@ -426,8 +442,8 @@ def _sync_file(
                     pos = len(ef.blocks) - 1
                 else:
                     ef.replace(block, f_text)
-                report.changes.append(f"{name}: wrote fact {f.id}")
-                kept.append((pos, {"fact": f.id, "file": _h(f_text), "fact_h": _h(f_text)}))
+                report.changes.append(f"{name}: wrote fact {link['fact']}")
+                kept.append((pos, {"fact": link["fact"], "file": _h(f_text), "fact_h": _h(f_text)}))
             report.pushed += 1
             continue
         kept.append((pos, link))  # the other direction was not asked for
@@ -448,7 +464,8 @@ def _pair(links, entries, facts) -> list[tuple[dict | None, int | None]]:
     free: dict[str, list[int]] = {}
     for j, (_, t) in enumerate(entries):
         free.setdefault(_h(t), []).append(j)
-    pairs, lost = [], []
+    pairs: list[tuple[dict | None, int | None]] = []
+    lost: list[dict] = []
     for link in links:
         js = free.get(link["file"])
         if js:
@@ -492,7 +509,7 @@ def _pull_change(
         report.changes.append(f"{name}: entry removed → archived fact {f.id}")
         return None
     day, cat, content, _ = _read_entry(ef, e_text, imported, f)
-    changes = {}
+    changes: dict = {}
     if content != f.content:
         changes["content"] = content
     if cat != f.category:

@@ -515,7 +515,9 @@ class CompileService:
         the Memory Setup block format. Append-only: what the agent wrote there stays."""
         from pathlib import Path
 
-        folder = Path(self.memory.info.workspace).expanduser() / "episodes"
+        ws = self.memory.info.workspace
+        assert ws  # the caller exports only for an agent with a workspace
+        folder = Path(ws).expanduser() / "episodes"
         by_day: dict[date, list] = {}
         for e in self.memory.episodes.list(since=today - timedelta(days=6), until=today):
             by_day.setdefault(e.day, []).append(e)
