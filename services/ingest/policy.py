@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from services.errors import InvalidInput
 from services.ingest.forget_rules import matching_rule, rules_for
@@ -90,7 +90,7 @@ class WritePolicy:
     def sanitize(self, text: str | None, target: Target = Target.FACT) -> Verdict:
         return sanitize(text, self, target)
 
-    def tags(self, tags) -> list[CleanText]:
+    def tags(self, tags: Any) -> list[CleanText]:
         """Tags are memory text too (keywords drawn from a session can be a token): a tag the
         policy would change or block is dropped, not stored half-redacted."""
         out: list[CleanText] = []
@@ -118,7 +118,7 @@ class WritePolicy:
         self._memo[memo_key] = out
         return out
 
-    def metadata(self, meta) -> CleanMeta:
+    def metadata(self, meta: Any) -> CleanMeta:
         """Every string in a fact's metadata, keys included, at any depth, through ``field``;
         what the policy blocks is left out."""
         out = _clean_json(meta or {}, self)
@@ -171,7 +171,7 @@ def sanitize_for(memory: MemoryHandle, text: str | None, target: Target = Target
     return sanitize(text, policy_for(memory), target)
 
 
-def scrub_snapshot(snap, policy: WritePolicy):
+def scrub_snapshot(snap: Any, policy: WritePolicy) -> Any:
     """An audit snapshot (or any JSON value) with every memory text in it sanitized: archives
     carry before/after copies of facts, and those are memory text too."""
     if isinstance(snap, dict):
@@ -197,7 +197,7 @@ def scrub_snapshot(snap, policy: WritePolicy):
 _DROP = object()
 
 
-def _clean_json(value, policy: WritePolicy):
+def _clean_json(value: Any, policy: WritePolicy) -> Any:
     if isinstance(value, str):
         clean = policy.field(value, strip=False) if value.strip() else CleanText(value)
         return _DROP if clean is None else clean
@@ -214,7 +214,7 @@ def _clean_json(value, policy: WritePolicy):
     return value
 
 
-def _ask_as_deny(setting):
+def _ask_as_deny(setting: Any) -> Any:
     if isinstance(setting, dict):
         return {k: ("deny" if v == "ask" else v) for k, v in setting.items()}
     return "deny" if setting == "ask" else setting

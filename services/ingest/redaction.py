@@ -153,7 +153,7 @@ def _provider_patterns(text: str) -> Redaction:
     total = 0
     for kind, pat in PATTERNS:
 
-        def repl(m, kind=kind):
+        def repl(m: re.Match[str], kind: str = kind) -> str:
             nonlocal total
             if "[REDACTED" in m.group(0):
                 return m.group(0)

@@ -14,10 +14,12 @@ block's own tag cannot be closed from inside it.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from models import Fact
 from services.errors import InvalidInput
+from services.records import FactView, SearchHit
 from services.store.facts import FactFilters
 from services.store.untrusted import DATA_NOTICE, one_line
 
@@ -37,7 +39,7 @@ COSINE_SCALE = 1.4
 _TAG_RE = re.compile(re.escape(TAG), re.I)
 
 
-def token_counter(memory: MemoryHandle):
+def token_counter(memory: MemoryHandle) -> Callable[[str], int]:
     """The real tokenizer (``services.vectors.tokens``; it estimates when the file is missing)."""
     from services.vectors.tokens import count_tokens
 
@@ -49,7 +51,7 @@ def _clean(text: str) -> str:
     return _TAG_RE.sub("engram memory", one_line(text))
 
 
-def _fact_line(f) -> str:
+def _fact_line(f: FactView) -> str:
     day = (f.event_date or f.created_at.date()).isoformat()
     return f"- [{day}][{_clean(f.category)}] {_clean(f.content)}"
 
@@ -96,7 +98,7 @@ def relevant_entities(memory: MemoryHandle, query: str, limit: int = 5) -> list[
 
 
 class _Budget:
-    def __init__(self, count, budget: int):
+    def __init__(self, count: Callable[[str], int], budget: int):
         self.count, self.budget, self.used = count, budget, 0
 
     def take(self, line: str, limit: int | None = None) -> bool:
@@ -119,7 +121,7 @@ HEADS = {
 class _Block:
     """The sections being filled, each line paid for from one budget."""
 
-    def __init__(self, count, budget: int):
+    def __init__(self, count: Callable[[str], int], budget: int):
         self.b = _Budget(count, budget)
         self.sections: dict[str, list[str]] = {name: [] for name in HEADS}
         self.used_ids: list[int] = []
@@ -132,14 +134,14 @@ class _Block:
         self.sections[section].append(line)
         return True
 
-    def add_fact(self, section: str, f, limit: int | None = None) -> bool:
+    def add_fact(self, section: str, f: FactView, limit: int | None = None) -> bool:
         if self.add(section, _fact_line(f), limit):
             self.used_ids.append(f.id)
             return True
         return False
 
 
-def relevance(hit, words: list[str]) -> float:
+def relevance(hit: SearchHit, words: list[str]) -> float:
     """How much a hit is about the query, on an absolute scale (the hybrid score is relative
     to the best hit, so an unrelated query's best hit scores high too): the larger of the
     share of the query's content words the fact holds and the embedding cosine."""
@@ -152,7 +154,9 @@ def relevance(hit, words: list[str]) -> float:
     return max(share, min(1.0, cosine * COSINE_SCALE))
 
 
-def _relevant(memory: MemoryHandle, query: str, k: int, skip: set[int], min_relevance: float):
+def _relevant(
+    memory: MemoryHandle, query: str, k: int, skip: set[int], min_relevance: float
+) -> list[FactView]:
     from services.search.episodes import content_words
 
     if not query.strip():
@@ -187,7 +191,9 @@ def _add_episodes(block: _Block, memory: MemoryHandle, query: str, n: int) -> No
         block.add("episodes", f"- {when}: {_clean(e.summary)}")
 
 
-def _render(block: _Block, header: str, footer: str, count, budget: int) -> str:
+def _render(
+    block: _Block, header: str, footer: str, count: Callable[[str], int], budget: int
+) -> str:
     parts = [header]
     for name in HEADS:
         if block.sections[name]:

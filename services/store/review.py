@@ -24,7 +24,7 @@ import builtins
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from models import Fact
 from models.entities import utcnow
@@ -47,7 +47,7 @@ REASONS = (
 )
 
 
-def review_metadata(reason: str, confidence: float | None = None, **detail) -> dict:
+def review_metadata(reason: str, confidence: float | None = None, **detail: Any) -> dict:
     """The ``metadata`` entry that puts a new fact in the inbox (merge it into the rest)."""
     note = {"reason": reason, **detail}
     if confidence is not None:
@@ -81,7 +81,7 @@ class ReviewItem:
         }
 
 
-def _item(row) -> ReviewItem:
+def _item(row: Any) -> ReviewItem:
     note = dict((row.metadata or {}).get(REVIEW) or {})
     reason = str(note.pop("reason", "review"))
     conf = note.pop("confidence", None)
@@ -100,7 +100,7 @@ class ReviewInbox:
         self._erase = erase
         self.last_receipt: dict | None = None  # the forget receipt of the last reject
 
-    def _rows(self):
+    def _rows(self) -> Any:
         return (
             Fact.select()
             .where((Fact.agent == self.m.agent_id) & (Fact.status == "pending"))
@@ -148,7 +148,7 @@ class ReviewInbox:
         """Hide the candidates and keep them (archived, never revived by a restatement)."""
         return self._decide(ids, accept=False, actor=actor)
 
-    def _decide(self, ids, accept: bool, actor: str) -> builtins.list[int]:
+    def _decide(self, ids: Iterable[int], accept: bool, actor: str) -> builtins.list[int]:
         m = self.m
         done: builtins.list[int] = []
         settled: builtins.list[Path | None] = []  # agents' proposal files to remove after

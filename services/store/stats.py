@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from peewee import fn
 
@@ -30,7 +30,7 @@ def agent_stats(memory: MemoryHandle) -> AgentStats:
     q = Fact.select().where(Fact.agent == aid)
     s = AgentStats()
 
-    def grouped(col) -> dict[str, int]:
+    def grouped(col: Any) -> dict[str, int]:
         rows = (
             Fact.select(col, fn.COUNT(Fact.id))
             .where(Fact.agent == aid)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from models import Agent, Fact
 from models.db import is_postgres
@@ -39,7 +40,7 @@ class VerifyReport:
         return asdict(self)
 
 
-def _fts_ok(db, table: str) -> bool:
+def _fts_ok(db: Any, table: str) -> bool:
     try:
         db.execute_sql(f"INSERT INTO {table}({table}, rank) VALUES('integrity-check', 1)")
         return True
@@ -67,7 +68,7 @@ def verify_store(engram: EngramHandle, repair: bool = False) -> VerifyReport:
     return rep
 
 
-def _check_server(db, rep: VerifyReport, repair: bool) -> None:
+def _check_server(db: Any, rep: VerifyReport, repair: bool) -> None:
     """A team store: the full text is a generated column (it cannot drift from its row);
     what can break is an index left invalid by an interrupted build. ``sqlite_ok`` reports
     the database, whichever it is."""
@@ -92,7 +93,7 @@ def _check_server(db, rep: VerifyReport, repair: bool) -> None:
         rep.messages.append(f"{missing} fact(s) without a full-text vector")
 
 
-def _check_sqlite(db, rep: VerifyReport, repair: bool) -> None:
+def _check_sqlite(db: Any, rep: VerifyReport, repair: bool) -> None:
     res = db.execute_sql("PRAGMA quick_check").fetchall()
     if res != [("ok",)]:
         rep.sqlite_ok = False
