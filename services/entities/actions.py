@@ -13,6 +13,7 @@ from models.entities import ENTITY_TYPES, Entity, EntityCandidate, EntityRelatio
 from services.entities.extract import entity_key
 from services.entities.linking import refresh
 from services.errors import InvalidInput, NotFound
+from services.store.audit import record_audit
 
 Clean = Callable[[str], "str | None"]
 _ENTITY_FIELDS = ("id", "name", "key", "type", "aliases", "mention_count")
@@ -99,15 +100,7 @@ class EntityActions:
         return ok
 
     def _audit(self, action: str, before: dict, after: dict, reason: str) -> int:
-        return AuditEvent.create(
-            agent=self.agent_id,
-            fact_id=None,
-            action=action,
-            before=before,
-            after=after,
-            actor="user",
-            reason=reason,
-        ).id
+        return record_audit(self.agent_id, action, None, before, after, "user", reason)
 
     def merge(self, target_id: int, other_ids: Iterable[int]) -> int:
         target = self._get(target_id)

@@ -18,6 +18,7 @@ from services.errors import InvalidInput
 from services.forget.files import Terms
 from services.forget.matching import fold
 from services.forget.scope import ForgetScope
+from services.store import fact_rows
 from services.store.handle import EngramHandle
 from services.store.text import words
 
@@ -62,9 +63,7 @@ def expand_entity(engram: EngramHandle, scope: ForgetScope, name: str) -> Forget
         .tuples()
     }
     wanted = Terms(terms)
-    for fid, content in (
-        Fact.select(Fact.id, Fact.content).where(Fact.agent == mem.agent_id).tuples()
-    ):
+    for fid, content in fact_rows.fact_texts(mem.agent_id):
         if fid not in ids and wanted.mentions(content):
             ids.add(fid)
     if not ids:  # named only outside the facts (an episode, a file): the terms still go

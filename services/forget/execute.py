@@ -13,7 +13,7 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from models import Agent, AuditEvent, CompiledLayer, Episode, Fact, ForgetReceipt, Session
+from models import Agent, AuditEvent, CompiledLayer, Episode, ForgetReceipt, Session
 from services.errors import InvalidInput
 from services.forget.files import Terms, apply_edit
 from services.forget.preview import NATIVE_NOTE, AgentPreview, ForgetPreview, verify_sample
@@ -22,7 +22,10 @@ from services.forget.scope import ForgetScope, keyed
 from services.forget.scrub import scrub_file
 from services.forget.verify import verify_forgotten
 from services.ingest import forget_rules
+from services.store import fact_rows
+from services.store.audit import record_audit
 from services.store.backup import backup_store
+from services.store.chunks import chunks
 from services.store.handle import EngramHandle
 
 STEPS = ["backup", "files", "vectors", "rows", "layers", "compact", "backups", "verify"]
@@ -246,13 +249,10 @@ def delete_rows(
                 counts["rules"] = counts.get("rules", 0) + 1
             # session rows stay (ids and paths, no content, logs cleared): they are the
             # processed-once claims that stop a hook re-reading the same transcript
-            AuditEvent.create(
-                agent=ap.agent_id,
-                fact_id=None,
-                action="forget",
-                before=None,
+            record_audit(
+                ap.agent_id,
+                "forget",
                 after={"scope": scope.kind, "counts": ap.counts()},
-                actor="user",
                 reason="forget (receipt kept)",
             )
         counts["backups"] = len(pv.backups)
@@ -269,24 +269,15 @@ def _rule_terms(scope: ForgetScope, ap: AgentPreview) -> list[str]:
     return ([scope.matching] if scope.matching else []) + [f["content"] for f in ap.facts]
 
 
-def _chunks(ids: list[int], n: int = 500):
-    for s in range(0, len(ids), n):
-        yield ids[s : s + n]
-
-
 def _delete_agent_rows(ap: AgentPreview) -> None:
-    for part in _chunks([f["id"] for f in ap.facts]):
-        Fact.update(superseded_by=None).where(Fact.superseded_by.in_(part)).execute()
-        Fact.delete().where((Fact.agent == ap.agent_id) & Fact.id.in_(part)).execute()
-    for part in _chunks(ap.history):
-        AuditEvent.delete().where(AuditEvent.id.in_(part)).execute()
-    for part in _chunks([e["id"] for e in ap.episodes]):
-        Episode.delete().where(Episode.id.in_(part)).execute()
+    fact_rows.delete_rows(ap.agent_id, [f["id"] for f in ap.facts])
+    for part in chunks(ap.history):
+        AuditEvent.delete().where(AuditEvent.id.in_(list(part))).execute()
+    for part in chunks([e["id"] for e in ap.episodes]):
+        Episode.delete().where(Episode.id.in_(list(part))).execute()
     t = Terms(ap.terms)
     for fid in ap.metadata:
-        row = Fact.get_or_none(Fact.id == fid)
-        if row is not None:
-            Fact.update(metadata=prune_strings(row.metadata, t)).where(Fact.id == fid).execute()
+        fact_rows.rewrite_metadata(fid, lambda meta: prune_strings(meta, t))
     for sinfo in ap.sessions:
         srow = Session.get_or_none(Session.id == sinfo["id"])
         if srow is None:

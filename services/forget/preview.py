@@ -18,6 +18,7 @@ from services.forget.files import FileEdit, Terms, plan_file, workspace_files
 from services.forget.raw_scan import byte_pattern, iter_files, scan_file
 from services.forget.scope import ForgetScope, as_dt, select_agents, select_facts
 from services.forget.verify import snapshot_text
+from services.store import fact_rows
 from services.store.backup import store_backups
 from services.store.handle import EngramHandle
 
@@ -267,13 +268,7 @@ def _history(a: Agent, scope: ForgetScope, t: Terms, id_set: set[int]) -> list[i
     # facts sharing words must not erase the other's past)
     others = {f for _, f in evs if f is not None and f not in id_set}
     own = (
-        {
-            fid
-            for fid, content in Fact.select(Fact.id, Fact.content)
-            .where(Fact.id.in_(list(others)))
-            .tuples()
-            if t.mentions(content)
-        }
+        {fid for fid, content in fact_rows.texts_of(list(others)) if t.mentions(content)}
         if others
         else set()
     )

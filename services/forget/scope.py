@@ -19,6 +19,7 @@ from models.db import is_postgres
 from models.entities import FACT_STATUSES
 from services.errors import InvalidInput, NotFound
 from services.forget.matching import contains, fold, same_numbers
+from services.store import fact_rows
 from services.store.facts import FactFilters
 from services.store.handle import EngramHandle
 from services.store.text import fts_query, normalize, words
@@ -133,7 +134,7 @@ def select_agents(scope: ForgetScope) -> list[Agent]:
         if a is None:
             raise NotFound(f"no agent {scope.agent!r} (see `engram agents`)")
         return [a]
-    ids = {r.agent_id for r in Fact.select(Fact.agent).where(Fact.id.in_(list(scope.fact_ids)))}
+    ids = fact_rows.owners(scope.fact_ids)
     if not ids:
         raise NotFound(f"no fact {', '.join(map(str, scope.fact_ids))}")
     return list(Agent.select().where(Agent.id.in_(list(ids))).order_by(Agent.slug))
@@ -221,7 +222,7 @@ def _keyword_ids(engram: EngramHandle, a: Agent, text: str) -> list[int]:
     # as whole words too
     found = _whole(found, needle)
     seen = set(found)
-    for fid, content in Fact.select(Fact.id, Fact.content).where(Fact.agent == a.id).tuples():
+    for fid, content in fact_rows.fact_texts(a.id):
         if fid not in seen and contains(fold(content), needle):
             found.append(fid)
     return found
@@ -230,13 +231,7 @@ def _keyword_ids(engram: EngramHandle, a: Agent, text: str) -> list[int]:
 def _whole(ids: list[int], needle: str) -> list[int]:
     if not ids:
         return []
-    keep = set()
-    for part in range(0, len(ids), 500):
-        for fid, content in (
-            Fact.select(Fact.id, Fact.content).where(Fact.id.in_(ids[part : part + 500])).tuples()
-        ):
-            if contains(fold(content), needle):
-                keep.add(fid)
+    keep = {fid for fid, content in fact_rows.texts_of(ids) if contains(fold(content), needle)}
     return [fid for fid in ids if fid in keep]
 
 

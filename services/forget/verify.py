@@ -15,9 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from models import Agent, AuditEvent, CompiledLayer, Episode, Fact, Session
+from models import Agent, AuditEvent, CompiledLayer, Episode, Session
 from services.errors import NotFound
 from services.forget.files import Terms, workspace_files
+from services.store import fact_rows
 from services.store.backup import db_path
 from services.store.handle import EngramHandle
 
@@ -178,9 +179,7 @@ class _RawScan:
 
 
 def _logical(a: Agent, t: Terms):
-    for fid, content, _subject in (
-        Fact.select(Fact.id, Fact.content, Fact.subject).where(Fact.agent == a.id).tuples()
-    ):
+    for fid, content in fact_rows.fact_texts(a.id):
         if t.mentions(content):
             yield f"fact {fid}", "fact row"
     for ev in AuditEvent.select().where(AuditEvent.agent == a.id):

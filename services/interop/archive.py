@@ -36,6 +36,7 @@ from models.entities import utcnow
 from services.errors import InvalidInput
 from services.ingest.policy import Target, WritePolicy, scrub_snapshot
 from services.interop.export_log import record_export
+from services.store import fact_rows
 from services.store.atomic import atomic_write, check_target
 from services.store.handle import EngramHandle, MemoryHandle
 from services.store.text import content_hash, require_clean
@@ -426,7 +427,7 @@ def _restore_vectors(engram: EngramHandle, agent_id, rows, fact_map, rep) -> Non
     have = {fact_map[r["fact"]]: r["vector"] for r in rows if r["fact"] in fact_map}
     if have:
         ids = sorted(have)
-        texts = dict(Fact.select(Fact.id, Fact.content).where(Fact.agent == agent_id).tuples())
+        texts = dict(fact_rows.fact_texts(agent_id))
         index.upsert(
             agent_id,
             ids,
@@ -436,6 +437,6 @@ def _restore_vectors(engram: EngramHandle, agent_id, rows, fact_map, rep) -> Non
         rep.vectors = len(ids)
     rest = sorted(set(fact_map.values()) - set(have))
     if rest:  # archive without vectors: embed now
-        texts = dict(Fact.select(Fact.id, Fact.content).where(Fact.agent == agent_id).tuples())
+        texts = dict(fact_rows.fact_texts(agent_id))
         index.upsert(agent_id, rest, [texts[i] for i in rest])
         rep.embedded = len(rest)

@@ -19,6 +19,7 @@ from models import AuditEvent, Fact
 from models.entities import FACT_STATUSES, utcnow
 from services.errors import InvalidInput, NotFound
 from services.records import FactView
+from services.store.audit import record_audit
 from services.store.text import (
     content_hash,
     require_clean,
@@ -341,18 +342,7 @@ class FactStore:
         actor: str = "user",
         reason: str | None = None,
     ) -> int:
-        # a write over MCP names its client as the actor: that is where it came from
-        where = {"origin": actor} if actor.startswith("mcp:") else {}
-        return AuditEvent.create(
-            agent=self.agent_id,
-            fact_id=fact_id,
-            action=action,
-            before=before,
-            after=after,
-            actor=actor,
-            reason=reason,
-            **where,
-        ).id
+        return record_audit(self.agent_id, action, fact_id, before, after, actor, reason)
 
     def edit(self, fact_id: int, actor: str = "user", **changes: Any) -> FactView:
         unknown = set(changes) - set(EDITABLE)
