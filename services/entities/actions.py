@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from models import AuditEvent, Fact
+from models import AuditEvent
 from models.entities import ENTITY_TYPES, Entity, EntityCandidate, EntityRelation, FactEntity
 from services.entities.extract import entity_key
 from services.entities.linking import refresh
 from services.errors import InvalidInput, NotFound
+from services.store import fact_rows
 from services.store.audit import record_audit
 
 Clean = Callable[[str], "str | None"]
@@ -55,10 +56,7 @@ def state(entity_ids: Iterable[int]) -> dict:
 def _put_back(snap: dict, drop: Iterable[int]) -> None:
     ids = sorted(set(snap["ids"]) | set(drop))
     Entity.delete().where(Entity.id.in_(ids)).execute()  # cascades links, relations, candidates
-    live_facts = {
-        f
-        for (f,) in Fact.select(Fact.id).where(Fact.id.in_([l[0] for l in snap["links"]])).tuples()
-    }
+    live_facts = fact_rows.existing(l[0] for l in snap["links"])
     for e in snap["entities"]:
         Entity.insert(**e).execute()
     for f, e, s in snap["links"]:

@@ -9,6 +9,7 @@ from models import Fact
 from services.entities import linking, queries
 from services.entities.actions import EntityActions
 from services.entities.queries import EntityPage, EntityView
+from services.store import fact_rows
 from services.store.handle import MemoryHandle
 
 
@@ -35,11 +36,11 @@ class EntityService:
 
     # linking (the pipeline and edits call these)
     def link(self, fact_ids: Iterable[int]) -> None:
-        for row in Fact.select().where((Fact.agent == self.agent_id) & Fact.id.in_(list(fact_ids))):
+        for row in fact_rows.rows(self.agent_id, fact_ids):
             linking.link_fact(self.agent_id, row, self.clean)
 
     def relink(self, fact_id: int) -> None:
-        row = Fact.get_or_none((Fact.agent == self.agent_id) & (Fact.id == fact_id))
+        row = fact_rows.row(self.agent_id, fact_id)
         if row is not None:
             with self.db.atomic():
                 linking.relink(self.agent_id, row, self.clean)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from models import Fact, FactEntity
 from services.entities.queries import find
 from services.errors import InvalidInput
 from services.forget.files import Terms
@@ -55,13 +54,7 @@ def expand_entity(engram: EngramHandle, scope: ForgetScope, name: str) -> Forget
     mem = engram.agent(scope.agent)
     entity = find(mem.agent_id, name)
     terms = entity_terms(entity)
-    ids = {
-        f
-        for (f,) in Fact.select(Fact.id)
-        .join(FactEntity, on=(FactEntity.fact == Fact.id))
-        .where(FactEntity.entity == entity.id)
-        .tuples()
-    }
+    ids = fact_rows.entity_fact_ids(entity.id)
     wanted = Terms(terms)
     for fid, content in fact_rows.fact_texts(mem.agent_id):
         if fid not in ids and wanted.mentions(content):

@@ -15,8 +15,6 @@ import json
 import os
 from pathlib import Path
 
-import peewee as pw
-
 from services.store.handle import EngramHandle
 
 _TEXT_SUFFIXES = {".md", ".mdc", ".txt", ".jsonl", ".markdown", ""}
@@ -43,20 +41,10 @@ def linked_files(engram: EngramHandle, agent) -> dict[Path, str]:
 def _import_sources(engram: EngramHandle, agent_id: int) -> list[tuple[str, str]]:
     """(file, format) of every file the agent's facts were imported from: one pass in SQL
     on SQLite (a million-fact agent is not decoded row by row)."""
-    from models import Fact
     from models.db import is_postgres
+    from services.store import imported_rows
 
-    q = (Fact.agent == agent_id) & (Fact.source == "import")
-    if not is_postgres(engram.db):
-        src = pw.fn.json_extract(Fact.metadata, "$.source_file")
-        fmt = pw.fn.json_extract(Fact.metadata, "$.source_format")
-        rows = Fact.select(src, fmt).where(q & src.is_null(False)).distinct().tuples()
-        return [(str(a), str(b or "")) for a, b in rows]
-    out = set()
-    for (meta,) in Fact.select(Fact.metadata).where(q).tuples():
-        if (meta or {}).get("source_file"):
-            out.add((str(meta["source_file"]), str(meta.get("source_format") or "")))
-    return sorted(out)
+    return imported_rows.sources(agent_id, postgres=is_postgres(engram.db))
 
 
 def installed_files(data_dir: Path | None) -> dict[Path, str]:

@@ -13,13 +13,14 @@ from dataclasses import asdict, dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 
-from models import Agent, AuditEvent, CompiledLayer, Episode, Fact, Session
+from models import Agent, AuditEvent, CompiledLayer, Episode, Session
 from services.forget.files import FileEdit, Terms, plan_file, workspace_files
 from services.forget.raw_scan import byte_pattern, iter_files, scan_file
 from services.forget.scope import ForgetScope, as_dt, select_agents, select_facts
 from services.forget.verify import snapshot_text
-from services.store import fact_rows
+from services.store import fact_rows, imported_rows
 from services.store.backup import store_backups
+from services.store.chunks import chunks
 from services.store.handle import EngramHandle
 
 
@@ -281,9 +282,7 @@ def _metadata(a: Agent, t: Terms, id_set: set[int]) -> list[int]:
 
     return [
         fid
-        for fid, meta in Fact.select(Fact.id, Fact.metadata)
-        .where((Fact.agent == a.id) & (Fact.source == "import") & Fact.metadata.is_null(False))
-        .tuples()
+        for fid, meta in imported_rows.metadata_of_imported(a.id)
         if fid not in id_set and meta and t.mentions(snapshot_text(meta))
     ]
 
@@ -366,12 +365,11 @@ def backup_holds(path: Path, terms: list[str]) -> bool:
     try:
         con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
         try:
-            for s in range(0, len(hashes), 500):
-                part = hashes[s : s + 500]
+            for part in chunks(hashes):
                 q = "SELECT 1 FROM fact WHERE content_hash IN (%s) LIMIT 1" % ",".join(
                     "?" * len(part)
                 )
-                if con.execute(q, part).fetchone():
+                if con.execute(q, list(part)).fetchone():
                     return True
         finally:
             con.close()

@@ -38,6 +38,7 @@ from services.ingest.policy import Target, WritePolicy, scrub_snapshot
 from services.interop.export_log import record_export
 from services.store import fact_rows
 from services.store.atomic import atomic_write, check_target
+from services.store.chunks import chunks
 from services.store.handle import EngramHandle, MemoryHandle
 from services.store.text import content_hash, require_clean
 
@@ -298,10 +299,7 @@ def import_archive(engram: EngramHandle, path: Path, slug: str | None = None) ->
 
 
 def _taken(model, ids: list[int]) -> bool:
-    for s in range(0, len(ids), 500):  # SQLite caps the number of bound variables
-        if model.select().where(model.id.in_(ids[s : s + 500])).exists():
-            return True
-    return False
+    return any(model.select().where(model.id.in_(list(part))).exists() for part in chunks(ids))
 
 
 def _remap_snap(snap, fact_map):
@@ -328,8 +326,8 @@ def _bulk_insert(model, agent_id: int, rows: list[dict]) -> None:
     for r in rows:  # insert_many wants one set of columns per statement
         groups.setdefault(tuple(sorted(r)), []).append({**r, "agent": agent_id})
     for group in groups.values():
-        for s in range(0, len(group), 200):
-            model.insert_many(group[s : s + 200]).execute()
+        for rows_part in chunks(group, 200):  # rows x columns bound variables per statement
+            model.insert_many(list(rows_part)).execute()
 
 
 def _sanitized_facts(policy: WritePolicy, rows: list[dict]) -> tuple[list[dict], set[int]]:

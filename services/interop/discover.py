@@ -295,21 +295,9 @@ def discover_sources(
 
 
 def _mark_imported(engram: EngramHandle, sources: list[DiscoveredSource]) -> None:
-    import peewee as pw
+    from services.store.imported_rows import sources_by_agent
 
-    from models.entities import Agent, Fact
-
-    rows = (
-        Fact.select(Agent.slug, pw.fn.json_extract(Fact.metadata, "$.source_file"))
-        .join(Agent, on=(Fact.agent == Agent.id))
-        .where(
-            (Fact.source == "import")
-            & pw.fn.json_extract(Fact.metadata, "$.source_file").is_null(False)
-        )
-        .distinct()
-        .tuples()
-    )
-    seen = [(slug, str(f)) for slug, f in rows]
+    seen = sources_by_agent()
     for s in sources:
         if not s.importable:
             continue  # a transcript folder holds the auto-memory folder, not its facts

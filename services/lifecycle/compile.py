@@ -25,7 +25,9 @@ from models import CompiledLayer, Fact
 from models.entities import utcnow
 from services.errors import EngramError
 from services.lifecycle.config import LifecycleConfig, config_for
+from services.store import fact_rows
 from services.store.atomic import atomic_write
+from services.store.chunks import chunks
 from services.store.handle import MemoryHandle
 from services.store.untrusted import DATA_NOTICE, neutralise_tags, one_line
 from services.vectors.tokens import count_tokens, count_tokens_many
@@ -170,8 +172,7 @@ def assemble(
     heads = dict(zip(sections, count_tokens_many([f"## {s}" for s in sections])))
     chosen: dict[str, list[_Cand]] = {s: [] for s in sections}
     misses, smallest = 0, budget
-    for s in range(0, len(cands), 128):
-        part = cands[s : s + 128]
+    for part in chunks(cands, 128):  # one tokenizer batch
         for c, n in zip(part, count_tokens_many([c.text for c in part])):
             c.tokens = n
         for c in part:
@@ -291,13 +292,7 @@ class CompileService:
 
     def _memory(self, today: date) -> tuple[str, list, int]:
         m = self.memory
-        cats = [
-            c
-            for (c,) in Fact.select(Fact.category)
-            .distinct()
-            .where((Fact.agent == m.agent_id) & (Fact.status == "active"))
-            .tuples()
-        ]
+        cats = fact_rows.active_categories(m.agent_id)
         projects = sorted({c.split(":", 1)[1] for c in cats if c.startswith("proj:")})
         near = ("rule", "meta", "task", "tmp", "episode")
         # one query per section (each best-first), so a huge section cannot hide a small one
@@ -445,16 +440,7 @@ class CompileService:
 
     def _warn_unfit_pinned(self, prov, result: CompileResult) -> None:
         shown = {i for _, ids in prov for i in ids}
-        pinned = [
-            i
-            for (i,) in Fact.select(Fact.id)
-            .where(
-                (Fact.agent == self.memory.agent_id)
-                & (Fact.status == "active")
-                & (Fact.pinned == True)  # noqa: E712 (a peewee expression)
-            )
-            .tuples()
-        ]
+        pinned = [i for i in fact_rows.pinned_ids(self.memory.agent_id)]
         left = [i for i in pinned if i not in shown]
         if left:
             result.warnings.append(

@@ -17,9 +17,9 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from models import Fact
 from services.errors import InvalidInput
 from services.records import FactView, SearchHit
+from services.store import fact_rows
 from services.store.facts import FactFilters
 from services.store.untrusted import DATA_NOTICE, one_line
 
@@ -57,31 +57,8 @@ def _fact_line(f: FactView) -> str:
 
 
 def _entities(memory: MemoryHandle, limit: int = 12) -> tuple[list[str], list[str]]:
-    from peewee import fn
-
-    base = (Fact.agent == memory.agent_id) & (Fact.status == "active")
-    subjects = [
-        s
-        for (s,) in (
-            Fact.select(Fact.subject)
-            .where(base & Fact.subject.is_null(False))
-            .group_by(Fact.subject)
-            .order_by(fn.COUNT(Fact.id).desc(), Fact.subject)
-            .limit(limit)
-            .tuples()
-        )
-    ]
-    cats = [
-        c
-        for (c,) in (
-            Fact.select(Fact.category)
-            .where(base & (Fact.category.startswith("proj:") | Fact.category.startswith("rel:")))
-            .group_by(Fact.category)
-            .order_by(fn.COUNT(Fact.id).desc(), Fact.category)
-            .limit(limit)
-            .tuples()
-        )
-    ]
+    subjects = fact_rows.frequent_values(memory.agent_id, "subject", limit)
+    cats = fact_rows.frequent_values(memory.agent_id, "category", limit, ("proj:", "rel:"))
     return subjects, cats
 
 

@@ -4,9 +4,14 @@ The rows stay behind this module so that their shape is known in one package."""
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import reduce
+from typing import Any
 
-from models import Fact
+import peewee as pw
+
+from models import Fact, FactEntity
 from services.store.chunks import chunks
 
 
@@ -57,3 +62,115 @@ def rewrite_metadata(fact_id: int, change: Callable[[dict], dict]) -> bool:
         return False
     Fact.update(metadata=change(row.metadata)).where(Fact.id == fact_id).execute()
     return True
+
+
+def row(agent_id: int, fact_id: int) -> Any:
+    """An agent's fact row (the model instance), or None."""
+    return Fact.get_or_none((Fact.agent == agent_id) & (Fact.id == fact_id))
+
+
+def rows(agent_id: int, ids: Iterable[int]) -> list[Any]:
+    """An agent's fact rows with these ids (absent and other agents' ids are skipped)."""
+    out: list[Any] = []
+    for part in chunks(list(ids)):
+        out += Fact.select().where((Fact.agent == agent_id) & Fact.id.in_(list(part)))
+    return out
+
+
+def existing(ids: Iterable[int]) -> set[int]:
+    """Those of these fact ids that still exist."""
+    out: set[int] = set()
+    for part in chunks(list(ids)):
+        out.update(i for (i,) in Fact.select(Fact.id).where(Fact.id.in_(list(part))).tuples())
+    return out
+
+
+def not_forgotten(agent_id: int, ids: Iterable[int]) -> set[int]:
+    """Those of an agent's fact ids whose row exists and is not forgotten."""
+    out: set[int] = set()
+    for part in chunks(list(ids)):
+        q = Fact.select(Fact.id).where(
+            (Fact.agent == agent_id) & Fact.id.in_(list(part)) & (Fact.status != "forgotten")
+        )
+        out.update(i for (i,) in q.tuples())
+    return out
+
+
+def active_categories(agent_id: int) -> list[str]:
+    q = Fact.select(Fact.category).distinct().where(_active(agent_id))
+    return [c for (c,) in q.tuples()]
+
+
+def pinned_ids(agent_id: int) -> list[int]:
+    """An agent's active pinned facts."""
+    q = Fact.select(Fact.id).where(_active(agent_id) & (Fact.pinned == True))  # noqa: E712
+    return [i for (i,) in q.tuples()]
+
+
+def frequent_values(agent_id: int, column: str, limit: int, prefixes: tuple[str, ...] = ()) -> list:
+    """The most used values of a column among an agent's active facts (``subject``,
+    ``category``), most used first; only those starting with one of ``prefixes`` if given."""
+    col = getattr(Fact, column)
+    cond = _active(agent_id) & col.is_null(False)
+    if prefixes:
+        cond &= reduce(operator.or_, [col.startswith(p) for p in prefixes])
+    q = (
+        Fact.select(col)
+        .where(cond)
+        .group_by(col)
+        .order_by(pw.fn.COUNT(Fact.id).desc(), col)
+        .limit(limit)
+    )
+    return [v for (v,) in q.tuples()]
+
+
+# facts linked to an entity (people and projects) -------------------------------------------
+def entity_fact_ids(entity_id: int) -> set[int]:
+    q = Fact.select(Fact.id).join(FactEntity, on=(FactEntity.fact == Fact.id))
+    return {i for (i,) in q.where(FactEntity.entity == entity_id).tuples()}
+
+
+def entity_facts(entity_id: int) -> list[tuple]:
+    """(id, content, status, created_at, link source, fact source, source ref), oldest first."""
+    q = (
+        Fact.select(
+            Fact.id,
+            Fact.content,
+            Fact.status,
+            Fact.created_at,
+            FactEntity.source,
+            Fact.source,
+            Fact.source_ref,
+        )
+        .join(FactEntity, on=(FactEntity.fact == Fact.id))
+        .where(FactEntity.entity == entity_id)
+        .order_by(Fact.created_at, Fact.id)
+    )
+    return list(q.tuples())
+
+
+def entity_top_texts(entity_id: int, limit: int) -> list[str]:
+    """The text of an entity's most important active facts, newest first among equals."""
+    q = (
+        Fact.select(Fact.content)
+        .join(FactEntity, on=(FactEntity.fact == Fact.id))
+        .where((FactEntity.entity == entity_id) & (Fact.status == "active"))
+        .order_by(Fact.importance.desc(), Fact.created_at.desc())
+        .limit(limit)
+    )
+    return [c for (c,) in q.tuples()]
+
+
+def entity_mentions(entity_id: int) -> tuple[int, Any, Any]:
+    """(linked facts, first and last of their creation times)."""
+    return (
+        Fact.select(pw.fn.COUNT(Fact.id), pw.fn.MIN(Fact.created_at), pw.fn.MAX(Fact.created_at))
+        .join(FactEntity, on=(FactEntity.fact == Fact.id))
+        .where(FactEntity.entity == entity_id)
+        .tuples()
+        .get()
+    )
+
+
+def _active(agent_id: int) -> Any:
+    return (Fact.agent == agent_id) & (Fact.status == "active")

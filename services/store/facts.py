@@ -20,6 +20,7 @@ from models.entities import FACT_STATUSES, utcnow
 from services.errors import InvalidInput, NotFound
 from services.records import FactView
 from services.store.audit import record_audit
+from services.store.chunks import chunks
 from services.store.text import (
     content_hash,
     require_clean,
@@ -286,8 +287,8 @@ class FactStore:
     def rows(self, ids: Iterable[int]) -> dict[int, FactView]:
         ids = list(ids)
         out: dict[int, FactView] = {}
-        for s in range(0, len(ids), 500):
-            for f in self._q().where(Fact.id.in_(ids[s : s + 500])):
+        for part in chunks(ids):
+            for f in self._q().where(Fact.id.in_(list(part))):
                 out[f.id] = fact_view(f)
         return out
 
@@ -401,8 +402,8 @@ class FactStore:
         ids = [fact_ids] if isinstance(fact_ids, int) else list(fact_ids)
         removed: list[int] = []
         with self.db.atomic():
-            for s in range(0, len(ids), 500):
-                rows = list(self._q().where(Fact.id.in_(ids[s : s + 500])))
+            for part in chunks(ids):
+                rows = list(self._q().where(Fact.id.in_(list(part))))
                 for row in rows:
                     self.audit("delete", row.id, snapshot(row), None, actor=actor, reason=reason)
                     removed.append(row.id)

@@ -12,6 +12,7 @@ from typing import Any
 
 from models import Agent, Fact
 from models.db import is_postgres
+from services.store.chunks import chunks
 from services.store.handle import EngramHandle
 
 
@@ -120,16 +121,15 @@ def _check_vectors(engram: EngramHandle, rep: VerifyReport, repair: bool) -> Non
             chk.missing_vectors = sorted(set(rows) - vec_ids)
             chk.orphan_vectors = sorted(vec_ids - set(rows))
             common = sorted(set(rows) & vec_ids)
-            for s in range(0, len(common), 2000):
-                docs = engram.index.documents(a.id, common[s : s + 2000])
+            for part in chunks(common, 2000):  # vector-store reads, not SQL
+                docs = engram.index.documents(a.id, list(part))
                 chk.stale_vectors += [i for i, d in docs.items() if d != rows[i]]
             chk.stale_vectors.sort()
             if repair and (chk.missing_vectors or chk.orphan_vectors or chk.stale_vectors):
                 engram.index.delete(a.id, chk.orphan_vectors)
                 redo = chk.missing_vectors + chk.stale_vectors
-                for s in range(0, len(redo), 256):
-                    part = redo[s : s + 256]
-                    engram.index.upsert(a.id, part, [rows[i] for i in part])
+                for part in chunks(redo, 256):  # one embedding batch
+                    engram.index.upsert(a.id, list(part), [rows[i] for i in part])
                 rep.repaired[a.slug] = {
                     "orphans_deleted": len(chk.orphan_vectors),
                     "vectors_written": len(redo),

@@ -4,9 +4,8 @@ are touched, and only when the file was read (an unreadable file archives nothin
 
 from __future__ import annotations
 
-import peewee as pw
-
 from services.interop.importers.base import ParsedSource
+from services.store import imported_rows
 from services.store.handle import MemoryHandle
 
 REMOVED = "removed_from_source"
@@ -36,22 +35,12 @@ def archive_removed(memory: MemoryHandle, parsed: ParsedSource, keep: set[int]) 
     absence counts: a fact whose block or text the file still states stays active even when
     storing it this time did not return its id (an error, a lock); and an error while
     checking propagates instead of being read as "removed"."""
-    from models.entities import Fact
 
     files = source_files(parsed)
     if not files:
         return 0
     blocks, texts = _still_stated(memory, parsed)
-    rows = (
-        Fact.select(Fact.id, Fact.metadata, Fact.content_hash)
-        .where(
-            (Fact.agent == memory.agent_id)
-            & Fact.status.in_(("active", "pending"))
-            & (Fact.source == "import")
-            & pw.fn.json_extract(Fact.metadata, "$.source_file").in_(sorted(files))
-        )
-        .tuples()
-    )
+    rows = imported_rows.live_from_files(memory.agent_id, files)
     gone = [
         (fid, meta or {})
         for fid, meta, h in rows
@@ -65,19 +54,10 @@ def archive_removed(memory: MemoryHandle, parsed: ParsedSource, keep: set[int]) 
 def revive_restated(memory: MemoryHandle, items: list) -> dict[int, int]:
     """Items (NewFact) a file states again after a re-import archived them: index → the
     archived fact, which is made active again instead of stored twice."""
-    from models.entities import Fact
     from services.ingest.policy import policy_for
     from services.store.text import content_hash
 
-    rows = (
-        Fact.select(Fact.id, Fact.content_hash, Fact.metadata)
-        .where(
-            (Fact.agent == memory.agent_id)
-            & (Fact.status == "archived")
-            & pw.fn.json_extract(Fact.metadata, f"$.{REMOVED}").is_null(False)
-        )
-        .tuples()
-    )
+    rows = imported_rows.archived_with_flag(memory.agent_id, REMOVED)
     archived = {h: (fid, dict(meta or {})) for fid, h, meta in rows}
     if not archived:
         return {}

@@ -8,6 +8,7 @@ from pathlib import Path
 from services.ingest.pipeline import NewFact
 from services.interop.importers.base import ImportFormatError, ParsedSource
 from services.records import ImportReport
+from services.store import fact_rows
 from services.store.handle import MemoryHandle
 
 _P = "services.interop.importers."
@@ -281,7 +282,7 @@ def _changed_by_user(memory: MemoryHandle, items: list[NewFact]) -> dict[int, in
     fact still exists) or deleted it, each with the edited fact's id (None: deleted). Without
     this, re-importing the source would bring the old wording back and supersede the user's
     correction."""
-    from models.entities import AuditEvent, Fact
+    from models.entities import AuditEvent
     from services.ingest.policy import policy_for
     from services.store.text import content_hash
 
@@ -304,16 +305,7 @@ def _changed_by_user(memory: MemoryHandle, items: list[NewFact]) -> dict[int, in
             edited.setdefault(content_hash(text), fid)
     if not edited and not deleted:
         return {}
-    live = {
-        fid
-        for (fid,) in Fact.select(Fact.id)
-        .where(
-            (Fact.agent == memory.agent_id)
-            & Fact.id.in_(list(edited.values()))
-            & (Fact.status != "forgotten")
-        )
-        .tuples()
-    }
+    live = fact_rows.not_forgotten(memory.agent_id, edited.values())
     out: dict[int, int | None] = {}
     policy = policy_for(memory)
     for i, it in enumerate(items):
