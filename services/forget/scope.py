@@ -14,7 +14,7 @@ import hmac
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from models import Agent, Fact
+from models import Agent
 from models.db import is_postgres
 from models.entities import FACT_STATUSES
 from services.errors import InvalidInput, NotFound
@@ -145,23 +145,22 @@ Why = dict[int, tuple[str, float | None]]
 
 def select_facts(engram: EngramHandle, a: Agent, scope: ForgetScope) -> list[dict]:
     """The facts of agent ``a`` the scope covers, each with why it was chosen."""
-    q = Fact.select(Fact.id, Fact.content, Fact.status).where(Fact.agent == a.id)
     kind = scope.kind
     if kind == "fact":
-        rows = list(q.where(Fact.id.in_(list(scope.fact_ids))))
+        rows = fact_rows.brief_rows(a.id, ids=scope.fact_ids)
         if scope.agent and len(rows) < len(set(scope.fact_ids)):
             missing = set(scope.fact_ids) - {r.id for r in rows}
             raise NotFound(f"no fact {', '.join(map(str, sorted(missing)))} for agent {a.slug!r}")
         why: Why = {r.id: ("id", None) for r in rows}
     elif kind == "before":
-        rows = list(q.where(Fact.created_at < as_dt(scope.before)))
+        rows = fact_rows.brief_rows(a.id, created_before=as_dt(scope.before))
         why = {r.id: ("date", None) for r in rows}
     elif scope.whole:
-        rows = list(q)
+        rows = fact_rows.brief_rows(a.id)
         why = {r.id: ("all", None) for r in rows}
     else:
         why = _matching(engram, a, scope)
-        rows = list(q.where(Fact.id.in_(list(why)))) if why else []
+        rows = fact_rows.brief_rows(a.id, ids=list(why)) if why else []
     excl = set(scope.exclude_ids)
     return [
         {

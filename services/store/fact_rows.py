@@ -73,7 +73,7 @@ def rows(agent_id: int, ids: Iterable[int]) -> list[Any]:
     """An agent's fact rows with these ids (absent and other agents' ids are skipped)."""
     out: list[Any] = []
     for part in chunks(list(ids)):
-        out += Fact.select().where((Fact.agent == agent_id) & Fact.id.in_(list(part)))
+        out.extend(Fact.select().where((Fact.agent == agent_id) & Fact.id.in_(list(part))))
     return out
 
 
@@ -174,3 +174,19 @@ def entity_mentions(entity_id: int) -> tuple[int, Any, Any]:
 
 def _active(agent_id: int) -> Any:
     return (Fact.agent == agent_id) & (Fact.status == "active")
+
+
+def brief_rows(
+    agent_id: int, ids: Iterable[int] | None = None, created_before: Any = None
+) -> list[Any]:
+    """An agent's facts as rows with ``id``, ``content`` and ``status`` only: all of them, those
+    with these ids, or those created before a time."""
+    q = Fact.select(Fact.id, Fact.content, Fact.status).where(Fact.agent == agent_id)
+    if created_before is not None:
+        q = q.where(Fact.created_at < created_before)
+    if ids is None:
+        return list(q)
+    out: list[Any] = []
+    for part in chunks(list(dict.fromkeys(ids))):
+        out.extend(q.where(Fact.id.in_(list(part))))
+    return out

@@ -71,3 +71,35 @@ def test_one_audit_writer_records_the_mcp_client_as_origin(keyword_engram):
         "mcp:cursor",
         "mcp:cursor",
     )
+
+
+def test_listing_reads_compile_and_context_use(keyword_engram):
+    a = keyword_engram.agent("alpha", create=True)
+    ids = [
+        a.remember(t, category=c, subject=s).fact_id
+        for t, c, s in [
+            ("Maria leads the billing project", "proj:billing", "Maria"),
+            ("Maria prefers short reviews", "pref", "Maria"),
+            ("The billing service runs on Fly.io", "proj:billing", "billing"),
+            ("Deploys happen on Tuesdays", "env", None),
+        ]
+    ]
+    a.pin(ids[3])
+    a.edit(ids[1], status="archived")
+
+    assert fact_rows.pinned_ids(a.agent_id) == [ids[3]]
+    assert set(fact_rows.active_categories(a.agent_id)) == {"proj:billing", "env"}
+    assert fact_rows.frequent_values(a.agent_id, "category", 5, ("proj:", "rel:")) == [
+        "proj:billing"
+    ]
+    assert fact_rows.frequent_values(a.agent_id, "subject", 1) == ["billing"] or (
+        fact_rows.frequent_values(a.agent_id, "subject", 1) == ["Maria"]
+    )
+    assert fact_rows.not_forgotten(a.agent_id, [ids[1], ids[2], 10**6]) == {ids[1], ids[2]}
+    assert fact_rows.existing([ids[0], 10**6]) == {ids[0]}
+    brief = fact_rows.brief_rows(a.agent_id, ids=[ids[2], ids[2], ids[0]])
+    assert sorted((r.id, r.status) for r in brief) == [
+        (ids[0], a.get(ids[0]).status),
+        (ids[2], "active"),
+    ]
+    assert {r.id for r in fact_rows.brief_rows(a.agent_id)} == set(ids)
