@@ -121,10 +121,6 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_demo)
 
 
-def _data_dir_arg(ctx):
-    return Path(ctx.data_dir).expanduser().resolve() if ctx.data_dir else None
-
-
 def cmd_hooks(args, ctx):
     from services.integrations import hooks_install as hooks
 

@@ -203,7 +203,3 @@ def _replace(red: Redaction, spans: list[tuple[str, int, int]]) -> Redaction:
         last = b
     out.append(red.text[last:])
     return Redaction("".join(out), red.count + len(spans), red.kinds + [k for k, _, _ in spans])
-
-
-def contains_secret(text: str) -> bool:
-    return redact(text).count > 0

@@ -198,10 +198,6 @@ def read_archive_lines(path: Path) -> tuple[list[dict], int]:
     return lines, skipped
 
 
-def read_archive(path: Path) -> list[dict]:
-    return read_archive_lines(path)[0]
-
-
 def import_archive(engram: EngramHandle, path: Path, slug: str | None = None) -> ArchiveReport:
     lines, skipped = read_archive_lines(Path(path))
     by_type: dict[str, list[dict]] = {}

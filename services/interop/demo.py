@@ -264,7 +264,3 @@ def seed_demo(
                 t = time(rng.randint(8, 20), rng.choice([0, 15, 30, 45]))
                 mem.add_episode(day, text, time=t.strftime("%I:%M %p").lstrip("0"), tags=["demo"])
     return added
-
-
-def is_demo(slug: str) -> bool:
-    return slug.startswith(DEMO_PREFIX)
