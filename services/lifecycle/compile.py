@@ -128,26 +128,9 @@ def _fact_line(r: _Row, dated: bool = False, cat: bool = True) -> str:
 
 
 def _rows(memory: MemoryHandle, where=None, limit: int = CANDIDATES) -> list[_Row]:
-    q = Fact.select(
-        Fact.id,
-        Fact.content,
-        Fact.category,
-        Fact.importance,
-        Fact.pinned,
-        Fact.created_at,
-        Fact.event_date,
-    ).where((Fact.agent == memory.agent_id) & (Fact.status == "active"))
-    if where is not None:
-        q = q.where(where)
-    q = q.order_by(
-        Fact.pinned.desc(),
-        Fact.importance.desc(),
-        Fact.access_count.desc(),
-        Fact.created_at.desc(),
-        Fact.id.desc(),
-    ).limit(limit)
     return [
-        _Row(r[0], r[1], r[2] or "fact", float(r[3]), bool(r[4]), r[5], r[6]) for r in q.tuples()
+        _Row(r[0], r[1], r[2] or "fact", float(r[3]), bool(r[4]), r[5], r[6])
+        for r in fact_rows.ranked_active(memory.agent_id, where, limit)
     ]
 
 

@@ -190,3 +190,28 @@ def brief_rows(
     for part in chunks(list(dict.fromkeys(ids))):
         out.extend(q.where(Fact.id.in_(list(part))))
     return out
+
+
+def ranked_active(agent_id: int, where: Any = None, limit: int | None = None) -> list[tuple]:
+    """An agent's active facts as (id, content, category, importance, pinned, created_at,
+    event_date), most worth keeping first: pinned, then importance, use and recency. ``where``
+    narrows them (a peewee expression over ``Fact``, built by the caller)."""
+    q = Fact.select(
+        Fact.id,
+        Fact.content,
+        Fact.category,
+        Fact.importance,
+        Fact.pinned,
+        Fact.created_at,
+        Fact.event_date,
+    ).where(_active(agent_id))
+    if where is not None:
+        q = q.where(where)
+    q = q.order_by(
+        Fact.pinned.desc(),
+        Fact.importance.desc(),
+        Fact.access_count.desc(),
+        Fact.created_at.desc(),
+        Fact.id.desc(),
+    ).limit(limit)
+    return list(q.tuples())
