@@ -3,9 +3,14 @@ them instead of querying rows themselves), and the one audit writer, on a real s
 
 from __future__ import annotations
 
+import pytest
+
 from models import AuditEvent, Fact
 from services.store import fact_rows
 from services.store.audit import record_audit
+
+# the same reads and writes on the local store and on a team store (PostgreSQL)
+pytestmark = pytest.mark.backends("sqlite", "postgres")
 
 
 def test_texts_by_agent_and_by_id_across_agents(keyword_engram):
