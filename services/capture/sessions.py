@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from models import Session
-from models.entities import utcnow
+from models.tables import utcnow
 from services.capture.episode_summary import (
     compose,
     did,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from models import AuditEvent
-from models.entities import ENTITY_TYPES, Entity, EntityCandidate, EntityRelation, FactEntity
+from models.tables import ENTITY_TYPES, Entity, EntityCandidate, EntityRelation, FactEntity
 from services.entities.extract import entity_key
 from services.entities.linking import refresh
 from services.errors import InvalidInput, NotFound

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 
 from models import Fact
 from models.db import is_postgres
-from models.entities import Entity, EntityRelation, FactEntity, utcnow
+from models.tables import Entity, EntityRelation, FactEntity, utcnow
 from services.entities.extract import Mention, _product_like, entity_key, extract
 from services.entities.identity import by_name, resolve
 from services.entities.lexicon import TOOLS

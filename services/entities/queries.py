@@ -8,7 +8,7 @@ from datetime import datetime
 
 from peewee import fn
 
-from models.entities import Entity, EntityCandidate, EntityRelation, FactEntity
+from models.tables import Entity, EntityCandidate, EntityRelation, FactEntity
 from services.entities.extract import entity_key, extract
 from services.errors import InvalidInput, NotFound
 from services.store import fact_rows

@@ -16,7 +16,7 @@ from datetime import date, datetime
 
 from models import Agent
 from models.db import is_postgres
-from models.entities import FACT_STATUSES
+from models.tables import FACT_STATUSES
 from services.errors import InvalidInput, NotFound
 from services.forget.matching import contains, fold, same_numbers
 from services.store import fact_rows

@@ -32,7 +32,7 @@ from pathlib import Path
 import peewee as pw
 
 from models import Agent, AuditEvent, CompiledLayer, Episode, Fact, Session
-from models.entities import utcnow
+from models.tables import utcnow
 from services.errors import InvalidInput
 from services.ingest.policy import Target, WritePolicy, scrub_snapshot
 from services.interop.export_log import record_export

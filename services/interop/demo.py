@@ -11,7 +11,7 @@ import random
 from datetime import datetime, time, timedelta
 from typing import Any
 
-from models.entities import utcnow
+from models.tables import utcnow
 from services.ingest.pipeline import NewFact
 from services.store.handle import EngramHandle
 

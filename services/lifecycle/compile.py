@@ -22,7 +22,7 @@ from datetime import date, datetime, timedelta
 import peewee as pw
 
 from models import CompiledLayer, Fact
-from models.entities import utcnow
+from models.tables import utcnow
 from services.errors import EngramError
 from services.lifecycle.config import LifecycleConfig, config_for
 from services.store import fact_rows

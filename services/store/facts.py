@@ -16,7 +16,7 @@ from typing import Any
 import peewee as pw
 
 from models import AuditEvent, Fact
-from models.entities import FACT_STATUSES, utcnow
+from models.tables import FACT_STATUSES, utcnow
 from services.errors import InvalidInput, NotFound
 from services.records import FactView
 from services.store.audit import record_audit
@@ -59,7 +59,7 @@ EDITABLE = (
 
 
 class FactStatus(StrEnum):
-    """A fact's status (``models.entities.FACT_STATUSES``), comparable with the plain strings."""
+    """A fact's status (``models.tables.FACT_STATUSES``), comparable with the plain strings."""
 
     ACTIVE = "active"
     ARCHIVED = "archived"

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from models import Fact
-from models.entities import utcnow
+from models.tables import utcnow
 from services.errors import InvalidInput, NotFound
 from services.records import FactView
 from services.store.facts import fact_view, snapshot

@@ -282,7 +282,7 @@ def _changed_by_user(memory: MemoryHandle, items: list[NewFact]) -> dict[int, in
     fact still exists) or deleted it, each with the edited fact's id (None: deleted). Without
     this, re-importing the source would bring the old wording back and supersede the user's
     correction."""
-    from models.entities import AuditEvent
+    from models.tables import AuditEvent
     from services.ingest.policy import policy_for
     from services.store.text import content_hash
 
