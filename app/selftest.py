@@ -15,6 +15,7 @@ import shutil
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 FACTS = [
     ("pref", "Prefers pnpm over npm for JavaScript projects"),
@@ -37,7 +38,7 @@ def run_self_test() -> int:
         from services.ingest.pipeline import NewFact
 
         out["version"] = __version__
-        eng = Engram.open(StoreConfig(data_dir=tmp))
+        eng = Engram.open(StoreConfig(data_dir=Path(tmp)))
         try:
             if not eng.semantic_enabled:
                 raise RuntimeError(eng.semantic_error or "semantic search is off")
@@ -63,10 +64,10 @@ def run_self_test() -> int:
         from PySide6.QtCore import qVersion
         from PySide6.QtWidgets import QApplication, QLabel
 
-        app = QApplication.instance() or QApplication(["engram-selftest"])
+        _app = QApplication.instance() or QApplication(["engram-selftest"])
         QLabel("Engram").adjustSize()
         out["qt"] = qVersion()
-        out["qt_platform"] = app.platformName()
+        out["qt_platform"] = QApplication.platformName()
         out["ok"] = True
     except Exception as exc:  # a self-test reports, it does not crash
         out["error"] = f"{type(exc).__name__}: {exc}"

@@ -1,7 +1,7 @@
 """Persistence: peewee models over SQLite (FTS5 for exact search), schema and migrations."""
 
 from models.db import connect_database, database_proxy, open_database
-from models.entities import (
+from models.tables import (
     ALL_MODELS,
     Agent,
     AuditEvent,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import peewee as pw
 
-from models.entities import ALL_MODELS, ENTITY_MODELS, SchemaVersion
+from models.tables import ALL_MODELS, ENTITY_MODELS, SchemaVersion
 
 FTS_SQL = [
     # External-content FTS5: the text lives once, in fact/episode; triggers keep the index

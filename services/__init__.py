@@ -38,8 +38,8 @@ _EXPORTS: dict[str, str] = {
     "DiscoveredSource": "services.interop.discover",
     # facts and writes
     "FactFilters": "services.store.facts",
-    "FACT_STATUSES": "models.entities",
-    "MEMORY_TYPES": "models.entities",
+    "FACT_STATUSES": "models.tables",
+    "MEMORY_TYPES": "models.tables",
     "FactStatus": "services.store.facts",
     "agent_stats": "services.store.stats",
     "ReviewItem": "services.store.review",
@@ -131,7 +131,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazily
-    from models.entities import FACT_STATUSES, MEMORY_TYPES
+    from models.tables import FACT_STATUSES, MEMORY_TYPES
     from services.capture.folders import ingest_folder
     from services.capture.sessions import ingest_session
     from services.config import StoreConfig

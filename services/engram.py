@@ -6,11 +6,13 @@ scoped to one agent through which all fact, episode, ingest and search calls go.
 
 from __future__ import annotations
 
+import builtins
 import logging
 import re
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from models import Agent, Fact, connect_database
 from services.config import StoreConfig
@@ -45,7 +47,7 @@ class Engram:
         self._key: bytes | None = None
         self._lock = threading.Lock()
         self.notes: list[str] = []  # said once on open (permissions tightened, …)
-        self.recompiler = None  # set by follow_changes: compiled layers follow writes
+        self.recompiler: Any = None  # set by follow_changes: compiled layers follow writes
 
     # lifecycle ---------------------------------------------------------------------------
     @classmethod
@@ -480,7 +482,7 @@ class AgentMemory:
     def unpin(self, fact_id: int) -> FactView:
         return self.facts.unpin(fact_id)
 
-    def delete(self, fact_ids, **kw) -> list[int]:
+    def delete(self, fact_ids, **kw) -> builtins.list[int]:
         return self.facts.delete(fact_ids, **kw)
 
     # reads -------------------------------------------------------------------------------
@@ -493,7 +495,7 @@ class AgentMemory:
         touch: bool = True,
         weights: SearchWeights | None = None,
         **kw,
-    ) -> list[SearchHit]:
+    ) -> builtins.list[SearchHit]:
         if mode == "semantic" and not self.engram.semantic_enabled:
             raise ModelUnavailable(self.engram.semantic_error or "semantic search is off")
         if mode != "keyword":
@@ -502,7 +504,7 @@ class AgentMemory:
             query, k=k, filters=filters, mode=mode, touch=touch, weights=weights, **kw
         )
 
-    def recall_episodes(self, query: str, k: int = 5, **kw) -> list:
+    def recall_episodes(self, query: str, k: int = 5, **kw) -> builtins.list:
         """Sessions the query is about (``services.search.episodes``), best first."""
         from services.search.episodes import recall_episodes
 

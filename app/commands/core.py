@@ -242,7 +242,7 @@ def cmd_remember(args, ctx):
 
 def _status(value: str | None) -> str | None:
     """``all`` means every status; an unknown one is an error, not an empty list."""
-    from models.entities import FACT_STATUSES
+    from models.tables import FACT_STATUSES
     from services.errors import InvalidInput
 
     if value is None or value == "all":

@@ -67,9 +67,9 @@ def _mem(args, ctx):
 def cmd_entities(args, ctx) -> int:
     mem = _mem(args, ctx)
     if args.relink:
-        from models import Fact
+        from services.store.fact_rows import fact_ids
 
-        ids = [f for (f,) in Fact.select(Fact.id).where(Fact.agent == mem.agent_id).tuples()]
+        ids = fact_ids(mem.agent_id)
         for fid in ids:
             mem.entities.relink(fid)
         print(f"relinked {len(ids)} fact(s)")

@@ -128,10 +128,6 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_demo)
 
 
-def _data_dir_arg(ctx):
-    return Path(ctx.data_dir).expanduser().resolve() if ctx.data_dir else None
-
-
 def cmd_hooks(args, ctx):
     from services.integrations import hooks_install as hooks
 
@@ -353,11 +349,11 @@ def cmd_sync(args, ctx):
     else:
         for c in rep.changes:
             print(c)
-        for c in rep.conflicts:
+        for k in rep.conflicts:
             print(
-                f"CONFLICT {c.file} fact {c.fact_id}: {c.reason}\n"
-                f"  file:   {c.file_text if c.file_text is not None else '(removed)'}\n"
-                f"  engram: {c.engram_text if c.engram_text is not None else '(removed)'}"
+                f"CONFLICT {k.file} fact {k.fact_id}: {k.reason}\n"
+                f"  file:   {k.file_text if k.file_text is not None else '(removed)'}\n"
+                f"  engram: {k.engram_text if k.engram_text is not None else '(removed)'}"
             )
         print(
             f"pulled {rep.pulled}, pushed {rep.pushed}, conflicts {len(rep.conflicts)}"

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import argparse
 from datetime import date, datetime
+from typing import TYPE_CHECKING
 
 from app.cli import emit_json
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from services.engram import AgentMemory, Engram
 
 
 def _day(s: str) -> datetime:
@@ -113,7 +119,7 @@ def cmd_ingest_session(args, ctx) -> int:
     return 0
 
 
-def _ingest_folder(memory, folder, args) -> int:
+def _ingest_folder(memory: AgentMemory, folder: Path, args: argparse.Namespace) -> int:
     from services.capture.folders import ingest_folder
 
     rep = ingest_folder(memory, folder, fmt=args.fmt)
@@ -177,7 +183,7 @@ def cmd_review(args, ctx) -> int:
     return 0 if not receipt or not receipt["counts"].get("remaining_after_verify") else 1
 
 
-def _review_list(eng, args) -> int:
+def _review_list(eng: Engram, args: argparse.Namespace) -> int:
     slugs = [args.agent] if args.agent else [a.slug for a in eng.agents(with_counts=False)]
     rows = []
     for slug in slugs:

@@ -217,8 +217,8 @@ class ClaudeCodeReader:
             self.recs.append(_Rec(uid, "assistant", text, ts, msg_id))
 
     def _tool_use(self, block: dict, uid: str | None, ts) -> None:
-        name = block.get("name") if isinstance(block.get("name"), str) else "tool"
-        inp = block.get("input") if isinstance(block.get("input"), dict) else {}
+        name: str = block["name"] if isinstance(block.get("name"), str) else "tool"
+        inp: dict = block["input"] if isinstance(block.get("input"), dict) else {}
         if name in EDIT_TOOLS:
             path = inp.get("file_path") or inp.get("notebook_path") or ""
             ev = Event("edit", str(path), True, ts, uid)
@@ -296,7 +296,7 @@ def _settle_tools(t: Transcript) -> None:
         if e.kind == "result":
             continue
         if e.kind in ("edit", "command", "tool", "read"):
-            res = results.get(e.call_id)
+            res = results.get(e.call_id) if e.call_id else None
             e.ok = res is not None and res.ok
         kept.append(e)
     t.events = kept

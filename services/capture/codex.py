@@ -85,7 +85,8 @@ class CodexReader:
                 return
             payload, kind = obj, "response_item"
         if kind == "session_meta":
-            self._meta(payload.get("meta") if isinstance(payload.get("meta"), dict) else payload)
+            meta = payload.get("meta")
+            self._meta(meta if isinstance(meta, dict) else payload)
         elif kind == "turn_context" and self.t.cwd is None and isinstance(payload.get("cwd"), str):
             self.t.cwd = payload["cwd"]
         elif kind == "response_item":
@@ -131,11 +132,8 @@ class CodexReader:
         name = str(item.get("name") or item.get("type") or "tool")
         call_id = item.get("call_id") or item.get("id")
         args = item.get("arguments") if isinstance(item.get("arguments"), str) else None
-        parsed = (
-            _json(args)
-            if args
-            else (item.get("action") if isinstance(item.get("action"), dict) else {})
-        )
+        action = item.get("action")
+        parsed: dict = _json(args) if args else (action if isinstance(action, dict) else {})
         if name == "apply_patch" or "*** Begin Patch" in str(item.get("input") or ""):
             for f in _PATCH_FILE.findall(str(item.get("input") or parsed.get("input") or "")):
                 self.t.events.append(Event("edit", f.strip(), True, ts, call_id=call_id))
@@ -151,7 +149,7 @@ class CodexReader:
             self.calls[call_id] = ev
 
     def _output(self, item: dict) -> None:
-        ev = self.calls.get(item.get("call_id"))
+        ev = self.calls.get(str(item.get("call_id")))
         if ev is None:
             return
         out = item.get("output")

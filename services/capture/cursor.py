@@ -52,7 +52,8 @@ def read_cursor(path: Path) -> Transcript:
 
 
 def _read_txt(path: Path, t: Transcript) -> None:
-    role, buf, skipping = None, [], False
+    role, skipping = None, False
+    buf: list[str] = []
 
     def flush():
         text = _QUERY.sub("", "\n".join(buf)).strip()

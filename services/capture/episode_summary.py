@@ -10,7 +10,6 @@ from pathlib import PurePath
 
 from services.capture.extract import sentences
 
-OUTCOMES = ("done", "rejected", "interrupted", "failed", "open")
 # Commands that change the tool, not the work: a session of only these did nothing.
 _SLASH_ONLY = re.compile(
     r"^/(?:clear|exit|quit|model|compact|help|status|cost|config|login|logout|resume|mcp|"

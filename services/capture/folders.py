@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from services.errors import InvalidInput
+from services.store.handle import MemoryHandle
 
 MAX_FILES = 20_000
 
@@ -63,7 +64,7 @@ def session_files(folder: Path) -> Iterator[Path]:
 
 
 def ingest_folder(
-    memory, folder, config=None, secrets=None, fmt: str | None = None
+    memory: MemoryHandle, folder, config=None, secrets=None, fmt: str | None = None
 ) -> FolderReport:
     from services.capture.sessions import ingest_session
 

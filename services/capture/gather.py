@@ -72,6 +72,8 @@ def _llm_facts(t, cfg, secrets, report) -> list[ExtractedFact] | None:
 
     try:
         client = client_from_config(cfg, secrets)
+        if client is None:  # the caller checked endpoint and model
+            return None
         facts = llm_extract(client, [m.text for m in t.messages if m.role == "user"])
     except LLMError as exc:
         report.warnings.append(f"{exc}; used the offline extractor only")

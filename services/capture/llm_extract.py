@@ -37,7 +37,7 @@ def parse_facts_json(text: str) -> list[ExtractedFact]:
     body = m.group(1) if m else (text or "").strip()
     try:
         data = json.loads(body)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise LLMError(f"LLM answer is not valid JSON ({exc.msg} at char {exc.pos})") from exc
     if isinstance(data, dict) and isinstance(data.get("facts"), list):
         data = data["facts"]  # a common wrapper; the items are still checked one by one
@@ -59,7 +59,9 @@ def parse_facts_json(text: str) -> list[ExtractedFact]:
         if not _valid_category(cat):
             raise LLMError(f"LLM fact #{i + 1}: unknown category {cat!r}")
         out.append(
-            ExtractedFact(" ".join(fact.split()), cat, float(imp), "llm", tags=["session", "llm"])
+            ExtractedFact(
+                " ".join(fact.split()), str(cat), float(imp), "llm", tags=["session", "llm"]
+            )
         )
     return out
 

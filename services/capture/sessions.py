@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from models import Session
-from models.entities import utcnow
+from models.tables import utcnow
 from services.capture.episode_summary import (
     compose,
     did,
@@ -33,6 +33,7 @@ from services.ingest.pipeline import NewFact
 from services.ingest.policy import Target, WritePolicy, policy_for
 from services.lifecycle.config import LifecycleConfig, config_for
 from services.lifecycle.gc import hot_count
+from services.store.handle import MemoryHandle
 from services.store.review import review_metadata
 from services.store.text import normalize
 
@@ -184,7 +185,7 @@ def _new_fact(
         tags=list(f.tags),
         status=status,
         created_at=stamp,
-        event_date=local_time(stamp).date() if stamp else None,
+        event_date=lt.date() if (lt := local_time(stamp)) else None,
         confidence=f.confidence,
         metadata={
             "tier": "short",
@@ -196,7 +197,7 @@ def _new_fact(
     )
 
 
-def _store_facts(memory, facts, t, sid, path, cfg, report: SessionReport) -> None:
+def _store_facts(memory: MemoryHandle, facts, t, sid, path, cfg, report: SessionReport) -> None:
     room = max(0, int(cfg.pending_threshold) - hot_count(memory))
     items = []
     for f in facts:
@@ -214,7 +215,7 @@ def _store_facts(memory, facts, t, sid, path, cfg, report: SessionReport) -> Non
             report.facts_updated += _update_earlier(memory, r.fact_id, it, sid)
 
 
-def _update_earlier(memory, fid: int, item: NewFact, sid: str) -> int:
+def _update_earlier(memory: MemoryHandle, fid: int, item: NewFact, sid: str) -> int:
     """A later session restating what an earlier one taught, in other words: the fact takes
     the newer wording and provenance; the edit is audited, so the old text stays in its
     history. Facts the user wrote, pinned or reviewed are left as they are."""
@@ -245,7 +246,9 @@ def _chunks(exchanges: list[Exchange], cfg) -> list[list[Exchange]]:
     return [exchanges[i : i + n] for i in range(0, len(exchanges), n)]
 
 
-def _store_episodes(memory, t, exchanges, facts, asks, row, path, report, cfg) -> None:
+def _store_episodes(
+    memory: MemoryHandle, t, exchanges, facts, asks, row, path, report, cfg
+) -> None:
     if t.warmup or not real_asks(exchanges):
         return  # a /clear-only, warm-up or command-only session did nothing to remember
     chunks = _chunks(exchanges, cfg) or [[]]
@@ -288,7 +291,7 @@ def _facts_in(facts, chunk, end):
     return [f for f in facts if f.timestamp and start and end and start <= f.timestamp <= end]
 
 
-def _early_exit(memory, path: Path, session_id: str | None) -> SessionReport | None:
+def _early_exit(memory: MemoryHandle, path: Path, session_id: str | None) -> SessionReport | None:
     if not session_id and path.is_file():
         peeked = peek_session_id(path)
         if peeked and _processed(memory, peeked):
@@ -299,7 +302,7 @@ def _early_exit(memory, path: Path, session_id: str | None) -> SessionReport | N
 
 
 def ingest_session(
-    memory,
+    memory: MemoryHandle,
     path,
     session_id: str | None = None,
     fmt: str | None = None,
@@ -346,7 +349,7 @@ def ingest_session(
     return report
 
 
-def _processed(memory, sid: str) -> bool:
+def _processed(memory: MemoryHandle, sid: str) -> bool:
     return (
         Session.select()
         .where(

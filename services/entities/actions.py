@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from models import AuditEvent, Fact
-from models.entities import ENTITY_TYPES, Entity, EntityCandidate, EntityRelation, FactEntity
+from models import AuditEvent
+from models.tables import ENTITY_TYPES, Entity, EntityCandidate, EntityRelation, FactEntity
 from services.entities.extract import entity_key
 from services.entities.linking import refresh
 from services.errors import InvalidInput, NotFound
+from services.store import fact_rows
+from services.store.audit import record_audit
 
 Clean = Callable[[str], "str | None"]
 _ENTITY_FIELDS = ("id", "name", "key", "type", "aliases", "mention_count")
@@ -54,10 +56,7 @@ def state(entity_ids: Iterable[int]) -> dict:
 def _put_back(snap: dict, drop: Iterable[int]) -> None:
     ids = sorted(set(snap["ids"]) | set(drop))
     Entity.delete().where(Entity.id.in_(ids)).execute()  # cascades links, relations, candidates
-    live_facts = {
-        f
-        for (f,) in Fact.select(Fact.id).where(Fact.id.in_([l[0] for l in snap["links"]])).tuples()
-    }
+    live_facts = fact_rows.existing(l[0] for l in snap["links"])
     for e in snap["entities"]:
         Entity.insert(**e).execute()
     for f, e, s in snap["links"]:
@@ -99,15 +98,7 @@ class EntityActions:
         return ok
 
     def _audit(self, action: str, before: dict, after: dict, reason: str) -> int:
-        return AuditEvent.create(
-            agent=self.agent_id,
-            fact_id=None,
-            action=action,
-            before=before,
-            after=after,
-            actor="user",
-            reason=reason,
-        ).id
+        return record_audit(self.agent_id, action, None, before, after, "user", reason)
 
     def merge(self, target_id: int, other_ids: Iterable[int]) -> int:
         target = self._get(target_id)

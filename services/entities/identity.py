@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 from models.db import is_postgres
-from models.entities import Entity, EntityCandidate, FactEntity
+from models.tables import Entity, EntityCandidate, FactEntity
 from services.entities.extract import Mention, entity_key
 
 

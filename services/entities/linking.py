@@ -10,15 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from peewee import fn
-
 from models import Fact
 from models.db import is_postgres
-from models.entities import Entity, EntityRelation, FactEntity, utcnow
+from models.tables import Entity, EntityRelation, FactEntity, utcnow
 from services.entities.extract import Mention, _product_like, entity_key, extract
 from services.entities.identity import by_name, resolve
 from services.entities.lexicon import TOOLS
 from services.entities.relations import stated_relations
+from services.store import fact_rows
 
 Clean = Callable[[str], "str | None"]
 SOURCE_RANK = {"extracted": 0, "subject-key": 1, "import": 2, "user": 3}
@@ -239,13 +238,7 @@ def _link(row: Fact, e: Entity, source: str) -> int:
 def refresh(entity_ids: Iterable[int] | int) -> None:
     """Mention count and first/last mention from the entity's linked facts."""
     for eid in [entity_ids] if isinstance(entity_ids, int) else entity_ids:
-        n, first, last = (
-            Fact.select(fn.COUNT(Fact.id), fn.MIN(Fact.created_at), fn.MAX(Fact.created_at))
-            .join(FactEntity, on=(FactEntity.fact == Fact.id))
-            .where(FactEntity.entity == eid)
-            .tuples()
-            .get()
-        )
+        n, first, last = fact_rows.entity_mentions(eid)
         if n:
             Entity.update(mention_count=n, first_mentioned=first, last_mentioned=last).where(
                 Entity.id == eid

@@ -8,10 +8,10 @@ from datetime import datetime
 
 from peewee import fn
 
-from models import Fact
-from models.entities import Entity, EntityCandidate, EntityRelation, FactEntity
+from models.tables import Entity, EntityCandidate, EntityRelation, FactEntity
 from services.entities.extract import entity_key, extract
 from services.errors import InvalidInput, NotFound
+from services.store import fact_rows
 from services.store.text import words
 
 
@@ -110,22 +110,7 @@ def page(agent_id: int, entity_id: int) -> EntityPage:
     e = Entity.get_or_none((Entity.id == entity_id) & (Entity.agent == agent_id))
     if e is None:
         raise NotFound(f"no entity {entity_id} for this agent")
-    facts = [
-        EntityFact(*row)
-        for row in Fact.select(
-            Fact.id,
-            Fact.content,
-            Fact.status,
-            Fact.created_at,
-            FactEntity.source,
-            Fact.source,
-            Fact.source_ref,
-        )
-        .join(FactEntity, on=(FactEntity.fact == Fact.id))
-        .where(FactEntity.entity == e.id)
-        .order_by(Fact.created_at, Fact.id)
-        .tuples()
-    ]
+    facts = [EntityFact(*row) for row in fact_rows.entity_facts(e.id)]
     rels = []
     for r in EntityRelation.select().where(
         (EntityRelation.src == e.id) | (EntityRelation.dst == e.id)
@@ -190,14 +175,6 @@ def relevant(
     hits = list((full or partial).values())[:limit]
     out = []
     for e in hits:
-        lines = [
-            c
-            for (c,) in Fact.select(Fact.content)
-            .join(FactEntity, on=(FactEntity.fact == Fact.id))
-            .where((FactEntity.entity == e.id) & (Fact.status == "active"))
-            .order_by(Fact.importance.desc(), Fact.created_at.desc())
-            .limit(facts)
-            .tuples()
-        ]
+        lines = fact_rows.entity_top_texts(e.id, facts)
         out.append((view(e), lines))
     return out

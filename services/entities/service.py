@@ -9,6 +9,8 @@ from models import Fact
 from services.entities import linking, queries
 from services.entities.actions import EntityActions
 from services.entities.queries import EntityPage, EntityView
+from services.store import fact_rows
+from services.store.handle import MemoryHandle
 
 
 class EntityService:
@@ -34,11 +36,11 @@ class EntityService:
 
     # linking (the pipeline and edits call these)
     def link(self, fact_ids: Iterable[int]) -> None:
-        for row in Fact.select().where((Fact.agent == self.agent_id) & Fact.id.in_(list(fact_ids))):
+        for row in fact_rows.rows(self.agent_id, fact_ids):
             linking.link_fact(self.agent_id, row, self.clean)
 
     def relink(self, fact_id: int) -> None:
-        row = Fact.get_or_none((Fact.agent == self.agent_id) & (Fact.id == fact_id))
+        row = fact_rows.row(self.agent_id, fact_id)
         if row is not None:
             with self.db.atomic():
                 linking.relink(self.agent_id, row, self.clean)
@@ -67,7 +69,7 @@ class EntityService:
         return self._actions.undo(event_id)
 
 
-def link_row(memory, row: Fact) -> None:
+def link_row(memory: MemoryHandle, row: Fact) -> None:
     """The write pipeline's one call: link a fact just inserted (inside its transaction). A
     failure here must not lose the fact: the links are rolled back to a savepoint and logged."""
     import logging

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from models import Fact, FactEntity
 from services.entities.queries import find
 from services.errors import InvalidInput
 from services.forget.files import Terms
 from services.forget.matching import fold
 from services.forget.scope import ForgetScope
+from services.store import fact_rows
+from services.store.handle import EngramHandle
 from services.store.text import words
 
 
@@ -47,23 +48,15 @@ def entity_terms(entity) -> list[str]:
     return out
 
 
-def expand_entity(engram, scope: ForgetScope, name: str) -> ForgetScope:
+def expand_entity(engram: EngramHandle, scope: ForgetScope, name: str) -> ForgetScope:
     if not scope.agent:
         raise InvalidInput("--entity needs --agent (entities belong to one agent)")
     mem = engram.agent(scope.agent)
     entity = find(mem.agent_id, name)
     terms = entity_terms(entity)
-    ids = {
-        f
-        for (f,) in Fact.select(Fact.id)
-        .join(FactEntity, on=(FactEntity.fact == Fact.id))
-        .where(FactEntity.entity == entity.id)
-        .tuples()
-    }
+    ids = fact_rows.entity_fact_ids(entity.id)
     wanted = Terms(terms)
-    for fid, content in (
-        Fact.select(Fact.id, Fact.content).where(Fact.agent == mem.agent_id).tuples()
-    ):
+    for fid, content in fact_rows.fact_texts(mem.agent_id):
         if fid not in ids and wanted.mentions(content):
             ids.add(fid)
     if not ids:  # named only outside the facts (an episode, a file): the terms still go

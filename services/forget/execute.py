@@ -13,7 +13,7 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from models import Agent, AuditEvent, CompiledLayer, Episode, Fact, ForgetReceipt, Session
+from models import Agent, AuditEvent, CompiledLayer, Episode, ForgetReceipt, Session
 from services.errors import InvalidInput
 from services.forget.files import Terms, apply_edit
 from services.forget.preview import NATIVE_NOTE, AgentPreview, ForgetPreview, verify_sample
@@ -22,7 +22,11 @@ from services.forget.scope import ForgetScope, keyed
 from services.forget.scrub import scrub_file
 from services.forget.verify import verify_forgotten
 from services.ingest import forget_rules
+from services.store import fact_rows
+from services.store.audit import record_audit
 from services.store.backup import backup_store
+from services.store.chunks import chunks
+from services.store.handle import EngramHandle
 from services.teamstore import tables_rewritten
 
 STEPS = ["backup", "files", "vectors", "rows", "layers", "compact", "backups", "verify"]
@@ -43,7 +47,7 @@ class _Steps:
 
 
 def run_forget(
-    engram,
+    engram: EngramHandle,
     scope: ForgetScope,
     pv: ForgetPreview,
     progress: Callable[[int, int, str], None] | None = None,
@@ -104,7 +108,9 @@ def run_forget(
     return receipt.id, notes
 
 
-def _edit_files(engram, scope: ForgetScope, pv: ForgetPreview, notes: list[str]) -> int:
+def _edit_files(
+    engram: EngramHandle, scope: ForgetScope, pv: ForgetPreview, notes: list[str]
+) -> int:
     files_done = 0
     exported_gone: set[str] = set()
     for ap in pv.agents:
@@ -126,7 +132,7 @@ def _edit_files(engram, scope: ForgetScope, pv: ForgetPreview, notes: list[str])
     return files_done
 
 
-def _edit_native(engram, pv: ForgetPreview, notes: list[str]) -> dict:
+def _edit_native(engram: EngramHandle, pv: ForgetPreview, notes: list[str]) -> dict:
     """The agents' own files: rewritten, or named as not erased with the reason; then the
     history of a Codex memories repository they are in."""
     from services.forget.git_history import erase_history
@@ -166,7 +172,9 @@ def _edit_native(engram, pv: ForgetPreview, notes: list[str]) -> dict:
     return out
 
 
-def _verify_fact_scope(engram, pv: ForgetPreview, notes: list[str]) -> tuple[int, int, list]:
+def _verify_fact_scope(
+    engram: EngramHandle, pv: ForgetPreview, notes: list[str]
+) -> tuple[int, int, list]:
     """``--fact ID``: texts a kept fact also holds are proven gone by the fact's identity
     (``fact_traces``); the rest go through the full scan. Returns (checked, remaining, the
     texts left for the full scan)."""
@@ -196,7 +204,7 @@ def _verify_fact_scope(engram, pv: ForgetPreview, notes: list[str]) -> tuple[int
     return len(shared), len(found), alone
 
 
-def _verify_after(engram, scope: ForgetScope, pv: ForgetPreview, notes: list[str]):
+def _verify_after(engram: EngramHandle, scope: ForgetScope, pv: ForgetPreview, notes: list[str]):
     remaining = checked = 0
     if scope.kind == "fact":
         checked, remaining, alone = _verify_fact_scope(engram, pv, notes)
@@ -222,7 +230,9 @@ def _verify_after(engram, scope: ForgetScope, pv: ForgetPreview, notes: list[str
     return checked, remaining
 
 
-def delete_rows(engram, scope: ForgetScope, pv: ForgetPreview, key: bytes) -> ForgetReceipt:
+def delete_rows(
+    engram: EngramHandle, scope: ForgetScope, pv: ForgetPreview, key: bytes
+) -> ForgetReceipt:
     counts: dict[str, int] = {}
     hashes: set[str] = set()
     label = scope.label or f"forgotten {datetime.now():%Y-%m-%d %H:%M}"
@@ -244,13 +254,10 @@ def delete_rows(engram, scope: ForgetScope, pv: ForgetPreview, key: bytes) -> Fo
                 counts["rules"] = counts.get("rules", 0) + 1
             # session rows stay (ids and paths, no content, logs cleared): they are the
             # processed-once claims that stop a hook re-reading the same transcript
-            AuditEvent.create(
-                agent=ap.agent_id,
-                fact_id=None,
-                action="forget",
-                before=None,
+            record_audit(
+                ap.agent_id,
+                "forget",
                 after={"scope": scope.kind, "counts": ap.counts()},
-                actor="user",
                 reason="forget (receipt kept)",
             )
         counts["backups"] = len(pv.backups)
@@ -267,24 +274,15 @@ def _rule_terms(scope: ForgetScope, ap: AgentPreview) -> list[str]:
     return ([scope.matching] if scope.matching else []) + [f["content"] for f in ap.facts]
 
 
-def _chunks(ids: list[int], n: int = 500):
-    for s in range(0, len(ids), n):
-        yield ids[s : s + n]
-
-
 def _delete_agent_rows(ap: AgentPreview) -> None:
-    for part in _chunks([f["id"] for f in ap.facts]):
-        Fact.update(superseded_by=None).where(Fact.superseded_by.in_(part)).execute()
-        Fact.delete().where((Fact.agent == ap.agent_id) & Fact.id.in_(part)).execute()
-    for part in _chunks(ap.history):
-        AuditEvent.delete().where(AuditEvent.id.in_(part)).execute()
-    for part in _chunks([e["id"] for e in ap.episodes]):
-        Episode.delete().where(Episode.id.in_(part)).execute()
+    fact_rows.delete_rows(ap.agent_id, [f["id"] for f in ap.facts])
+    for part in chunks(ap.history):
+        AuditEvent.delete().where(AuditEvent.id.in_(list(part))).execute()
+    for part in chunks([e["id"] for e in ap.episodes]):
+        Episode.delete().where(Episode.id.in_(list(part))).execute()
     t = Terms(ap.terms)
     for fid in ap.metadata:
-        row = Fact.get_or_none(Fact.id == fid)
-        if row is not None:
-            Fact.update(metadata=prune_strings(row.metadata, t)).where(Fact.id == fid).execute()
+        fact_rows.rewrite_metadata(fid, lambda meta: prune_strings(meta, t))
     for sinfo in ap.sessions:
         srow = Session.get_or_none(Session.id == sinfo["id"])
         if srow is None:
@@ -313,7 +311,7 @@ def _gone(x, t: Terms) -> bool:
     return isinstance(x, str) and t.mentions(x)
 
 
-def rebuild_leaky_segments(engram, agent_ids: set[int]) -> list[str]:
+def rebuild_leaky_segments(engram: EngramHandle, agent_ids: set[int]) -> list[str]:
     """A vector segment holding forgotten text in slots Chroma never initialised (written
     before the allocator was hardened): rebuild that agent's index from its own vectors,
     then compact, so the segment files are written anew."""
@@ -328,7 +326,7 @@ def rebuild_leaky_segments(engram, agent_ids: set[int]) -> list[str]:
     return notes
 
 
-def recompile(engram, slug: str) -> str:
+def recompile(engram: EngramHandle, slug: str) -> str:
     from services.lifecycle.compile import CompileService
 
     try:

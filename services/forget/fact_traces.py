@@ -11,10 +11,12 @@ are verified by the full scan, as any forget is.
 
 from __future__ import annotations
 
-from models import AuditEvent, CompiledLayer, Fact
+from models import AuditEvent, CompiledLayer
 from models.db import is_postgres
 from services.forget.files import Terms
 from services.forget.matching import fold
+from services.store import fact_rows
+from services.store.handle import EngramHandle
 from services.store.text import fts_query, words
 
 
@@ -28,7 +30,7 @@ def split_shared(terms: list[str]) -> tuple[list[str], dict[str, list[int]]]:
     for x in uniq:
         by_fold.setdefault(fold(x), []).append(x)
     t = Terms(uniq)  # one pass: each text folded once, terms looked up by index
-    for fid, content in Fact.select(Fact.id, Fact.content).tuples():
+    for fid, content in fact_rows.fact_texts():
         if t.mentions(content):
             for f in t.which(content):
                 for x in by_fold.get(f, ()):
@@ -36,10 +38,10 @@ def split_shared(terms: list[str]) -> tuple[list[str], dict[str, list[int]]]:
     return [x for x in uniq if x not in shared], shared
 
 
-def own_traces(engram, ids: list[int], agent_ids: list[int]) -> list[str]:
+def own_traces(engram: EngramHandle, ids: list[int], agent_ids: list[int]) -> list[str]:
     """Places that still hold a forgotten fact by its id."""
     out = []
-    if ids and Fact.select().where(Fact.id.in_(ids)).exists():
+    if ids and fact_rows.any_exist(ids):
         out.append("its fact row")
     if ids and AuditEvent.select().where(AuditEvent.fact_id.in_(ids)).exists():
         out.append("its history")
@@ -50,7 +52,7 @@ def own_traces(engram, ids: list[int], agent_ids: list[int]) -> list[str]:
     return out
 
 
-def fts_has(engram, fid: int, content: str) -> bool:
+def fts_has(engram: EngramHandle, fid: int, content: str) -> bool:
     """Does the full-text index still hold an entry for the forgotten rowid?"""
     if is_postgres(engram.db):
         return False  # the tsvector is a column of the row, gone with it

@@ -108,7 +108,8 @@ def _keep_ending(orig: str, new: str) -> str:
 
 def _entries(text: str, terms: Terms) -> tuple[str, list[str]]:
     parts = text.split(ENTRY_SEP)
-    keep, gone = [], []
+    keep: list[str] = []
+    gone: list[str] = []
     for _i, p in enumerate(parts):
         (gone if terms.mentions(p) else keep).append(p)
     return _keep_ending(text, ENTRY_SEP.join(keep)), gone
@@ -119,7 +120,8 @@ def _blocks(text: str, terms: Terms) -> tuple[str, list[str]]:
     if not starts:
         return _lines(text, terms)
     chunks = [text[: starts[0]]] + [text[a:b] for a, b in zip(starts, starts[1:] + [len(text)])]
-    keep, gone = [], []
+    keep: list[str] = []
+    gone: list[str] = []
     for _i, c in enumerate(chunks):
         (gone if terms.mentions(c) else keep).append(c)
     return "".join(keep), gone
@@ -135,7 +137,8 @@ def _lines(text: str, terms: Terms) -> tuple[str, list[str]]:
 def _jsonl(text: str, terms: Terms, ids: set[int]) -> tuple[str, list[str]]:
     """JSON lines (agent archives): drop a line that mentions a term or belongs to a
     forgotten fact by id (an archived vector or audit event carries no text)."""
-    keep, gone = [], []
+    keep: list[str] = []
+    gone: list[str] = []
     for ln in text.splitlines(keepends=True):
         drop = terms.mentions(ln)
         if not drop and ids:

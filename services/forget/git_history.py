@@ -119,8 +119,8 @@ def _expressions(eds: list, terms: list[str]) -> list[bytes]:
             # be cut out of every other file's history
             if ln and "==>" not in ln and t.mentions(ln):
                 out.append(b"literal:" + ln.encode("utf-8") + b"==>")
-    for t in list(dict.fromkeys(terms))[:MAX_TERMS]:
-        ws = words(t)
+    for term in list(dict.fromkeys(terms))[:MAX_TERMS]:
+        ws = words(term)
         if ws:
             pat = r"(?i)\b" + r"[\W_]+".join(re.escape(w) for w in ws) + r"\b"
             out.append(b"regex:" + pat.encode("utf-8") + b"==>")

@@ -90,7 +90,7 @@ def scan_job(
                 size = 0
             hits = scan_file(f, pats)
             files.append([str(rp), size, sum(hits.values())])
-    out = {
+    out: dict = {
         "files": files,
         "segments": {},
         "vectors": [],
@@ -144,7 +144,7 @@ def segment_owners(chroma_dir: str) -> dict[str, int]:
     }
 
 
-def chroma_compact_job(chroma_dir: str) -> list:
+def chroma_compact_job(chroma_dir: str) -> tuple[list | None, str | None]:
     """Merge Chroma's FTS segments and VACUUM its sqlite; return the live segment ids."""
     f = Path(chroma_dir) / "chroma.sqlite3"
     if not f.is_file():

@@ -15,12 +15,12 @@ import json
 import os
 from pathlib import Path
 
-import peewee as pw
+from services.store.handle import EngramHandle
 
 _TEXT_SUFFIXES = {".md", ".mdc", ".txt", ".jsonl", ".markdown", ""}
 
 
-def linked_files(engram, agent) -> dict[Path, str]:
+def linked_files(engram: EngramHandle, agent) -> dict[Path, str]:
     """Native files linked to one Engram agent: path → import format."""
     out: dict[Path, str] = {}
     state = engram.config.agent_dir(agent.slug) / "writeback.json"
@@ -38,23 +38,13 @@ def linked_files(engram, agent) -> dict[Path, str]:
     return {p: f for p, f in out.items() if _is_text(p)}
 
 
-def _import_sources(engram, agent_id: int) -> list[tuple[str, str]]:
+def _import_sources(engram: EngramHandle, agent_id: int) -> list[tuple[str, str]]:
     """(file, format) of every file the agent's facts were imported from: one pass in SQL
     on SQLite (a million-fact agent is not decoded row by row)."""
-    from models import Fact
     from models.db import is_postgres
+    from services.store import imported_rows
 
-    q = (Fact.agent == agent_id) & (Fact.source == "import")
-    if not is_postgres(engram.db):
-        src = pw.fn.json_extract(Fact.metadata, "$.source_file")
-        fmt = pw.fn.json_extract(Fact.metadata, "$.source_format")
-        rows = Fact.select(src, fmt).where(q & src.is_null(False)).distinct().tuples()
-        return [(str(a), str(b or "")) for a, b in rows]
-    out = set()
-    for (meta,) in Fact.select(Fact.metadata).where(q).tuples():
-        if (meta or {}).get("source_file"):
-            out.add((str(meta["source_file"]), str(meta.get("source_format") or "")))
-    return sorted(out)
+    return imported_rows.sources(agent_id, postgres=is_postgres(engram.db))
 
 
 def installed_files(data_dir: Path | None) -> dict[Path, str]:
@@ -139,7 +129,7 @@ def _is_text(p: Path) -> bool:
     return p.suffix.lower() in _TEXT_SUFFIXES and p.name != "writeback.json"
 
 
-def allowed_roots(engram, agents, linked: dict[Path, str]) -> list[Path]:
+def allowed_roots(engram: EngramHandle, agents, linked: dict[Path, str]) -> list[Path]:
     roots = [Path.home(), Path.cwd(), Path(engram.config.data_dir)]
     roots += [Path(a.workspace).expanduser() for a in agents if a.workspace]
     roots += [p.parent for p in linked]

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from services.forget.files import Terms
+from services.store.handle import EngramHandle
 
 
 def _real(p: Path) -> Path:
@@ -17,7 +18,7 @@ def _real(p: Path) -> Path:
         return Path(p)
 
 
-def native_places(engram, target, others) -> tuple[dict[Path, str], dict[Path, str]]:
+def native_places(engram: EngramHandle, target, others) -> tuple[dict[Path, str], dict[Path, str]]:
     """(files an agent loads that this verify answers for, files of other agents only)."""
     from services.forget.native_files import discovered_files, linked_files
 
@@ -36,7 +37,7 @@ def native_places(engram, target, others) -> tuple[dict[Path, str], dict[Path, s
     return mine, theirs
 
 
-def engram_text_files(engram, target) -> list[Path]:
+def engram_text_files(engram: EngramHandle, target) -> list[Path]:
     """Engram's own text files about the verified agents (compiled layers, exports,
     workspace memory files): read folded too, since a raw byte scan does not see
     "Frob\u00adnitz" as "Frobnitz"."""
@@ -58,7 +59,7 @@ def engram_text_files(engram, target) -> list[Path]:
 _TEXT = {".md", ".json", ".jsonl", ".txt"}
 
 
-def check_engram_text(engram, rep, t: Terms, target) -> None:
+def check_engram_text(engram: EngramHandle, rep, t: Terms, target) -> None:
     from services.forget.native import scan_native
 
     files = {_real(p): "" for p in engram_text_files(engram, target) if p.is_file()}
@@ -71,7 +72,7 @@ def check_engram_text(engram, rep, t: Terms, target) -> None:
     )
 
 
-def check_native(engram, rep, t: Terms, texts: list[str], target, others) -> None:
+def check_native(engram: EngramHandle, rep, t: Terms, texts: list[str], target, others) -> None:
     from services.forget.git_history import history_mentions, is_agent_memory_repo, repo_of
     from services.forget.native import scan_native
 
@@ -81,8 +82,8 @@ def check_native(engram, rep, t: Terms, texts: list[str], target, others) -> Non
     for p in sorted(mine):
         rep.checked.append((f"checked {p}", f"{mine[p] or 'native file'}, folded text"))
         if p in hits:
-            lines = ", ".join(map(str, hits[p][:20]))
-            rep.remaining.append(("native", f"{p} ({mine[p]}), line(s) {lines}"))
+            at = ", ".join(map(str, hits[p][:20]))
+            rep.remaining.append(("native", f"{p} ({mine[p]}), line(s) {at}"))
     for p, lines in scan_native(theirs, t):
         rep.shared.append(("native", f"{p} (imported by another agent), line(s) {lines[:20]}"))
     repos = {r for p in mine if (r := repo_of(p)) is not None and is_agent_memory_repo(r)}

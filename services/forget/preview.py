@@ -8,16 +8,20 @@ workspace files, exports Engram wrote; and store backups holding it.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 
-from models import Agent, AuditEvent, CompiledLayer, Episode, Fact, Session
+from models import Agent, AuditEvent, CompiledLayer, Episode, Session
 from services.forget.files import FileEdit, Terms, plan_file, workspace_files
 from services.forget.raw_scan import byte_pattern, iter_files, scan_file
 from services.forget.scope import ForgetScope, as_dt, select_agents, select_facts
 from services.forget.verify import snapshot_text
+from services.store import fact_rows, imported_rows
 from services.store.backup import store_backups
+from services.store.chunks import chunks
+from services.store.handle import EngramHandle
 
 
 @dataclass
@@ -105,7 +109,7 @@ class ForgetPreview:
         }
 
 
-def build_preview(engram, scope: ForgetScope) -> ForgetPreview:
+def build_preview(engram: EngramHandle, scope: ForgetScope) -> ForgetPreview:
     scope.check()
     pv = ForgetPreview(scope)
     for a in select_agents(scope):
@@ -131,7 +135,7 @@ def build_preview(engram, scope: ForgetScope) -> ForgetPreview:
     return pv
 
 
-def _plan_native(engram, pv: ForgetPreview) -> None:
+def _plan_native(engram: EngramHandle, pv: ForgetPreview) -> None:
     """Every native file an agent loads that mentions the forgotten text: the agent's linked
     files are rewritten; a discovered file not linked to a forgotten agent is rewritten by
     an all-agents forget, and otherwise listed as not erased (it belongs to no agent here)."""
@@ -204,7 +208,7 @@ def _real(p: Path) -> Path:
         return Path(p)
 
 
-def _agent_preview(engram, a: Agent, scope: ForgetScope) -> AgentPreview:
+def _agent_preview(engram: EngramHandle, a: Agent, scope: ForgetScope) -> AgentPreview:
     ap = AgentPreview(a.slug, a.id)
     ap.facts = select_facts(engram, a, scope)
     ids = [f["id"] for f in ap.facts]
@@ -265,13 +269,7 @@ def _history(a: Agent, scope: ForgetScope, t: Terms, id_set: set[int]) -> list[i
     # facts sharing words must not erase the other's past)
     others = {f for _, f in evs if f is not None and f not in id_set}
     own = (
-        {
-            fid
-            for fid, content in Fact.select(Fact.id, Fact.content)
-            .where(Fact.id.in_(list(others)))
-            .tuples()
-            if t.mentions(content)
-        }
+        {fid for fid, content in fact_rows.texts_of(list(others)) if t.mentions(content)}
         if others
         else set()
     )
@@ -284,9 +282,7 @@ def _metadata(a: Agent, t: Terms, id_set: set[int]) -> list[int]:
 
     return [
         fid
-        for fid, meta in Fact.select(Fact.id, Fact.metadata)
-        .where((Fact.agent == a.id) & (Fact.source == "import") & Fact.metadata.is_null(False))
-        .tuples()
+        for fid, meta in imported_rows.metadata_of_imported(a.id)
         if fid not in id_set and meta and t.mentions(snapshot_text(meta))
     ]
 
@@ -311,7 +307,7 @@ def _layers(a: Agent, scope: ForgetScope, t: Terms) -> list[dict]:
     ]
 
 
-def _layer_files(engram, a: Agent, scope: ForgetScope, t: Terms) -> list[FileEdit]:
+def _layer_files(engram: EngramHandle, a: Agent, scope: ForgetScope, t: Terms) -> list[FileEdit]:
     adir = engram.config.agent_dir(a.slug)
     layer_paths = {
         Path(L.path)
@@ -323,7 +319,7 @@ def _layer_files(engram, a: Agent, scope: ForgetScope, t: Terms) -> list[FileEdi
     return [ed for p in sorted(files) if (ed := plan_file(p, t, whole=scope.whole))]
 
 
-def _vectors(engram, a: Agent, ids: list[int]) -> list[int]:
+def _vectors(engram: EngramHandle, a: Agent, ids: list[int]) -> list[int]:
     if not ids:
         return []
     if engram.index is None:
@@ -332,7 +328,9 @@ def _vectors(engram, a: Agent, ids: list[int]) -> list[int]:
     return [i for i in ids if i in present]
 
 
-def _exports(engram, a: Agent, scope: ForgetScope, t: Terms, ids: set[int]) -> list[FileEdit]:
+def _exports(
+    engram: EngramHandle, a: Agent, scope: ForgetScope, t: Terms, ids: set[int]
+) -> list[FileEdit]:
     from services.interop.export_log import exports
 
     out = []
@@ -348,7 +346,7 @@ def _exports(engram, a: Agent, scope: ForgetScope, t: Terms, ids: set[int]) -> l
 VERIFY_SAMPLE = 200
 
 
-def verify_sample(terms: list[str], extra: list[str] = ()) -> list[str]:
+def verify_sample(terms: list[str], extra: Sequence[str] = ()) -> list[str]:
     """The strings a forget re-checks right away: all of them up to VERIFY_SAMPLE, else an
     even spread (``engram forget --verify`` checks any string in full)."""
     uniq = list(dict.fromkeys(t for t in terms if t and t.strip()))
@@ -367,12 +365,11 @@ def backup_holds(path: Path, terms: list[str]) -> bool:
     try:
         con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
         try:
-            for s in range(0, len(hashes), 500):
-                part = hashes[s : s + 500]
+            for part in chunks(hashes):
                 q = "SELECT 1 FROM fact WHERE content_hash IN (%s) LIMIT 1" % ",".join(
                     "?" * len(part)
                 )
-                if con.execute(q, part).fetchone():
+                if con.execute(q, list(part)).fetchone():
                     return True
         finally:
             con.close()

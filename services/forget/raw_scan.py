@@ -312,7 +312,7 @@ def read_hnsw_segment(seg_dir: Path) -> HnswSegment | None:
 
 
 def hnsw_segments(chroma_dir: Path) -> list[HnswSegment]:
-    out = []
+    out: list[HnswSegment] = []
     if not Path(chroma_dir).is_dir():
         return out
     for d in sorted(Path(chroma_dir).iterdir()):

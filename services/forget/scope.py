@@ -14,12 +14,14 @@ import hmac
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from models import Agent, Fact
+from models import Agent
 from models.db import is_postgres
-from models.entities import FACT_STATUSES
+from models.tables import FACT_STATUSES
 from services.errors import InvalidInput, NotFound
 from services.forget.matching import contains, fold, same_numbers
+from services.store import fact_rows
 from services.store.facts import FactFilters
+from services.store.handle import EngramHandle
 from services.store.text import fts_query, normalize, words
 
 SEMANTIC_THRESHOLD = 0.8  # cosine at which a fact is "about" the query without naming it
@@ -103,7 +105,7 @@ class ForgetScope:
 
     def to_receipt(self, key: bytes) -> dict:
         """The scope as a receipt may keep it: the matching text only as a keyed hash."""
-        d = {"kind": self.kind, "agent": self.agent, "all_agents": self.all_agents}
+        d: dict = {"kind": self.kind, "agent": self.agent, "all_agents": self.all_agents}
         if self.fact_ids:
             d["fact_ids"] = sorted(self.fact_ids)
         if self.before:
@@ -132,7 +134,7 @@ def select_agents(scope: ForgetScope) -> list[Agent]:
         if a is None:
             raise NotFound(f"no agent {scope.agent!r} (see `engram agents`)")
         return [a]
-    ids = {r.agent_id for r in Fact.select(Fact.agent).where(Fact.id.in_(list(scope.fact_ids)))}
+    ids = fact_rows.owners(scope.fact_ids)
     if not ids:
         raise NotFound(f"no fact {', '.join(map(str, scope.fact_ids))}")
     return list(Agent.select().where(Agent.id.in_(list(ids))).order_by(Agent.slug))
@@ -141,25 +143,24 @@ def select_agents(scope: ForgetScope) -> list[Agent]:
 Why = dict[int, tuple[str, float | None]]
 
 
-def select_facts(engram, a: Agent, scope: ForgetScope) -> list[dict]:
+def select_facts(engram: EngramHandle, a: Agent, scope: ForgetScope) -> list[dict]:
     """The facts of agent ``a`` the scope covers, each with why it was chosen."""
-    q = Fact.select(Fact.id, Fact.content, Fact.status).where(Fact.agent == a.id)
     kind = scope.kind
     if kind == "fact":
-        rows = list(q.where(Fact.id.in_(list(scope.fact_ids))))
+        rows = fact_rows.brief_rows(a.id, ids=scope.fact_ids)
         if scope.agent and len(rows) < len(set(scope.fact_ids)):
             missing = set(scope.fact_ids) - {r.id for r in rows}
             raise NotFound(f"no fact {', '.join(map(str, sorted(missing)))} for agent {a.slug!r}")
         why: Why = {r.id: ("id", None) for r in rows}
     elif kind == "before":
-        rows = list(q.where(Fact.created_at < as_dt(scope.before)))
+        rows = fact_rows.brief_rows(a.id, created_before=as_dt(scope.before))
         why = {r.id: ("date", None) for r in rows}
     elif scope.whole:
-        rows = list(q)
+        rows = fact_rows.brief_rows(a.id)
         why = {r.id: ("all", None) for r in rows}
     else:
         why = _matching(engram, a, scope)
-        rows = list(q.where(Fact.id.in_(list(why)))) if why else []
+        rows = fact_rows.brief_rows(a.id, ids=list(why)) if why else []
     excl = set(scope.exclude_ids)
     return [
         {
@@ -192,7 +193,7 @@ def reason(scope: ForgetScope, why: str, score: float | None) -> str:
     return why
 
 
-def _matching(engram, a: Agent, scope: ForgetScope) -> Why:
+def _matching(engram: EngramHandle, a: Agent, scope: ForgetScope) -> Why:
     text = scope.matching or ""
     why: Why = {}
     for fid in _keyword_ids(engram, a, text):
@@ -206,7 +207,7 @@ def _matching(engram, a: Agent, scope: ForgetScope) -> Why:
     return why
 
 
-def _keyword_ids(engram, a: Agent, text: str) -> list[int]:
+def _keyword_ids(engram: EngramHandle, a: Agent, text: str) -> list[int]:
     """Facts holding the text: an FTS phrase match, or the normalised text as a substring
     (punctuation and case do not hide a mention)."""
     found: list[int] = []
@@ -220,7 +221,7 @@ def _keyword_ids(engram, a: Agent, text: str) -> list[int]:
     # as whole words too
     found = _whole(found, needle)
     seen = set(found)
-    for fid, content in Fact.select(Fact.id, Fact.content).where(Fact.agent == a.id).tuples():
+    for fid, content in fact_rows.fact_texts(a.id):
         if fid not in seen and contains(fold(content), needle):
             found.append(fid)
     return found
@@ -229,17 +230,13 @@ def _keyword_ids(engram, a: Agent, text: str) -> list[int]:
 def _whole(ids: list[int], needle: str) -> list[int]:
     if not ids:
         return []
-    keep = set()
-    for part in range(0, len(ids), 500):
-        for fid, content in (
-            Fact.select(Fact.id, Fact.content).where(Fact.id.in_(ids[part : part + 500])).tuples()
-        ):
-            if contains(fold(content), needle):
-                keep.add(fid)
+    keep = {fid for fid, content in fact_rows.texts_of(ids) if contains(fold(content), needle)}
     return [fid for fid in ids if fid in keep]
 
 
-def _semantic_ids(engram, a: Agent, text: str, threshold: float) -> list[tuple[int, float]]:
+def _semantic_ids(
+    engram: EngramHandle, a: Agent, text: str, threshold: float
+) -> list[tuple[int, float]]:
     hits = engram.agent(a.slug).search(
         text,
         k=SEMANTIC_K,

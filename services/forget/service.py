@@ -38,6 +38,7 @@ from services.forget.scope import (
 )
 from services.forget.verify import VerifyForgetReport, verify_forgotten
 from services.ingest import forget_rules
+from services.store.handle import EngramHandle
 
 __all__ = [
     "SEMANTIC_K",
@@ -54,7 +55,7 @@ __all__ = [
 
 
 class ForgetService:
-    def __init__(self, engram):
+    def __init__(self, engram: EngramHandle):
         self.e = engram
 
     def preview(self, scope: ForgetScope) -> ForgetPreview:

@@ -15,10 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from models import Agent, AuditEvent, CompiledLayer, Episode, Fact, Session
+from models import Agent, AuditEvent, CompiledLayer, Episode, Session
 from services.errors import NotFound
 from services.forget.files import Terms, workspace_files
+from services.store import fact_rows
 from services.store.backup import db_path
+from services.store.handle import EngramHandle
 
 
 @dataclass
@@ -52,7 +54,7 @@ class VerifyForgetReport:
 
 
 def verify_forgotten(
-    engram, texts, agent: str | None = None, vectors: bool = True
+    engram: EngramHandle, texts, agent: str | None = None, vectors: bool = True
 ) -> VerifyForgetReport:
     texts = [t for t in dict.fromkeys(texts) if t and t.strip()]
     rep = VerifyForgetReport()
@@ -91,7 +93,7 @@ def verify_forgotten(
 class _RawScan:
     """Raw bytes, read in a child process (reading a live db here would drop our locks)."""
 
-    def __init__(self, engram, agent: str | None, others: list[Agent]):
+    def __init__(self, engram: EngramHandle, agent: str | None, others: list[Agent]):
         self.e = engram
         self.agent = agent
         self.data_dir = Path(engram.config.data_dir)
@@ -177,9 +179,7 @@ class _RawScan:
 
 
 def _logical(a: Agent, t: Terms):
-    for fid, content, _subject in (
-        Fact.select(Fact.id, Fact.content, Fact.subject).where(Fact.agent == a.id).tuples()
-    ):
+    for fid, content in fact_rows.fact_texts(a.id):
         if t.mentions(content):
             yield f"fact {fid}", "fact row"
     for ev in AuditEvent.select().where(AuditEvent.agent == a.id):

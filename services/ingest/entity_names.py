@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 from services.ingest.policy import Target, policy_for
 
 if TYPE_CHECKING:  # the façade sits above this package; only its type is used here
-    from services.engram import AgentMemory
+    from services.store.handle import MemoryHandle
 
 
-def name_check(memory: AgentMemory) -> Callable[[str], str | None]:
+def name_check(memory: MemoryHandle) -> Callable[[str], str | None]:
     def clean(name: str) -> str | None:
         verdict = policy_for(memory).sanitize(name, Target.OTHER)
         text = str(verdict.text).strip()

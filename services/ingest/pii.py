@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 POLICIES = ("allow", "ask", "deny")
 KINDS = ("email", "phone", "address", "card", "national-id")
@@ -94,7 +95,8 @@ def find_pii(text: str) -> list[tuple[str, int, int]]:
     return out
 
 
-def policy_for(settings_pii, kind: str) -> str:
+def action_for_kind(settings_pii: str | dict | None, kind: str) -> str:
+    """The action (allow, redact, ask, deny) an agent's ``pii`` setting gives one kind."""
     if isinstance(settings_pii, dict):
         p = settings_pii.get(kind, settings_pii.get("default", "allow"))
     else:
@@ -110,7 +112,7 @@ class PiiResult:
     pending: bool = False
 
 
-def apply_pii(text: str, settings_pii) -> PiiResult:
+def apply_pii(text: str, settings_pii: str | dict | None) -> PiiResult:
     if not settings_pii or settings_pii == "allow":
         return PiiResult(text)
     spans = find_pii(text)
@@ -120,7 +122,7 @@ def apply_pii(text: str, settings_pii) -> PiiResult:
     pieces, last = [], 0
     for kind, a, b in spans:
         res.found[kind] = res.found.get(kind, 0) + 1
-        pol = policy_for(settings_pii, kind)
+        pol = action_for_kind(settings_pii, kind)
         if pol == "deny":
             pieces += [text[last:a], f"[REDACTED:{kind}]"]
             last = b
@@ -132,7 +134,7 @@ def apply_pii(text: str, settings_pii) -> PiiResult:
     return res
 
 
-def validate_policy(value) -> dict | str:
+def validate_policy(value: Any) -> dict | str:
     if isinstance(value, str):
         if value not in POLICIES:
             raise ValueError(f"PII policy must be one of {', '.join(POLICIES)}")

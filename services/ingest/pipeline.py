@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from models import Fact
-from models.entities import MEMORY_TYPES, utcnow
+from models.tables import MEMORY_TYPES, utcnow
 from services.entities.service import link_row
 from services.errors import InvalidInput
 from services.ingest.contradiction import compare, signature

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from services.errors import InvalidInput
 from services.ingest import limits
@@ -24,7 +24,7 @@ from services.ingest.redaction import redact
 from services.store.text import CleanMeta, CleanText
 
 if TYPE_CHECKING:  # the façade sits above this package; only its type is used here
-    from services.engram import AgentMemory
+    from services.store.handle import MemoryHandle
 
 
 class Target(StrEnum):
@@ -91,7 +91,7 @@ class WritePolicy:
     def sanitize(self, text: str | None, target: Target = Target.FACT) -> Verdict:
         return sanitize(text, self, target)
 
-    def tags(self, tags) -> list[CleanText]:
+    def tags(self, tags: Any) -> list[CleanText]:
         """Tags are memory text too (keywords drawn from a session can be a token): a tag the
         policy would change or block is dropped, not stored half-redacted."""
         out: list[CleanText] = []
@@ -119,14 +119,14 @@ class WritePolicy:
         self._memo[memo_key] = out
         return out
 
-    def metadata(self, meta) -> CleanMeta:
+    def metadata(self, meta: Any) -> CleanMeta:
         """Every string in a fact's metadata, keys included, at any depth, through ``field``;
         what the policy blocks is left out."""
         out = _clean_json(meta or {}, self)
         return CleanMeta(out if isinstance(out, dict) else {})
 
 
-def policy_for(memory: AgentMemory) -> WritePolicy:
+def policy_for(memory: MemoryHandle) -> WritePolicy:
     return WritePolicy(
         memory.agent_id, (memory.settings or {}).get("pii"), memory.engram.forget_key()
     )
@@ -169,11 +169,11 @@ def sanitize(text: str | None, policy: WritePolicy, target: Target = Target.FACT
     return verdict
 
 
-def sanitize_for(memory: AgentMemory, text: str | None, target: Target = Target.FACT) -> Verdict:
+def sanitize_for(memory: MemoryHandle, text: str | None, target: Target = Target.FACT) -> Verdict:
     return sanitize(text, policy_for(memory), target)
 
 
-def scrub_snapshot(snap, policy: WritePolicy):
+def scrub_snapshot(snap: Any, policy: WritePolicy) -> Any:
     """An audit snapshot (or any JSON value) with every memory text in it sanitized: archives
     carry before/after copies of facts, and those are memory text too."""
     if isinstance(snap, dict):
@@ -199,7 +199,7 @@ def scrub_snapshot(snap, policy: WritePolicy):
 _DROP = object()
 
 
-def _clean_json(value, policy: WritePolicy):
+def _clean_json(value: Any, policy: WritePolicy) -> Any:
     if isinstance(value, str):
         clean = policy.field(value, strip=False) if value.strip() else CleanText(value)
         return _DROP if clean is None else clean
@@ -216,7 +216,7 @@ def _clean_json(value, policy: WritePolicy):
     return value
 
 
-def _ask_as_deny(setting):
+def _ask_as_deny(setting: Any) -> Any:
     if isinstance(setting, dict):
         return {k: ("deny" if v == "ask" else v) for k, v in setting.items()}
     return "deny" if setting == "ask" else setting

@@ -153,7 +153,7 @@ def _provider_patterns(text: str) -> Redaction:
     total = 0
     for kind, pat in PATTERNS:
 
-        def repl(m, kind=kind):
+        def repl(m: re.Match[str], kind: str = kind) -> str:
             nonlocal total
             if "[REDACTED" in m.group(0):
                 return m.group(0)
@@ -203,7 +203,3 @@ def _replace(red: Redaction, spans: list[tuple[str, int, int]]) -> Redaction:
         last = b
     out.append(red.text[last:])
     return Redaction("".join(out), red.count + len(spans), red.kinds + [k for k, _, _ in spans])
-
-
-def contains_secret(text: str) -> bool:
-    return redact(text).count > 0

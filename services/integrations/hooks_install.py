@@ -41,6 +41,7 @@ from services.errors import InvalidInput
 from services.integrations import config_edit as ce
 from services.integrations import mcp_register
 from services.store.atomic import atomic_write
+from services.store.handle import MemoryHandle
 
 TARGETS = ("claude-code", "codex", "cursor", "gemini", "opencode", "generic")
 MANIFEST = "hooks-installed.json"
@@ -115,7 +116,7 @@ def engram_command(data_dir: Path | None = None) -> str:
     return " ".join(shlex.quote(w) for w in engram_argv(data_dir))
 
 
-def memory_file(memory) -> Path:
+def memory_file(memory: MemoryHandle) -> Path:
     """The compiled memory an agent loads (the lifecycle's ``memory`` layer; before the first
     compile, where it will be written)."""
     from services.lifecycle.compile import latest_layers
@@ -207,6 +208,7 @@ def _settings_with_hooks(
         if kept and kept != old:
             out = ce.json_set(out, ["hooks", event], kept, where)
         elif not kept and old is not None and event in hooks:
+            assert out is not None  # hooks were read from these bytes
             out = ce.json_delete(out, ["hooks", event], where, prune=False)
     if out is not raw and out is not None:
         left = ce.parse_json(out, where)
@@ -242,7 +244,8 @@ def _claude_md_without_import(text: str, slug: str | None = None) -> str:
         else CLAUDE_MARK.format(slug=slug).split(";")[0] + ";"
     )
     lines = text.splitlines(keepends=True)
-    out, skip = [], False
+    out: list[str] = []
+    skip = False
     for line in lines:
         if line.startswith(head):
             skip = True
@@ -259,7 +262,7 @@ def _claude_md_without_import(text: str, slug: str | None = None) -> str:
 
 
 # cursor ------------------------------------------------------------------------------------
-def cursor_rule(memory, mem_path: Path) -> str:
+def cursor_rule(memory: MemoryHandle, mem_path: Path) -> str:
     """An always-applied rule carrying the compiled memory, framed as data."""
     body = (
         mem_path.read_text(encoding="utf-8")
@@ -277,7 +280,7 @@ def cursor_rule(memory, mem_path: Path) -> str:
 
 
 # generic -----------------------------------------------------------------------------------
-def generic_snippet(memory, command: str) -> str:
+def generic_snippet(memory: MemoryHandle, command: str) -> str:
     slug = shlex.quote(memory.slug)
     return f"""# engram: shell functions for agent {memory.slug!r} (source this file from your agent's scripts).
 # Remove with `engram hooks uninstall generic`.
@@ -330,7 +333,7 @@ def portable_argv() -> list[str]:
 
 
 def plan_install(
-    memory,
+    memory: MemoryHandle,
     target: str,
     home: Path | None = None,
     project: Path | None = None,
@@ -381,7 +384,7 @@ def plan_install(
     return plan
 
 
-def _plan_mcp(plan, memory, target, path, data_dir, project) -> None:
+def _plan_mcp(plan, memory: MemoryHandle, target, path, data_dir, project) -> None:
     # a project's file is committed (.mcp.json, .cursor/mcp.json, ...): no local paths in it
     shared_file = project is not None and target != "codex"
     argv = portable_argv() if shared_file else engram_argv(data_dir)
@@ -406,7 +409,9 @@ def _plan_mcp(plan, memory, target, path, data_dir, project) -> None:
         )
 
 
-def _plan_claude_code(plan, memory, paths, command, mem_path, with_context, ctx_budget, project):
+def _plan_claude_code(
+    plan, memory: MemoryHandle, paths, command, mem_path, with_context, ctx_budget, project
+):
     slug = shlex.quote(memory.slug)
     hook_cmd = f"{command} hook-run claude-code --agent {slug}"
     ctx_cmd = (

@@ -11,7 +11,7 @@ from services.errors import InvalidInput
 from services.integrations.mcp_tools import _fact_json, remember
 
 if TYPE_CHECKING:
-    from services.engram import AgentMemory
+    from services.store.handle import MemoryHandle
 
 MAX_BATCH = 50
 
@@ -23,7 +23,7 @@ def project_category(project: str | None, category: str | None) -> str:
     return (category or "fact").strip() or "fact"
 
 
-def remember_batch(memory: AgentMemory, items: list[dict], client: str | None = None) -> dict:
+def remember_batch(memory: MemoryHandle, items: list[dict], client: str | None = None) -> dict:
     if not items:
         raise InvalidInput("remember_batch needs at least one item")
     if len(items) > MAX_BATCH:
@@ -42,7 +42,7 @@ def remember_batch(memory: AgentMemory, items: list[dict], client: str | None = 
     return {"results": out, "added": sum(1 for r in out if r.get("status") == "added")}
 
 
-def get_memory(memory: AgentMemory, id: int) -> dict:
+def get_memory(memory: MemoryHandle, id: int) -> dict:
     f = memory.get(int(id))
     hist = memory.facts.history(int(id))
     return {
@@ -61,7 +61,7 @@ def get_memory(memory: AgentMemory, id: int) -> dict:
 
 
 def search_entities(
-    memory: AgentMemory, query: str | None = None, type: str | None = None, limit: int = 20
+    memory: MemoryHandle, query: str | None = None, type: str | None = None, limit: int = 20
 ) -> dict:
     rows = memory.entities.list(type or None, (query or "").strip() or None)
     limit = max(1, min(int(limit), 100))
@@ -81,7 +81,7 @@ def search_entities(
     }
 
 
-def show_entity(memory: AgentMemory, name: str, facts: int = 20) -> dict:
+def show_entity(memory: MemoryHandle, name: str, facts: int = 20) -> dict:
     page = memory.entities.page(name)
     e = page.entity
     return {
@@ -103,7 +103,7 @@ def show_entity(memory: AgentMemory, name: str, facts: int = 20) -> dict:
 
 
 def recent_episodes(
-    memory: AgentMemory, since: str | None = None, limit: int = 20, project: str | None = None
+    memory: MemoryHandle, since: str | None = None, limit: int = 20, project: str | None = None
 ) -> dict:
     from datetime import date
 
@@ -120,7 +120,7 @@ def recent_episodes(
     return {"episodes": [{k: r.get(k) for k in keep if k in r} for r in rows]}
 
 
-def recent_markdown(memory: AgentMemory, n: int = 30) -> str:
+def recent_markdown(memory: MemoryHandle, n: int = 30) -> str:
     """The newest memories as Markdown (the ``recent`` resource; it changes with each write,
     and subscribers are told so)."""
     rows = memory.list(limit=n)
@@ -143,7 +143,7 @@ def _plain(value):
 
 
 def link_entities(
-    memory: AgentMemory, source: str, relation: str, target: str, client: str | None = None
+    memory: MemoryHandle, source: str, relation: str, target: str, client: str | None = None
 ) -> dict:
     """State that ``source`` —relation→ ``target``: a fact in the ``rel:<relation>``
     category carrying the relation in its metadata (how importers state one), through the one

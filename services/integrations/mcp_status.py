@@ -7,6 +7,7 @@ from pathlib import Path
 
 from services.integrations import hooks_install, mcp_tools
 from services.integrations.mcp_register import MCP_TARGETS
+from services.store.handle import EngramHandle
 
 TARGET_NAMES = {
     "claude-code": "Claude Code",
@@ -17,14 +18,14 @@ TARGET_NAMES = {
 }
 
 
-def mcp_registrations(engram) -> dict[str, dict[str, dict]]:
+def mcp_registrations(engram: EngramHandle) -> dict[str, dict[str, dict]]:
     """agent slug → target → {path, present} for every registration Engram made."""
     got = hooks_install.mcp_registrations(engram.config.data_dir)
     return {slug: {r["target"]: r for r in regs} for slug, regs in got.items()}
 
 
 def set_mcp_registration(
-    engram, slug: str, target: str, on: bool, home: Path | None = None
+    engram: EngramHandle, slug: str, target: str, on: bool, home: Path | None = None
 ) -> hooks_install.Plan:
     """Register (or remove) Engram's server for ``slug`` in ``target``'s user config; only
     that entry, with the same backups and byte-exact undo as ``engram hooks``."""
@@ -41,9 +42,9 @@ def set_mcp_registration(
     return plan
 
 
-def mcp_review_required(engram, slug: str) -> bool:
+def mcp_review_required(engram: EngramHandle, slug: str) -> bool:
     return mcp_tools.review_required(engram.agent(slug))
 
 
-def set_mcp_review(engram, slug: str, on: bool) -> None:
+def set_mcp_review(engram: EngramHandle, slug: str, on: bool) -> None:
     mcp_tools.set_review_required(engram, slug, on)

@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from models import Agent
-from models.entities import FACT_STATUSES
+from models.tables import FACT_STATUSES
 from services.errors import InvalidInput, NotFound
 from services.ingest.pipeline import NewFact
 from services.store.facts import FactFilters

@@ -15,11 +15,12 @@ import logging
 from pathlib import Path
 
 from services.integrations import hooks_install as hi
+from services.store.handle import MemoryHandle
 
 log = logging.getLogger(__name__)
 
 
-def refresh_agent_files(memory) -> list[Path]:
+def refresh_agent_files(memory: MemoryHandle) -> list[Path]:
     """Rewrite this agent's installed Cursor rules from its current memory.md; the paths
     rewritten."""
     data_dir = Path(memory.engram.config.data_dir)

@@ -32,11 +32,14 @@ from pathlib import Path
 import peewee as pw
 
 from models import Agent, AuditEvent, CompiledLayer, Episode, Fact, Session
-from models.entities import utcnow
+from models.tables import utcnow
 from services.errors import InvalidInput
 from services.ingest.policy import Target, WritePolicy, scrub_snapshot
 from services.interop.export_log import record_export
+from services.store import fact_rows
 from services.store.atomic import atomic_write, check_target
+from services.store.chunks import chunks
+from services.store.handle import EngramHandle, MemoryHandle
 from services.store.text import content_hash, require_clean
 
 FORMAT = "engram-archive"
@@ -100,7 +103,9 @@ def _typed(model, data: dict) -> dict:
     return out
 
 
-def export_archive(memory, out: Path, vectors: bool = False, force: bool = False) -> dict:
+def export_archive(
+    memory: MemoryHandle, out: Path, vectors: bool = False, force: bool = False
+) -> dict:
     """Write the archive; returns the counts per kind of line."""
     check_target(out, overwrite=force, create_parent=False)  # refuse before any work
     a = Agent.get_by_id(memory.agent_id)
@@ -193,15 +198,11 @@ def read_archive_lines(path: Path) -> tuple[list[dict], int]:
     return lines, skipped
 
 
-def read_archive(path: Path) -> list[dict]:
-    return read_archive_lines(path)[0]
-
-
-def import_archive(engram, path: Path, slug: str | None = None) -> ArchiveReport:
+def import_archive(engram: EngramHandle, path: Path, slug: str | None = None) -> ArchiveReport:
     lines, skipped = read_archive_lines(Path(path))
     by_type: dict[str, list[dict]] = {}
     for l in lines[1:]:
-        by_type.setdefault(l.get("type"), []).append(l)
+        by_type.setdefault(str(l.get("type")), []).append(l)
     agents = by_type.get("agent") or []
     if len(agents) != 1:
         raise InvalidInput(f"{path}: an archive holds exactly one agent line")
@@ -300,10 +301,7 @@ def _taken(model, ids: list[int]) -> bool:
         # a team store: row security hides other members' rows from this check, so ids are
         # always the server's (its sequence), never the archive's
         return bool(ids)
-    for s in range(0, len(ids), 500):  # SQLite caps the number of bound variables
-        if model.select().where(model.id.in_(ids[s : s + 500])).exists():
-            return True
-    return False
+    return any(model.select().where(model.id.in_(list(part))).exists() for part in chunks(ids))
 
 
 def _remap_snap(snap, fact_map):
@@ -339,14 +337,15 @@ def _bulk_insert(model, agent_id: int, rows: list[dict]) -> None:
     for r in rows:  # insert_many wants one set of columns per statement
         groups.setdefault(tuple(sorted(r)), []).append({**r, "agent": agent_id})
     for group in groups.values():
-        for s in range(0, len(group), 200):
-            model.insert_many(group[s : s + 200]).execute()
+        for rows_part in chunks(group, 200):  # rows x columns bound variables per statement
+            model.insert_many(list(rows_part)).execute()
 
 
 def _sanitized_facts(policy: WritePolicy, rows: list[dict]) -> tuple[list[dict], set[int]]:
     """Facts that may be stored, with their text as the policy leaves it, and the ids of
     those whose text changed (their archived vectors describe the raw text)."""
-    kept, changed = [], set()
+    kept: list[dict] = []
+    changed: set = set()
     for d in rows:
         verdict = policy.sanitize(d.get("content"))
         if not verdict.storable:
@@ -391,7 +390,7 @@ def _sanitized_log(policy: WritePolicy, log: str | None) -> str | None:
     return "\n".join(lines)
 
 
-def _insert_facts(engram, agent, kept, keep, rep, total: int) -> dict[int, int]:
+def _insert_facts(engram: EngramHandle, agent, kept, keep, rep, total: int) -> dict[int, int]:
     rep.blocked = total - len(kept)
     fact_map = _id_map(Fact, [d["id"] for d in kept], keep)
     links, out = [], []
@@ -427,7 +426,7 @@ def _insert_plain(model, agent, rows, keep, rep, kind, fix=None) -> dict[int, in
     return id_map
 
 
-def _restore_vectors(engram, agent_id, rows, fact_map, rep) -> None:
+def _restore_vectors(engram: EngramHandle, agent_id, rows, fact_map, rep) -> None:
     index = engram.index
     if index is None:
         rep.embedded_later = len(fact_map)
@@ -437,7 +436,7 @@ def _restore_vectors(engram, agent_id, rows, fact_map, rep) -> None:
     have = {fact_map[r["fact"]]: r["vector"] for r in rows if r["fact"] in fact_map}
     if have:
         ids = sorted(have)
-        texts = dict(Fact.select(Fact.id, Fact.content).where(Fact.agent == agent_id).tuples())
+        texts = dict(fact_rows.fact_texts(agent_id))
         index.upsert(
             agent_id,
             ids,
@@ -447,6 +446,6 @@ def _restore_vectors(engram, agent_id, rows, fact_map, rep) -> None:
         rep.vectors = len(ids)
     rest = sorted(set(fact_map.values()) - set(have))
     if rest:  # archive without vectors: embed now
-        texts = dict(Fact.select(Fact.id, Fact.content).where(Fact.agent == agent_id).tuples())
+        texts = dict(fact_rows.fact_texts(agent_id))
         index.upsert(agent_id, rest, [texts[i] for i in rest])
         rep.embedded = len(rest)

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import random
 from datetime import datetime, time, timedelta
+from typing import Any
 
-from models.entities import utcnow
+from models.tables import utcnow
 from services.ingest.pipeline import NewFact
+from services.store.handle import EngramHandle
 
 DEMO_PREFIX = "demo-"
 AGENTS = {  # slug: (display name, kind)
@@ -175,7 +177,7 @@ DID = [
 
 
 def _fill(rng: random.Random, template: str) -> tuple[str, dict]:
-    picks = {k: rng.choice(v) for k, v in WORDS.items()}
+    picks: dict[str, Any] = {k: rng.choice(v) for k, v in WORDS.items()}
     pair = rng.randrange(len(WORDS["choice"]))  # "pytest over unittest", not "over grep"
     picks["choice"], picks["other"] = WORDS["choice"][pair], WORDS["other"][pair]
     picks["n"], picks["m"] = rng.randint(1, 9), rng.randint(0, 20)
@@ -185,7 +187,11 @@ def _fill(rng: random.Random, template: str) -> tuple[str, dict]:
 
 
 def seed_demo(
-    engram, n_facts: int = 300, days: int = 60, seed: int = 7, now: datetime | None = None
+    engram: EngramHandle,
+    n_facts: int = 300,
+    days: int = 60,
+    seed: int = 7,
+    now: datetime | None = None,
 ) -> dict[str, int]:
     """Create the demo agents and about ``n_facts`` facts; returns facts added per agent."""
     rng = random.Random(seed)
@@ -243,12 +249,12 @@ def seed_demo(
                     ),
                 )
             )
-        items.sort(key=lambda i: i.created_at)
+        items.sort(key=lambda i: i.created_at or datetime.min)  # every demo item has a time
         res = mem.remember_many(items, near_duplicate=None, actor="demo")
         added[slug] = sum(1 for r in res if r.status == "added")
         # a few archived facts so the status filter has something to show
-        for r in [r for r in res if r.status == "added"][:3]:
-            mem.edit(r.fact_id, status="archived", actor="demo")
+        for fid in [r.fact_id for r in res if r.status == "added" and r.fact_id is not None][:3]:
+            mem.edit(fid, status="archived", actor="demo")
         for d in range(days, -1, -1):
             if rng.random() < 0.45:
                 continue
@@ -258,7 +264,3 @@ def seed_demo(
                 t = time(rng.randint(8, 20), rng.choice([0, 15, 30, 45]))
                 mem.add_episode(day, text, time=t.strftime("%I:%M %p").lstrip("0"), tags=["demo"])
     return added
-
-
-def is_demo(slug: str) -> bool:
-    return slug.startswith(DEMO_PREFIX)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from services.interop.importers.common import slug as _slug
+from services.store.handle import EngramHandle
 
 TRANSCRIPT_KINDS = ("claude-code-transcripts", "codex-sessions", "cursor-transcripts")
 VENDOR = "vendor-service"
@@ -259,7 +260,10 @@ def _project_sources(project: Path, found: dict) -> None:
 
 
 def discover_sources(
-    home: Path | None = None, project: Path | None = None, engram=None, split: bool = False
+    home: Path | None = None,
+    project: Path | None = None,
+    engram: EngramHandle | None = None,
+    split: bool = False,
 ) -> list[DiscoveredSource]:
     """Every memory source under ``home`` (default ``$HOME``), in ``project`` (default: the
     current directory, unless it is ``home`` itself) and in every project the agents
@@ -290,22 +294,10 @@ def discover_sources(
     return out
 
 
-def _mark_imported(engram, sources: list[DiscoveredSource]) -> None:
-    import peewee as pw
+def _mark_imported(engram: EngramHandle, sources: list[DiscoveredSource]) -> None:
+    from services.store.imported_rows import sources_by_agent
 
-    from models.entities import Agent, Fact
-
-    rows = (
-        Fact.select(Agent.slug, pw.fn.json_extract(Fact.metadata, "$.source_file"))
-        .join(Agent, on=(Fact.agent == Agent.id))
-        .where(
-            (Fact.source == "import")
-            & pw.fn.json_extract(Fact.metadata, "$.source_file").is_null(False)
-        )
-        .distinct()
-        .tuples()
-    )
-    seen = [(slug, str(f)) for slug, f in rows]
+    seen = sources_by_agent()
     for s in sources:
         if not s.importable:
             continue  # a transcript folder holds the auto-memory folder, not its facts
@@ -316,10 +308,12 @@ def _mark_imported(engram, sources: list[DiscoveredSource]) -> None:
                 break
 
 
-def import_discovered(engram, sources: list[DiscoveredSource], progress=None) -> list[tuple]:
+def import_discovered(
+    engram: EngramHandle, sources: list[DiscoveredSource], progress=None
+) -> list[tuple]:
     """Import every importable source no agent imports yet, each into its suggested agent
     (created when missing). Returns (source, report or None, error or None) per source."""
-    results = []
+    results: list[tuple] = []
     for s in sources:
         if not s.importable or s.imported_by:
             continue

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from services.store.atomic import atomic_write, check_target
 from services.store.facts import FactFilters
+from services.store.handle import MemoryHandle
 from services.store.untrusted import DATA_NOTICE
 
 ENTRY_SEP = "\n§\n"
@@ -28,7 +29,7 @@ def render_memory_md(facts, title: str = "MEMORY.md") -> str:
     return head + ENTRY_SEP + body + "\n" if facts else head
 
 
-def export_agent(memory, out: Path, fmt: str = "json", force: bool = False) -> Path:
+def export_agent(memory: MemoryHandle, out: Path, fmt: str = "json", force: bool = False) -> Path:
     """Write where the user pointed: never over a device, FIFO or socket, over an existing
     file only with ``force``, and never into a directory that does not exist."""
     safe = {"overwrite": force, "create_parent": False}

@@ -34,6 +34,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
+from typing import overload
 
 from services.errors import InvalidInput
 from services.ingest.pipeline import NewFact
@@ -41,6 +42,7 @@ from services.interop.export import memory_md_entry, render_memory_md
 from services.store.atomic import atomic_write
 from services.store.facts import FactFilters
 from services.store.filelock import exclusive_lock
+from services.store.handle import MemoryHandle
 from services.store.text import content_hash
 
 STATE_FILE = "sync-state.json"
@@ -167,7 +169,7 @@ class EntryFile:
         self.blocks[i] = lead + entry + trail
 
     def remove(self, i: int) -> None:
-        self.blocks[i] = None  # type: ignore[call-overload]
+        self.blocks[i] = None
 
     def append(self, entry: str) -> None:
         last = self.blocks[-1]
@@ -237,25 +239,31 @@ def _similarity(entry: str, fact) -> float:
     return difflib.SequenceMatcher(a=body, b=fact.content, autojunk=False).ratio()
 
 
+@overload
+def _h(text: str) -> str: ...
+@overload
+def _h(text: None) -> None: ...
+@overload
+def _h(text: str | None) -> str | None: ...
 def _h(text: str | None) -> str | None:
     return None if text is None else hashlib.sha256(text.strip().encode("utf-8")).hexdigest()[:32]
 
 
 # where -------------------------------------------------------------------------------------
-def memories_dir(memory) -> Path:
+def memories_dir(memory: MemoryHandle) -> Path:
     ws = memory.info.workspace
     if not ws:
         raise InvalidInput(
             f"agent {memory.slug!r} has no workspace; set one with "
             f"`engram agent add {memory.slug} --workspace DIR` or in the app"
         )
-    ws = Path(ws).expanduser()
-    if (ws / "memories").is_dir() or not (ws / "MEMORY.md").exists():
-        return ws / "memories"
-    return ws
+    root = Path(ws).expanduser()
+    if (root / "memories").is_dir() or not (root / "MEMORY.md").exists():
+        return root / "memories"
+    return root
 
 
-def _load_state(memory) -> dict:
+def _load_state(memory: MemoryHandle) -> dict:
     p = memory.data_dir / STATE_FILE
     try:
         state = json.loads(p.read_text(encoding="utf-8"))
@@ -269,22 +277,22 @@ def _load_state(memory) -> dict:
     return state
 
 
-def _save_state(memory, state: dict) -> None:
+def _save_state(memory: MemoryHandle, state: dict) -> None:
     atomic_write(memory.data_dir / STATE_FILE, json.dumps(state, indent=1, sort_keys=True) + "\n")
 
 
-def watched_paths(memory) -> list[Path]:
+def watched_paths(memory: MemoryHandle) -> list[Path]:
     """What the app's file watcher watches to sync when an agent writes (the folder too, so
     a file created or replaced by rename is seen)."""
     folder = memories_dir(memory)
     return [folder] + [folder / name for name in FILES]
 
 
-def workspace_signature(memory) -> tuple:
+def workspace_signature(memory: MemoryHandle) -> tuple:
     """Cheap to poll (stat only): changes when an agent writes MEMORY.md/USER.md, so an
     app timer can run ``sync_workspace`` only then (QFileSystemWatcher loses files that
     are replaced by rename, as atomic writers do)."""
-    out = []
+    out: list[tuple[str, int | None, int | None, int | None]] = []
     for p in watched_paths(memory)[1:]:
         try:
             st = p.stat()
@@ -294,14 +302,14 @@ def workspace_signature(memory) -> tuple:
     return tuple(out)
 
 
-def _sync_lock(memory):
+def _sync_lock(memory: MemoryHandle):
     """One sync per agent at a time (the app's watcher and `engram sync` may overlap)."""
     return exclusive_lock(memory.data_dir / ".sync.lock")
 
 
 # the sync ----------------------------------------------------------------------------------
 def sync_workspace(
-    memory, direction: str = "both", prefer: str | None = None, dry_run: bool = False
+    memory: MemoryHandle, direction: str = "both", prefer: str | None = None, dry_run: bool = False
 ) -> SyncReport:
     if direction not in ("both", "pull", "push"):
         raise InvalidInput("direction must be both, pull or push")
@@ -311,7 +319,7 @@ def sync_workspace(
         return _sync(memory, direction, prefer, dry_run)
 
 
-def _sync(memory, direction, prefer, dry_run) -> SyncReport:
+def _sync(memory: MemoryHandle, direction, prefer, dry_run) -> SyncReport:
     pull, push = direction in ("both", "pull"), direction in ("both", "push")
     folder = memories_dir(memory)
     state = _load_state(memory)
@@ -359,7 +367,16 @@ def _sync(memory, direction, prefer, dry_run) -> SyncReport:
 
 
 def _sync_file(
-    memory, name, ef: EntryFile, links, linked_anywhere, report, pull, push, prefer, dry_run
+    memory: MemoryHandle,
+    name,
+    ef: EntryFile,
+    links,
+    linked_anywhere,
+    report,
+    pull,
+    push,
+    prefer,
+    dry_run,
 ) -> list[dict]:
     entries = ef.entries()
     parsed = ef.parsed()
@@ -398,7 +415,16 @@ def _sync_file(
             continue
         take_file = file_moved and (not fact_moved or prefer == "file" or e_text == f_text)
         if take_file and pull:
-            new = _pull_change(memory, f, e_text, parsed.get(block), report, name, dry_run, ef)
+            new = _pull_change(
+                memory,
+                f,
+                e_text,
+                parsed.get(block) if block is not None else None,
+                report,
+                name,
+                dry_run,
+                ef,
+            )
             if new is not None:
                 kept.append((pos, {"fact": link["fact"], "file": _h(e_text), "fact_h": _h(new)}))
             continue
@@ -416,8 +442,8 @@ def _sync_file(
                     pos = len(ef.blocks) - 1
                 else:
                     ef.replace(block, f_text)
-                report.changes.append(f"{name}: wrote fact {f.id}")
-                kept.append((pos, {"fact": f.id, "file": _h(f_text), "fact_h": _h(f_text)}))
+                report.changes.append(f"{name}: wrote fact {link['fact']}")
+                kept.append((pos, {"fact": link["fact"], "file": _h(f_text), "fact_h": _h(f_text)}))
             report.pushed += 1
             continue
         kept.append((pos, link))  # the other direction was not asked for
@@ -438,7 +464,8 @@ def _pair(links, entries, facts) -> list[tuple[dict | None, int | None]]:
     free: dict[str, list[int]] = {}
     for j, (_, t) in enumerate(entries):
         free.setdefault(_h(t), []).append(j)
-    pairs, lost = [], []
+    pairs: list[tuple[dict | None, int | None]] = []
+    lost: list[dict] = []
     for link in links:
         js = free.get(link["file"])
         if js:
@@ -469,7 +496,9 @@ def _pair(links, entries, facts) -> list[tuple[dict | None, int | None]]:
     return pairs
 
 
-def _pull_change(memory, f, e_text, imported, report, name, dry_run, ef) -> str | None:
+def _pull_change(
+    memory: MemoryHandle, f, e_text, imported, report, name, dry_run, ef
+) -> str | None:
     """Copy a file-side change into the fact; returns the fact's new rendering."""
     if f is None:
         return None
@@ -480,7 +509,7 @@ def _pull_change(memory, f, e_text, imported, report, name, dry_run, ef) -> str 
         report.changes.append(f"{name}: entry removed → archived fact {f.id}")
         return None
     day, cat, content, _ = _read_entry(ef, e_text, imported, f)
-    changes = {}
+    changes: dict = {}
     if content != f.content:
         changes["content"] = content
     if cat != f.category:
@@ -511,7 +540,7 @@ def _read_entry(ef, text: str, imported=None, fact=None) -> tuple[date, str, str
 
 
 def _pull_new(
-    memory, name, ef, entries, parsed, linked_anywhere, report, dry_run
+    memory: MemoryHandle, name, ef, entries, parsed, linked_anywhere, report, dry_run
 ) -> list[tuple[int, dict]]:
     items, texts = [], []
     for block, t in entries:
@@ -549,7 +578,7 @@ def _pull_new(
     return links
 
 
-def _push_new(memory, files: dict, new_links, report, dry_run) -> None:
+def _push_new(memory: MemoryHandle, files: dict, new_links, report, dry_run) -> None:
     ef = files["MEMORY.md"]
     linked = {l["fact"] for links in new_links.values() for l in links}
     # a memory the files already hold where sync does not link it (a block with several

@@ -27,6 +27,7 @@ from services.interop.importers.native import block_hash
 from services.interop.sync import SyncConflict, SyncReport
 from services.store.atomic import atomic_write
 from services.store.filelock import exclusive_lock
+from services.store.handle import MemoryHandle
 
 STATE_FILE = "writeback.json"
 BOM = b"\xef\xbb\xbf"
@@ -71,11 +72,11 @@ def statements(path: Path, text: str, fmt: str) -> list[Statement]:
     return stmts
 
 
-def _state_path(memory) -> Path:
+def _state_path(memory: MemoryHandle) -> Path:
     return memory.data_dir / STATE_FILE
 
 
-def _load(memory) -> dict:
+def _load(memory: MemoryHandle) -> dict:
     try:
         return json.loads(_state_path(memory).read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -84,16 +85,16 @@ def _load(memory) -> dict:
         return {"version": 1, "links": {}}  # damaged: links start over at the next import
 
 
-def _save(memory, state: dict) -> None:
+def _save(memory: MemoryHandle, state: dict) -> None:
     atomic_write(_state_path(memory), json.dumps(state, indent=1, sort_keys=True) + "\n")
 
 
-def has_links(memory) -> bool:
+def has_links(memory: MemoryHandle) -> bool:
     """Does this agent hold facts imported from files Engram can write back into?"""
     return bool(_load(memory).get("links"))
 
 
-def link_imported(memory, fact_ids: list[int]) -> int:
+def link_imported(memory: MemoryHandle, fact_ids: list[int]) -> int:
     """Remember, for the writable facts just imported, which block each came from. A fact
     already linked keeps its link (its Engram-side hash must not forget an edit)."""
     state = _load(memory)
@@ -144,7 +145,9 @@ def render(st: Statement, lines: list[str], content: str) -> list[str]:
     return [ln + cr for ln in new]
 
 
-def write_back(memory, prefer: str | None = None, dry_run: bool = False) -> SyncReport:
+def write_back(
+    memory: MemoryHandle, prefer: str | None = None, dry_run: bool = False
+) -> SyncReport:
     with exclusive_lock(memory.data_dir / ".writeback.lock"):
         state = _load(memory)
         report = SyncReport()
@@ -162,7 +165,7 @@ class _Doubt(Exception):
     """Reading a fact failed for a reason other than "it no longer exists"."""
 
 
-def _fact(memory, fid: str):
+def _fact(memory: MemoryHandle, fid: str):
     """The fact if Engram still keeps it active; None only when Engram *confirms* it is gone
     (no such row, or deleted/forgotten/archived). Any other error is a doubt, and a doubt
     never removes a user's text: the caller leaves the file alone and reports it."""
@@ -187,7 +190,7 @@ def _not_writable(path: Path) -> str | None:
     return None
 
 
-def _file(memory, path: Path, links, state, report, prefer, dry_run) -> None:
+def _file(memory: MemoryHandle, path: Path, links, state, report, prefer, dry_run) -> None:
     got = _read(path)
     if got is None:
         return  # gone or unreadable: nothing to write into
@@ -205,7 +208,9 @@ def _file(memory, path: Path, links, state, report, prefer, dry_run) -> None:
         )
 
 
-def _plan_file(memory, path: Path, got, links, state, report, prefer, dry_run) -> None:
+def _plan_file(
+    memory: MemoryHandle, path: Path, got, links, state, report, prefer, dry_run
+) -> None:
     raw, text = got
     lines = text.split("\n")
     blocks = {block_hash(s): s for s in statements(path, text, links[0][1]["format"])}
@@ -262,7 +267,7 @@ def _removal_span(lines: list[str], st: Statement) -> tuple[int, int]:
     return lo, hi
 
 
-def _finish(memory, path: Path, raw: bytes, text: str, state, report) -> None:
+def _finish(memory: MemoryHandle, path: Path, raw: bytes, text: str, state, report) -> None:
     now = _read(path)
     if now is None or now[0] != raw:
         report.conflicts.append(
@@ -276,7 +281,7 @@ def _finish(memory, path: Path, raw: bytes, text: str, state, report) -> None:
         report.files.append(str(path))
 
 
-def _relink(memory, path: Path, text: str, state) -> None:
+def _relink(memory: MemoryHandle, path: Path, text: str, state) -> None:
     """After a write, every linked block of the file is found again by its new text."""
     links = {fid: ln for fid, ln in state["links"].items() if ln["file"] == str(path)}
     if not links:

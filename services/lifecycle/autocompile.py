@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING
 from services.events import EventKind
 
 if TYPE_CHECKING:  # the façade sits above this package; only its type is used here
-    from services.engram import AgentMemory, Engram
+    from services.engram import Engram
+    from services.store.handle import MemoryHandle
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +39,7 @@ CHANGES = frozenset(
 )
 MODES = ("sync", "debounce")
 KEEP_HISTORY = 20  # compilations kept per layer (for `compile --diff` and the history view)
-AfterCompile = Callable[["AgentMemory"], None]
+AfterCompile = Callable[["MemoryHandle"], object]  # what it returns is not used
 
 
 class Recompiler:

@@ -22,10 +22,13 @@ from datetime import date, datetime, timedelta
 import peewee as pw
 
 from models import CompiledLayer, Fact
-from models.entities import utcnow
+from models.tables import utcnow
 from services.errors import EngramError
 from services.lifecycle.config import LifecycleConfig, config_for
+from services.store import fact_rows
 from services.store.atomic import atomic_write
+from services.store.chunks import chunks
+from services.store.handle import MemoryHandle
 from services.store.untrusted import DATA_NOTICE, neutralise_tags, one_line
 from services.vectors.tokens import count_tokens, count_tokens_many
 
@@ -124,27 +127,10 @@ def _fact_line(r: _Row, dated: bool = False, cat: bool = True) -> str:
     return f"- {prefix}{one_line(r.content)}"
 
 
-def _rows(memory, where=None, limit: int = CANDIDATES) -> list[_Row]:
-    q = Fact.select(
-        Fact.id,
-        Fact.content,
-        Fact.category,
-        Fact.importance,
-        Fact.pinned,
-        Fact.created_at,
-        Fact.event_date,
-    ).where((Fact.agent == memory.agent_id) & (Fact.status == "active"))
-    if where is not None:
-        q = q.where(where)
-    q = q.order_by(
-        Fact.pinned.desc(),
-        Fact.importance.desc(),
-        Fact.access_count.desc(),
-        Fact.created_at.desc(),
-        Fact.id.desc(),
-    ).limit(limit)
+def _rows(memory: MemoryHandle, where=None, limit: int = CANDIDATES) -> list[_Row]:
     return [
-        _Row(r[0], r[1], r[2] or "fact", float(r[3]), bool(r[4]), r[5], r[6]) for r in q.tuples()
+        _Row(r[0], r[1], r[2] or "fact", float(r[3]), bool(r[4]), r[5], r[6])
+        for r in fact_rows.ranked_active(memory.agent_id, where, limit)
     ]
 
 
@@ -169,8 +155,7 @@ def assemble(
     heads = dict(zip(sections, count_tokens_many([f"## {s}" for s in sections])))
     chosen: dict[str, list[_Cand]] = {s: [] for s in sections}
     misses, smallest = 0, budget
-    for s in range(0, len(cands), 128):
-        part = cands[s : s + 128]
+    for part in chunks(cands, 128):  # one tokenizer batch
         for c, n in zip(part, count_tokens_many([c.text for c in part])):
             c.tokens = n
         for c in part:
@@ -209,7 +194,7 @@ def assemble(
 
 
 class CompileService:
-    def __init__(self, memory, config: LifecycleConfig | None = None, secrets=None):
+    def __init__(self, memory: MemoryHandle, config: LifecycleConfig | None = None, secrets=None):
         self.memory = memory
         self.config = config or config_for(memory)
         self.secrets = secrets
@@ -290,13 +275,7 @@ class CompileService:
 
     def _memory(self, today: date) -> tuple[str, list, int]:
         m = self.memory
-        cats = [
-            c
-            for (c,) in Fact.select(Fact.category)
-            .distinct()
-            .where((Fact.agent == m.agent_id) & (Fact.status == "active"))
-            .tuples()
-        ]
+        cats = fact_rows.active_categories(m.agent_id)
         projects = sorted({c.split(":", 1)[1] for c in cats if c.startswith("proj:")})
         near = ("rule", "meta", "task", "tmp", "episode")
         # one query per section (each best-first), so a huge section cannot hide a small one
@@ -444,16 +423,7 @@ class CompileService:
 
     def _warn_unfit_pinned(self, prov, result: CompileResult) -> None:
         shown = {i for _, ids in prov for i in ids}
-        pinned = [
-            i
-            for (i,) in Fact.select(Fact.id)
-            .where(
-                (Fact.agent == self.memory.agent_id)
-                & (Fact.status == "active")
-                & (Fact.pinned == True)  # noqa: E712 (a peewee expression)
-            )
-            .tuples()
-        ]
+        pinned = [i for i in fact_rows.pinned_ids(self.memory.agent_id)]
         left = [i for i in pinned if i not in shown]
         if left:
             result.warnings.append(
@@ -514,7 +484,9 @@ class CompileService:
         the Memory Setup block format. Append-only: what the agent wrote there stays."""
         from pathlib import Path
 
-        folder = Path(self.memory.info.workspace).expanduser() / "episodes"
+        ws = self.memory.info.workspace
+        assert ws  # the caller exports only for an agent with a workspace
+        folder = Path(ws).expanduser() / "episodes"
         by_day: dict[date, list] = {}
         for e in self.memory.episodes.list(since=today - timedelta(days=6), until=today):
             by_day.setdefault(e.day, []).append(e)
@@ -559,7 +531,7 @@ def _to_result(row: CompiledLayer) -> LayerResult:
     )
 
 
-def latest_layers(memory) -> dict[str, LayerResult]:
+def latest_layers(memory: MemoryHandle) -> dict[str, LayerResult]:
     out: dict[str, LayerResult] = {}
     for name in LAYERS:
         row = (
@@ -573,7 +545,7 @@ def latest_layers(memory) -> dict[str, LayerResult]:
     return out
 
 
-def layer_diff(memory, name: str) -> str:
+def layer_diff(memory: MemoryHandle, name: str) -> str:
     """Unified diff from the previous compilation of ``name`` to the latest ("" if none)."""
     rows = list(
         CompiledLayer.select()

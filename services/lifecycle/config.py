@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from services.store.atomic import atomic_write
+from services.store.handle import MemoryHandle
 
 log = logging.getLogger(__name__)
 SETTINGS_FILE = "settings.json"
@@ -146,7 +147,7 @@ def _apply(cfg: LifecycleConfig, section: dict, where: str) -> None:
             cfg.problems.append(msg)
 
 
-def config_for(memory) -> LifecycleConfig:
+def config_for(memory: MemoryHandle) -> LifecycleConfig:
     """The store's settings with this agent's own overrides (``Agent.settings["lifecycle"]``,
     e.g. a smaller budget for an agent with a small context window)."""
     cfg = load_config(memory.engram.config.data_dir)

@@ -111,7 +111,7 @@ class _F:
 
 def _as_datetime(now) -> datetime:
     if now is None:
-        from models.entities import utcnow
+        from models.tables import utcnow
 
         return utcnow()
     if isinstance(now, datetime):
@@ -569,7 +569,7 @@ def _apply(memory, facts: list[_F], report: GCReport, pruned, now: datetime) -> 
 
 def _write_states(memory, states: dict[int, tuple], action: str, reason: str) -> list[int]:
     """Put (importance, status, metadata JSON) back on facts, one audit event each."""
-    from models.entities import utcnow
+    from models.tables import utcnow
 
     now = str(utcnow())
     ids = list(states)

@@ -14,15 +14,17 @@ block's own tag cannot be closed from inside it.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from models import Fact
 from services.errors import InvalidInput
+from services.records import FactView, SearchHit
+from services.store import fact_rows
 from services.store.facts import FactFilters
 from services.store.untrusted import DATA_NOTICE, one_line
 
 if TYPE_CHECKING:  # the façade sits above this package; only its type is used here
-    from services.engram import AgentMemory
+    from services.store.handle import MemoryHandle
 
 TAG = "engram-memory"
 HEADER = '<{tag} agent="{slug}">\n' + DATA_NOTICE + "\n"
@@ -37,7 +39,7 @@ COSINE_SCALE = 1.4
 _TAG_RE = re.compile(re.escape(TAG), re.I)
 
 
-def token_counter(memory: AgentMemory):
+def token_counter(memory: MemoryHandle) -> Callable[[str], int]:
     """The real tokenizer (``services.vectors.tokens``; it estimates when the file is missing)."""
     from services.vectors.tokens import count_tokens
 
@@ -49,41 +51,18 @@ def _clean(text: str) -> str:
     return _TAG_RE.sub("engram memory", one_line(text))
 
 
-def _fact_line(f) -> str:
+def _fact_line(f: FactView) -> str:
     day = (f.event_date or f.created_at.date()).isoformat()
     return f"- [{day}][{_clean(f.category)}] {_clean(f.content)}"
 
 
-def _entities(memory: AgentMemory, limit: int = 12) -> tuple[list[str], list[str]]:
-    from peewee import fn
-
-    base = (Fact.agent == memory.agent_id) & (Fact.status == "active")
-    subjects = [
-        s
-        for (s,) in (
-            Fact.select(Fact.subject)
-            .where(base & Fact.subject.is_null(False))
-            .group_by(Fact.subject)
-            .order_by(fn.COUNT(Fact.id).desc(), Fact.subject)
-            .limit(limit)
-            .tuples()
-        )
-    ]
-    cats = [
-        c
-        for (c,) in (
-            Fact.select(Fact.category)
-            .where(base & (Fact.category.startswith("proj:") | Fact.category.startswith("rel:")))
-            .group_by(Fact.category)
-            .order_by(fn.COUNT(Fact.id).desc(), Fact.category)
-            .limit(limit)
-            .tuples()
-        )
-    ]
+def _entities(memory: MemoryHandle, limit: int = 12) -> tuple[list[str], list[str]]:
+    subjects = fact_rows.frequent_values(memory.agent_id, "subject", limit)
+    cats = fact_rows.frequent_values(memory.agent_id, "category", limit, ("proj:", "rel:"))
     return subjects, cats
 
 
-def relevant_entities(memory: AgentMemory, query: str, limit: int = 5) -> list[str]:
+def relevant_entities(memory: MemoryHandle, query: str, limit: int = 5) -> list[str]:
     """The entities the query names, each with its key facts (entity memory's getRelevant)."""
     from services.entities.queries import relevant
 
@@ -96,7 +75,7 @@ def relevant_entities(memory: AgentMemory, query: str, limit: int = 5) -> list[s
 
 
 class _Budget:
-    def __init__(self, count, budget: int):
+    def __init__(self, count: Callable[[str], int], budget: int):
         self.count, self.budget, self.used = count, budget, 0
 
     def take(self, line: str, limit: int | None = None) -> bool:
@@ -119,7 +98,7 @@ HEADS = {
 class _Block:
     """The sections being filled, each line paid for from one budget."""
 
-    def __init__(self, count, budget: int):
+    def __init__(self, count: Callable[[str], int], budget: int):
         self.b = _Budget(count, budget)
         self.sections: dict[str, list[str]] = {name: [] for name in HEADS}
         self.used_ids: list[int] = []
@@ -132,14 +111,14 @@ class _Block:
         self.sections[section].append(line)
         return True
 
-    def add_fact(self, section: str, f, limit: int | None = None) -> bool:
+    def add_fact(self, section: str, f: FactView, limit: int | None = None) -> bool:
         if self.add(section, _fact_line(f), limit):
             self.used_ids.append(f.id)
             return True
         return False
 
 
-def relevance(hit, words: list[str]) -> float:
+def relevance(hit: SearchHit, words: list[str]) -> float:
     """How much a hit is about the query, on an absolute scale (the hybrid score is relative
     to the best hit, so an unrelated query's best hit scores high too): the larger of the
     share of the query's content words the fact holds and the embedding cosine."""
@@ -152,19 +131,20 @@ def relevance(hit, words: list[str]) -> float:
     return max(share, min(1.0, cosine * COSINE_SCALE))
 
 
-def _relevant(memory: AgentMemory, query: str, k: int, skip: set[int], min_relevance: float):
+def _relevant(
+    memory: MemoryHandle, query: str, k: int, skip: set[int], min_relevance: float
+) -> list[FactView]:
     from services.search.episodes import content_words
 
     if not query.strip():
         return []
     mode = "hybrid" if memory.engram.semantic_enabled else "keyword"
-    # Any: AgentMemory's own ``list`` method shadows the builtin in its annotations for mypy
-    hits: Any = memory.search(query, k=k, mode=mode, touch=False)
+    hits = memory.search(query, k=k, mode=mode, touch=False)
     words = content_words(query)
     return [h.fact for h in hits if h.fact.id not in skip and relevance(h, words) >= min_relevance]
 
 
-def _add_entities(block: _Block, memory: AgentMemory) -> None:
+def _add_entities(block: _Block, memory: MemoryHandle) -> None:
     subjects, cats = _entities(memory)
     if subjects:
         block.add("entities", "- subjects: " + ", ".join(_clean(s) for s in subjects))
@@ -176,7 +156,7 @@ def _add_entities(block: _Block, memory: AgentMemory) -> None:
         block.add("entities", "- people: " + ", ".join(_clean(p) for p in people))
 
 
-def _add_episodes(block: _Block, memory: AgentMemory, query: str, n: int) -> None:
+def _add_episodes(block: _Block, memory: MemoryHandle, query: str, n: int) -> None:
     """The sessions the query is about first, then the most recent ones."""
     from services.search.episodes import recall_episodes
 
@@ -188,7 +168,9 @@ def _add_episodes(block: _Block, memory: AgentMemory, query: str, n: int) -> Non
         block.add("episodes", f"- {when}: {_clean(e.summary)}")
 
 
-def _render(block: _Block, header: str, footer: str, count, budget: int) -> str:
+def _render(
+    block: _Block, header: str, footer: str, count: Callable[[str], int], budget: int
+) -> str:
     parts = [header]
     for name in HEADS:
         if block.sections[name]:
@@ -209,7 +191,7 @@ def _render(block: _Block, header: str, footer: str, count, budget: int) -> str:
 
 
 def build_context(
-    memory: AgentMemory,
+    memory: MemoryHandle,
     query: str,
     budget: int = 1500,
     k: int = 40,

@@ -15,6 +15,7 @@ from datetime import date
 
 from services.ingest.limits import trim_query
 from services.store.episodes import EpisodeView
+from services.store.handle import MemoryHandle
 from services.store.text import WORD
 
 _STOP = set(
@@ -55,7 +56,7 @@ def _holds(text: str, word: str) -> bool:
 
 
 def recall_episodes(
-    memory, query: str, k: int = 5, since: date | None = None, min_score: float = 0.34
+    memory: MemoryHandle, query: str, k: int = 5, since: date | None = None, min_score: float = 0.34
 ) -> list[EpisodeHit]:
     words = content_words(trim_query(query))
     if not words:

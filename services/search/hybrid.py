@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING
 
 from models import Fact
 from models.db import is_postgres
-from models.entities import utcnow
+from models.tables import utcnow
 from services.ingest.limits import trim_query
 from services.records import SearchHit
 from services.search.sql import ids_in, run, sql_filters

@@ -5,19 +5,21 @@ on PostgreSQL (no SQL here holds a literal ``?`` or ``%``: patterns are paramete
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from datetime import datetime
+from typing import Any
 
 from models.db import is_postgres
 from services.store.facts import FactFilters
 
 
-def run(db, sql: str, params=()):
+def run(db: Any, sql: str, params: Sequence[Any] = ()) -> Any:  # a DB-API cursor
     if is_postgres(db):
         sql = sql.replace("%", "%%").replace("?", "%s")
     return db.execute_sql(sql, list(params))
 
 
-def ids_in(db, ids) -> tuple[str, object]:
+def ids_in(db: Any, ids: Iterable[int]) -> tuple[str, object]:
     """``IN (…)`` over a list of ids passed as one parameter (no per-id placeholder)."""
     ids = sorted(int(i) for i in ids)
     if is_postgres(db):
@@ -25,7 +27,7 @@ def ids_in(db, ids) -> tuple[str, object]:
     return "IN (SELECT value FROM json_each(?))", json.dumps(ids)
 
 
-def sql_filters(sql: str, params: list, f: FactFilters):
+def sql_filters(sql: str, params: list, f: FactFilters) -> tuple[str, list]:
     if f.status:
         sql += " AND f.status IN (%s)" % ",".join("?" * len(f.status))
         params += list(f.status)
@@ -58,7 +60,7 @@ def sql_filters(sql: str, params: list, f: FactFilters):
     return sql, params
 
 
-def _iso(v, end: bool = False) -> str:
+def _iso(v: Any, end: bool = False) -> str:
     if isinstance(v, datetime):
         return v.isoformat(sep=" ")
     return v.isoformat() + (" 23:59:59" if end else "")

@@ -4,6 +4,7 @@ words dropped unless nothing else is left), and CJK runs looked up as substrings
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from services.search.sql import run, sql_filters
 from services.store.facts import FactFilters
@@ -47,7 +48,9 @@ def content_terms(text: str, stopwords: bool = True) -> tuple[list[str], list[st
 CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]{2,}")
 
 
-def merge_substring_hits(db, agent_id: int, query: str, filters: FactFilters, n: int, hits):
+def merge_substring_hits(
+    db: Any, agent_id: int, query: str, filters: FactFilters, n: int, hits: Any
+) -> Any:
     runs = CJK_RUN.findall(query)
     if not runs:
         return hits

@@ -12,16 +12,18 @@ import sqlite3
 from datetime import datetime
 from pathlib import Path
 
+from services.store.handle import EngramHandle
+
 BACKUP_DIR = "backups"
 
 
-def db_path(engram) -> Path | None:
+def db_path(engram: EngramHandle) -> Path | None:
     import peewee as pw
 
     return Path(engram.db.database) if isinstance(engram.db, pw.SqliteDatabase) else None
 
 
-def backup_store(engram, reason: str) -> Path | None:
+def backup_store(engram: EngramHandle, reason: str) -> Path | None:
     src = db_path(engram)
     if src is None or not src.exists():
         return None
@@ -37,7 +39,7 @@ def backup_store(engram, reason: str) -> Path | None:
     return dest
 
 
-def store_backups(engram) -> list[Path]:
+def store_backups(engram: EngramHandle) -> list[Path]:
     """Every copy of the store: dated forget backups and the migration backups
     (``engram.v<N>.<stamp>.bak`` beside the database)."""
     out: list[Path] = []

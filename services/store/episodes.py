@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import builtins
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 from models import Episode
 from models.db import is_postgres
 from services.errors import NotFound
+from services.events import EventBus
 from services.store.text import content_hash, require_clean, require_clean_tags
 
 
@@ -58,10 +61,10 @@ def episode_view(e: Episode) -> EpisodeView:
 
 
 class EpisodeStore:
-    def __init__(self, agent_id: int, db, bus=None):
+    def __init__(self, agent_id: int, db: Any, bus: EventBus | None = None):
         self.agent_id, self.db, self.bus = agent_id, db, bus
 
-    def _q(self):
+    def _q(self) -> Any:
         return Episode.select().where(Episode.agent == self.agent_id)
 
     def add(
@@ -69,7 +72,7 @@ class EpisodeStore:
         day: date,
         summary: str,
         time: str | None = None,
-        tags=None,
+        tags: Iterable[str] | None = None,
         session_id: int | None = None,
         source_file: str | None = None,
     ) -> tuple[int, bool]:
@@ -96,7 +99,12 @@ class EpisodeStore:
         return e.id, True
 
     def upsert_by_source(
-        self, day: date, summary: str, source_file: str, time: str | None = None, tags=None
+        self,
+        day: date,
+        summary: str,
+        source_file: str,
+        time: str | None = None,
+        tags: Iterable[str] | None = None,
     ) -> tuple[int, str]:
         """For sources that rewrite one rolling summary per session (Lynn's
         ``summaries/<session>.json``): the episode from that file is updated in place, not
@@ -151,7 +159,7 @@ class EpisodeStore:
         )
         return {d: n for d, n in q}
 
-    def delete(self, ids) -> int:
+    def delete(self, ids: Iterable[int]) -> int:
         ids = list(ids)
         n = Episode.delete().where((Episode.agent == self.agent_id) & Episode.id.in_(ids)).execute()
         if n and self.bus:

@@ -7,17 +7,20 @@ change another agent's rows by passing a foreign id: such an id is simply ``NotF
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import date, datetime
 from enum import StrEnum
+from typing import Any
 
 import peewee as pw
 
 from models import AuditEvent, Fact
-from models.entities import FACT_STATUSES, utcnow
+from models.tables import FACT_STATUSES, utcnow
 from services.errors import InvalidInput, NotFound
 from services.records import FactView
+from services.store.audit import record_audit
+from services.store.chunks import chunks
 from services.store.text import (
     content_hash,
     require_clean,
@@ -56,7 +59,7 @@ EDITABLE = (
 
 
 class FactStatus(StrEnum):
-    """A fact's status (``models.entities.FACT_STATUSES``), comparable with the plain strings."""
+    """A fact's status (``models.tables.FACT_STATUSES``), comparable with the plain strings."""
 
     ACTIVE = "active"
     ARCHIVED = "archived"
@@ -118,11 +121,11 @@ def snapshot(f: Fact) -> dict:
     }
 
 
-def _parse_dt(v):
+def _parse_dt(v: Any) -> Any:
     return datetime.fromisoformat(v) if isinstance(v, str) else v
 
 
-def _parse_d(v):
+def _parse_d(v: Any) -> Any:
     return date.fromisoformat(v) if isinstance(v, str) else v
 
 
@@ -144,7 +147,7 @@ class FactFilters:
         self.memory_type = [memory_type] if isinstance(memory_type, str) else memory_type
         self.pinned, self.since, self.until, self.text = pinned, since, until, text
 
-    def apply(self, q):
+    def apply(self, q: Any) -> Any:
         if self.status:
             q = q.where(Fact.status.in_(self.status))
         if self.category:
@@ -196,7 +199,7 @@ def _require_clean_fields(changes: dict) -> None:
         changes["metadata"] = require_clean_meta(changes["metadata"])
 
 
-def _as_dt(v):
+def _as_dt(v: Any) -> Any:
     if isinstance(v, datetime):
         return v
     return datetime(v.year, v.month, v.day)
@@ -206,8 +209,13 @@ class FactStore:
     """CRUD for one agent. ``AgentMemory`` exposes these methods."""
 
     def __init__(
-        self, agent_id: int, db: pw.Database, on_change=None, on_delete=None, on_content=None
-    ):
+        self,
+        agent_id: int,
+        db: pw.Database,
+        on_change: Callable[[str, list[int]], None] | None = None,
+        on_delete: Callable[[list[int]], None] | None = None,
+        on_content: Callable[[Sequence[FactView]], None] | None = None,
+    ) -> None:
         self.agent_id = agent_id
         self.db = db
         self._on_change = on_change or (lambda kind, ids: None)
@@ -215,7 +223,7 @@ class FactStore:
         self._on_content = on_content or (lambda facts: None)  # re-embed edited text
 
     # reading -----------------------------------------------------------------------------
-    def _q(self):
+    def _q(self) -> Any:
         return Fact.select().where(Fact.agent == self.agent_id)
 
     def _row(self, fact_id: int) -> Fact:
@@ -279,12 +287,12 @@ class FactStore:
     def rows(self, ids: Iterable[int]) -> dict[int, FactView]:
         ids = list(ids)
         out: dict[int, FactView] = {}
-        for s in range(0, len(ids), 500):
-            for f in self._q().where(Fact.id.in_(ids[s : s + 500])):
+        for part in chunks(ids):
+            for f in self._q().where(Fact.id.in_(list(part))):
                 out[f.id] = fact_view(f)
         return out
 
-    def _order(self, order: str):
+    def _order(self, order: str) -> Any:
         desc = order.startswith("-")
         col = SORTABLE.get(order.lstrip("-"))
         if col is None:
@@ -330,25 +338,14 @@ class FactStore:
         self,
         action: str,
         fact_id: int | None,
-        before=None,
-        after=None,
+        before: Any = None,
+        after: Any = None,
         actor: str = "user",
         reason: str | None = None,
     ) -> int:
-        # a write over MCP names its client as the actor: that is where it came from
-        where = {"origin": actor} if actor.startswith("mcp:") else {}
-        return AuditEvent.create(
-            agent=self.agent_id,
-            fact_id=fact_id,
-            action=action,
-            before=before,
-            after=after,
-            actor=actor,
-            reason=reason,
-            **where,
-        ).id
+        return record_audit(self.agent_id, action, fact_id, before, after, actor, reason)
 
-    def edit(self, fact_id: int, actor: str = "user", **changes) -> FactView:
+    def edit(self, fact_id: int, actor: str = "user", **changes: Any) -> FactView:
         unknown = set(changes) - set(EDITABLE)
         if unknown:
             raise InvalidInput(f"cannot edit {', '.join(sorted(unknown))}")
@@ -405,8 +402,8 @@ class FactStore:
         ids = [fact_ids] if isinstance(fact_ids, int) else list(fact_ids)
         removed: list[int] = []
         with self.db.atomic():
-            for s in range(0, len(ids), 500):
-                rows = list(self._q().where(Fact.id.in_(ids[s : s + 500])))
+            for part in chunks(ids):
+                rows = list(self._q().where(Fact.id.in_(list(part))))
                 for row in rows:
                     self.audit("delete", row.id, snapshot(row), None, actor=actor, reason=reason)
                     removed.append(row.id)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from services.store.atomic import PRIVATE_DIR, PRIVATE_FILE
@@ -26,7 +26,7 @@ def private_umask() -> None:
     os.umask(PRIVATE_UMASK)
 
 
-def _store_paths(data_dir: Path, extra: list[Path]):
+def _store_paths(data_dir: Path, extra: list[Path]) -> Iterator[Path]:
     if data_dir.is_dir():
         yield data_dir
         for root, dirs, files in os.walk(data_dir, followlinks=False):

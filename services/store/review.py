@@ -24,16 +24,16 @@ import builtins
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from models import Fact
-from models.entities import utcnow
+from models.tables import utcnow
 from services.errors import InvalidInput, NotFound
 from services.records import FactView
 from services.store.facts import fact_view, snapshot
 
 if TYPE_CHECKING:  # the façade sits above this package; only its type is used here
-    from services.engram import AgentMemory
+    from services.store.handle import MemoryHandle
 
 REVIEW = "review"
 REASONS = (
@@ -50,7 +50,7 @@ REASONS = (
 ACTIONS: dict[str, Callable[..., None]] = {}
 
 
-def review_metadata(reason: str, confidence: float | None = None, **detail) -> dict:
+def review_metadata(reason: str, confidence: float | None = None, **detail: Any) -> dict:
     """The ``metadata`` entry that puts a new fact in the inbox (merge it into the rest)."""
     note = {"reason": reason, **detail}
     if confidence is not None:
@@ -89,7 +89,7 @@ class ReviewItem:
         }
 
 
-def _item(row) -> ReviewItem:
+def _item(row: Any) -> ReviewItem:
     note = dict((row.metadata or {}).get(REVIEW) or {})
     reason = str(note.pop("reason", "review"))
     conf = note.pop("confidence", None)
@@ -103,12 +103,12 @@ class ReviewInbox:
     """One agent's inbox (``memory.review``). ``erase`` is the forget service's erasure of
     facts (the façade passes it in: the store sits below the forget package)."""
 
-    def __init__(self, memory: AgentMemory, erase: Eraser | None = None):
+    def __init__(self, memory: MemoryHandle, erase: Eraser | None = None):
         self.m = memory
         self._erase = erase
         self.last_receipt: dict | None = None  # the forget receipt of the last reject
 
-    def _rows(self):
+    def _rows(self) -> Any:
         return (
             Fact.select()
             .where((Fact.agent == self.m.agent_id) & (Fact.status == "pending"))
@@ -168,7 +168,7 @@ class ReviewInbox:
         """Hide the candidates and keep them (archived, never revived by a restatement)."""
         return self._decide(ids, accept=False, actor=actor)
 
-    def _decide(self, ids, accept: bool, actor: str) -> builtins.list[int]:
+    def _decide(self, ids: Iterable[int], accept: bool, actor: str) -> builtins.list[int]:
         m = self.m
         done: builtins.list[int] = []
         settled: builtins.list[Path | None] = []  # agents' proposal files to remove after

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from peewee import fn
 
 from models import Episode, Fact
 
 if TYPE_CHECKING:  # the façade sits above this package; only its type is used here
-    from services.engram import AgentMemory
+    from services.store.handle import MemoryHandle
 
 
 @dataclass
@@ -25,12 +25,12 @@ class AgentStats:
     episodes: int = 0
 
 
-def agent_stats(memory: AgentMemory) -> AgentStats:
+def agent_stats(memory: MemoryHandle) -> AgentStats:
     aid = memory.agent_id
     q = Fact.select().where(Fact.agent == aid)
     s = AgentStats()
 
-    def grouped(col) -> dict[str, int]:
+    def grouped(col: Any) -> dict[str, int]:
         rows = (
             Fact.select(col, fn.COUNT(Fact.id))
             .where(Fact.agent == aid)

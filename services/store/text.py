@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from typing import Any
 
 _WS = re.compile(r"\s+")
 _PUNCT = re.compile(r"[^\w\s]", re.UNICODE)
@@ -127,23 +128,23 @@ class CleanMeta(dict):
     __slots__ = ()
 
 
-def require_clean(value, what: str = "memory text") -> str:
+def require_clean(value: object, what: str = "memory text") -> str:
     if not isinstance(value, CleanText):
         raise TypeError(f"{what} must pass services.ingest.policy.sanitize before it is stored")
     return str(value)
 
 
-def require_clean_subject(value) -> str | None:
+def require_clean_subject(value: object) -> str | None:
     return None if value is None else require_clean(value, "a subject")
 
 
-def require_clean_tags(tags) -> list[str]:
+def require_clean_tags(tags: Any) -> list[str]:
     for t in tags or ():
         require_clean(t, "a tag")
     return list(tags or ())
 
 
-def require_clean_meta(meta) -> dict:
+def require_clean_meta(meta: Any) -> dict:
     if meta is None or (isinstance(meta, dict) and not meta):
         return {}
     if not isinstance(meta, CleanMeta):

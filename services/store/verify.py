@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from models import Agent, Fact
 from models.db import is_postgres
+from services.store.chunks import chunks
+from services.store.handle import EngramHandle
 
 
 @dataclass
@@ -38,7 +41,7 @@ class VerifyReport:
         return asdict(self)
 
 
-def _fts_ok(db, table: str) -> bool:
+def _fts_ok(db: Any, table: str) -> bool:
     try:
         db.execute_sql(f"INSERT INTO {table}({table}, rank) VALUES('integrity-check', 1)")
         return True
@@ -46,7 +49,7 @@ def _fts_ok(db, table: str) -> bool:
         return False
 
 
-def verify_store(engram, repair: bool = False) -> VerifyReport:
+def verify_store(engram: EngramHandle, repair: bool = False) -> VerifyReport:
     db = engram.db
     rep = VerifyReport(semantic=engram.index is not None)
     if is_postgres(db):
@@ -66,7 +69,7 @@ def verify_store(engram, repair: bool = False) -> VerifyReport:
     return rep
 
 
-def _check_server(db, rep: VerifyReport, repair: bool) -> None:
+def _check_server(db: Any, rep: VerifyReport, repair: bool) -> None:
     """A team store: the full text is a generated column (it cannot drift from its row);
     what can break is an index left invalid by an interrupted build. ``sqlite_ok`` reports
     the database, whichever it is."""
@@ -91,7 +94,7 @@ def _check_server(db, rep: VerifyReport, repair: bool) -> None:
         rep.messages.append(f"{missing} fact(s) without a full-text vector")
 
 
-def _check_sqlite(db, rep: VerifyReport, repair: bool) -> None:
+def _check_sqlite(db: Any, rep: VerifyReport, repair: bool) -> None:
     res = db.execute_sql("PRAGMA quick_check").fetchall()
     if res != [("ok",)]:
         rep.sqlite_ok = False
@@ -105,7 +108,7 @@ def _check_sqlite(db, rep: VerifyReport, repair: bool) -> None:
                 rep.repaired[table] = "rebuilt"
 
 
-def _check_vectors(engram, rep: VerifyReport, repair: bool) -> None:
+def _check_vectors(engram: EngramHandle, rep: VerifyReport, repair: bool) -> None:
     if engram.index is None:
         rep.messages.append("vector index not checked: " + (engram.semantic_error or "off"))
     else:
@@ -118,16 +121,14 @@ def _check_vectors(engram, rep: VerifyReport, repair: bool) -> None:
             chk.missing_vectors = sorted(set(rows) - vec_ids)
             chk.orphan_vectors = sorted(vec_ids - set(rows))
             common = sorted(set(rows) & vec_ids)
-            for s in range(0, len(common), 2000):
-                part = common[s : s + 2000]
+            for part in chunks(common, 2000):  # vector-store reads, not SQL
                 chk.stale_vectors += engram.index.stale_ids(a.id, {i: rows[i] for i in part})
             chk.stale_vectors.sort()
             if repair and (chk.missing_vectors or chk.orphan_vectors or chk.stale_vectors):
                 engram.index.delete(a.id, chk.orphan_vectors)
                 redo = chk.missing_vectors + chk.stale_vectors
-                for s in range(0, len(redo), 256):
-                    part = redo[s : s + 256]
-                    engram.index.upsert(a.id, part, [rows[i] for i in part])
+                for part in chunks(redo, 256):  # one embedding batch
+                    engram.index.upsert(a.id, list(part), [rows[i] for i in part])
                 rep.repaired[a.slug] = {
                     "orphans_deleted": len(chk.orphan_vectors),
                     "vectors_written": len(redo),
@@ -135,7 +136,7 @@ def _check_vectors(engram, rep: VerifyReport, repair: bool) -> None:
             rep.agents.append(chk)
 
 
-def _check_permissions(engram, rep: VerifyReport, repair: bool) -> None:
+def _check_permissions(engram: EngramHandle, rep: VerifyReport, repair: bool) -> None:
     """Store files other local users can read are a finding (``--repair`` tightens them)."""
     from services.store.backup import db_path
     from services.store.permissions import describe_loose, tighten

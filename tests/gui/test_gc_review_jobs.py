@@ -9,7 +9,7 @@ from datetime import timedelta
 from PySide6.QtCore import Qt
 from tests_gui_helpers import learned_at, open_tab
 
-from models.entities import utcnow
+from models.tables import utcnow
 from services import FactFilters, NewFact, review_metadata
 
 

@@ -122,10 +122,11 @@ def parse(path: Path) -> ParsedSource:
     path = Path(path)
     root = path.parent if path.is_file() else path
     out = ParsedSource(format=FORMAT, root=root.resolve())
+    files: list[tuple[Path, Location | None]]
     if path.is_file():
         files = [(path, location_of(path))]
     else:
-        files = files_under(path) or [
+        files = list(files_under(path)) or [
             (p, location_of(p)) for p in sorted(path.rglob("*.md")) if location_of(p)
         ]
     for f, loc in files:

@@ -120,8 +120,9 @@ def _line_fact(line, no, rel, title, base, created, note_tags) -> ImportedFact |
             {**meta, "source_lines": [no, no]},
         )
     m = _OBS.match(line)
-    cat_raw, text = (m.group(1), m.group(2)) if m else (None, None)
-    if m and (_SKIP_CAT.match(cat_raw) or _WIKI.fullmatch(text.strip())):
+    cat_raw: str | None = m.group(1) if m else None
+    text: str = m.group(2) if m else ""
+    if m and (_SKIP_CAT.match(m.group(1)) or _WIKI.fullmatch(text.strip())):
         return None
     if m is None:
         t = _TAGGED.match(line)

@@ -73,7 +73,7 @@ def _fact(f, i: int, rel: str):
     return ImportedFact(
         content=f["content"],
         category=f.get("category") or "fact",
-        importance=float(f.get("importance") if f.get("importance") is not None else 0.5),
+        importance=float(f["importance"] if f.get("importance") is not None else 0.5),
         event_date=parse_date(str(f.get("event_date") or "")),
         created_at=created,
         tags=list(f.get("tags") or []),
@@ -81,7 +81,7 @@ def _fact(f, i: int, rel: str):
         memory_type=f.get("memory_type"),
         subject=f.get("subject"),
         pinned=bool(f.get("pinned")),
-        confidence=float(f.get("confidence") if f.get("confidence") is not None else 0.8),
+        confidence=float(f["confidence"] if f.get("confidence") is not None else 0.8),
         status=status,
         metadata=dict(f.get("metadata") or {}),
     )

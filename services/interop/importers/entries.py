@@ -102,6 +102,7 @@ def strict_entry(line: int, lines: list[str], ctx: FileContext) -> ImportedFact 
     if bad:
         return bad
     m = STRICT_PREFIX.match(lines[0])
+    assert m is not None  # the caller chose this parser because the prefix matched
     raw_date, raw_cat = m.group(1), m.group(2)
     d = parse_date(raw_date)
     if d is None:
@@ -320,7 +321,7 @@ def _topic_of(body: str) -> tuple[list[str], str | None, bool]:
     """("Context > X: …" breadcrumbs, the "Topic:" label, whether the entry is empty once the
     label is taken off: "Context > Communication Style: ---", "Name: [Your name]")."""
     first = split_lines(body)[0]
-    crumbs = []
+    crumbs: list[str] = []
     rest = first
     while (m := _CRUMB.match(rest)) and len(crumbs) < 4:
         crumbs.append(m.group(1).strip())

@@ -250,7 +250,10 @@ def _parse_facts_db(db: Path, out: ParsedSource) -> bool:
     for row in rows:
         r = dict(zip(cols, row))
         item = _fact_from_row(r, scale)
-        (out.problems if isinstance(item, ImportProblem) else out.facts).append(item)
+        if isinstance(item, ImportProblem):
+            out.problems.append(item)
+        else:
+            out.facts.append(item)
     return True
 
 
@@ -386,7 +389,7 @@ def _fact_from_row(r: dict, scale) -> ImportedFact | ImportProblem:
         content=text,
         category=map_category(r.get("category"), text, tags, r.get("project_path")),
         importance=_importance(r, scale),
-        event_date=(when or created).date() if (when or created) else None,
+        event_date=day.date() if (day := when or created) else None,
         created_at=created,
         tags=tags,
         source_ref=f"facts.db#{rid}" if rid is not None else "facts.db",

@@ -201,6 +201,7 @@ def _parse_pending(f: Path, root: Path, out: ParsedSource) -> None:
                 )
             )
             continue
+        assert m is not None  # target came from this match
         body = m.group(2).strip()
         user = target == "USER"
         ctx = FileContext(
@@ -218,7 +219,9 @@ def _parse_pending(f: Path, root: Path, out: ParsedSource) -> None:
 
 def _parse_episodes(f: Path, root: Path, out: ParsedSource) -> None:
     rel = _rel(f, root)
-    day = parse_date(_DAY_FILE.match(f.name).group(1))
+    named = _DAY_FILE.match(f.name)
+    assert named is not None  # only day files are handed here
+    day = parse_date(named.group(1))
     if day is None:
         out.problems.append(
             ImportProblem(
@@ -243,7 +246,7 @@ def _parse_episodes(f: Path, root: Path, out: ParsedSource) -> None:
 def _episode_blocks(text: str):
     """(first line, heading time text or None when headless, body lines with line numbers)."""
     blocks = []
-    cur = None
+    cur: list | None = None
     for no, line in enumerate(split_lines(text), 1):
         m = _EPISODE_HEAD.match(line)
         if m:

@@ -4,9 +4,9 @@ are touched, and only when the file was read (an unreadable file archives nothin
 
 from __future__ import annotations
 
-import peewee as pw
-
 from services.interop.importers.base import ParsedSource
+from services.store import imported_rows
+from services.store.handle import MemoryHandle
 
 REMOVED = "removed_from_source"
 
@@ -18,7 +18,7 @@ def source_files(parsed: ParsedSource) -> set[str]:
     return files | set(parsed.sources)
 
 
-def _still_stated(memory, parsed: ParsedSource) -> tuple[set[str], set[str]]:
+def _still_stated(memory: MemoryHandle, parsed: ParsedSource) -> tuple[set[str], set[str]]:
     """What the files just read still state: their blocks' hashes and their statements'
     content hashes (as the store keeps them, after the write policy)."""
     from services.ingest.policy import policy_for
@@ -30,27 +30,17 @@ def _still_stated(memory, parsed: ParsedSource) -> tuple[set[str], set[str]]:
     return blocks, texts
 
 
-def archive_removed(memory, parsed: ParsedSource, keep: set[int]) -> int:
+def archive_removed(memory: MemoryHandle, parsed: ParsedSource, keep: set[int]) -> int:
     """Archive the facts whose statement the file no longer holds. Only a *confirmed*
     absence counts: a fact whose block or text the file still states stays active even when
     storing it this time did not return its id (an error, a lock); and an error while
     checking propagates instead of being read as "removed"."""
-    from models.entities import Fact
 
     files = source_files(parsed)
     if not files:
         return 0
     blocks, texts = _still_stated(memory, parsed)
-    rows = (
-        Fact.select(Fact.id, Fact.metadata, Fact.content_hash)
-        .where(
-            (Fact.agent == memory.agent_id)
-            & Fact.status.in_(("active", "pending"))
-            & (Fact.source == "import")
-            & pw.fn.json_extract(Fact.metadata, "$.source_file").in_(sorted(files))
-        )
-        .tuples()
-    )
+    rows = imported_rows.live_from_files(memory.agent_id, files)
     gone = [
         (fid, meta or {})
         for fid, meta, h in rows
@@ -61,22 +51,13 @@ def archive_removed(memory, parsed: ParsedSource, keep: set[int]) -> int:
     return len(gone)
 
 
-def revive_restated(memory, items: list) -> dict[int, int]:
+def revive_restated(memory: MemoryHandle, items: list) -> dict[int, int]:
     """Items (NewFact) a file states again after a re-import archived them: index → the
     archived fact, which is made active again instead of stored twice."""
-    from models.entities import Fact
     from services.ingest.policy import policy_for
     from services.store.text import content_hash
 
-    rows = (
-        Fact.select(Fact.id, Fact.content_hash, Fact.metadata)
-        .where(
-            (Fact.agent == memory.agent_id)
-            & (Fact.status == "archived")
-            & pw.fn.json_extract(Fact.metadata, f"$.{REMOVED}").is_null(False)
-        )
-        .tuples()
-    )
+    rows = imported_rows.archived_with_flag(memory.agent_id, REMOVED)
     archived = {h: (fid, dict(meta or {})) for fid, h, meta in rows}
     if not archived:
         return {}
@@ -96,7 +77,7 @@ def revive_restated(memory, items: list) -> dict[int, int]:
 ADOPTED = ("lifecycle", "source_file", "source_format", "source_hash", "source_lines")
 
 
-def adopt_duplicates(memory, items: list, results: list) -> int:
+def adopt_duplicates(memory: MemoryHandle, items: list, results: list) -> int:
     """A fact imported before Engram tracked its source (an older Hermes import) gets the
     source's bookkeeping when the file states it again, so TTLs stop applying to it."""
     n = 0

@@ -8,6 +8,8 @@ from pathlib import Path
 from services.ingest.pipeline import NewFact
 from services.interop.importers.base import ImportFormatError, ImportProblem, ParsedSource
 from services.records import ImportReport
+from services.store import fact_rows
+from services.store.handle import MemoryHandle
 
 _P = "services.interop.importers."
 # Order matters: the most specific detector first. Each module has detect(path) and parse(path).
@@ -124,7 +126,7 @@ def parse_source(path: Path, fmt: str | None = None) -> ParsedSource:
 
 
 def import_into(
-    memory, path: Path, fmt: str | None = None, progress=None, cancelled=None
+    memory: MemoryHandle, path: Path, fmt: str | None = None, progress=None, cancelled=None
 ) -> ImportReport:
     parsed = parse_source(path, fmt)
     _drop_bad_bytes(parsed)
@@ -251,7 +253,7 @@ STRUCTURAL = {
 }
 
 
-def _metadata_cleaner(memory):
+def _metadata_cleaner(memory: MemoryHandle):
     """Text an importer keeps beside a fact (a frontmatter description, an observation, a
     relation's context) is memory text too: it goes through the write policy like the fact."""
     from services.ingest.policy import Target, policy_for
@@ -277,12 +279,12 @@ def _metadata_cleaner(memory):
     return lambda meta: clean(meta or {})
 
 
-def _changed_by_user(memory, items: list[NewFact]) -> dict[int, int | None]:
+def _changed_by_user(memory: MemoryHandle, items: list[NewFact]) -> dict[int, int | None]:
     """Indexes of items whose text is what a stored fact said before the user edited it (the
     fact still exists) or deleted it, each with the edited fact's id (None: deleted). Without
     this, re-importing the source would bring the old wording back and supersede the user's
     correction."""
-    from models.entities import AuditEvent, Fact
+    from models.tables import AuditEvent
     from services.ingest.policy import policy_for
     from services.store.text import content_hash
 
@@ -305,16 +307,7 @@ def _changed_by_user(memory, items: list[NewFact]) -> dict[int, int | None]:
             edited.setdefault(content_hash(text), fid)
     if not edited and not deleted:
         return {}
-    live = {
-        fid
-        for (fid,) in Fact.select(Fact.id)
-        .where(
-            (Fact.agent == memory.agent_id)
-            & Fact.id.in_(list(edited.values()))
-            & (Fact.status != "forgotten")
-        )
-        .tuples()
-    }
+    live = fact_rows.not_forgotten(memory.agent_id, edited.values())
     out: dict[int, int | None] = {}
     policy = policy_for(memory)
     for i, it in enumerate(items):

@@ -1,0 +1,217 @@
+"""Reads and writes of fact rows that are not one agent's CRUD (``FactStore``): the scans
+forget, verify, import and entity code run over an agent's rows or over ids of any agent.
+The rows stay behind this module so that their shape is known in one package."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import reduce
+from typing import Any
+
+import peewee as pw
+
+from models import Fact, FactEntity
+from services.store.chunks import chunks
+
+
+def fact_texts(agent_id: int | None = None) -> Iterator[tuple[int, str]]:
+    """(id, content) of every fact of an agent, or of every agent when ``agent_id`` is None."""
+    q = Fact.select(Fact.id, Fact.content)
+    if agent_id is not None:
+        q = q.where(Fact.agent == agent_id)
+    yield from q.tuples()
+
+
+def texts_of(ids: Sequence[int]) -> Iterator[tuple[int, str]]:
+    """(id, content) of the facts with these ids that exist, whichever agent owns them."""
+    for part in chunks(list(ids)):
+        yield from Fact.select(Fact.id, Fact.content).where(Fact.id.in_(list(part))).tuples()
+
+
+def fact_ids(agent_id: int) -> list[int]:
+    """Every fact id of an agent, oldest first."""
+    q = Fact.select(Fact.id).where(Fact.agent == agent_id).order_by(Fact.id)
+    return [i for (i,) in q.tuples()]
+
+
+def owners(ids: Iterable[int]) -> set[int]:
+    """The ids of the agents that own these facts."""
+    out: set[int] = set()
+    for part in chunks(list(ids)):
+        out.update(a for (a,) in Fact.select(Fact.agent).where(Fact.id.in_(list(part))).tuples())
+    return out
+
+
+def any_exist(ids: Sequence[int]) -> bool:
+    return any(Fact.select().where(Fact.id.in_(list(p))).exists() for p in chunks(list(ids)))
+
+
+def delete_rows(agent_id: int, ids: Sequence[int]) -> None:
+    """Delete an agent's facts outright (a forget: no soft delete, no history of the text);
+    facts that named them as their successor keep no dangling link."""
+    for part in chunks(list(ids)):
+        Fact.update(superseded_by=None).where(Fact.superseded_by.in_(list(part))).execute()
+        Fact.delete().where((Fact.agent == agent_id) & Fact.id.in_(list(part))).execute()
+
+
+def rewrite_metadata(fact_id: int, change: Callable[[dict], dict]) -> bool:
+    """Replace a fact's metadata with ``change(old)``; False when the fact is gone."""
+    row = Fact.get_or_none(Fact.id == fact_id)
+    if row is None:
+        return False
+    Fact.update(metadata=change(row.metadata)).where(Fact.id == fact_id).execute()
+    return True
+
+
+def row(agent_id: int, fact_id: int) -> Any:
+    """An agent's fact row (the model instance), or None."""
+    return Fact.get_or_none((Fact.agent == agent_id) & (Fact.id == fact_id))
+
+
+def rows(agent_id: int, ids: Iterable[int]) -> list[Any]:
+    """An agent's fact rows with these ids (absent and other agents' ids are skipped)."""
+    out: list[Any] = []
+    for part in chunks(list(ids)):
+        out.extend(Fact.select().where((Fact.agent == agent_id) & Fact.id.in_(list(part))))
+    return out
+
+
+def existing(ids: Iterable[int]) -> set[int]:
+    """Those of these fact ids that still exist."""
+    out: set[int] = set()
+    for part in chunks(list(ids)):
+        out.update(i for (i,) in Fact.select(Fact.id).where(Fact.id.in_(list(part))).tuples())
+    return out
+
+
+def not_forgotten(agent_id: int, ids: Iterable[int]) -> set[int]:
+    """Those of an agent's fact ids whose row exists and is not forgotten."""
+    out: set[int] = set()
+    for part in chunks(list(ids)):
+        q = Fact.select(Fact.id).where(
+            (Fact.agent == agent_id) & Fact.id.in_(list(part)) & (Fact.status != "forgotten")
+        )
+        out.update(i for (i,) in q.tuples())
+    return out
+
+
+def active_categories(agent_id: int) -> list[str]:
+    q = Fact.select(Fact.category).distinct().where(_active(agent_id))
+    return [c for (c,) in q.tuples()]
+
+
+def pinned_ids(agent_id: int) -> list[int]:
+    """An agent's active pinned facts."""
+    q = Fact.select(Fact.id).where(_active(agent_id) & (Fact.pinned == True))  # noqa: E712
+    return [i for (i,) in q.tuples()]
+
+
+def frequent_values(agent_id: int, column: str, limit: int, prefixes: tuple[str, ...] = ()) -> list:
+    """The most used values of a column among an agent's active facts (``subject``,
+    ``category``), most used first; only those starting with one of ``prefixes`` if given."""
+    col = getattr(Fact, column)
+    cond = _active(agent_id) & col.is_null(False)
+    if prefixes:
+        cond &= reduce(operator.or_, [col.startswith(p) for p in prefixes])
+    q = (
+        Fact.select(col)
+        .where(cond)
+        .group_by(col)
+        .order_by(pw.fn.COUNT(Fact.id).desc(), col)
+        .limit(limit)
+    )
+    return [v for (v,) in q.tuples()]
+
+
+# facts linked to an entity (people and projects) -------------------------------------------
+def entity_fact_ids(entity_id: int) -> set[int]:
+    q = Fact.select(Fact.id).join(FactEntity, on=(FactEntity.fact == Fact.id))
+    return {i for (i,) in q.where(FactEntity.entity == entity_id).tuples()}
+
+
+def entity_facts(entity_id: int) -> list[tuple]:
+    """(id, content, status, created_at, link source, fact source, source ref), oldest first."""
+    q = (
+        Fact.select(
+            Fact.id,
+            Fact.content,
+            Fact.status,
+            Fact.created_at,
+            FactEntity.source,
+            Fact.source,
+            Fact.source_ref,
+        )
+        .join(FactEntity, on=(FactEntity.fact == Fact.id))
+        .where(FactEntity.entity == entity_id)
+        .order_by(Fact.created_at, Fact.id)
+    )
+    return list(q.tuples())
+
+
+def entity_top_texts(entity_id: int, limit: int) -> list[str]:
+    """The text of an entity's most important active facts, newest first among equals."""
+    q = (
+        Fact.select(Fact.content)
+        .join(FactEntity, on=(FactEntity.fact == Fact.id))
+        .where((FactEntity.entity == entity_id) & (Fact.status == "active"))
+        .order_by(Fact.importance.desc(), Fact.created_at.desc())
+        .limit(limit)
+    )
+    return [c for (c,) in q.tuples()]
+
+
+def entity_mentions(entity_id: int) -> tuple[int, Any, Any]:
+    """(linked facts, first and last of their creation times)."""
+    return (
+        Fact.select(pw.fn.COUNT(Fact.id), pw.fn.MIN(Fact.created_at), pw.fn.MAX(Fact.created_at))
+        .join(FactEntity, on=(FactEntity.fact == Fact.id))
+        .where(FactEntity.entity == entity_id)
+        .tuples()
+        .get()
+    )
+
+
+def _active(agent_id: int) -> Any:
+    return (Fact.agent == agent_id) & (Fact.status == "active")
+
+
+def brief_rows(
+    agent_id: int, ids: Iterable[int] | None = None, created_before: Any = None
+) -> list[Any]:
+    """An agent's facts as rows with ``id``, ``content`` and ``status`` only: all of them, those
+    with these ids, or those created before a time."""
+    q = Fact.select(Fact.id, Fact.content, Fact.status).where(Fact.agent == agent_id)
+    if created_before is not None:
+        q = q.where(Fact.created_at < created_before)
+    if ids is None:
+        return list(q)
+    out: list[Any] = []
+    for part in chunks(list(dict.fromkeys(ids))):
+        out.extend(q.where(Fact.id.in_(list(part))))
+    return out
+
+
+def ranked_active(agent_id: int, where: Any = None, limit: int | None = None) -> list[tuple]:
+    """An agent's active facts as (id, content, category, importance, pinned, created_at,
+    event_date), most worth keeping first: pinned, then importance, use and recency. ``where``
+    narrows them (a peewee expression over ``Fact``, built by the caller)."""
+    q = Fact.select(
+        Fact.id,
+        Fact.content,
+        Fact.category,
+        Fact.importance,
+        Fact.pinned,
+        Fact.created_at,
+        Fact.event_date,
+    ).where(_active(agent_id))
+    if where is not None:
+        q = q.where(where)
+    q = q.order_by(
+        Fact.pinned.desc(),
+        Fact.importance.desc(),
+        Fact.access_count.desc(),
+        Fact.created_at.desc(),
+        Fact.id.desc(),
+    ).limit(limit)
+    return list(q.tuples())
