@@ -187,12 +187,14 @@ def cmd_agent_rename(args, ctx):
 
 
 def cmd_remember(args, ctx):
-    # no model in a one-shot process (chromadb + onnxruntime cost seconds): the fact is stored
-    # with its full text at once and owed its vector (services/vectors/backlog.py), which the
-    # next process with the model fills before any semantic search or verify. Exact duplicates
-    # still merge here; near-duplicates and contradictions need vectors, so they are caught
-    # when `engram serve` or the app runs the command (the CLI hands it to them when they run).
-    eng = ctx.engram(semantic=False)
+    # the model loads here: a paraphrase merges, a changed value supersedes with a note and an
+    # antonym waits in review only when the new text is compared with its nearest neighbours,
+    # and a write that skipped those checks would be the silent duplicate or contradiction this
+    # command must never make. The fast path is the resident Engram: while `engram serve` or the
+    # app runs, the CLI hands this command to it (app/daemon_client.py) and it answers in
+    # milliseconds with every check. A store without the model still stores (exact duplicates
+    # merge) and owes the vector (services/vectors/backlog.py).
+    eng = ctx.engram()
     mem = eng.agent(args.agent, create=args.create_agent)
     tags = [t.strip() for t in args.tags.split(",") if t.strip()]
     r = mem.remember(

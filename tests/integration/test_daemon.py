@@ -133,9 +133,21 @@ def test_without_a_daemon_the_cli_runs_in_process_even_over_a_stale_socket(store
     assert not (store / "engram.sock").exists()  # a clean stop removes it
 
 
-def test_facts_stored_without_the_model_get_vectors_before_semantic_search(store):
-    """`remember` in a one-shot process stores no vector (no model load); the next process
-    with the model fills the backlog, so hybrid search and verify stay right."""
+def test_facts_stored_without_the_model_get_vectors_before_semantic_search(tmp_path_factory):
+    """A process without the model (here its files are missing) still stores the fact and
+    owes its vector; the next process with the model fills the backlog, so hybrid search and
+    verify stay right."""
+    store = Path(tmp_path_factory.mktemp("b")) / "s"
+    assert engram(store, "agent", "add", "claude").returncode == 0
+    r = engram(
+        store,
+        "remember",
+        "--agent",
+        "claude",
+        "I prefer dark mode in every editor",
+        ENGRAM_MODEL_DIR=str(tmp_path_factory.mktemp("no-model")),
+    )
+    assert r.returncode == 0, r.stderr
     assert (store / "vector-backlog").exists()
     r = engram(store, "recall", "--agent", "claude", "night theme for coding tools", "--json")
     assert r.returncode == 0, r.stderr
