@@ -48,6 +48,7 @@ class Engram:
         self._lock = threading.Lock()
         self.notes: list[str] = []  # said once on open (permissions tightened, …)
         self.recompiler: Any = None  # set by follow_changes: compiled layers follow writes
+        self._loading: threading.Event | None = None  # set while load_semantic runs
 
     # lifecycle ---------------------------------------------------------------------------
     @classmethod
@@ -115,10 +116,34 @@ class Engram:
 
     def load_semantic(self) -> bool:
         """Load the embedding model and vector index into a store opened with
-        ``semantic=False`` (the GUI paints its first page, then calls this in a worker).
-        Returns whether semantic search is now on; ``semantic_error`` says why not."""
+        ``semantic=False`` (a server or the window answers first, then loads it in a thread).
+        Returns whether semantic search is now on; ``semantic_error`` says why not. Writes
+        made meanwhile wait for it (``wait_semantic``)."""
         if self.embedder is not None:
             return True
+        if self._loading is not None and not self._loading.is_set():
+            return self._load_semantic()  # a warm-up announced it and sets it when done
+        loading = self.expect_semantic()
+        try:
+            return self._load_semantic()
+        finally:
+            loading.set()
+
+    def expect_semantic(self) -> threading.Event:
+        """Announce a model load (before its thread starts, so no write slips in first);
+        the caller sets the event when the load, and whatever must follow it, is done."""
+        self._loading = threading.Event()
+        return self._loading
+
+    def wait_semantic(self, timeout: float = 120.0) -> None:
+        """While the model is loading, wait for it: a write compares its text with its nearest
+        neighbours (paraphrase, newer value, contradiction), and one made without them would be
+        stored unchecked."""
+        loading = self._loading
+        if loading is not None and not loading.is_set():
+            loading.wait(timeout)
+
+    def _load_semantic(self) -> bool:
         try:
             from services.vectors.embedder import load_embedder
             from services.vectors.index import open_index
@@ -387,6 +412,7 @@ class AgentMemory:
     def remember_many(self, items: Sequence[NewFact], **kw) -> list[RememberResult]:
         from models.db import writer_lock
 
+        self.engram.wait_semantic()  # a server warming up: the checks need the neighbours
         # one Ingestor per call: it keeps per-batch state, and threads share this handle
         with writer_lock(self.db, self.agent_id):  # team stores: duplicates still merge
             results = Ingestor(self).remember_many(items, **kw)

@@ -31,7 +31,8 @@ def warm_up(engram) -> bool:
 
 def warm_up_in_background(engram) -> threading.Event:
     """Start ``warm_up`` on a daemon thread; the event is set when it has finished (either way)."""
-    done = threading.Event()
+    # writes wait from now until the owed vectors are in too (Engram.wait_semantic)
+    done = engram.expect_semantic()
 
     def run() -> None:
         try:
