@@ -56,7 +56,8 @@ class AgentTab(QWidget):
     first_paint = Signal()
     selection_changed = Signal()  # what the actions act on changed
     badge_changed = Signal()  # the review count changed
-    confirmed = Signal(str, bool)  # "Deleted 4 facts", True: it can be undone (False: redone)
+    # "Deleted 4 facts", True: it can be undone (False: redone), the command (the step)
+    confirmed = Signal(str, bool, object)
 
     def __init__(self, engram, memory, runner, parent=None):
         super().__init__(parent)
@@ -574,7 +575,9 @@ class AgentTab(QWidget):
             )
         )
 
-    def _after_write(self, kind: str, ids: list, title: str = "", undone: bool = False) -> None:
+    def _after_write(
+        self, kind: str, ids: list, title: str = "", undone: bool = False, step=None
+    ) -> None:
         def done():
             if kind == "restore":
                 self.select_ids(ids, current=ids[0])
@@ -583,7 +586,7 @@ class AgentTab(QWidget):
                 self.search.run_now()
             self._update_bulk()
             if title:
-                self.confirmed.emit(title, not undone)
+                self.confirmed.emit(title, not undone, step)
             self.write_done.emit(kind, list(ids))
 
         if kind == "edit":

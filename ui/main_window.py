@@ -35,6 +35,7 @@ from ui.settings_dialog import SettingsDialog
 from ui.store_watcher import StoreWatcher
 from ui.team_store_dialog import TeamStoreDialog
 from ui.theme import icon
+from ui.trash import RemoveAgentCommand, TrashDialog
 from ui.tray import TrayController
 from ui.undo_keys import UndoKeys
 from ui.welcome import WelcomePage
@@ -149,6 +150,7 @@ class MainWindow(QMainWindow):
         self.notice = UndoNotice()
         self.notice.undo_requested.connect(self.undo_group.undo)
         self.notice.redo_requested.connect(self.undo_group.redo)
+        self.notice.stale.connect(self.show_message)
         # permanent: a timed status message must not paint over the Undo
         self.statusBar().addPermanentWidget(self.notice)
         self.statusBar().addPermanentWidget(self.jobs)
@@ -351,8 +353,12 @@ class MainWindow(QMainWindow):
         f = mb.addMenu("&File")
         self.act_add_agent = self._act(f, "&New agent…", self.add_agent, "Ctrl+N")
         self.act_rename_agent = self._act(f, "&Rename agent…", self.rename_agent, "F2")
+        # a lambda: triggered(checked=False) must not reach a parameter of remove_agent
         self.act_remove_agent = self._act(
-            f, "Re&move agent…", self.remove_agent, "Ctrl+Shift+Backspace"
+            f, "Re&move agent…", lambda: self.remove_agent(), "Ctrl+Shift+Backspace"
+        )
+        self.act_trash = self._act(
+            f, "T&rash (removed agents)…", lambda: self.open_trash(), tip="Restore a removed agent"
         )
         f.addSeparator()
         self.act_import = self._act(f, "&Import memory files…", self.import_files, "Ctrl+I")
@@ -474,7 +480,11 @@ class MainWindow(QMainWindow):
                 tab.compile_requested.connect(self.tray.compile)
                 tab.first_paint.connect(self._on_first_paint)
                 tab.selection_changed.connect(self._update_actions)
-                tab.confirmed.connect(self.notice.confirm)
+                tab.confirmed.connect(
+                    lambda text, undoable, step, t=tab: self.notice.confirm(
+                        text, undoable, t.undo_stack, step
+                    )
+                )
                 tab.badge_changed.connect(lambda s=slug: self._label_tab(s))
                 self.undo_group.addStack(tab.undo_stack)
                 if getattr(self, "_layout_state", None):
@@ -562,30 +572,70 @@ class MainWindow(QMainWindow):
         self.sync_agents()
 
     @Slot()
-    def remove_agent(self, confirm: bool = True) -> int:
+    def remove_agent(self) -> int:
+        """File → Remove agent: asks first (naming the agent and what it holds, No the
+        default); the agent goes to the trash, and the status bar's Undo, Edit → Undo or
+        File → Trash brings it back until the trash is emptied."""
         tab = self.current_agent_tab()
         if tab is None:
             return 0
         slug = tab.memory.slug
-        if (
-            confirm
-            and QMessageBox.question(
-                self,
-                "Remove agent",
-                f"Remove {slug} and all its memories? This cannot be "
-                "undone. (To also wipe files and leave no trace, use Forget.)",
-            )
-            != QMessageBox.Yes
-        ):
+        info = self._infos.get(slug)
+        name = info.name if info is not None else slug
+        n = info.fact_count if info is not None else 0
+        who = name if name == slug else f"{name} ({slug})"
+        box = QMessageBox(
+            QMessageBox.Question,
+            "Remove agent",
+            f"Remove the agent “{who}” and its {n:,} fact(s)?",
+            QMessageBox.Yes | QMessageBox.No,
+            self,
+        )
+        box.setInformativeText(
+            "It moves to the trash: Undo in the status bar, Edit → Undo or File → Trash "
+            "brings it back with every memory until you empty the trash. (To erase it "
+            "and leave no trace, use Forget.)"
+        )
+        box.button(QMessageBox.Yes).setText(f"Remove {slug}")
+        box.button(QMessageBox.No).setText("Keep it")
+        box.setDefaultButton(QMessageBox.No)
+        box.setEscapeButton(QMessageBox.No)
+        self.remove_box = box
+        answer = box.exec()
+        self.remove_box = None
+        if answer != QMessageBox.Yes:
             return 0
         engram = self.engram
         return self.runner.start(
             f"Removing {slug}",
-            lambda p, c: engram.remove_agent(slug),
+            lambda p, c: engram.trash_agent(slug),
             serial=True,
-            success=lambda _r: self.sync_agents(),
+            success=self._agent_trashed,
             failure=self.show_error,
         )
+
+    def _agent_trashed(self, trashed) -> None:
+        cmd = RemoveAgentCommand(self.engram, self.runner, trashed, self._agent_step_done)
+        self.window_stack.push(cmd)
+        self.sync_agents()
+        self.notice.confirm(cmd.done_text(), True, self.window_stack, cmd)
+
+    def _agent_step_done(self, cmd) -> None:
+        self.sync_agents()
+        if not cmd.removed:
+            tab = self.agent_tabs.get(cmd.slug)
+            if tab is not None:
+                self.tabs.setCurrentWidget(tab)
+        self.notice.confirm(cmd.done_text(), cmd.removed, self.window_stack, cmd)
+
+    @Slot()
+    def open_trash(self) -> TrashDialog:
+        dlg = TrashDialog(self.engram, self.runner, self)
+        dlg.changed.connect(self.sync_agents)
+        dlg.setAttribute(Qt.WA_DeleteOnClose)
+        self.trash_dialog = dlg
+        dlg.show()
+        return dlg
 
     # jobs ------------------------------------------------------------------------------------
     @Slot()
@@ -697,14 +747,16 @@ class MainWindow(QMainWindow):
 
     @Slot(dict)
     def _gc_step(self, reports: dict) -> None:
-        tab = self.current_agent_tab()
-        stack = tab.undo_stack if tab is not None else self.window_stack
+        """A GC run spans agents: its step lives on the window's stack and the notice holds
+        it, so it is undone from any tab (after a restart: Archived → Restore this GC run)."""
         cmd = GCCommand(self.engram, self.runner, reports, self._gc_undone)
-        stack.push(cmd)
-        self.notice.confirm(cmd.text().replace("Run GC", "GC ran"), True)
+        self.window_stack.push(cmd)
+        self.notice.confirm(cmd.text().replace("Run GC", "GC ran"), True, self.window_stack, cmd)
 
     def _gc_undone(self, cmd) -> None:
-        self.notice.confirm(cmd.text().replace("Run GC", "GC ran"), not cmd._undone)
+        self.notice.confirm(
+            cmd.text().replace("Run GC", "GC ran"), not cmd._undone, self.window_stack, cmd
+        )
         self.on_store_changed()
 
     @Slot(str)

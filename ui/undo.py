@@ -72,7 +72,8 @@ class _WriteCommand(QUndoCommand):
         self.memory, self.runner, self._done, self._failed = memory, runner, done, failed
 
     def _queue(self, title: str, op, kind: str, ids: list[int]) -> None:
-        """``done(kind, ids, what, undone)``: ``what`` is the past-tense confirmation."""
+        """``done(kind, ids, what, undone, step)``: ``what`` is the past-tense confirmation,
+        ``step`` this command (the status-bar notice undoes exactly it)."""
         undone = title.startswith("Undo ")
         what = past_tense(self.text())
         self.runner.start(
@@ -80,7 +81,7 @@ class _WriteCommand(QUndoCommand):
             lambda progress, cancelled: op(),
             serial=True,
             visible=False,
-            success=lambda _r: self._done(kind, ids, what, undone),
+            success=lambda _r: self._done(kind, ids, what, undone, self),
             failure=self._on_failure,
         )
 
@@ -203,7 +204,7 @@ class AddFactCommand(_WriteCommand):
             serial=True,
             visible=False,
             success=lambda _r: self._done(
-                "restore", [self.fact_id], past_tense(self.text()), False
+                "restore", [self.fact_id], past_tense(self.text()), False, self
             ),
             failure=self._on_failure,
         )
