@@ -378,12 +378,13 @@ class MainWindow(QMainWindow):
         f.addAction(self.tray.act_quit)
 
         e = mb.addMenu("&Edit")
-        self.act_undo = self.undo_group.createUndoAction(self, "&Undo")
-        self.act_undo.setShortcut(QKeySequence("Ctrl+Z"))
-        self.act_redo = self.undo_group.createRedoAction(self, "&Redo")
+        self.act_undo = self._act(e, "&Undo", self.undo_latest, "Ctrl+Z")
+        self.act_redo = self._act(e, "&Redo", self.redo_latest, "Ctrl+Shift+Z")
         self.act_redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
-        e.addAction(self.act_undo)
-        e.addAction(self.act_redo)
+        for sig in (self.undo_group.indexChanged, self.undo_group.activeStackChanged):
+            sig.connect(self._update_undo_actions)
+        self.window_stack.indexChanged.connect(self._update_undo_actions)
+        self._update_undo_actions()
         e.addSeparator()
         self.act_find = self._act(e, "&Find…", self.focus_search, QKeySequence.Find)
         self.act_add_fact = self._act(
@@ -434,6 +435,42 @@ class MainWindow(QMainWindow):
         h = mb.addMenu("&Help")
         self._act(h, "&Keyboard shortcuts", self.show_shortcuts, "F1")
         self._act(h, "&About Engram", self.about)
+
+    # undo: the newest step of the current tab's stack or the window's ------------------------
+    def _undo_stacks(self) -> list:
+        active = self.undo_group.activeStack()
+        return [st for st in dict.fromkeys([active, self.window_stack]) if st is not None]
+
+    def _next_undo(self):
+        """The stack whose last step is the newest (a GC run from another tab counts)."""
+        stacks = [st for st in self._undo_stacks() if st.canUndo()]
+        return max(
+            stacks, key=lambda st: getattr(st.command(st.index() - 1), "seq", 0), default=None
+        )
+
+    def _next_redo(self):
+        stacks = [st for st in self._undo_stacks() if st.canRedo()]
+        return min(stacks, key=lambda st: getattr(st.command(st.index()), "seq", 0), default=None)
+
+    @Slot()
+    def undo_latest(self) -> None:
+        st = self._next_undo()
+        if st is not None:
+            st.undo()
+
+    @Slot()
+    def redo_latest(self) -> None:
+        st = self._next_redo()
+        if st is not None:
+            st.redo()
+
+    @Slot()
+    def _update_undo_actions(self, *_a) -> None:
+        u, r = self._next_undo(), self._next_redo()
+        self.act_undo.setEnabled(u is not None)
+        self.act_undo.setText(f"&Undo {u.undoText()}" if u is not None else "&Undo")
+        self.act_redo.setEnabled(r is not None)
+        self.act_redo.setText(f"&Redo {r.redoText()}" if r is not None else "&Redo")
 
     @Slot()
     def _rebuild_engram_menu(self) -> None:

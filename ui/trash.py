@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from ui.tables import read_only_table
+from ui.undo import STEP_SEQ
 
 
 class RemoveAgentCommand(QUndoCommand):
@@ -26,6 +27,7 @@ class RemoveAgentCommand(QUndoCommand):
         self.engram, self.runner, self._done = engram, runner, done
         self.slug, self.facts = trashed.slug, trashed.fact_count
         self.removed = True
+        self.seq = next(STEP_SEQ)
         self._first = True
 
     def done_text(self) -> str:

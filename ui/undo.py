@@ -8,11 +8,16 @@ through ``memory.restore``.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 
 from PySide6.QtGui import QUndoCommand
 
 from services import FactView, InvalidInput, NewFact
+
+# every step gets the next number: Edit → Undo picks the newest step among the tab's stack
+# and the window's (a GC run, a removed agent), whichever tab is current
+STEP_SEQ = itertools.count(1)
 
 # what the fact editor and the bulk actions may change
 FIELDS = ("content", "category", "importance", "tags", "pinned")
@@ -70,6 +75,7 @@ class _WriteCommand(QUndoCommand):
     ):
         super().__init__(text)
         self.memory, self.runner, self._done, self._failed = memory, runner, done, failed
+        self.seq = next(STEP_SEQ)
 
     def _queue(self, title: str, op, kind: str, ids: list[int]) -> None:
         """``done(kind, ids, what, undone, step)``: ``what`` is the past-tense confirmation,
