@@ -73,6 +73,8 @@ class AgentTab(QWidget):
         self.search.hide()
         self.model = FactTableModel(memory, self, filters=self.filter_bar.filters(), runner=runner)
         self.model.reloaded.connect(self._on_reloaded)
+        # a sort or a filter reloads too: the selection survives it like a refresh
+        self.model.modelAboutToBeReset.connect(self._remember_selection)
         self.model.load_failed.connect(self.message)
         self._restore: tuple | None = None  # selection to put back after a reload
         self._after_reload: list = []
@@ -406,9 +408,53 @@ class AgentTab(QWidget):
         shown = self.editor.fact.id if self.editor.fact is not None else None
         cur = self._current_id()
         want = cur if cur in ids else shown if shown in ids else ids[0] if ids else None
+        if want != shown and self.editor.is_dirty():
+            if want is None:  # a search, filter, Clear or sort hid it: keep the typing
+                self.editor.note_kept()
+                self._update_bulk()
+                return
+            if not self._resolve_unsaved(shown):
+                self._update_bulk()
+                return
         if want != shown or (reload and want is not None):
             self._load_editor(want)
         self._update_bulk()
+
+    def _resolve_unsaved(self, shown: int | None) -> bool:
+        """Another fact was picked while the editor holds unsaved typing: Save / Discard /
+        Cancel (the default: Enter or Esc lose nothing). False: stay on ``shown``."""
+        if getattr(self, "_asking", False):
+            return False
+        box = QMessageBox(
+            QMessageBox.Question,
+            "Unsaved changes",
+            f"Fact #{shown} has changes you have not saved.",
+            QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel,
+            self,
+        )
+        box.setInformativeText("Save them, discard them, or stay on the fact (Cancel).")
+        box.setDefaultButton(QMessageBox.Cancel)
+        box.setEscapeButton(QMessageBox.Cancel)
+        self.unsaved_box = box
+        self._asking = True
+        try:
+            answer = box.exec()
+        finally:
+            self._asking = False
+            self.unsaved_box = None
+        if answer == QMessageBox.Save:
+            self.editor.save()
+            return True
+        if answer == QMessageBox.Discard:
+            self.editor.revert()
+            return True
+        if shown is not None and self.stack.currentIndex() == 0:
+            sm = self.table.selectionModel()
+            sm.blockSignals(True)
+            self.select_ids([shown], current=shown)
+            sm.blockSignals(False)
+            self.table.viewport().update()
+        return False
 
     def _load_editor(self, fact_id: int | None) -> None:
         if fact_id is None:
@@ -476,6 +522,8 @@ class AgentTab(QWidget):
 
     @Slot(int, dict, dict)
     def _on_edit_requested(self, fact_id: int, before: dict, after: dict) -> None:
+        if not self._no_conflict(fact_id, before, after):
+            return
         self._push(
             EditFactsCommand(
                 self.memory,
@@ -486,6 +534,46 @@ class AgentTab(QWidget):
                 self._write_failed,
             )
         )
+
+    def _no_conflict(self, fact_id: int, before: dict, after: dict) -> bool:
+        """A save over a change made elsewhere meanwhile (the CLI, a hook, another window)
+        asks first instead of silently writing over it."""
+        try:
+            now = self.memory.get(fact_id)
+        except EngramError as exc:
+            self._write_failed(f"Fact #{fact_id} cannot be saved: {exc}")
+            return False
+        stored = {k: (list(getattr(now, k)) if k == "tags" else getattr(now, k)) for k in before}
+        if "importance" in stored:
+            stored["importance"] = round(stored["importance"], 2)
+        if stored == before:
+            return True
+        theirs = (
+            now.content if "content" in before else ", ".join(f"{k}: {stored[k]}" for k in stored)
+        )
+        box = QMessageBox(
+            QMessageBox.Warning,
+            "Changed elsewhere",
+            f"Fact #{fact_id} was changed outside this window since you started editing it.",
+            QMessageBox.Cancel,
+            self,
+        )
+        box.setInformativeText(f"It now reads: “{theirs[:300]}”")
+        mine = box.addButton("Save mine over it", QMessageBox.AcceptRole)
+        box.addButton("Keep theirs", QMessageBox.DestructiveRole)
+        box.setDefaultButton(QMessageBox.Cancel)
+        box.setEscapeButton(QMessageBox.Cancel)
+        self.conflict_box = box
+        box.exec()
+        self.conflict_box = None
+        clicked = box.clickedButton()
+        if clicked is mine:
+            before.update(stored)  # undo puts back what was stored, not the stale version
+            return True
+        if clicked is not None and box.buttonRole(clicked) == QMessageBox.DestructiveRole:
+            self.editor.revert()
+            self._load_editor(fact_id)
+        return False
 
     @Slot()
     def add_fact(self, text: str | None = None, category: str = "fact") -> None:
@@ -606,12 +694,16 @@ class AgentTab(QWidget):
     def refresh(self) -> None:
         """Re-read the facts keeping the selection, the current row and the scroll position
         (restored when the model has reloaded, see ``_on_reloaded``)."""
+        self._remember_selection()
+        self.model.refresh()
+
+    @Slot()
+    def _remember_selection(self) -> None:
         if self._restore is None:
             ids = self._view_ids() if self.stack.currentIndex() == 0 else []
             cur = self.table.currentIndex()
             cur_id = self.model.id_at(cur.row()) if cur.isValid() else None
             self._restore = (ids, cur_id, self.table.verticalScrollBar().value())
-        self.model.refresh()
 
     @Slot()
     def _on_reloaded(self) -> None:
