@@ -38,6 +38,7 @@ class EntityForgetDialog(ForgetDialog):
         self.entity_scope = expand_entity(engram, ForgetScope(agent=slug), str(entity_id))
         super().__init__(engram, runner, slug, self.entity_scope.fact_ids, parent)
         self.setWindowTitle(f"Forget {name} — {slug}")
+        self.about = f"everything about {name}"
         self.use_selection.setText(
             f"Everything about {name}: {len(self.entity_scope.fact_ids)} fact(s), and the "
             "name and aliases in episodes, layers and files"

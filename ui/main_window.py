@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from shiboken6 import isValid
 
 from services import EngramError, ImportFormatError
 from ui.agent_tab import VIEWS, AgentTab
@@ -746,16 +747,39 @@ class MainWindow(QMainWindow):
         tab = self.current_agent_tab()
         if tab is None:
             return
-        dlg = ForgetDialog(self.engram, self.runner, tab.memory.slug, tab.selected_ids(), self)
+        dlg = ForgetDialog(
+            self.engram,
+            self.runner,
+            tab.memory.slug,
+            tab.selected_ids(),
+            self,
+            on_finished=self._forgotten,
+        )
         dlg.started.connect(self.workspaces.hold)
-        dlg.forgotten.connect(self._forgotten)
         dlg.finished.connect(dlg.deleteLater)
         self.forget_dialog = dlg
         dlg.open()
 
-    def _forgotten(self, _receipt) -> None:
+    def _forgotten(self, receipt, about: str | None = None) -> None:
+        """Runs when a forget ends, whether or not its dialog is still open: two-way sync
+        resumes, and a receipt closed with its dialog is shown here instead."""
         self.workspaces.release()
         self.on_store_changed()
+        dlg = getattr(self, "forget_dialog", None)
+        if dlg is not None and isValid(dlg) and dlg.isVisible():
+            return
+        if receipt is None:
+            self.show_message("The forget failed: nothing was forgotten (see the Jobs log).")
+            return
+        from ui.forget_dialog import describe_receipt
+
+        box = QMessageBox(QMessageBox.Information, "Forgotten", describe_receipt(receipt, about))
+        box.setInformativeText("View → Privacy lists every receipt.")
+        box.setParent(self, box.windowFlags())
+        box.setAttribute(Qt.WA_DeleteOnClose)
+        self.receipt_box = box
+        box.show()
+        self.show_message(describe_receipt(receipt, about).splitlines()[1])
 
     @Slot()
     def open_privacy(self) -> PrivacyView:

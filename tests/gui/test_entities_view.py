@@ -77,9 +77,12 @@ def test_forget_an_entity_from_its_page(window, agent, qtbot, monkeypatch):
     with qtbot.waitSignal(dlg.previewed, timeout=30000) as ok:
         dlg.preview_btn.click()
     assert ok.args == [True]
-    assert "Priya Shah reviews every release" in dlg.preview_text.toPlainText()
+    top = dlg.items.topLevelItem(0)
+    listed = [top.child(i).text(0) for i in range(top.childCount())]
+    assert any("Priya Shah reviews every release" in t for t in listed)
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Yes)
     with qtbot.waitSignal(dlg.forgotten, timeout=60000):
         dlg.execute_btn.click()
     assert "Priya Shah" not in [e.name for e in view.rows]
+    assert "Forgot everything about Priya Shah" in dlg.preview_text.toPlainText()
     assert [f.content for f in agent.list()] == ["Deploys go through GitHub Actions."]
