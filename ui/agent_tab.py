@@ -40,6 +40,7 @@ from ui.undo import (
     AddFactCommand,
     DeleteFactsCommand,
     EditFactsCommand,
+    ReviewDecisionCommand,
     pin_command,
     recategorize_command,
 )
@@ -180,6 +181,7 @@ class AgentTab(QWidget):
         self.review = ReviewView(memory, runner)
         self.review.count_changed.connect(self._review_badge)
         self.review.decided.connect(self._on_review_decided)
+        self.review.decided_step.connect(self._on_review_step)
         self.archived = ArchivedView(memory, runner)
         self.archived.restored.connect(self._on_restored)
         self.views = QTabWidget()
@@ -287,8 +289,26 @@ class AgentTab(QWidget):
     @Slot(str, list)
     def _on_review_decided(self, what: str, ids: list) -> None:
         verb = {"accept": "Accepted", "reject": "Rejected", "edit": "Edited and accepted"}[what]
-        self.message.emit(f"{verb} {len(ids)} memory(ies)")
+        where = {
+            "accept": "agents can use them now",
+            "edit": "agents can use it now",
+            "reject": "agents will not see them",
+        }[what]
+        self.message.emit(f"{verb} {len(ids)} memory(ies): {where}")
         self.refresh()
+
+    @Slot(str, object, object)
+    def _on_review_step(self, what: str, before: dict, after: dict) -> None:
+        """The decision is one undo step; the notice says what it did."""
+        cmd = ReviewDecisionCommand(
+            self.memory, self.runner, what, before, after, self._review_undone, self._write_failed
+        )
+        self.undo_stack.push(cmd)
+        self._after_write("edit", list(after), cmd.done_text(), False, cmd)
+
+    def _review_undone(self, kind, ids, title, undone, step) -> None:
+        self.review.reload()
+        self._after_write(kind, ids, title, undone, step)
 
     @Slot(list)
     def _on_restored(self, ids: list) -> None:
