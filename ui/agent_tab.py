@@ -190,6 +190,11 @@ class AgentTab(QWidget):
         for w, name in zip(pages, VIEWS):
             self.views.addTab(w, name)
         self.entities = EntitiesView(memory, runner)  # loads itself when shown
+        self.entities.undo_stack = self.undo_stack
+        self.entities.step.connect(self._on_entity_step)
+        self.entities.step_done.connect(
+            lambda cmd, undone: self.confirmed.emit(cmd.text(), not undone, cmd)
+        )
         self.views.addTab(self.entities, "Entities")
         self.review_count = 0
         self._loaded: set[int] = {0}
@@ -305,6 +310,10 @@ class AgentTab(QWidget):
         )
         self.undo_stack.push(cmd)
         self._after_write("edit", list(after), cmd.done_text(), False, cmd)
+
+    def _on_entity_step(self, cmd) -> None:
+        self.undo_stack.push(cmd)
+        self.confirmed.emit(cmd.text(), True, cmd)
 
     def _review_undone(self, kind, ids, title, undone, step) -> None:
         self.review.reload()
