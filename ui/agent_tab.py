@@ -500,10 +500,27 @@ class AgentTab(QWidget):
     def _on_hit(self, _slug: str, _fact_id: int) -> None:
         self._sync_editor()
 
+    def pin_states(self) -> tuple[bool, bool]:
+        """(something selected is unpinned, something selected is pinned): Pin and Unpin are
+        on only when they would change something."""
+        ids = self.selected_ids()
+        if self.stack.currentIndex() == 1:
+            by_id = {h[1].fact.id: h[1].fact for h in self.search.model.hits}
+            facts = [by_id.get(i) for i in ids]
+        else:
+            facts = [self.model.fact_at(r) for r in map(self.model.row_of, ids) if r is not None]
+        known = [f for f in facts if f is not None]
+        if len(known) < len(ids):  # not all at hand: leave both on, the action checks
+            return bool(ids), bool(ids)
+        return any(not f.pinned for f in known), any(f.pinned for f in known)
+
     def _update_bulk(self) -> None:
         n = len(self.selected_ids())
-        for b in (self.pin_btn, self.unpin_btn, self.recat_btn, self.delete_btn):
+        for b in (self.recat_btn, self.delete_btn):
             b.setEnabled(n > 0)
+        can_pin, can_unpin = self.pin_states()
+        self.pin_btn.setEnabled(can_pin)
+        self.unpin_btn.setEnabled(can_unpin)
         self.delete_btn.setText(f"Delete {n}" if n > 1 else "Delete")
         self.selection_changed.emit()
 
@@ -677,15 +694,20 @@ class AgentTab(QWidget):
         facts = self.selected_facts()
         if not facts:
             return
-        if (
-            confirm
-            and len(facts) > 20
-            and QMessageBox.question(
-                self, "Delete facts", f"Delete {len(facts)} facts? (Ctrl+Z undoes it)"
+        if confirm and len(facts) > 20:
+            # Enter never confirms a bulk delete: No is the default
+            box = QMessageBox(
+                QMessageBox.Question,
+                "Delete facts",
+                f"Delete {len(facts)} facts? (Ctrl+Z undoes it)",
+                QMessageBox.Yes | QMessageBox.No,
+                self,
             )
-            != QMessageBox.Yes
-        ):
-            return
+            box.button(QMessageBox.Yes).setText(f"Delete {len(facts)}")
+            box.setDefaultButton(QMessageBox.No)
+            box.setEscapeButton(QMessageBox.No)
+            if box.exec() != QMessageBox.Yes:
+                return
         self._push(
             DeleteFactsCommand(
                 self.memory, self.runner, facts, self._after_write, self._write_failed

@@ -29,6 +29,7 @@ from ui.forget_dialog import ForgetDialog
 from ui.gc_dialog import GCCommand, GCPreviewDialog
 from ui.import_dialog import ImportDialog, ImportReportDialog
 from ui.jobs_bar import JobsBar
+from ui.new_agent_dialog import NewAgentDialog
 from ui.notice import UndoNotice
 from ui.privacy_view import PrivacyView
 from ui.search_panel import SearchPanel
@@ -44,6 +45,13 @@ from ui.workers import JobRunner
 from ui.workspace_watcher import WorkspaceWatcher
 
 log = logging.getLogger(__name__)
+# keys that belong to a widget, not to a menu (F1 lists them too)
+EXTRA_KEYS = (
+    ("Save the fact being edited", "Ctrl+S"),
+    ("Revert the fact being edited", "Alt+V"),
+    ("Review: accept / edit / reject the selected memories", "A / E / R"),
+    ("Archived: restore the selected facts", "Enter"),
+)
 
 
 class AllAgentsTab(QWidget):
@@ -221,7 +229,16 @@ class MainWindow(QMainWindow):
             self.tabs.insertTab(1, self.welcome, "Welcome")
         self.tabs.setCurrentWidget(self.welcome)
 
-    def _drop_welcome(self) -> None:
+    def find_agents_again(self) -> int:
+        """File → Find my agents: the Welcome page's search, also once agents exist (it
+        stays open until its import finishes or it is closed)."""
+        self._welcome_asked = True
+        self._show_welcome()
+        return self.find_agents()
+
+    def _drop_welcome(self, force: bool = False) -> None:
+        if getattr(self, "_welcome_asked", False) and not force:
+            return
         if self.welcome is not None and self.agent_tabs:
             self.tabs.removeTab(self.tabs.indexOf(self.welcome))
             self.welcome.deleteLater()
@@ -305,6 +322,7 @@ class MainWindow(QMainWindow):
         )
 
     def _sources_imported(self, results: list) -> None:
+        self._welcome_asked = False
         self.sync_agents()
         rows = [(str(s.path), rep if rep is not None else err) for s, rep, err in results]
         added = sum(r.added for _p, r in rows if not isinstance(r, str))
@@ -352,7 +370,13 @@ class MainWindow(QMainWindow):
     def _build_menus(self) -> None:
         mb = self.menuBar()
         f = mb.addMenu("&File")
-        self.act_add_agent = self._act(f, "&New agent…", self.add_agent, "Ctrl+N")
+        self.act_add_agent = self._act(f, "&New agent…", lambda: self.add_agent(), "Ctrl+N")
+        self.act_find_agents = self._act(
+            f,
+            "&Find my agents…",
+            lambda: self.find_agents_again(),
+            tip="Look for the memory files and transcripts of the agents on this computer",
+        )
         self.act_rename_agent = self._act(f, "&Rename agent…", self.rename_agent, "F2")
         # a lambda: triggered(checked=False) must not reach a parameter of remove_agent
         self.act_remove_agent = self._act(
@@ -573,22 +597,28 @@ class MainWindow(QMainWindow):
         one (a filter that hid the selected fact, another view, the All agents tab)."""
         tab = self.current_agent_tab()
         on = tab is not None and bool(tab.selected_ids())
-        for a in (self.act_pin, self.act_unpin, self.act_recat, self.act_delete):
+        for a in (self.act_recat, self.act_delete):
             a.setEnabled(on)
+        can_pin, can_unpin = tab.pin_states() if tab is not None else (False, False)
+        self.act_pin.setEnabled(can_pin)
+        self.act_unpin.setEnabled(can_unpin)
 
     @Slot()
     def add_agent(self, slug: str | None = None) -> AgentTab | None:
         if not slug:
-            slug, ok = QInputDialog.getText(
-                self, "New agent", "Agent name (lowercase letters, digits, - _ .):"
-            )
-            if not ok or not slug.strip():
+            dlg = NewAgentDialog(self.engram, self)
+            self.new_agent_dialog = dlg
+            ok = dlg.exec()
+            self.new_agent_dialog = None
+            if not ok or not dlg.created:
                 return None
-        try:
-            self.engram.add_agent(slug.strip())
-        except EngramError as exc:
-            QMessageBox.warning(self, "New agent", str(exc))
-            return None
+            slug = dlg.created
+        else:
+            try:
+                self.engram.add_agent(slug.strip())
+            except EngramError as exc:
+                QMessageBox.warning(self, "New agent", str(exc))
+                return None
         self.sync_agents()
         tab = self.agent_tabs.get(slug.strip())
         if tab is not None:
@@ -913,6 +943,13 @@ class MainWindow(QMainWindow):
 
     def show_shortcuts(self) -> None:
         rows = []
+        # the Engram menu fills itself when opened: its actions are listed from the window
+        for a in self.actions():
+            if not a.shortcut().isEmpty():
+                rows.append(
+                    f"<tr><td>{a.text().replace('&', '')}</td>"
+                    f"<td><b>{a.shortcut().toString(QKeySequence.NativeText)}</b></td></tr>"
+                )
         for menu in self.menuBar().findChildren(QMenu):
             for a in menu.actions():
                 if not a.shortcut().isEmpty():
@@ -920,9 +957,18 @@ class MainWindow(QMainWindow):
                         f"<tr><td>{a.text().replace('&', '')}</td>"
                         f"<td><b>{a.shortcut().toString(QKeySequence.NativeText)}</b></td></tr>"
                     )
-        QMessageBox.information(
-            self, "Keyboard shortcuts", "<table>" + "".join(dict.fromkeys(rows)) + "</table>"
+        for what, key in EXTRA_KEYS:
+            rows.append(f"<tr><td>{what}</td><td><b>{key}</b></td></tr>")
+        box = QMessageBox(
+            QMessageBox.Information,
+            "Keyboard shortcuts",
+            "<table>" + "".join(dict.fromkeys(rows)) + "</table>",
+            QMessageBox.Ok,
+            self,
         )
+        self.shortcuts_box = box
+        box.exec()
+        self.shortcuts_box = None
 
     def about(self) -> None:
         from services.version import VERSION as __version__

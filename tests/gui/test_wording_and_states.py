@@ -1,0 +1,104 @@
+"""Issue 24, items 9-12: the smaller trust items, each through the real widget path: Enter
+never confirms a bulk delete, Pin/Unpin follow the selection's state, F1 lists the keys that
+live in widgets, settings have words not field names, New agent checks the name as it is
+typed and keeps it when the store refuses, Find my agents is in the File menu once agents
+exist."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from tests_gui_helpers import answer_modal, open_tab
+
+
+def test_enter_never_confirms_a_bulk_delete(window, seeded, qtbot):
+    tab = open_tab(window, "claude")
+    tab.table.selectAll()
+    n = len(tab.selected_ids())
+    assert n > 20
+    (_t, text, _i), _ = answer_modal(qtbot, window.act_delete.trigger, key=Qt.Key_Return)
+    assert f"Delete {n} facts?" in text
+    qtbot.wait(200)
+    assert len(seeded.list()) == 42
+
+
+def test_pin_and_unpin_are_on_only_when_they_change_something(window, seeded, qtbot):
+    tab = open_tab(window, "claude")
+    pinned = next(f.id for f in seeded.list() if f.pinned)
+    loose = next(f.id for f in seeded.list() if not f.pinned)
+    tab.select_ids([pinned], current=pinned)
+    assert not window.act_pin.isEnabled() and window.act_unpin.isEnabled()
+    assert not tab.pin_btn.isEnabled() and tab.unpin_btn.isEnabled()
+    tab.select_ids([loose], current=loose)
+    assert window.act_pin.isEnabled() and not window.act_unpin.isEnabled()
+    tab.select_ids([loose, pinned], current=loose)
+    assert window.act_pin.isEnabled() and window.act_unpin.isEnabled()
+
+
+def test_f1_lists_save_compile_gc_and_review_keys(window, qtbot):
+    help_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Help")
+    f1 = next(a for a in help_menu.actions() if a.shortcut().toString() == "F1")
+    (_t, text, _i), _ = answer_modal(qtbot, f1.trigger, key=Qt.Key_Return)
+    for needle in ("Ctrl+S", "Compile now", "Ctrl+Shift+C", "Run GC", "Ctrl+Shift+G", "A / E / R"):
+        assert needle in text, needle
+
+
+def test_settings_show_words_not_field_names(window, qtbot):
+    from PySide6.QtWidgets import QLabel
+
+    seen = {}
+
+    def read(dlg):
+        seen["labels"] = [lab.text() for lab in dlg.findChildren(QLabel)]
+
+    answer_modal(qtbot, window.act_settings.trigger, check=read, button_text="Cancel")
+    labels = seen["labels"]
+    assert "Ask me when less sure than" in labels and "Check the model's facts first" in labels
+    assert not {"Llm review", "Review below"} & set(labels)
+
+
+def test_new_agent_checks_as_you_type_and_keeps_the_name(window, engram, qtbot):
+    engram.add_agent("claude")
+    engram.add_agent("old-bot")
+    engram.trash_agent("old-bot")
+    window.sync_agents()
+    seen = {}
+
+    def type_names(dlg):
+        qtbot.keyClicks(dlg.name, "My Bot")
+        seen["upper"] = (dlg.problem.text(), dlg.ok_btn.isEnabled())
+        dlg.name.clear()
+        qtbot.keyClicks(dlg.name, "claude")
+        seen["taken"] = (dlg.problem.text(), dlg.ok_btn.isEnabled())
+        dlg.name.clear()
+        qtbot.keyClicks(dlg.name, "old-bot")  # in the trash: the store refuses it
+        qtbot.mouseClick(dlg.ok_btn, Qt.LeftButton)
+        seen["refused"] = (dlg.isVisible(), dlg.name.text(), dlg.problem.text())
+        dlg.name.clear()
+        qtbot.keyClicks(dlg.name, "research-bot")
+
+    answer_modal(qtbot, window.act_add_agent.trigger, check=type_names, button_text="Create")
+    assert "space" in seen["upper"][0] and not seen["upper"][1]
+    assert "already" in seen["taken"][0] and not seen["taken"][1]
+    visible, kept, why = seen["refused"]
+    assert visible and kept == "old-bot" and "trash" in why
+    assert "research-bot" in window.agent_tabs
+    assert window.current_agent_tab() is window.agent_tabs["research-bot"]
+
+
+def test_find_my_agents_is_in_the_file_menu_once_agents_exist(
+    window, engram, qtbot, tmp_path, monkeypatch
+):
+    home = tmp_path / "home"
+    (home / ".hermes" / "memories").mkdir(parents=True)
+    (home / ".hermes" / "memories" / "MEMORY.md").write_text("Uses fish\n§\nDeploys with Kamal\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(tmp_path)
+    engram.add_agent("claude")
+    window.sync_agents()
+    assert window.welcome is None
+    with qtbot.waitSignal(window.runner.job_finished, timeout=30000):
+        window.act_find_agents.trigger()
+    assert window.welcome is not None and window.tabs.currentWidget() is window.welcome
+    assert window.welcome.status.text().startswith("Found 1 source(s)")
+    window.sync_agents()  # a store change meanwhile must not take the page away
+    assert window.welcome is not None
