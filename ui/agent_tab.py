@@ -115,7 +115,7 @@ class AgentTab(QWidget):
         self.stack.addWidget(self.table)
         self.stack.addWidget(self.search.results)
         self.editor = FactEditor()
-        self.editor.setMinimumWidth(self.fontMetrics().horizontalAdvance("x") * 40)
+        self.editor.setMinimumWidth(self.fontMetrics().horizontalAdvance("x") * 34)
         self.editor.edit_requested.connect(self._on_edit_requested)
         split = QSplitter(Qt.Horizontal)
         split.addWidget(self.stack)
@@ -240,9 +240,23 @@ class AgentTab(QWidget):
         """Narrow (900 px): Type and Last accessed make room for the content column, which
         was squeezed to a few letters."""
         narrow = ev.size().width() < 1150
+        self._narrow = narrow
+        self._fit_columns()
+        if narrow and ev.oldSize().width() >= 1150 or (narrow and ev.oldSize().width() < 0):
+            # the list gets two thirds: the editor scrolls, the content column must not
+            w = ev.size().width()
+            self.splitter.setSizes([int(w * 0.66), w - int(w * 0.66)])
+        super().resizeEvent(ev)
+
+    def _fit_columns(self) -> None:
+        """Narrow: Type, Last accessed and (while only active facts are listed) Status and
+        Pinned give their room to Content; pinned facts stay bold in Content."""
+        narrow = getattr(self, "_narrow", False)
+        only_active = self.filter_bar.filters().status in (None, ["active"])
         for col in (2, 6):
             self.table.setColumnHidden(col, narrow)
-        super().resizeEvent(ev)
+        for col in (4, 7):
+            self.table.setColumnHidden(col, narrow and only_active)
 
     def restore_layout(self, splitter, columns) -> None:
         """The editor split and column widths the user left last time (QSettings)."""
@@ -548,6 +562,7 @@ class AgentTab(QWidget):
     # filters and search ----------------------------------------------------------------------
     @Slot()
     def _on_filters(self) -> None:
+        self._fit_columns()
         self.count_label.setText("Loading…")
         self.model.set_filters(self.filter_bar.filters())
         if self.search.query.text().strip():

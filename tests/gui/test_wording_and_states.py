@@ -102,3 +102,18 @@ def test_find_my_agents_is_in_the_file_menu_once_agents_exist(
     assert window.welcome.status.text().startswith("Found 1 source(s)")
     window.sync_agents()  # a store change meanwhile must not take the page away
     assert window.welcome is not None
+
+
+def test_at_900x600_the_content_column_gets_the_room(window, seeded, qtbot):
+    window.resize(900, 600)
+    tab = open_tab(window, "claude")
+    qtbot.waitUntil(lambda: tab.width() < 1000, timeout=5000)
+    qtbot.wait(50)
+    content = tab.table.columnWidth(0)
+    chars = content // tab.table.fontMetrics().horizontalAdvance("x")
+    assert chars >= 40, f"Content shows about {chars} characters"
+    assert content >= 0.45 * tab.table.viewport().width()
+    # a status filter other than "active": the Status column comes back
+    with qtbot.waitSignal(tab.model.reloaded, timeout=15000):
+        tab.filter_bar.status.setCurrentText("archived")
+    assert not tab.table.isColumnHidden(7)
