@@ -121,7 +121,11 @@ class ForgetDialog(QDialog):
         self.fact_ids = list(fact_ids)
         self.matching = QLineEdit()
         self.matching.setPlaceholderText("text to forget everywhere (optional)")
-        self.use_selection = QRadioButton(f"The {len(self.fact_ids)} selected fact(s)")
+        self.use_selection = QRadioButton(
+            f"The {len(self.fact_ids)} selected fact(s)"
+            if self.fact_ids
+            else "The selected facts (none selected)"
+        )
         self.use_matching = QRadioButton("Everything matching:")
         self.use_selection.setChecked(bool(self.fact_ids))
         self.use_matching.setChecked(not self.fact_ids)

@@ -117,3 +117,33 @@ def test_at_900x600_the_content_column_gets_the_room(window, seeded, qtbot):
     with qtbot.waitSignal(tab.model.reloaded, timeout=15000):
         tab.filter_bar.status.setCurrentText("archived")
     assert not tab.table.isColumnHidden(7)
+
+
+def test_search_says_when_more_match_and_shows_more(window, agent, qtbot, monkeypatch):
+    from services import NewFact
+    from ui import search_panel
+
+    monkeypatch.setattr(search_panel, "PAGE", 5)
+    agent.remember_many(
+        [NewFact(f"Deploy note {i}: the deploy of service {i} goes through CI") for i in range(12)],
+        near_duplicate=None,
+    )
+    window.sync_agents()
+    tab = window.agent_tabs["claude"]
+    tab.search.page = tab.search.k = 5
+    window.tabs.setCurrentWidget(tab)
+    with qtbot.waitSignal(tab.search.results_ready, timeout=30000):
+        qtbot.keyClicks(tab.search.query, "deploy")
+        qtbot.keyClick(tab.search.query, Qt.Key_Return)
+    assert tab.search.model.rowCount() == 5
+    assert tab.search.status.text() == "Showing the best 5; more match"
+    assert tab.search.more_btn.isVisible()
+    with qtbot.waitSignal(tab.search.results_ready, timeout=30000):
+        qtbot.mouseClick(tab.search.more_btn, Qt.LeftButton)
+    assert tab.search.model.rowCount() == 10
+    # the "Why it ranked" bars are as long as the score against the best hit's
+    from ui.search_panel import SHARES_ROLE
+
+    col = tab.search.model.cols.index("Why it ranked")
+    lengths = [sum(tab.search.model.index(r, col).data(SHARES_ROLE).values()) for r in range(10)]
+    assert abs(lengths[0] - 1.0) < 1e-6 and lengths[-1] < lengths[0]
