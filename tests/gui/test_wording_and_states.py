@@ -147,3 +147,27 @@ def test_search_says_when_more_match_and_shows_more(window, agent, qtbot, monkey
     col = tab.search.model.cols.index("Why it ranked")
     lengths = [sum(tab.search.model.index(r, col).data(SHARES_ROLE).values()) for r in range(10)]
     assert abs(lengths[0] - 1.0) < 1e-6 and lengths[-1] < lengths[0]
+
+
+def test_timeline_says_year_and_whose_time_and_labels_stay_off_the_bars(window, agent, qtbot):
+    from datetime import date, timedelta
+
+    from PySide6.QtGui import QColor
+
+    start = date(2026, 9, 20)
+    for i in range(30):
+        for _ in range(1 + i % 3):
+            agent.add_episode(start + timedelta(days=i), f"Worked on thing {i}.", time="9:15 AM")
+    tab = open_tab(window, "claude")
+    view_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&View")
+    next(a for a in view_menu.actions() if a.text() == "Timeline").trigger()
+    tl = tab.timeline
+    assert "2026" in tl.count.text() and "local time" in tl.count.text()
+    assert "local time" in tl.tree.headerItem().text(0)
+    tl.strip.resize(600, 64)
+    img = tl.strip.grab().toImage()
+    band = tl.strip.fontMetrics().height() + 2
+    green = QColor("#22c55e").rgb()
+    in_band = [(x, y) for y in range(band) for x in range(img.width()) if img.pixel(x, y) == green]
+    assert in_band == [], "a bar reaches into the month labels"
+    assert any(img.pixel(x, img.height() - 5) == green for x in range(img.width()))
