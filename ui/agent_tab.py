@@ -242,7 +242,8 @@ class AgentTab(QWidget):
         narrow = ev.size().width() < 1150
         self._narrow = narrow
         self._fit_columns()
-        if narrow and ev.oldSize().width() >= 1150 or (narrow and ev.oldSize().width() < 0):
+        became = ev.oldSize().width() >= 1150 or ev.oldSize().width() < 0
+        if narrow and became and not getattr(self, "_split_restored", False):
             # the list gets two thirds: the editor scrolls, the content column must not
             w = ev.size().width()
             self.splitter.setSizes([int(w * 0.66), w - int(w * 0.66)])
@@ -261,7 +262,7 @@ class AgentTab(QWidget):
     def restore_layout(self, splitter, columns) -> None:
         """The editor split and column widths the user left last time (QSettings)."""
         if splitter is not None:
-            self.splitter.restoreState(splitter)
+            self._split_restored = self.splitter.restoreState(splitter)
         if columns is not None:
             h = self.table.horizontalHeader()
             h.restoreState(columns)

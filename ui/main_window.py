@@ -387,6 +387,13 @@ class MainWindow(QMainWindow):
         )
         f.addSeparator()
         self.act_import = self._act(f, "&Import memory files…", self.import_files, "Ctrl+I")
+        self.act_transcripts = self._act(
+            f,
+            "Import &transcripts…",
+            lambda: self.import_transcripts(),
+            tip="Learn from an agent's session transcripts (a Claude Code project or Codex "
+            "sessions folder)",
+        )
         self.act_reindex = self._act(f, "Re-&index vectors", self.reindex, "Ctrl+Shift+R")
         f.addSeparator()
         self.act_settings = self._act(f, "&Settings…", self.open_settings, "Ctrl+,")
@@ -584,6 +591,7 @@ class MainWindow(QMainWindow):
             self.act_rename_agent,
             self.act_remove_agent,
             self.act_import,
+            self.act_transcripts,
             self.act_reindex,
             self.act_forget,
             self.act_add_fact,
@@ -755,6 +763,54 @@ class MainWindow(QMainWindow):
         self.import_report = ImportReportDialog(slug, results, self)
         self.import_report.setAttribute(Qt.WA_DeleteOnClose)
         self.import_report.show()
+        self.on_store_changed()
+
+    def import_transcripts(self, folder: str | None = None) -> int:
+        """File → Import transcripts: a folder of session transcripts (each read once, like
+        the agents' hooks do) into the current agent: facts, episodes, review candidates."""
+        tab = self.current_agent_tab()
+        if tab is None:
+            return 0
+        if folder is None:
+            from PySide6.QtWidgets import QFileDialog
+
+            dlg = QFileDialog(self, f"Transcripts for {tab.memory.slug}")
+            dlg.setFileMode(QFileDialog.Directory)
+            dlg.setOption(QFileDialog.ShowDirsOnly, True)
+            dlg.setOption(QFileDialog.DontUseNativeDialog, True)
+            self.transcripts_dialog = dlg
+            ok = dlg.exec()
+            self.transcripts_dialog = None
+            if not ok or not dlg.selectedFiles():
+                return 0
+            folder = dlg.selectedFiles()[0]
+        from services import ingest_folder
+
+        memory, where = tab.memory, folder
+        return self.runner.start(
+            f"Reading transcripts into {memory.slug}",
+            lambda p, c: ingest_folder(memory, where),
+            serial=True,
+            success=lambda rep: self._transcripts_read(memory.slug, rep),
+            failure=self.show_error,
+        )
+
+    def _transcripts_read(self, slug: str, rep) -> None:
+        new = [s for s in rep.sessions if not s.already_processed]
+        facts = sum(s.facts_added for s in rep.sessions)
+        review = sum(s.facts_pending for s in rep.sessions)
+        eps = sum(s.episodes_added for s in rep.sessions)
+        seen = len(rep.sessions) - len(new)
+        text = (
+            f"{slug}: read {len(new)} new session(s): {facts} fact(s), {eps} episode(s), "
+            f"{review} waiting for your review"
+        )
+        if seen:
+            text += f"; {seen} read before"
+        if rep.skipped:
+            text += f"; {len(rep.skipped)} file(s) skipped"
+        self.show_message(text + ".")
+        self.last_transcripts = text
         self.on_store_changed()
 
     @Slot()

@@ -171,3 +171,25 @@ def test_timeline_says_year_and_whose_time_and_labels_stay_off_the_bars(window, 
     in_band = [(x, y) for y in range(band) for x in range(img.width()) if img.pixel(x, y) == green]
     assert in_band == [], "a bar reaches into the month labels"
     assert any(img.pixel(x, img.height() - 5) == green for x in range(img.width()))
+
+
+def test_transcripts_are_imported_from_the_file_menu(window, agent, qtbot, tmp_path):
+    import shutil
+    from pathlib import Path
+
+    tree = tmp_path / "codex-sessions"
+    shutil.copytree(
+        Path(__file__).resolve().parents[1] / "lifecycle" / "fixtures" / "codex" / "sessions", tree
+    )
+    open_tab(window, "claude")
+
+    def pick(dlg):
+        dlg.setDirectory(str(tree))
+        dlg.selectFile(str(tree))
+
+    with qtbot.waitSignal(window.runner.job_finished, timeout=60000):
+        answer_modal(qtbot, window.act_transcripts.trigger, check=pick, button_text="Choose")
+    qtbot.waitUntil(lambda: hasattr(window, "last_transcripts"), timeout=30000)
+    assert "read 1 new session(s)" in window.last_transcripts
+    assert "1 episode(s)" in window.last_transcripts
+    assert any("cp1252" in f.content for f in agent.list())
