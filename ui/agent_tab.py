@@ -24,13 +24,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from services import EngramError
+from services import EngramError, FactFilters, agent_stats
 from ui.archived_view import ArchivedView
 from ui.compiled_view import CompiledView
 from ui.entities_view import EntitiesView
 from ui.fact_editor import FactEditor
 from ui.fact_model import COLUMNS, FactTableModel
-from ui.filter_bar import FilterBar
+from ui.filter_bar import CATEGORIES, FilterBar
 from ui.review_view import ReviewView
 from ui.search_panel import SearchPanel
 from ui.stats_view import StatsView
@@ -784,6 +784,7 @@ class AgentTab(QWidget):
         self._sync_editor(reload=True)  # a filter that hid the fact empties the editor
         self._update_count()
         self.update_review_count()
+        self._count_categories()
         for i in self._loaded - {0}:
             if i == self.views.currentIndex():
                 self._reload_view(i)
@@ -793,6 +794,27 @@ class AgentTab(QWidget):
         for fn in callbacks:
             fn()
         self.refreshed.emit()
+
+    def _count_categories(self) -> None:
+        """The category filter shows how many active facts each category holds."""
+        if getattr(self, "_counting", False) or self.runner is None:
+            return
+        self._counting = True
+        memory = self.memory
+
+        def op(p, c):
+            cats = {k for k in agent_stats(memory).by_category}
+            cats |= {c for c in CATEGORIES}
+            return {k: memory.facts.count(FactFilters(status="active", category=k)) for k in cats}
+
+        def done(counts):
+            self._counting = False
+            self.filter_bar.set_category_counts({k: n for k, n in counts.items() if n})
+
+        def failed(_m):
+            self._counting = False
+
+        self.runner.start("Counting categories", op, visible=False, success=done, failure=failed)
 
     def close_down(self) -> None:
         self.undo_stack.clear()

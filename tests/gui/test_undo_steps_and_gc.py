@@ -67,9 +67,8 @@ def test_gc_undone_from_another_tab_with_ctrl_z(window, agent, qtbot):
     assert {agent.get(i).status for i in ids} == {"archived"}
     window.tabs.setCurrentIndex(0)  # All agents
     assert window.act_undo.isEnabled() and "GC" in window.act_undo.text()
-    with qtbot.waitSignal(window.runner.job_finished, timeout=30000):
-        window.act_undo.trigger()
-    assert {agent.get(i).status for i in ids} == {"active"}
+    window.act_undo.trigger()
+    qtbot.waitUntil(lambda: {agent.get(i).status for i in ids} == {"active"}, timeout=30000)
     qtbot.waitUntil(lambda: not window.runner.is_busy(), timeout=15000)
 
 

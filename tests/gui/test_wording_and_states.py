@@ -96,10 +96,11 @@ def test_find_my_agents_is_in_the_file_menu_once_agents_exist(
     engram.add_agent("claude")
     window.sync_agents()
     assert window.welcome is None
-    with qtbot.waitSignal(window.runner.job_finished, timeout=30000):
-        window.act_find_agents.trigger()
+    window.act_find_agents.trigger()
     assert window.welcome is not None and window.tabs.currentWidget() is window.welcome
-    assert window.welcome.status.text().startswith("Found 1 source(s)")
+    qtbot.waitUntil(
+        lambda: window.welcome.status.text().startswith("Found 1 source(s)"), timeout=30000
+    )
     window.sync_agents()  # a store change meanwhile must not take the page away
     assert window.welcome is not None
 
@@ -187,9 +188,20 @@ def test_transcripts_are_imported_from_the_file_menu(window, agent, qtbot, tmp_p
         dlg.setDirectory(str(tree))
         dlg.selectFile(str(tree))
 
-    with qtbot.waitSignal(window.runner.job_finished, timeout=60000):
-        answer_modal(qtbot, window.act_transcripts.trigger, check=pick, button_text="Choose")
-    qtbot.waitUntil(lambda: hasattr(window, "last_transcripts"), timeout=30000)
+    answer_modal(qtbot, window.act_transcripts.trigger, check=pick, button_text="Choose")
+    qtbot.waitUntil(lambda: hasattr(window, "last_transcripts"), timeout=60000)
     assert "read 1 new session(s)" in window.last_transcripts
     assert "1 episode(s)" in window.last_transcripts
     assert any("cp1252" in f.content for f in agent.list())
+
+
+def test_category_filter_lists_counts_and_filters_on_the_bare_name(window, seeded, qtbot):
+    tab = open_tab(window, "claude")
+    combo = tab.filter_bar.category
+    qtbot.waitUntil(lambda: combo.findData("pref") >= 0 and "(" in combo.itemText(1), timeout=15000)
+    pref = combo.findData("pref")
+    n = len([f for f in seeded.list() if f.category == "pref"])
+    assert combo.itemText(pref) == f"pref ({n})"
+    with qtbot.waitSignal(tab.model.reloaded, timeout=15000):
+        combo.setCurrentIndex(pref)
+    assert tab.model.total_count() == n
