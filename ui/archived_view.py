@@ -43,7 +43,10 @@ class ArchivedView(QWidget):
         self.hint.setWordWrap(True)
         self.table = read_only_table(["#", "Content", "Why", "Archived"])
         h = self.table.horizontalHeader()
+        h.setSectionResizeMode(0, QHeaderView.ResizeToContents)
+        h.setSectionResizeMode(3, QHeaderView.ResizeToContents)
         h.setSectionResizeMode(1, QHeaderView.Stretch)
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         h.setSectionResizeMode(2, QHeaderView.Interactive)
         h.resizeSection(2, 320)
         self.restore_btn = QPushButton("Restore")
@@ -94,6 +97,8 @@ class ArchivedView(QWidget):
             self.runs.addItem("No clean-up has archived anything that is still archived")
         self.table.setRowCount(len(rows))
         for r, (fid, content, why, when) in enumerate(rows):
+            if why == "archived":  # archived by hand, an import or a sync: no reason kept
+                why = "archived (no reason recorded: by hand, an import or a sync)"
             cells = [str(fid), content.replace("\n", " "), why, f"{when:%Y-%m-%d}" if when else ""]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)

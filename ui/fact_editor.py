@@ -91,6 +91,23 @@ def who(actor: str | None, source: str | None = None) -> str:
     return ACTORS.get(a, a or "unknown")
 
 
+ORIGINS = {"cli": "the engram command", "app": "you, in the app", "hook": "the agent's hook"}
+
+
+def who_did(ev: dict, source: str | None = None) -> str:
+    """Who made an audit event: its actor when that is a program (GC, an MCP client, an
+    import), else where the write came from (the CLI, a hook, the app) and as whom."""
+    actor = (ev.get("actor") or "").strip()
+    origin = (ev.get("origin") or "").strip()
+    if actor and actor != "user":
+        return who(actor, source)
+    if not origin or origin == "app":
+        return "you"
+    base = ORIGINS.get(origin) or who(origin, source)
+    user = ev.get("by_user")
+    return f"{base} (as {user})" if user else base
+
+
 def readable_change(ev: dict) -> str:
     """A history event's before → after as lines a person reads (it was raw JSON)."""
     before, after = ev.get("before") or {}, ev.get("after") or {}
@@ -247,14 +264,14 @@ class FactEditor(QWidget):
     def _provenance(fact: FactView, history: list[dict]) -> str:
         mine = [e for e in history if e.get("fact_id") in (None, fact.id)]
         first = next((e for e in mine if e["action"] in ("create", "restore")), None)
-        by = who(first.get("actor"), fact.source) if first else who(None, fact.source)
+        by = who_did(first, fact.source) if first else who(None, fact.source)
         if first is None and fact.source:
             by = f"{fact.source} (no audit record)"
         text = f"<b>Written by</b> {by}"
         last = next((e for e in reversed(mine) if e is not first), None)
         if last is not None and last.get("actor"):
             what = ACTION_TEXT.get(last["action"], last["action"])
-            text += f" · last {what} by {who(last.get('actor'))}"
+            text += f" · last {what} by {who_did(last)}"
         return text
 
     def _load(self, f: FactView) -> None:

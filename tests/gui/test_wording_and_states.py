@@ -205,3 +205,28 @@ def test_category_filter_lists_counts_and_filters_on_the_bare_name(window, seede
     with qtbot.waitSignal(tab.model.reloaded, timeout=15000):
         combo.setCurrentIndex(pref)
     assert tab.model.total_count() == n
+
+
+def test_provenance_says_a_cli_write_came_from_the_engram_command(window, engram, qtbot):
+    import subprocess
+    import sys
+
+    engram.add_agent("claude")
+    out = subprocess.run(
+        [sys.executable, "-m", "app.cli", "--data-dir", str(engram.config.data_dir)]
+        + ["remember", "--agent", "claude", "Uses Helix as the editor"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    fid = int(out.stdout.strip())
+    tab = open_tab(window, "claude")
+    r = tab.model.row_of(fid)
+    qtbot.mouseClick(
+        tab.table.viewport(),
+        Qt.LeftButton,
+        pos=tab.table.visualRect(tab.model.index(r, 0)).center(),
+    )
+    text = tab.editor.provenance.text()
+    assert "Written by</b> the engram command" in text and "Written by</b> you" not in text
