@@ -252,27 +252,40 @@ class MainWindow(QMainWindow):
         if self.welcome is None:
             self._show_welcome()
         assert self.welcome is not None
-        self.welcome.busy("Creating the demo agents (made-up memories, marked Demo)…", 0, 2)
+        self.welcome.busy("Creating the demo agents (made-up memories, marked Demo)…", 0, 1)
+        # the tabs appear when the demo is complete, not agent by agent while it is written
+        self.demo_running = True
 
         def op(progress, cancelled):
-            if not engram.semantic_enabled:
-                progress(0, 2, "Loading the language model (1 of 2)")
-                engram.load_semantic()
-            progress(1, 2, "Writing the demo memories (2 of 2)")
+            # no wait for the language model: the memories are written at once and their
+            # vectors are added when the model is ready (embed_missing)
+            progress(0, 1, "Writing the demo memories")
             from services import seed_demo
 
             return seed_demo(engram, n_facts=self.demo_facts)
 
+        def stopped(message: str | None = None) -> None:
+            self.demo_running = False
+            if message is None:
+                if self.welcome is not None:
+                    self.welcome.idle("Demo cancelled.")
+            else:
+                self._first_run_failed(message)
+
+        # not the serial lane: it would queue the demo behind the model's loading; only the
+        # new demo agents are written
         return self.runner.start(
             "Creating the demo",
             op,
-            serial=True,
             success=self._demo_seeded,
-            failure=self._first_run_failed,
-            on_cancel=lambda: self.welcome and self.welcome.idle("Demo cancelled."),
+            failure=stopped,
+            on_cancel=stopped,
         )
 
+    demo_running = False
+
     def _demo_seeded(self, added: dict) -> None:
+        self.demo_running = False
         self.sync_agents()
         first = next(iter(self.agent_tabs.values()), None)
         if first is not None:
@@ -355,6 +368,8 @@ class MainWindow(QMainWindow):
             else f"Semantic search is off: {self.engram.semantic_error}"
         )
         self.semantic_ready.emit(bool(ok))
+        if ok:
+            self.on_store_changed()  # memories written meanwhile get their vectors
 
     # menus ----------------------------------------------------------------------------------
     def _act(self, menu: QMenu, text: str, slot, shortcut=None, tip: str | None = None) -> QAction:
@@ -941,6 +956,8 @@ class MainWindow(QMainWindow):
         )
 
     def _agents_read(self, agents) -> None:
+        if self.demo_running:
+            return  # the demo's tabs come when it is complete (_demo_seeded)
         if {a.slug for a in agents} != set(self.agent_tabs):
             self.sync_agents(agents)
         for a in agents:

@@ -230,3 +230,34 @@ def test_provenance_says_a_cli_write_came_from_the_engram_command(window, engram
     )
     text = tab.editor.provenance.text()
     assert "Written by</b> the engram command" in text and "Written by</b> you" not in text
+
+
+def test_try_the_demo_shows_its_tabs_only_when_complete(keyword_engram, qtbot):
+    """Store changes while the demo is written (the watcher's ticks) do not put half-made
+    demo tabs up nor take the Welcome page away; no wait for the language model."""
+    from PySide6.QtCore import QTimer
+
+    from ui.main_window import MainWindow
+
+    MainWindow.demo_facts = 40
+    w = MainWindow(keyword_engram, use_tray=False)
+    qtbot.addWidget(w)
+    w.show()
+    seen = []
+    w.agents_changed.connect(lambda: seen.append((len(w.agent_tabs), w.demo_running)))
+    tick = QTimer()
+    tick.timeout.connect(w.on_store_changed)  # what the store watcher does on each write
+    try:
+        tick.start(20)
+        qtbot.mouseClick(w.welcome.demo_btn, Qt.LeftButton)
+        assert w.demo_running
+        qtbot.waitUntil(lambda: not w.demo_running and len(w.agent_tabs) == 4, timeout=120000)
+        tick.stop()
+        assert [n for n, running in seen if running and n] == [], "tabs appeared mid-demo"
+        assert not keyword_engram.semantic_enabled, "the demo waited for the language model"
+        assert w.tabs.tabText(w.tabs.currentIndex()).startswith("Demo ·")
+        qtbot.waitUntil(lambda: not w.runner.is_busy(), timeout=30000)
+    finally:
+        tick.stop()
+        MainWindow.demo_facts = 300
+        w.shutdown()
