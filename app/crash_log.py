@@ -62,8 +62,9 @@ def install_excepthook(log_path: Path, show: Callable[[str], None] | None = None
             try:
                 show(
                     f"Engram hit an unexpected error ({exc_type.__name__}: {exc}).\n\n"
-                    f"Nothing you saved is lost. The details are in {log_path}; please "
-                    "attach that file to a bug report."
+                    "What was written before the error stays written; the step that failed "
+                    "may not have finished (check it before trying again). The details are "
+                    f"in {log_path}; please attach that file to a bug report."
                 )
             except Exception:  # the dialog itself must not recurse into this hook
                 log.exception("could not show the crash dialog")

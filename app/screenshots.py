@@ -1,8 +1,8 @@
 """Screenshots of every view: ``python -m app.screenshots OUTDIR [--data-dir D] [--dark]``.
 
 Seeds a demo store when the data dir has no agents, opens the real window and grabs each
-view with ``QWidget.grab()`` (works under Xvfb and offscreen). PNGs are for looking at, not
-for committing.
+view with ``QWidget.grab()`` (works under Xvfb and offscreen); dialogs that run modally are
+grabbed once up and then cancelled. Names end in ``-<size>-<light|dark>.png``.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def main(argv=None) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setWindowIcon(icon())
     apply_theme(app, args.dark)
-    suffix = ("-dark" if args.dark else "") + ("" if args.size == "1400x900" else f"-{args.size}")
+    suffix = f"-{args.size}-{'dark' if args.dark else 'light'}"
     win = MainWindow(engram, use_tray=False)
     win.resize(width, height)
     win.show()
@@ -91,6 +91,26 @@ def main(argv=None) -> int:
         path = out / f"{name}{suffix}.png"
         (widget or win).grab().save(str(path))
         shots.append(path)
+
+    def shot_modal(name, open_it, answer=None):
+        """A dialog that runs modally (exec): grabbed once it is up, then answered
+        (``answer(box)``; default: Esc, which never changes anything)."""
+        from PySide6.QtCore import QTimer
+
+        def grab():
+            box = app.activeModalWidget()
+            if box is None:
+                QTimer.singleShot(50, grab)
+                return
+            _settle(app, win.runner, 200)
+            path = out / f"{name}{suffix}.png"
+            box.grab().save(str(path))
+            shots.append(path)
+            (answer or (lambda b: b.reject()))(box)
+
+        QTimer.singleShot(0, grab)
+        open_it()
+        _settle(app, win.runner)
 
     tab = win.current_agent_tab()
     tab.table.selectRow(0)
@@ -136,12 +156,28 @@ def main(argv=None) -> int:
     gc.reject()
     from ui.forget_dialog import ForgetDialog
 
-    fd = ForgetDialog(engram, win.runner, tab.memory.slug, tab.selected_ids(), win)
+    fd = ForgetDialog(engram, win.runner, tab.memory.slug, [], win)
+    fd.resize(min(900, width - 40), min(620, height - 40))
     fd.show()
+    fd.matching.setText("PostgreSQL")
     fd.preview()
-    _settle(app, win.runner, 400)
-    shot("14-forget", fd)
+    _settle(app, win.runner, 600)
+    shot("14-forget-preview-reasons", fd)
     fd.close()
+    tab.views.setCurrentWidget(tab.entities)
+    _settle(app, win.runner, 300)
+    shot("16-entities")
+    tab.show_view("Facts")
+    tab.table.selectRow(1)
+    _settle(app, win.runner)
+    ed = tab.editor.content
+    ed.setPlainText(ed.toPlainText() + " (edited, not saved)")
+    shot("17-unsaved-edit")
+    shot_modal("18-unsaved-ask", lambda: tab.table.selectRow(3))
+    tab.editor.revert()
+    shot_modal("19-remove-agent-confirm", win.act_remove_agent.trigger)
+    shot_modal("20-new-agent", win.act_add_agent.trigger)
+    shot_modal("21-shortcuts-f1", win.show_shortcuts)
     pv = win.open_privacy()
     shot("15-privacy", pv)
     pv.close()
@@ -159,6 +195,15 @@ def main(argv=None) -> int:
     win.engram_menu.popup(win.mapToGlobal(win.rect().center()))
     shot("10-engram-menu", win.engram_menu)
     win.engram_menu.close()
+    # the trash: an agent removed (the same step as File → Remove agent → Yes)
+    victim = list(win.agent_tabs)[-1]
+    engram.trash_agent(victim)
+    win.sync_agents()
+    trash = win.open_trash()
+    shot("22-trash", trash)
+    trash.restore_selected()
+    _settle(app, win.runner)
+    trash.close()
     win.quit()
     win.shutdown()
     engram.close()

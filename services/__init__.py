@@ -69,6 +69,10 @@ _EXPORTS: dict[str, str] = {
     "redo_gc": "services.lifecycle.gc",
     "archived_facts": "services.lifecycle.gc",
     "restore_archived": "services.lifecycle.gc",
+    "archived_count": "services.lifecycle.gc",
+    "archived_ids": "services.lifecycle.gc",
+    "gc_runs": "services.lifecycle.gc",
+    "restore_gc_run": "services.lifecycle.gc",
     "LifecycleConfig": "services.lifecycle.config",
     "load_config": "services.lifecycle.config",
     "save_config": "services.lifecycle.config",
@@ -162,9 +166,13 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazil
     from services.lifecycle.config import LifecycleConfig, load_config, save_config
     from services.lifecycle.gc import (
         GCReport,
+        archived_count,
         archived_facts,
+        archived_ids,
+        gc_runs,
         redo_gc,
         restore_archived,
+        restore_gc_run,
         run_gc,
         undo_gc,
     )

@@ -11,10 +11,12 @@ import logging
 import re
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from models import Agent, Fact, connect_database
+from models.entities import utcnow
 from services.config import StoreConfig
 from services.entities.service import EntityService
 from services.errors import InvalidInput, ModelUnavailable, NotFound
@@ -34,6 +36,19 @@ from services.store.text import CleanText
 
 log = logging.getLogger(__name__)
 SLUG = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
+TRASH_KEY = "trashed_at"  # in Agent.settings: when the agent was removed (soft delete)
+
+
+def _trashed(a: Agent) -> bool:
+    return bool((a.settings or {}).get(TRASH_KEY))
+
+
+@dataclass(frozen=True)
+class TrashedAgent:
+    slug: str
+    name: str
+    fact_count: int  # active facts it held when removed
+    trashed_at: str  # ISO time, UTC
 
 
 class Engram:
@@ -189,6 +204,7 @@ class Engram:
             return [
                 AgentInfo(a.id, a.slug, a.name, a.kind, a.workspace)
                 for a in Agent.select().order_by(Agent.slug)
+                if not _trashed(a)
             ]
 
         q = (
@@ -197,7 +213,9 @@ class Engram:
             .group_by(Agent.id)
             .order_by(Agent.slug)
         )
-        return [AgentInfo(a.id, a.slug, a.name, a.kind, a.workspace, a.n) for a in q]
+        return [
+            AgentInfo(a.id, a.slug, a.name, a.kind, a.workspace, a.n) for a in q if not _trashed(a)
+        ]
 
     def add_agent(
         self,
@@ -212,6 +230,11 @@ class Engram:
         with self.db.atomic():
             old = Agent.get_or_none(Agent.slug == slug)
             if old is not None:
+                if _trashed(old):
+                    raise InvalidInput(
+                        f"agent {slug!r} is in the trash: restore it with `engram agent "
+                        f"restore {slug}` or empty the trash first"
+                    )
                 if not exist_ok:
                     raise InvalidInput(f"agent {slug!r} exists already")
                 a = old
@@ -265,21 +288,72 @@ class Engram:
     def remove_agent(self, slug: str) -> None:
         """Drop an agent, its rows (cascade) and its vectors. For a verified purge that also
         covers files and free pages, use ``ForgetService``."""
+        a = Agent.get_or_none(Agent.slug == slug)
+        if a is None:
+            raise NotFound(f"no agent {slug!r} (see `engram agents`)")
+        self._drop(a)
+        self.bus.emit("agent.removed", slug=slug)
+
+    # the trash: a removed agent keeps every row until the trash is emptied ---------------
+    def trash_agent(self, slug: str) -> TrashedAgent:
+        """Remove an agent the undoable way: it leaves every list, search and compile, and
+        its rows and vectors stay until ``empty_trash``; ``restore_agent`` brings it back."""
         a = self._agent_row(slug)
+        n = Fact.select().where((Fact.agent == a.id) & (Fact.status == "active")).count()
+        when = utcnow().isoformat()
+        a.settings = {**(a.settings or {}), TRASH_KEY: when}
+        a.save()
+        self.bus.emit("agent.removed", slug=slug)
+        return TrashedAgent(a.slug, a.name, n, when)
+
+    def restore_agent(self, slug: str) -> AgentInfo:
+        a = Agent.get_or_none(Agent.slug == slug)
+        if a is None or not _trashed(a):
+            raise NotFound(f"no agent {slug!r} in the trash (see `engram agent trash`)")
+        a.settings = {k: v for k, v in (a.settings or {}).items() if k != TRASH_KEY}
+        a.save()
+        self.bus.emit("agent.added", slug=slug)
+        return AgentInfo(a.id, a.slug, a.name, a.kind, a.workspace)
+
+    def trashed_agents(self) -> list[TrashedAgent]:
+        out = []
+        for a in Agent.select().order_by(Agent.slug):
+            if _trashed(a):
+                n = Fact.select().where((Fact.agent == a.id) & (Fact.status == "active")).count()
+                out.append(TrashedAgent(a.slug, a.name, n, a.settings[TRASH_KEY]))
+        return out
+
+    def empty_trash(self, slug: str | None = None) -> list[str]:
+        """Delete trashed agents for good (one, or all): rows, history and vectors."""
+        gone = []
+        for t in self.trashed_agents():
+            if slug is None or t.slug == slug:
+                self._drop(Agent.get(Agent.slug == t.slug))
+                gone.append(t.slug)
+        if slug is not None and not gone:
+            raise NotFound(f"no agent {slug!r} in the trash (see `engram agent trash`)")
+        return gone
+
+    def _drop(self, a: Agent) -> None:
         with self.db.atomic():
             a.delete_instance()  # FK cascade: facts, episodes, sessions, layers, events
         if self.index is not None:
             self.index.drop(a.id)
-        self.bus.emit("agent.removed", slug=slug)
 
     def _agent_row(self, slug: str) -> Agent:
         a = Agent.get_or_none(Agent.slug == slug)
         if a is None:
             raise NotFound(f"no agent {slug!r} (see `engram agents`)")
+        if _trashed(a):
+            raise NotFound(f"agent {slug!r} is in the trash (`engram agent restore {slug}`)")
         return a
 
     def agent(self, slug: str, create: bool = False, kind: str = "generic") -> AgentMemory:
         a = Agent.get_or_none(Agent.slug == slug)
+        if a is not None and _trashed(a):
+            if create:
+                self.add_agent(slug)  # raises: says how to restore it
+            raise NotFound(f"agent {slug!r} is in the trash (`engram agent restore {slug}`)")
         if a is None:
             if not create:
                 raise NotFound(f"no agent {slug!r} (see `engram agents`)")

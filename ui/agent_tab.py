@@ -24,13 +24,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from services import EngramError
+from services import EngramError, FactFilters, agent_stats
 from ui.archived_view import ArchivedView
 from ui.compiled_view import CompiledView
 from ui.entities_view import EntitiesView
 from ui.fact_editor import FactEditor
 from ui.fact_model import COLUMNS, FactTableModel
-from ui.filter_bar import FilterBar
+from ui.filter_bar import CATEGORIES, FilterBar
 from ui.review_view import ReviewView
 from ui.search_panel import SearchPanel
 from ui.stats_view import StatsView
@@ -40,6 +40,7 @@ from ui.undo import (
     AddFactCommand,
     DeleteFactsCommand,
     EditFactsCommand,
+    ReviewDecisionCommand,
     pin_command,
     recategorize_command,
 )
@@ -56,7 +57,8 @@ class AgentTab(QWidget):
     first_paint = Signal()
     selection_changed = Signal()  # what the actions act on changed
     badge_changed = Signal()  # the review count changed
-    confirmed = Signal(str, bool)  # "Deleted 4 facts", True: it can be undone (False: redone)
+    # "Deleted 4 facts", True: it can be undone (False: redone), the command (the step)
+    confirmed = Signal(str, bool, object)
 
     def __init__(self, engram, memory, runner, parent=None):
         super().__init__(parent)
@@ -72,6 +74,8 @@ class AgentTab(QWidget):
         self.search.hide()
         self.model = FactTableModel(memory, self, filters=self.filter_bar.filters(), runner=runner)
         self.model.reloaded.connect(self._on_reloaded)
+        # a sort or a filter reloads too: the selection survives it like a refresh
+        self.model.modelAboutToBeReset.connect(self._remember_selection)
         self.model.load_failed.connect(self.message)
         self._restore: tuple | None = None  # selection to put back after a reload
         self._after_reload: list = []
@@ -111,7 +115,7 @@ class AgentTab(QWidget):
         self.stack.addWidget(self.table)
         self.stack.addWidget(self.search.results)
         self.editor = FactEditor()
-        self.editor.setMinimumWidth(self.fontMetrics().horizontalAdvance("x") * 40)
+        self.editor.setMinimumWidth(self.fontMetrics().horizontalAdvance("x") * 34)
         self.editor.edit_requested.connect(self._on_edit_requested)
         split = QSplitter(Qt.Horizontal)
         split.addWidget(self.stack)
@@ -177,6 +181,7 @@ class AgentTab(QWidget):
         self.review = ReviewView(memory, runner)
         self.review.count_changed.connect(self._review_badge)
         self.review.decided.connect(self._on_review_decided)
+        self.review.decided_step.connect(self._on_review_step)
         self.archived = ArchivedView(memory, runner)
         self.archived.restored.connect(self._on_restored)
         self.views = QTabWidget()
@@ -185,6 +190,11 @@ class AgentTab(QWidget):
         for w, name in zip(pages, VIEWS):
             self.views.addTab(w, name)
         self.entities = EntitiesView(memory, runner)  # loads itself when shown
+        self.entities.undo_stack = self.undo_stack
+        self.entities.step.connect(self._on_entity_step)
+        self.entities.step_done.connect(
+            lambda cmd, undone: self.confirmed.emit(cmd.text(), not undone, cmd)
+        )
         self.views.addTab(self.entities, "Entities")
         self.review_count = 0
         self._loaded: set[int] = {0}
@@ -230,14 +240,29 @@ class AgentTab(QWidget):
         """Narrow (900 px): Type and Last accessed make room for the content column, which
         was squeezed to a few letters."""
         narrow = ev.size().width() < 1150
+        self._narrow = narrow
+        self._fit_columns()
+        became = ev.oldSize().width() >= 1150 or ev.oldSize().width() < 0
+        if narrow and became and not getattr(self, "_split_restored", False):
+            # the list gets two thirds: the editor scrolls, the content column must not
+            w = ev.size().width()
+            self.splitter.setSizes([int(w * 0.66), w - int(w * 0.66)])
+        super().resizeEvent(ev)
+
+    def _fit_columns(self) -> None:
+        """Narrow: Type, Last accessed and (while only active facts are listed) Status and
+        Pinned give their room to Content; pinned facts stay bold in Content."""
+        narrow = getattr(self, "_narrow", False)
+        only_active = self.filter_bar.filters().status in (None, ["active"])
         for col in (2, 6):
             self.table.setColumnHidden(col, narrow)
-        super().resizeEvent(ev)
+        for col in (4, 7):
+            self.table.setColumnHidden(col, narrow and only_active)
 
     def restore_layout(self, splitter, columns) -> None:
         """The editor split and column widths the user left last time (QSettings)."""
         if splitter is not None:
-            self.splitter.restoreState(splitter)
+            self._split_restored = self.splitter.restoreState(splitter)
         if columns is not None:
             h = self.table.horizontalHeader()
             h.restoreState(columns)
@@ -284,8 +309,30 @@ class AgentTab(QWidget):
     @Slot(str, list)
     def _on_review_decided(self, what: str, ids: list) -> None:
         verb = {"accept": "Accepted", "reject": "Rejected", "edit": "Edited and accepted"}[what]
-        self.message.emit(f"{verb} {len(ids)} memory(ies)")
+        where = {
+            "accept": "agents can use them now",
+            "edit": "agents can use it now",
+            "reject": "agents will not see them",
+        }[what]
+        self.message.emit(f"{verb} {len(ids)} memory(ies): {where}")
         self.refresh()
+
+    @Slot(str, object, object)
+    def _on_review_step(self, what: str, before: dict, after: dict) -> None:
+        """The decision is one undo step; the notice says what it did."""
+        cmd = ReviewDecisionCommand(
+            self.memory, self.runner, what, before, after, self._review_undone, self._write_failed
+        )
+        self.undo_stack.push(cmd)
+        self._after_write("edit", list(after), cmd.done_text(), False, cmd)
+
+    def _on_entity_step(self, cmd) -> None:
+        self.undo_stack.push(cmd)
+        self.confirmed.emit(cmd.text(), True, cmd)
+
+    def _review_undone(self, kind, ids, title, undone, step) -> None:
+        self.review.reload()
+        self._after_write(kind, ids, title, undone, step)
 
     @Slot(list)
     def _on_restored(self, ids: list) -> None:
@@ -405,9 +452,53 @@ class AgentTab(QWidget):
         shown = self.editor.fact.id if self.editor.fact is not None else None
         cur = self._current_id()
         want = cur if cur in ids else shown if shown in ids else ids[0] if ids else None
+        if want != shown and self.editor.is_dirty():
+            if want is None:  # a search, filter, Clear or sort hid it: keep the typing
+                self.editor.note_kept()
+                self._update_bulk()
+                return
+            if not self._resolve_unsaved(shown):
+                self._update_bulk()
+                return
         if want != shown or (reload and want is not None):
             self._load_editor(want)
         self._update_bulk()
+
+    def _resolve_unsaved(self, shown: int | None) -> bool:
+        """Another fact was picked while the editor holds unsaved typing: Save / Discard /
+        Cancel (the default: Enter or Esc lose nothing). False: stay on ``shown``."""
+        if getattr(self, "_asking", False):
+            return False
+        box = QMessageBox(
+            QMessageBox.Question,
+            "Unsaved changes",
+            f"Fact #{shown} has changes you have not saved.",
+            QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel,
+            self,
+        )
+        box.setInformativeText("Save them, discard them, or stay on the fact (Cancel).")
+        box.setDefaultButton(QMessageBox.Cancel)
+        box.setEscapeButton(QMessageBox.Cancel)
+        self.unsaved_box = box
+        self._asking = True
+        try:
+            answer = box.exec()
+        finally:
+            self._asking = False
+            self.unsaved_box = None
+        if answer == QMessageBox.Save:
+            self.editor.save()
+            return True
+        if answer == QMessageBox.Discard:
+            self.editor.revert()
+            return True
+        if shown is not None and self.stack.currentIndex() == 0:
+            sm = self.table.selectionModel()
+            sm.blockSignals(True)
+            self.select_ids([shown], current=shown)
+            sm.blockSignals(False)
+            self.table.viewport().update()
+        return False
 
     def _load_editor(self, fact_id: int | None) -> None:
         if fact_id is None:
@@ -424,10 +515,27 @@ class AgentTab(QWidget):
     def _on_hit(self, _slug: str, _fact_id: int) -> None:
         self._sync_editor()
 
+    def pin_states(self) -> tuple[bool, bool]:
+        """(something selected is unpinned, something selected is pinned): Pin and Unpin are
+        on only when they would change something."""
+        ids = self.selected_ids()
+        if self.stack.currentIndex() == 1:
+            by_id = {h[1].fact.id: h[1].fact for h in self.search.model.hits}
+            facts = [by_id.get(i) for i in ids]
+        else:
+            facts = [self.model.fact_at(r) for r in map(self.model.row_of, ids) if r is not None]
+        known = [f for f in facts if f is not None]
+        if len(known) < len(ids):  # not all at hand: leave both on, the action checks
+            return bool(ids), bool(ids)
+        return any(not f.pinned for f in known), any(f.pinned for f in known)
+
     def _update_bulk(self) -> None:
         n = len(self.selected_ids())
-        for b in (self.pin_btn, self.unpin_btn, self.recat_btn, self.delete_btn):
+        for b in (self.recat_btn, self.delete_btn):
             b.setEnabled(n > 0)
+        can_pin, can_unpin = self.pin_states()
+        self.pin_btn.setEnabled(can_pin)
+        self.unpin_btn.setEnabled(can_unpin)
         self.delete_btn.setText(f"Delete {n}" if n > 1 else "Delete")
         self.selection_changed.emit()
 
@@ -455,6 +563,7 @@ class AgentTab(QWidget):
     # filters and search ----------------------------------------------------------------------
     @Slot()
     def _on_filters(self) -> None:
+        self._fit_columns()
         self.count_label.setText("Loading…")
         self.model.set_filters(self.filter_bar.filters())
         if self.search.query.text().strip():
@@ -475,6 +584,8 @@ class AgentTab(QWidget):
 
     @Slot(int, dict, dict)
     def _on_edit_requested(self, fact_id: int, before: dict, after: dict) -> None:
+        if not self._no_conflict(fact_id, before, after):
+            return
         self._push(
             EditFactsCommand(
                 self.memory,
@@ -485,6 +596,46 @@ class AgentTab(QWidget):
                 self._write_failed,
             )
         )
+
+    def _no_conflict(self, fact_id: int, before: dict, after: dict) -> bool:
+        """A save over a change made elsewhere meanwhile (the CLI, a hook, another window)
+        asks first instead of silently writing over it."""
+        try:
+            now = self.memory.get(fact_id)
+        except EngramError as exc:
+            self._write_failed(f"Fact #{fact_id} cannot be saved: {exc}")
+            return False
+        stored = {k: (list(getattr(now, k)) if k == "tags" else getattr(now, k)) for k in before}
+        if "importance" in stored:
+            stored["importance"] = round(stored["importance"], 2)
+        if stored == before:
+            return True
+        theirs = (
+            now.content if "content" in before else ", ".join(f"{k}: {stored[k]}" for k in stored)
+        )
+        box = QMessageBox(
+            QMessageBox.Warning,
+            "Changed elsewhere",
+            f"Fact #{fact_id} was changed outside this window since you started editing it.",
+            QMessageBox.Cancel,
+            self,
+        )
+        box.setInformativeText(f"It now reads: “{theirs[:300]}”")
+        mine = box.addButton("Save mine over it", QMessageBox.AcceptRole)
+        box.addButton("Keep theirs", QMessageBox.DestructiveRole)
+        box.setDefaultButton(QMessageBox.Cancel)
+        box.setEscapeButton(QMessageBox.Cancel)
+        self.conflict_box = box
+        box.exec()
+        self.conflict_box = None
+        clicked = box.clickedButton()
+        if clicked is mine:
+            before.update(stored)  # undo puts back what was stored, not the stale version
+            return True
+        if clicked is not None and box.buttonRole(clicked) == QMessageBox.DestructiveRole:
+            self.editor.revert()
+            self._load_editor(fact_id)
+        return False
 
     @Slot()
     def add_fact(self, text: str | None = None, category: str = "fact") -> None:
@@ -559,22 +710,29 @@ class AgentTab(QWidget):
         facts = self.selected_facts()
         if not facts:
             return
-        if (
-            confirm
-            and len(facts) > 20
-            and QMessageBox.question(
-                self, "Delete facts", f"Delete {len(facts)} facts? (Ctrl+Z undoes it)"
+        if confirm and len(facts) > 20:
+            # Enter never confirms a bulk delete: No is the default
+            box = QMessageBox(
+                QMessageBox.Question,
+                "Delete facts",
+                f"Delete {len(facts)} facts? (Ctrl+Z undoes it)",
+                QMessageBox.Yes | QMessageBox.No,
+                self,
             )
-            != QMessageBox.Yes
-        ):
-            return
+            box.button(QMessageBox.Yes).setText(f"Delete {len(facts)}")
+            box.setDefaultButton(QMessageBox.No)
+            box.setEscapeButton(QMessageBox.No)
+            if box.exec() != QMessageBox.Yes:
+                return
         self._push(
             DeleteFactsCommand(
                 self.memory, self.runner, facts, self._after_write, self._write_failed
             )
         )
 
-    def _after_write(self, kind: str, ids: list, title: str = "", undone: bool = False) -> None:
+    def _after_write(
+        self, kind: str, ids: list, title: str = "", undone: bool = False, step=None
+    ) -> None:
         def done():
             if kind == "restore":
                 self.select_ids(ids, current=ids[0])
@@ -583,7 +741,7 @@ class AgentTab(QWidget):
                 self.search.run_now()
             self._update_bulk()
             if title:
-                self.confirmed.emit(title, not undone)
+                self.confirmed.emit(title, not undone, step)
             self.write_done.emit(kind, list(ids))
 
         if kind == "edit":
@@ -603,12 +761,16 @@ class AgentTab(QWidget):
     def refresh(self) -> None:
         """Re-read the facts keeping the selection, the current row and the scroll position
         (restored when the model has reloaded, see ``_on_reloaded``)."""
+        self._remember_selection()
+        self.model.refresh()
+
+    @Slot()
+    def _remember_selection(self) -> None:
         if self._restore is None:
             ids = self._view_ids() if self.stack.currentIndex() == 0 else []
             cur = self.table.currentIndex()
             cur_id = self.model.id_at(cur.row()) if cur.isValid() else None
             self._restore = (ids, cur_id, self.table.verticalScrollBar().value())
-        self.model.refresh()
 
     @Slot()
     def _on_reloaded(self) -> None:
@@ -622,6 +784,7 @@ class AgentTab(QWidget):
         self._sync_editor(reload=True)  # a filter that hid the fact empties the editor
         self._update_count()
         self.update_review_count()
+        self._count_categories()
         for i in self._loaded - {0}:
             if i == self.views.currentIndex():
                 self._reload_view(i)
@@ -631,6 +794,27 @@ class AgentTab(QWidget):
         for fn in callbacks:
             fn()
         self.refreshed.emit()
+
+    def _count_categories(self) -> None:
+        """The category filter shows how many active facts each category holds."""
+        if getattr(self, "_counting", False) or self.runner is None:
+            return
+        self._counting = True
+        memory = self.memory
+
+        def op(p, c):
+            cats = {k for k in agent_stats(memory).by_category}
+            cats |= {c for c in CATEGORIES}
+            return {k: memory.facts.count(FactFilters(status="active", category=k)) for k in cats}
+
+        def done(counts):
+            self._counting = False
+            self.filter_bar.set_category_counts({k: n for k, n in counts.items() if n})
+
+        def failed(_m):
+            self._counting = False
+
+        self.runner.start("Counting categories", op, visible=False, success=done, failure=failed)
 
     def close_down(self) -> None:
         self.undo_stack.clear()

@@ -227,8 +227,9 @@ class CompiledView(QWidget):
             pane.set_layer(layers.get(name))
         if layers:
             self.notice.setText(
-                f"Compiled layers of {self.memory.info.name}: hover a line to see "
-                "the facts it came from."
+                f"Compiled layers of {self.memory.info.name}. The Lines && sources tab "
+                "shows the facts behind each line: hover a line for a summary, click it for "
+                "the list.".replace("&&", "&")
             )
         else:
             self.notice.setText("Nothing compiled yet for this agent.")

@@ -8,6 +8,7 @@ undoable: the view keeps the last event for its Undo button)."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QUndoCommand
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import (
     QInputDialog,
     QLabel,
     QListWidget,
+    QMessageBox,
     QPushButton,
     QSplitter,
     QTableWidget,
@@ -28,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from services import ENTITY_TYPES, EngramError, ForgetScope, expand_entity
 from ui.forget_dialog import ForgetDialog
+from ui.undo import STEP_SEQ
 
 
 class EntityForgetDialog(ForgetDialog):
@@ -38,6 +41,7 @@ class EntityForgetDialog(ForgetDialog):
         self.entity_scope = expand_entity(engram, ForgetScope(agent=slug), str(entity_id))
         super().__init__(engram, runner, slug, self.entity_scope.fact_ids, parent)
         self.setWindowTitle(f"Forget {name} — {slug}")
+        self.about = f"everything about {name}"
         self.use_selection.setText(
             f"Everything about {name}: {len(self.entity_scope.fact_ids)} fact(s), and the "
             "name and aliases in episodes, layers and files"
@@ -51,8 +55,31 @@ class EntityForgetDialog(ForgetDialog):
         return super().scope()
 
 
+class EntityCommand(QUndoCommand):
+    """An entity change already made (a merge): undo reverts its event, redo makes it again."""
+
+    def __init__(self, view, text: str, event: int, redo):
+        super().__init__(text)
+        self.view, self.event, self._redo = view, event, redo
+        self.seq = next(STEP_SEQ)
+        self._first = True
+
+    def redo(self) -> None:
+        if self._first:
+            self._first = False
+            return
+        self.event = self._redo()
+        self.view._after_step(self, False)
+
+    def undo(self) -> None:
+        self.view.memory.entities.undo(self.event)
+        self.view._after_step(self, True)
+
+
 class EntitiesView(QWidget):
     changed = Signal()  # an action changed the entities (merge, rename, alias, undo)
+    step = Signal(object)  # an undoable EntityCommand for the tab's stack
+    step_done = Signal(object, bool)  # the command, undone
 
     def __init__(self, memory, runner=None, parent=None):
         super().__init__(parent)
@@ -205,7 +232,7 @@ class EntitiesView(QWidget):
             b.setEnabled(on and (b is not self.forget_btn or self.runner is not None))
 
     # actions -------------------------------------------------------------------------------
-    def _run(self, what: str, fn) -> bool:
+    def _run(self, what: str, fn, redo=None) -> bool:
         try:
             self.last_event = fn()
         except EngramError as exc:
@@ -215,24 +242,55 @@ class EntitiesView(QWidget):
         self.undo_btn.setEnabled(True)
         self.reload()
         self.changed.emit()
+        if redo is not None and self.last_event is not None:
+            self.step.emit(EntityCommand(self, what, self.last_event, redo))
         return True
+
+    def _after_step(self, cmd, undone: bool) -> None:
+        self.last_event = None if undone else cmd.event
+        self.undo_btn.setEnabled(not undone)
+        self.status.setText(f"Undone: {cmd.text()}" if undone else cmd.text())
+        self.reload()
+        self.changed.emit()
+        self.step_done.emit(cmd, undone)
 
     def selected_ids(self) -> list[int]:
         rows = {i.row() for i in self.table.selectedIndexes()}
         return [self.rows[r].id for r in sorted(rows) if r < len(self.rows)]
 
     def merge_selected(self) -> bool:
-        """Merge the other selected entities into the one shown."""
+        """Merge the other selected entities into the one shown, after a confirmation that
+        names both sides (No is the default). One undo step (Ctrl+Z, the status bar)."""
         if self.page is None:
             return False
-        target = self.page.entity.id
+        target, into = self.page.entity.id, self.page.entity.name
         others = [i for i in self.selected_ids() if i != target]
         if not others:
             self.status.setText("select the entities to merge into this one (Ctrl+click)")
             return False
+        names = [e.name for e in self.rows if e.id in others]
+        listed = ", ".join(f"“{n}”" for n in names)
+        box = QMessageBox(
+            QMessageBox.Question,
+            "Merge entities",
+            f"Merge {listed} into “{into}”?",
+            QMessageBox.Yes | QMessageBox.No,
+            self,
+        )
+        box.setInformativeText(
+            f"Their facts move to “{into}” and their names become its aliases. Ctrl+Z undoes it."
+        )
+        box.button(QMessageBox.Yes).setText("Merge")
+        box.setDefaultButton(QMessageBox.No)
+        box.setEscapeButton(QMessageBox.No)
+        self.merge_box = box
+        if box.exec() != QMessageBox.Yes:
+            return False
+        entities = self.memory.entities
         return self._run(
-            f"merged {len(others)} into {self.page.entity.name}",
-            lambda: self.memory.entities.merge(target, others),
+            f"Merged {listed} into “{into}”",
+            lambda: entities.merge(target, others),
+            redo=lambda: entities.merge(target, others),
         )
 
     def rename(self, name: str) -> bool:
@@ -250,6 +308,11 @@ class EntitiesView(QWidget):
     def undo(self) -> bool:
         if self.last_event is None:
             return False
+        st = getattr(self, "undo_stack", None)
+        top = st.command(st.index() - 1) if st is not None and st.canUndo() else None
+        if isinstance(top, EntityCommand) and top.event == self.last_event:
+            st.undo()  # the same step Ctrl+Z would undo: the stack stays in step
+            return True
         ev, self.last_event = self.last_event, None
         ok = self._run("undone", lambda: self.memory.entities.undo(ev))
         self.last_event = None

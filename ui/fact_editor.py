@@ -91,6 +91,23 @@ def who(actor: str | None, source: str | None = None) -> str:
     return ACTORS.get(a, a or "unknown")
 
 
+ORIGINS = {"cli": "the engram command", "app": "you, in the app", "hook": "the agent's hook"}
+
+
+def who_did(ev: dict, source: str | None = None) -> str:
+    """Who made an audit event: its actor when that is a program (GC, an MCP client, an
+    import), else where the write came from (the CLI, a hook, the app) and as whom."""
+    actor = (ev.get("actor") or "").strip()
+    origin = (ev.get("origin") or "").strip()
+    if actor and actor != "user":
+        return who(actor, source)
+    if not origin or origin == "app":
+        return "you"
+    base = ORIGINS.get(origin) or who(origin, source)
+    user = ev.get("by_user")
+    return f"{base} (as {user})" if user else base
+
+
 def readable_change(ev: dict) -> str:
     """A history event's before → after as lines a person reads (it was raw JSON)."""
     before, after = ev.get("before") or {}, ev.get("after") or {}
@@ -112,6 +129,13 @@ def readable_change(ev: dict) -> str:
     return "\n".join(lines[:14])
 
 
+def _plain(f: FactView) -> dict:
+    """The editable fields as the editor holds them (importance to 2 places)."""
+    v = values_of(f)
+    v["importance"] = round(v["importance"], 2)
+    return v
+
+
 def _short(s, n: int = 60) -> str:
     s = (s or "").replace("\n", " ")
     return s if len(s) <= n else s[: n - 1] + "…"
@@ -123,6 +147,7 @@ class FactEditor(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.fact: FactView | None = None
+        self.base: FactView | None = None  # the version the typing started from
         self.title = QLabel("No fact selected")
         self.title.setWordWrap(True)
         self.title.setTextInteractionFlags(Qt.TextSelectableByMouse)
@@ -197,8 +222,11 @@ class FactEditor(QWidget):
 
     def set_fact(self, fact: FactView | None, history: list[dict] | None = None) -> None:
         same = fact is not None and self.fact is not None and fact.id == self.fact.id
-        dirty = same and self.is_dirty()
+        # typing that now equals the stored fact (it was just saved) is not unsaved work
+        dirty = same and self.is_dirty() and self.values() != _plain(fact)
         self.fact = fact
+        if not dirty:
+            self.base = fact
         enabled = fact is not None
         for w in (self.content, self.category, self.importance, self.tags, self.pinned):
             w.setEnabled(enabled)
@@ -236,14 +264,14 @@ class FactEditor(QWidget):
     def _provenance(fact: FactView, history: list[dict]) -> str:
         mine = [e for e in history if e.get("fact_id") in (None, fact.id)]
         first = next((e for e in mine if e["action"] in ("create", "restore")), None)
-        by = who(first.get("actor"), fact.source) if first else who(None, fact.source)
+        by = who_did(first, fact.source) if first else who(None, fact.source)
         if first is None and fact.source:
             by = f"{fact.source} (no audit record)"
         text = f"<b>Written by</b> {by}"
         last = next((e for e in reversed(mine) if e is not first), None)
         if last is not None and last.get("actor"):
             what = ACTION_TEXT.get(last["action"], last["action"])
-            text += f" · last {what} by {who(last.get('actor'))}"
+            text += f" · last {what} by {who_did(last)}"
         return text
 
     def _load(self, f: FactView) -> None:
@@ -283,11 +311,27 @@ class FactEditor(QWidget):
         }
 
     def is_dirty(self) -> bool:
-        if self.fact is None:
-            return False
-        old = values_of(self.fact)
-        old["importance"] = round(old["importance"], 2)
-        return self.values() != old
+        """Typed changes against the version the user started from (``base``): a refresh
+        after an outside edit must not turn the typing into "no change", nor hide that the
+        stored fact moved on (``changed_outside``)."""
+        base = self.base or self.fact
+        return base is not None and self.values() != _plain(base)
+
+    def changed_outside(self) -> bool:
+        return (
+            self.base is not None
+            and self.fact is not None
+            and _plain(self.base) != _plain(self.fact)
+        )
+
+    def note_kept(self) -> None:
+        """The fact left the list (a search, a filter, Clear) while it has unsaved typing:
+        the editor keeps it, and says so."""
+        if self.fact is not None and self.is_dirty():
+            self.title.setText(
+                f"<b>Fact #{self.fact.id}</b> · not in the list now · "
+                "<i>unsaved changes kept: Save (Ctrl+S) or Revert</i>"
+            )
 
     @Slot()
     def _update_buttons(self, *_):
@@ -298,6 +342,7 @@ class FactEditor(QWidget):
     @Slot()
     def revert(self) -> None:
         if self.fact is not None:
+            self.base = self.fact
             self._load(self.fact)
             self._update_buttons()
 
@@ -306,7 +351,7 @@ class FactEditor(QWidget):
         if self.fact is None or not self.is_dirty():
             return
         new = self.values()
-        old = values_of(self.fact)
+        old = values_of(self.base or self.fact)
         changed = [
             k for k in FIELDS if new[k] != (round(old[k], 2) if k == "importance" else old[k])
         ]

@@ -144,8 +144,34 @@ class FilterBar(QWidget):
         self.until.setEnabled(False)
         self.changed.emit()
 
+    def set_category_counts(self, counts: dict[str, int]) -> None:
+        """List the agent's categories with how many active facts each holds ("pref (12)");
+        the filter uses the bare category. The current choice is kept."""
+        current = self.category_value()
+        names = list(dict.fromkeys(CATEGORIES + sorted(counts)))
+        names.sort(key=lambda c: (-counts.get(c, 0), c))
+        self.category.blockSignals(True)
+        self.category.clear()
+        self.category.addItem(ANY, ANY)
+        for c in names:
+            self.category.addItem(f"{c} ({counts.get(c, 0):,})", c)
+        i = self.category.findData(current) if current else 0
+        if i >= 0:
+            self.category.setCurrentIndex(i)
+        else:
+            self.category.setEditText(current)
+        self.category.blockSignals(False)
+
+    def category_value(self) -> str:
+        """The category to filter on: a listed item's bare name, or what was typed."""
+        text = self.category.currentText().strip()
+        i = self.category.currentIndex()
+        if i >= 0 and self.category.itemText(i) == text and self.category.itemData(i):
+            return str(self.category.itemData(i))
+        return text
+
     def filters(self) -> FactFilters:
-        cat = self.category.currentText().strip()
+        cat = self.category_value()
         typ = self.type.currentText()
         status = self.status.currentText()
         pinned = {ANY: None, "Pinned": True, "Not pinned": False}[self.pinned.currentText()]

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 
-from PySide6.QtCore import QDate, Signal, Slot
+from PySide6.QtCore import QDate, Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QCheckBox,
     QDateEdit,
@@ -16,44 +17,87 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPlainTextEdit,
     QRadioButton,
+    QSplitter,
+    QTreeWidget,
+    QTreeWidgetItem,
     QVBoxLayout,
 )
+from shiboken6 import isValid
 
 from services import ForgetScope, ForgetService
 
+PLACES = {  # what a person calls each place a forget reaches (internal indexes left out)
+    "facts": "facts",
+    "history_events": "history entries",
+    "episodes": "episodes (session summaries)",
+    "session_logs": "session logs",
+    "compiled_layers": "compiled memory versions",
+    "layer_files": "compiled memory files rewritten",
+    "workspace_entries": "entries in the agent's own files",
+    "workspace_files": "agent files rewritten",
+    "exports": "export files",
+    "backups": "store backups still holding it",
+}
+SCOPE_WORDS = {
+    "fact": "the facts you selected",
+    "matching": "everything matching the text you typed",
+    "agent": "everything in the agent",
+    "everything": "everything in every agent",
+}
+
+
+def why_matched(f: dict) -> str:
+    """Why the preview picked a fact, in words. Uses the preview's own ``reason`` when the
+    forget service gives one, else its ``why`` code and score."""
+    reason = f.get("reason")
+    if reason:
+        return str(reason)
+    why, score = str(f.get("why") or ""), f.get("score")
+    if why.startswith("word:"):
+        return f"contains the word “{why[5:].strip()}”"
+    if why == "keyword":
+        return "contains the text"
+    if why == "semantic":
+        return "says something similar" + (f" (similarity {score:.2f})" if score else "")
+    return {"id": "you selected it", "date": "stored before the date", "all": "in the agent"}.get(
+        why, why or "matched"
+    )
+
 
 def _describe_preview(p) -> str:
-    """Counts per place, then the facts it would remove (ForgetPreview.counts/agents)."""
+    """Counts per place (the items themselves are in the list beside it)."""
     lines = []
     counts = p.counts() if hasattr(p, "counts") else {}
     for place, n in counts.items():
-        lines.append(f"{place.replace('_', ' ')}: {n}")
-    for a in getattr(p, "agents", []):
-        for f in a.facts[:50]:
-            lines.append(f"  #{f.get('id')} {str(f.get('content', ''))[:100]}")
+        if n and place in PLACES:
+            lines.append(f"{PLACES[place]}: {n}")
     for note in getattr(p, "notes", []):
         lines.append(f"note: {note}")
     for b in getattr(p, "backups", []):
         lines.append(f"backup still holding it: {b}")
-    return "\n".join(lines) or str(p)
+    return "\n".join(lines) or "Nothing found to forget."
 
 
-def describe_receipt(r: dict) -> str:
-    """The receipt as the dialog and the Privacy view show it: what was removed where, the
-    scope (text only as a keyed hash: the receipt never holds what was forgotten)."""
+def describe_receipt(r: dict, about: str | None = None) -> str:
+    """The receipt in plain words: what was removed where and for what scope (the text only
+    as a keyed hash: the receipt never holds what was forgotten). ``about``: what the user
+    chose, in their words (an entity's name), when the dialog knows it."""
     scope = r.get("scope") or {}
-    lines = [f"Receipt #{r.get('id', '?')} · {str(r.get('created_at', ''))[:19]}"]
-    what = scope.get("kind", "?")
-    if scope.get("all_agents"):
-        what += " · all agents"
-    elif scope.get("agent"):
-        what += f" · {scope['agent']}"
-    if scope.get("before"):
-        what += f" · before {scope['before'][:10]}"
-    lines.append(f"Scope: {what}")
-    for place, n in (r.get("counts") or {}).items():
-        if isinstance(n, int | float | str):
-            lines.append(f"  {str(place).replace('_', ' ')}: {n}")
+    lines = [
+        f"Receipt #{r.get('id', '?')} · {str(r.get('created_at', ''))[:16].replace('T', ' ')} UTC"
+    ]
+    what = about or SCOPE_WORDS.get(scope.get("kind", ""), "")
+    if not what and scope.get("before"):
+        what = f"everything stored before {scope['before'][:10]}"
+    where = "every agent" if scope.get("all_agents") else scope.get("agent") or r.get("agent")
+    lines.append(f"Forgot {what or 'what you chose'}" + (f" in {where}" if where else ""))
+    counts = r.get("counts") or {}
+    removed = [
+        f"  {n:,} {PLACES[k]}"
+        for k, n in counts.items()
+        if k in PLACES and isinstance(n, int) and n
+    ]
+    lines += ["Removed:", *removed] if removed else ["Nothing was stored there."]
     return "\n".join(lines)
 
 
@@ -64,14 +108,24 @@ class ForgetDialog(QDialog):
     previewed = Signal(bool)  # ok
     started = Signal()  # the forget runs: its own file rewrites are not outside edits
 
-    def __init__(self, engram, runner, slug: str, fact_ids=(), parent=None):
+    about: str | None = None  # what the receipt says was forgotten (an entity's name)
+
+    def __init__(self, engram, runner, slug: str, fact_ids=(), parent=None, on_finished=None):
         super().__init__(parent)
+        # called with the receipt (None: failed) even if the dialog was closed meanwhile
+        self.on_finished = on_finished
+        self.running = False
+        self._previewed_scope = None
         self.setWindowTitle(f"Forget — {slug}")
         self.engram, self.runner, self.slug = engram, runner, slug
         self.fact_ids = list(fact_ids)
         self.matching = QLineEdit()
         self.matching.setPlaceholderText("text to forget everywhere (optional)")
-        self.use_selection = QRadioButton(f"The {len(self.fact_ids)} selected fact(s)")
+        self.use_selection = QRadioButton(
+            f"The {len(self.fact_ids)} selected fact(s)"
+            if self.fact_ids
+            else "The selected facts (none selected)"
+        )
         self.use_matching = QRadioButton("Everything matching:")
         self.use_selection.setChecked(bool(self.fact_ids))
         self.use_matching.setChecked(not self.fact_ids)
@@ -83,6 +137,12 @@ class ForgetDialog(QDialog):
         self.before.setDisplayFormat("yyyy-MM-dd")
         self.preview_text = QPlainTextEdit(readOnly=True)
         self.preview_text.setPlaceholderText("Press Preview to see what would be removed.")
+        # every fact it would take, ticked, with why it matched; untick to keep one
+        self.items = QTreeWidget()
+        self.items.setHeaderLabels(["What", "Why it matched"])
+        self.items.setColumnWidth(0, 420)
+        self.items.setUniformRowHeights(True)
+        self.items.itemChanged.connect(self._ticked)
         self.status = QLabel("")
         self.status.setWordWrap(True)
         form = QFormLayout()
@@ -105,10 +165,15 @@ class ForgetDialog(QDialog):
         self.buttons.rejected.connect(self.reject)
         lay = QVBoxLayout(self)
         lay.addLayout(form)
-        lay.addWidget(self.preview_text, 1)
+        split = QSplitter(Qt.Vertical)
+        split.addWidget(self.items)
+        split.addWidget(self.preview_text)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        lay.addWidget(split, 1)
         lay.addWidget(self.status)
         lay.addWidget(self.buttons)
-        self.resize(560, 420)
+        self.resize(820, 560)
         self.matching.textChanged.connect(self._scope_changed)
         self.use_selection.toggled.connect(self._scope_changed)
         self.all_agents.toggled.connect(self._scope_changed)
@@ -155,10 +220,61 @@ class ForgetDialog(QDialog):
         self.previewed.emit(False)
 
     def _previewed(self, p) -> None:
+        if not isValid(self):
+            return
+        self._previewed_scope = self.scope()
         self.preview_text.setPlainText(_describe_preview(p))
-        self.status.setText("This is what would be removed. Forgetting cannot be undone.")
+        self._fill_items(p)
+        self.status.setText(
+            "This is what would be removed. Untick a fact to keep it. Forgetting cannot be undone."
+        )
         self.execute_btn.setEnabled(True)
         self.previewed.emit(True)
+
+    def _fill_items(self, p) -> None:
+        self.items.blockSignals(True)
+        self.items.clear()
+        for a in getattr(p, "agents", []):
+            facts, eps = list(a.facts), list(getattr(a, "episodes", []) or [])
+            if not facts and not eps:
+                continue
+            top = QTreeWidgetItem([f"{a.slug}: {len(facts)} fact(s), {len(eps)} episode(s)", ""])
+            self.items.addTopLevelItem(top)
+            for f in facts:
+                text = str(f.get("content", "")).replace("\n", " ")
+                item = QTreeWidgetItem([f"#{f.get('id')} {text}", why_matched(f)])
+                item.setFlags(item.flags() | Qt.ItemIsUserCheckable)
+                item.setCheckState(0, Qt.Checked)
+                item.setData(0, Qt.UserRole, f.get("id"))
+                item.setToolTip(0, text)
+                item.setToolTip(1, why_matched(f))
+                top.addChild(item)
+            for e in eps:
+                summary = str(e.get("summary", "")).replace("\n", " ")
+                item = QTreeWidgetItem(
+                    [f"Episode {e.get('day', '')}: {summary}", "mentions it (removed or rewritten)"]
+                )
+                item.setToolTip(0, summary)
+                top.addChild(item)
+            top.setExpanded(True)
+        self.items.blockSignals(False)
+
+    def unticked_ids(self) -> list[int]:
+        out = []
+        for i in range(self.items.topLevelItemCount()):
+            top = self.items.topLevelItem(i)
+            for j in range(top.childCount()):
+                it = top.child(j)
+                fid = it.data(0, Qt.UserRole)
+                if fid is not None and it.checkState(0) != Qt.Checked:
+                    out.append(int(fid))
+        return out
+
+    @Slot()
+    def _ticked(self, *_):
+        n = len(self.unticked_ids())
+        if n:
+            self.status.setText(f"{n} fact(s) unticked: they are kept. The rest is forgotten.")
 
     @Slot()
     def execute(self) -> None:
@@ -167,15 +283,32 @@ class ForgetDialog(QDialog):
             return
         if not self.confirm():
             return
+        keep = tuple(self.unticked_ids())
+        if keep and scope == self._previewed_scope:
+            scope = replace(scope, exclude_ids=tuple(scope.exclude_ids) + keep)
         svc = ForgetService(self.engram)
         self.execute_btn.setEnabled(False)
+        self.running = True
         self.started.emit()
-        self.status.setText("Forgetting…")
+        self.status.setText("Forgetting… (closing this window does not stop it)")
+        dlg, on_finished = self, self.on_finished
+
+        def finished(receipt, message=None):
+            # the dialog may be gone (closed while it ran): the owner still gets the receipt
+            if isValid(dlg):
+                dlg.running = False
+                if receipt is None:
+                    dlg._failed(message or "")
+                else:
+                    dlg._done(receipt)
+            if on_finished is not None:
+                on_finished(receipt, dlg.about if isValid(dlg) else None)
+
         self.runner.start(
             "Forgetting",
             lambda p, c: svc.execute(scope, progress=p, cancelled=c),
-            success=self._done,
-            failure=self._failed,
+            success=finished,
+            failure=lambda m: finished(None, m),
         )
 
     def confirm(self) -> bool:
@@ -201,7 +334,8 @@ class ForgetDialog(QDialog):
             "Forgotten. This receipt was kept (counts and hashes, never the text itself); "
             "View → Privacy lists every receipt."
         )
+        self.items.clear()
         self.preview_text.setPlainText(
-            describe_receipt(receipt) if isinstance(receipt, dict) else str(receipt)
+            describe_receipt(receipt, self.about) if isinstance(receipt, dict) else str(receipt)
         )
         self.forgotten.emit(receipt)

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from services import redo_gc, run_gc, undo_gc
+from ui.undo import STEP_SEQ
 
 KIND_TEXT = {
     "expire": "expires",
@@ -141,6 +142,12 @@ class GCPreviewDialog(QDialog):
             f"{leaving} fact(s) would be archived (they stay in the Archived view and can be "
             "restored; Edit → Undo undoes the whole clean-up)."
         )
+        held = sum(r.held_back for r, _c in plans.values())
+        if held:
+            text += (
+                f" {held:,} more are past their limits but stay for now: one clean-up "
+                "archives at most a quarter of an agent's memory (run it again for more)."
+            )
         if pruned:
             text += (
                 f" {pruned} old episode(s), session log(s) or compiled version(s) would be "
@@ -164,6 +171,7 @@ class GCCommand(QUndoCommand):
         super().__init__(f"Run GC ({n} fact(s) archived)")
         self.engram, self.runner, self.reports, self._done = engram, runner, reports, done
         self._applied = True
+        self.seq = next(STEP_SEQ)
         self._undone = False
 
     def _queue(self, fn, label: str) -> None:

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from shiboken6 import isValid
 
 from services import EngramError, ImportFormatError
 from ui.agent_tab import VIEWS, AgentTab
@@ -28,6 +29,7 @@ from ui.forget_dialog import ForgetDialog
 from ui.gc_dialog import GCCommand, GCPreviewDialog
 from ui.import_dialog import ImportDialog, ImportReportDialog
 from ui.jobs_bar import JobsBar
+from ui.new_agent_dialog import NewAgentDialog
 from ui.notice import UndoNotice
 from ui.privacy_view import PrivacyView
 from ui.search_panel import SearchPanel
@@ -35,6 +37,7 @@ from ui.settings_dialog import SettingsDialog
 from ui.store_watcher import StoreWatcher
 from ui.team_store_dialog import TeamStoreDialog
 from ui.theme import icon
+from ui.trash import RemoveAgentCommand, TrashDialog
 from ui.tray import TrayController
 from ui.undo_keys import UndoKeys
 from ui.welcome import WelcomePage
@@ -42,6 +45,13 @@ from ui.workers import JobRunner
 from ui.workspace_watcher import WorkspaceWatcher
 
 log = logging.getLogger(__name__)
+# keys that belong to a widget, not to a menu (F1 lists them too)
+EXTRA_KEYS = (
+    ("Save the fact being edited", "Ctrl+S"),
+    ("Revert the fact being edited", "Alt+V"),
+    ("Review: accept / edit / reject the selected memories", "A / E / R"),
+    ("Archived: restore the selected facts", "Enter"),
+)
 
 
 class AllAgentsTab(QWidget):
@@ -149,6 +159,7 @@ class MainWindow(QMainWindow):
         self.notice = UndoNotice()
         self.notice.undo_requested.connect(self.undo_group.undo)
         self.notice.redo_requested.connect(self.undo_group.redo)
+        self.notice.stale.connect(self.show_message)
         # permanent: a timed status message must not paint over the Undo
         self.statusBar().addPermanentWidget(self.notice)
         self.statusBar().addPermanentWidget(self.jobs)
@@ -218,7 +229,16 @@ class MainWindow(QMainWindow):
             self.tabs.insertTab(1, self.welcome, "Welcome")
         self.tabs.setCurrentWidget(self.welcome)
 
-    def _drop_welcome(self) -> None:
+    def find_agents_again(self) -> int:
+        """File → Find my agents: the Welcome page's search, also once agents exist (it
+        stays open until its import finishes or it is closed)."""
+        self._welcome_asked = True
+        self._show_welcome()
+        return self.find_agents()
+
+    def _drop_welcome(self, force: bool = False) -> None:
+        if getattr(self, "_welcome_asked", False) and not force:
+            return
         if self.welcome is not None and self.agent_tabs:
             self.tabs.removeTab(self.tabs.indexOf(self.welcome))
             self.welcome.deleteLater()
@@ -232,27 +252,40 @@ class MainWindow(QMainWindow):
         if self.welcome is None:
             self._show_welcome()
         assert self.welcome is not None
-        self.welcome.busy("Creating the demo agents (made-up memories, marked Demo)…", 0, 2)
+        self.welcome.busy("Creating the demo agents (made-up memories, marked Demo)…", 0, 1)
+        # the tabs appear when the demo is complete, not agent by agent while it is written
+        self.demo_running = True
 
         def op(progress, cancelled):
-            if not engram.semantic_enabled:
-                progress(0, 2, "Loading the language model (1 of 2)")
-                engram.load_semantic()
-            progress(1, 2, "Writing the demo memories (2 of 2)")
+            # no wait for the language model: the memories are written at once and their
+            # vectors are added when the model is ready (embed_missing)
+            progress(0, 1, "Writing the demo memories")
             from services import seed_demo
 
             return seed_demo(engram, n_facts=self.demo_facts)
 
+        def stopped(message: str | None = None) -> None:
+            self.demo_running = False
+            if message is None:
+                if self.welcome is not None:
+                    self.welcome.idle("Demo cancelled.")
+            else:
+                self._first_run_failed(message)
+
+        # not the serial lane: it would queue the demo behind the model's loading; only the
+        # new demo agents are written
         return self.runner.start(
             "Creating the demo",
             op,
-            serial=True,
             success=self._demo_seeded,
-            failure=self._first_run_failed,
-            on_cancel=lambda: self.welcome and self.welcome.idle("Demo cancelled."),
+            failure=stopped,
+            on_cancel=stopped,
         )
 
+    demo_running = False
+
     def _demo_seeded(self, added: dict) -> None:
+        self.demo_running = False
         self.sync_agents()
         first = next(iter(self.agent_tabs.values()), None)
         if first is not None:
@@ -302,6 +335,7 @@ class MainWindow(QMainWindow):
         )
 
     def _sources_imported(self, results: list) -> None:
+        self._welcome_asked = False
         self.sync_agents()
         rows = [(str(s.path), rep if rep is not None else err) for s, rep, err in results]
         added = sum(r.added for _p, r in rows if not isinstance(r, str))
@@ -334,6 +368,8 @@ class MainWindow(QMainWindow):
             else f"Semantic search is off: {self.engram.semantic_error}"
         )
         self.semantic_ready.emit(bool(ok))
+        if ok:
+            self.on_store_changed()  # memories written meanwhile get their vectors
 
     # menus ----------------------------------------------------------------------------------
     def _act(self, menu: QMenu, text: str, slot, shortcut=None, tip: str | None = None) -> QAction:
@@ -349,13 +385,30 @@ class MainWindow(QMainWindow):
     def _build_menus(self) -> None:
         mb = self.menuBar()
         f = mb.addMenu("&File")
-        self.act_add_agent = self._act(f, "&New agent…", self.add_agent, "Ctrl+N")
+        self.act_add_agent = self._act(f, "&New agent…", lambda: self.add_agent(), "Ctrl+N")
+        self.act_find_agents = self._act(
+            f,
+            "&Find my agents…",
+            lambda: self.find_agents_again(),
+            tip="Look for the memory files and transcripts of the agents on this computer",
+        )
         self.act_rename_agent = self._act(f, "&Rename agent…", self.rename_agent, "F2")
+        # a lambda: triggered(checked=False) must not reach a parameter of remove_agent
         self.act_remove_agent = self._act(
-            f, "Re&move agent…", self.remove_agent, "Ctrl+Shift+Backspace"
+            f, "Re&move agent…", lambda: self.remove_agent(), "Ctrl+Shift+Backspace"
+        )
+        self.act_trash = self._act(
+            f, "T&rash (removed agents)…", lambda: self.open_trash(), tip="Restore a removed agent"
         )
         f.addSeparator()
         self.act_import = self._act(f, "&Import memory files…", self.import_files, "Ctrl+I")
+        self.act_transcripts = self._act(
+            f,
+            "Import &transcripts…",
+            lambda: self.import_transcripts(),
+            tip="Learn from an agent's session transcripts (a Claude Code project or Codex "
+            "sessions folder)",
+        )
         self.act_reindex = self._act(f, "Re-&index vectors", self.reindex, "Ctrl+Shift+R")
         f.addSeparator()
         self.act_settings = self._act(f, "&Settings…", self.open_settings, "Ctrl+,")
@@ -372,12 +425,13 @@ class MainWindow(QMainWindow):
         f.addAction(self.tray.act_quit)
 
         e = mb.addMenu("&Edit")
-        self.act_undo = self.undo_group.createUndoAction(self, "&Undo")
-        self.act_undo.setShortcut(QKeySequence("Ctrl+Z"))
-        self.act_redo = self.undo_group.createRedoAction(self, "&Redo")
+        self.act_undo = self._act(e, "&Undo", self.undo_latest, "Ctrl+Z")
+        self.act_redo = self._act(e, "&Redo", self.redo_latest, "Ctrl+Shift+Z")
         self.act_redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
-        e.addAction(self.act_undo)
-        e.addAction(self.act_redo)
+        for sig in (self.undo_group.indexChanged, self.undo_group.activeStackChanged):
+            sig.connect(self._update_undo_actions)
+        self.window_stack.indexChanged.connect(self._update_undo_actions)
+        self._update_undo_actions()
         e.addSeparator()
         self.act_find = self._act(e, "&Find…", self.focus_search, QKeySequence.Find)
         self.act_add_fact = self._act(
@@ -429,6 +483,42 @@ class MainWindow(QMainWindow):
         self._act(h, "&Keyboard shortcuts", self.show_shortcuts, "F1")
         self._act(h, "&About Engram", self.about)
 
+    # undo: the newest step of the current tab's stack or the window's ------------------------
+    def _undo_stacks(self) -> list:
+        active = self.undo_group.activeStack()
+        return [st for st in dict.fromkeys([active, self.window_stack]) if st is not None]
+
+    def _next_undo(self):
+        """The stack whose last step is the newest (a GC run from another tab counts)."""
+        stacks = [st for st in self._undo_stacks() if st.canUndo()]
+        return max(
+            stacks, key=lambda st: getattr(st.command(st.index() - 1), "seq", 0), default=None
+        )
+
+    def _next_redo(self):
+        stacks = [st for st in self._undo_stacks() if st.canRedo()]
+        return min(stacks, key=lambda st: getattr(st.command(st.index()), "seq", 0), default=None)
+
+    @Slot()
+    def undo_latest(self) -> None:
+        st = self._next_undo()
+        if st is not None:
+            st.undo()
+
+    @Slot()
+    def redo_latest(self) -> None:
+        st = self._next_redo()
+        if st is not None:
+            st.redo()
+
+    @Slot()
+    def _update_undo_actions(self, *_a) -> None:
+        u, r = self._next_undo(), self._next_redo()
+        self.act_undo.setEnabled(u is not None)
+        self.act_undo.setText(f"&Undo {u.undoText()}" if u is not None else "&Undo")
+        self.act_redo.setEnabled(r is not None)
+        self.act_redo.setText(f"&Redo {r.redoText()}" if r is not None else "&Redo")
+
     @Slot()
     def _rebuild_engram_menu(self) -> None:
         self.tray.populate(self.engram_menu)
@@ -474,7 +564,11 @@ class MainWindow(QMainWindow):
                 tab.compile_requested.connect(self.tray.compile)
                 tab.first_paint.connect(self._on_first_paint)
                 tab.selection_changed.connect(self._update_actions)
-                tab.confirmed.connect(self.notice.confirm)
+                tab.confirmed.connect(
+                    lambda text, undoable, step, t=tab: self.notice.confirm(
+                        text, undoable, t.undo_stack, step
+                    )
+                )
                 tab.badge_changed.connect(lambda s=slug: self._label_tab(s))
                 self.undo_group.addStack(tab.undo_stack)
                 if getattr(self, "_layout_state", None):
@@ -512,6 +606,7 @@ class MainWindow(QMainWindow):
             self.act_rename_agent,
             self.act_remove_agent,
             self.act_import,
+            self.act_transcripts,
             self.act_reindex,
             self.act_forget,
             self.act_add_fact,
@@ -525,22 +620,28 @@ class MainWindow(QMainWindow):
         one (a filter that hid the selected fact, another view, the All agents tab)."""
         tab = self.current_agent_tab()
         on = tab is not None and bool(tab.selected_ids())
-        for a in (self.act_pin, self.act_unpin, self.act_recat, self.act_delete):
+        for a in (self.act_recat, self.act_delete):
             a.setEnabled(on)
+        can_pin, can_unpin = tab.pin_states() if tab is not None else (False, False)
+        self.act_pin.setEnabled(can_pin)
+        self.act_unpin.setEnabled(can_unpin)
 
     @Slot()
     def add_agent(self, slug: str | None = None) -> AgentTab | None:
         if not slug:
-            slug, ok = QInputDialog.getText(
-                self, "New agent", "Agent name (lowercase letters, digits, - _ .):"
-            )
-            if not ok or not slug.strip():
+            dlg = NewAgentDialog(self.engram, self)
+            self.new_agent_dialog = dlg
+            ok = dlg.exec()
+            self.new_agent_dialog = None
+            if not ok or not dlg.created:
                 return None
-        try:
-            self.engram.add_agent(slug.strip())
-        except EngramError as exc:
-            QMessageBox.warning(self, "New agent", str(exc))
-            return None
+            slug = dlg.created
+        else:
+            try:
+                self.engram.add_agent(slug.strip())
+            except EngramError as exc:
+                QMessageBox.warning(self, "New agent", str(exc))
+                return None
         self.sync_agents()
         tab = self.agent_tabs.get(slug.strip())
         if tab is not None:
@@ -562,30 +663,70 @@ class MainWindow(QMainWindow):
         self.sync_agents()
 
     @Slot()
-    def remove_agent(self, confirm: bool = True) -> int:
+    def remove_agent(self) -> int:
+        """File → Remove agent: asks first (naming the agent and what it holds, No the
+        default); the agent goes to the trash, and the status bar's Undo, Edit → Undo or
+        File → Trash brings it back until the trash is emptied."""
         tab = self.current_agent_tab()
         if tab is None:
             return 0
         slug = tab.memory.slug
-        if (
-            confirm
-            and QMessageBox.question(
-                self,
-                "Remove agent",
-                f"Remove {slug} and all its memories? This cannot be "
-                "undone. (To also wipe files and leave no trace, use Forget.)",
-            )
-            != QMessageBox.Yes
-        ):
+        info = self._infos.get(slug)
+        name = info.name if info is not None else slug
+        n = info.fact_count if info is not None else 0
+        who = name if name == slug else f"{name} ({slug})"
+        box = QMessageBox(
+            QMessageBox.Question,
+            "Remove agent",
+            f"Remove the agent “{who}” and its {n:,} fact(s)?",
+            QMessageBox.Yes | QMessageBox.No,
+            self,
+        )
+        box.setInformativeText(
+            "It moves to the trash: Undo in the status bar, Edit → Undo or File → Trash "
+            "brings it back with every memory until you empty the trash. (To erase it "
+            "and leave no trace, use Forget.)"
+        )
+        box.button(QMessageBox.Yes).setText(f"Remove {slug}")
+        box.button(QMessageBox.No).setText("Keep it")
+        box.setDefaultButton(QMessageBox.No)
+        box.setEscapeButton(QMessageBox.No)
+        self.remove_box = box
+        answer = box.exec()
+        self.remove_box = None
+        if answer != QMessageBox.Yes:
             return 0
         engram = self.engram
         return self.runner.start(
             f"Removing {slug}",
-            lambda p, c: engram.remove_agent(slug),
+            lambda p, c: engram.trash_agent(slug),
             serial=True,
-            success=lambda _r: self.sync_agents(),
+            success=self._agent_trashed,
             failure=self.show_error,
         )
+
+    def _agent_trashed(self, trashed) -> None:
+        cmd = RemoveAgentCommand(self.engram, self.runner, trashed, self._agent_step_done)
+        self.window_stack.push(cmd)
+        self.sync_agents()
+        self.notice.confirm(cmd.done_text(), True, self.window_stack, cmd)
+
+    def _agent_step_done(self, cmd) -> None:
+        self.sync_agents()
+        if not cmd.removed:
+            tab = self.agent_tabs.get(cmd.slug)
+            if tab is not None:
+                self.tabs.setCurrentWidget(tab)
+        self.notice.confirm(cmd.done_text(), cmd.removed, self.window_stack, cmd)
+
+    @Slot()
+    def open_trash(self) -> TrashDialog:
+        dlg = TrashDialog(self.engram, self.runner, self)
+        dlg.changed.connect(self.sync_agents)
+        dlg.setAttribute(Qt.WA_DeleteOnClose)
+        self.trash_dialog = dlg
+        dlg.show()
+        return dlg
 
     # jobs ------------------------------------------------------------------------------------
     @Slot()
@@ -639,6 +780,54 @@ class MainWindow(QMainWindow):
         self.import_report.show()
         self.on_store_changed()
 
+    def import_transcripts(self, folder: str | None = None) -> int:
+        """File → Import transcripts: a folder of session transcripts (each read once, like
+        the agents' hooks do) into the current agent: facts, episodes, review candidates."""
+        tab = self.current_agent_tab()
+        if tab is None:
+            return 0
+        if folder is None:
+            from PySide6.QtWidgets import QFileDialog
+
+            dlg = QFileDialog(self, f"Transcripts for {tab.memory.slug}")
+            dlg.setFileMode(QFileDialog.Directory)
+            dlg.setOption(QFileDialog.ShowDirsOnly, True)
+            dlg.setOption(QFileDialog.DontUseNativeDialog, True)
+            self.transcripts_dialog = dlg
+            ok = dlg.exec()
+            self.transcripts_dialog = None
+            if not ok or not dlg.selectedFiles():
+                return 0
+            folder = dlg.selectedFiles()[0]
+        from services import ingest_folder
+
+        memory, where = tab.memory, folder
+        return self.runner.start(
+            f"Reading transcripts into {memory.slug}",
+            lambda p, c: ingest_folder(memory, where),
+            serial=True,
+            success=lambda rep: self._transcripts_read(memory.slug, rep),
+            failure=self.show_error,
+        )
+
+    def _transcripts_read(self, slug: str, rep) -> None:
+        new = [s for s in rep.sessions if not s.already_processed]
+        facts = sum(s.facts_added for s in rep.sessions)
+        review = sum(s.facts_pending for s in rep.sessions)
+        eps = sum(s.episodes_added for s in rep.sessions)
+        seen = len(rep.sessions) - len(new)
+        text = (
+            f"{slug}: read {len(new)} new session(s): {facts} fact(s), {eps} episode(s), "
+            f"{review} waiting for your review"
+        )
+        if seen:
+            text += f"; {seen} read before"
+        if rep.skipped:
+            text += f"; {len(rep.skipped)} file(s) skipped"
+        self.show_message(text + ".")
+        self.last_transcripts = text
+        self.on_store_changed()
+
     @Slot()
     def reindex(self) -> int:
         tab = self.current_agent_tab()
@@ -659,16 +848,39 @@ class MainWindow(QMainWindow):
         tab = self.current_agent_tab()
         if tab is None:
             return
-        dlg = ForgetDialog(self.engram, self.runner, tab.memory.slug, tab.selected_ids(), self)
+        dlg = ForgetDialog(
+            self.engram,
+            self.runner,
+            tab.memory.slug,
+            tab.selected_ids(),
+            self,
+            on_finished=self._forgotten,
+        )
         dlg.started.connect(self.workspaces.hold)
-        dlg.forgotten.connect(self._forgotten)
         dlg.finished.connect(dlg.deleteLater)
         self.forget_dialog = dlg
         dlg.open()
 
-    def _forgotten(self, _receipt) -> None:
+    def _forgotten(self, receipt, about: str | None = None) -> None:
+        """Runs when a forget ends, whether or not its dialog is still open: two-way sync
+        resumes, and a receipt closed with its dialog is shown here instead."""
         self.workspaces.release()
         self.on_store_changed()
+        dlg = getattr(self, "forget_dialog", None)
+        if dlg is not None and isValid(dlg) and dlg.isVisible():
+            return
+        if receipt is None:
+            self.show_message("The forget failed: nothing was forgotten (see the Jobs log).")
+            return
+        from ui.forget_dialog import describe_receipt
+
+        box = QMessageBox(QMessageBox.Information, "Forgotten", describe_receipt(receipt, about))
+        box.setInformativeText("View → Privacy lists every receipt.")
+        box.setParent(self, box.windowFlags())
+        box.setAttribute(Qt.WA_DeleteOnClose)
+        self.receipt_box = box
+        box.show()
+        self.show_message(describe_receipt(receipt, about).splitlines()[1])
 
     @Slot()
     def open_privacy(self) -> PrivacyView:
@@ -697,14 +909,16 @@ class MainWindow(QMainWindow):
 
     @Slot(dict)
     def _gc_step(self, reports: dict) -> None:
-        tab = self.current_agent_tab()
-        stack = tab.undo_stack if tab is not None else self.window_stack
+        """A GC run spans agents: its step lives on the window's stack and the notice holds
+        it, so it is undone from any tab (after a restart: Archived → Restore this GC run)."""
         cmd = GCCommand(self.engram, self.runner, reports, self._gc_undone)
-        stack.push(cmd)
-        self.notice.confirm(cmd.text().replace("Run GC", "GC ran"), True)
+        self.window_stack.push(cmd)
+        self.notice.confirm(cmd.text().replace("Run GC", "GC ran"), True, self.window_stack, cmd)
 
     def _gc_undone(self, cmd) -> None:
-        self.notice.confirm(cmd.text().replace("Run GC", "GC ran"), not cmd._undone)
+        self.notice.confirm(
+            cmd.text().replace("Run GC", "GC ran"), not cmd._undone, self.window_stack, cmd
+        )
         self.on_store_changed()
 
     @Slot(str)
@@ -742,6 +956,8 @@ class MainWindow(QMainWindow):
         )
 
     def _agents_read(self, agents) -> None:
+        if self.demo_running:
+            return  # the demo's tabs come when it is complete (_demo_seeded)
         if {a.slug for a in agents} != set(self.agent_tabs):
             self.sync_agents(agents)
         for a in agents:
@@ -800,6 +1016,13 @@ class MainWindow(QMainWindow):
 
     def show_shortcuts(self) -> None:
         rows = []
+        # the Engram menu fills itself when opened: its actions are listed from the window
+        for a in self.actions():
+            if not a.shortcut().isEmpty():
+                rows.append(
+                    f"<tr><td>{a.text().replace('&', '')}</td>"
+                    f"<td><b>{a.shortcut().toString(QKeySequence.NativeText)}</b></td></tr>"
+                )
         for menu in self.menuBar().findChildren(QMenu):
             for a in menu.actions():
                 if not a.shortcut().isEmpty():
@@ -807,9 +1030,18 @@ class MainWindow(QMainWindow):
                         f"<tr><td>{a.text().replace('&', '')}</td>"
                         f"<td><b>{a.shortcut().toString(QKeySequence.NativeText)}</b></td></tr>"
                     )
-        QMessageBox.information(
-            self, "Keyboard shortcuts", "<table>" + "".join(dict.fromkeys(rows)) + "</table>"
+        for what, key in EXTRA_KEYS:
+            rows.append(f"<tr><td>{what}</td><td><b>{key}</b></td></tr>")
+        box = QMessageBox(
+            QMessageBox.Information,
+            "Keyboard shortcuts",
+            "<table>" + "".join(dict.fromkeys(rows)) + "</table>",
+            QMessageBox.Ok,
+            self,
         )
+        self.shortcuts_box = box
+        box.exec()
+        self.shortcuts_box = None
 
     def about(self) -> None:
         from services.version import VERSION as __version__

@@ -25,9 +25,26 @@ REASONS = {
 }
 
 
+def _with_states(memory, ids, decide):
+    """Run a decision; (ids decided, state before, state after) for its undo step. A memory
+    that no longer exists after it (a reject that erased it) makes the step not undoable."""
+    from services import EngramError
+    from ui.undo import review_state
+
+    before = {i: review_state(memory.get(i)) for i in ids}
+    done = decide()
+    try:
+        after = {i: review_state(memory.get(i)) for i in done}
+    except EngramError:
+        after = {}
+    return done, {i: before[i] for i in done if i in before}, after
+
+
 class ReviewView(QWidget):
     count_changed = Signal(int)
     decided = Signal(str, list)  # accept|reject|edit, fact ids
+    # the same, with each memory's state before and after (the tab's undo step)
+    decided_step = Signal(str, object, object)
 
     def __init__(self, memory, runner, parent=None):
         super().__init__(parent)
@@ -113,14 +130,14 @@ class ReviewView(QWidget):
         ids = self.selected_ids()
         if not ids:
             return 0
-        review = self.memory.review
-        fn = review.accept if what == "accept" else review.reject
+        memory = self.memory
+        fn = memory.review.accept if what == "accept" else memory.review.reject
         return self.runner.start(
             f"{what.title()} {len(ids)} memory(ies)",
-            lambda p, c: fn(ids),
+            lambda p, c: _with_states(memory, ids, lambda: fn(ids)),
             serial=True,
             visible=False,
-            success=lambda done: self._decided(what, done),
+            success=lambda r: self._decided(what, *r),
             failure=self.status.setText,
         )
 
@@ -138,23 +155,28 @@ class ReviewView(QWidget):
                 return 0
         memory, new = self.memory, text.strip()
 
-        def op(p, c):
+        def decide():
             memory.edit(fid, content=new)
             return memory.review.accept([fid])
+
+        def op(p, c):
+            return _with_states(memory, [fid], decide)
 
         return self.runner.start(
             "Edit and accept",
             op,
             serial=True,
             visible=False,
-            success=lambda done: self._decided("edit", done),
+            success=lambda r: self._decided("edit", *r),
             failure=self.status.setText,
         )
 
-    def _decided(self, what: str, ids: list) -> None:
+    def _decided(self, what: str, ids: list, before=None, after=None) -> None:
         row = min((i.row() for i in self.table.selectedIndexes()), default=0)
         self.table.clearSelection()
         self.reload()
         if self.items:  # the next one is ready for the next key press
             self.table.selectRow(min(row, len(self.items) - 1))
         self.decided.emit(what, list(ids))
+        if before and after:
+            self.decided_step.emit(what, before, after)

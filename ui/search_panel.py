@@ -53,6 +53,7 @@ class SearchResultsModel(QAbstractTableModel):
         super().__init__(parent)
         self.show_agent = show_agent
         self.hits: list[tuple[str | None, object]] = []  # (agent slug, SearchHit)
+        self.top_score = 0.0
         self.cols = (["Agent"] if show_agent else []) + [
             "Score",
             "Content",
@@ -63,7 +64,12 @@ class SearchResultsModel(QAbstractTableModel):
     def set_hits(self, hits) -> None:
         self.beginResetModel()
         self.hits = list(hits)
+        self.top_score = max((h.score for _s, h in self.hits), default=0.0)
         self.endResetModel()
+
+    def scale_of(self, hit) -> float:
+        """The bar's length: this hit's score against the best one's (the shares split it)."""
+        return max(0.0, min(1.0, hit.score / self.top_score)) if self.top_score > 0 else 0.0
 
     def rowCount(self, parent=QModelIndex()):
         return 0 if parent.isValid() else len(self.hits)
@@ -91,7 +97,8 @@ class SearchResultsModel(QAbstractTableModel):
         if role == ID_ROLE:
             return hit.fact.id
         if role == SHARES_ROLE and name == "Why it ranked":
-            return shares(hit.signals)
+            scale = self.scale_of(hit)
+            return {k: v * scale for k, v in shares(hit.signals).items()}
         if role == Qt.DisplayRole:
             return {
                 "Agent": slug,
@@ -112,7 +119,8 @@ class SearchResultsModel(QAbstractTableModel):
 
 
 class SharesDelegate(QStyledItemDelegate):
-    """Paints the signal shares as a stacked bar (the tooltip has the numbers)."""
+    """Paints the signal shares as a stacked bar as long as the hit's score is against the
+    best hit's (the tooltip has the numbers)."""
 
     def paint(self, painter: QPainter, option, index):
         sh = index.data(SHARES_ROLE)
@@ -147,6 +155,9 @@ def legend() -> QWidget:
         lay.addSpacing(6)
     lay.addStretch(1)
     return w
+
+
+PAGE = 50  # results per page
 
 
 class SearchPanel(QWidget):
@@ -189,6 +200,14 @@ class SearchPanel(QWidget):
         self.status = QLabel("")
         self.status.setMinimumWidth(120)
         top.addWidget(self.status)
+        # a page of results, never a silent cap: when more match, the status says so
+        self.more_btn = QToolButton(text="Show more")
+        self.more_btn.setToolTip("Show the next results")
+        self.more_btn.hide()
+        self.more_btn.clicked.connect(self.show_more)
+        top.addWidget(self.more_btn)
+        self.page = PAGE
+        self.k = PAGE
 
         self.model = SearchResultsModel(show_agent=memory is None, parent=self)
         self.table = QTableView()
@@ -260,6 +279,7 @@ class SearchPanel(QWidget):
             self._generation += 1
             self.model.set_hits([])
             self.status.setText("")
+            self.more_btn.hide()
 
     @Slot()
     def _on_mode(self, *_):
@@ -282,13 +302,17 @@ class SearchPanel(QWidget):
         gen, mode = self._generation, self.mode
         filters = self._filters() if self._filters else None
         memory, engram = self.memory, self.engram
+        if q != getattr(self, "_last_q", None) or mode != getattr(self, "_last_mode", None):
+            self.k = self.page  # a new query starts with one page
+        self._last_q, self._last_mode = q, mode
+        k = self.k + 1  # one more than shown: tells whether more match
 
         def op(progress, cancelled):
             if memory is None:
-                return engram.search_all(q, k=50, mode=mode, touch=False)
+                return engram.search_all(q, k=k, mode=mode, touch=False)
             return [
                 (memory.slug, h)
-                for h in memory.search(q, k=50, filters=filters, mode=mode, touch=False)
+                for h in memory.search(q, k=k, filters=filters, mode=mode, touch=False)
             ]
 
         self.status.setText("Searching…")
@@ -304,9 +328,21 @@ class SearchPanel(QWidget):
         if gen != self._generation:
             return  # an older query finished after a newer one was typed
         self.last_error = None
+        more = len(hits) > self.k
+        hits = hits[: self.k]
         self.model.set_hits(hits)
-        self.status.setText(f"{len(hits)} result{'s' * (len(hits) != 1)}")
+        if more:
+            self.status.setText(f"Showing the best {len(hits)}; more match")
+        else:
+            self.status.setText(f"{len(hits)} result{'s' * (len(hits) != 1)}")
+        self.more_btn.setVisible(more)
+        self.more_btn.setText(f"Show {self.page} more")
         self.results_ready.emit(len(hits))
+
+    @Slot()
+    def show_more(self) -> None:
+        self.k += self.page
+        self.run_now()
 
     def _fail(self, gen: int, message: str) -> None:
         if gen != self._generation:

@@ -89,6 +89,15 @@ TEXT: dict[str, tuple[str, str]] = {
         "Let the language model summarise when compiling (otherwise Engram does it).",
     ),
     "llm_timeout": ("Model time-out (seconds)", "Give up on the language model after this long."),
+    "llm_review": (
+        "Check the model's facts first",
+        "Facts the language model finds wait in the Review view until you accept them.",
+    ),
+    "review_below": (
+        "Ask me when less sure than",
+        "Facts found in sessions with less confidence than this (0–1) wait in the Review "
+        "view for you instead of going straight into memory.",
+    ),
 }
 
 

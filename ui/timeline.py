@@ -33,13 +33,13 @@ class DensityStrip(QWidget):
         self.counts: dict[date, int] = {}
         self.days: list[date] = []
         self.selected: date | None = None
-        self.setMinimumHeight(48)
+        self.setMinimumHeight(60)
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
         self.setToolTip("Episodes per day — click a day to show it")
         self.setMouseTracking(True)
 
     def sizeHint(self):
-        return QSize(400, 56)
+        return QSize(400, 64)
 
     def set_counts(self, counts: dict[date, int]) -> None:
         self.counts = dict(counts)
@@ -77,7 +77,8 @@ class DensityStrip(QWidget):
             return
         top = max(self.counts.values()) or 1
         w = self.width() / len(self.days)
-        h = self.height() - 6
+        band = self.fontMetrics().height() + 2  # month labels live above the bars
+        h = self.height() - 3 - band
         accent = QColor("#22c55e")
         sel = pal.color(QPalette.Highlight)
         for i, d in enumerate(self.days):
@@ -90,11 +91,11 @@ class DensityStrip(QWidget):
                 p.fillRect(
                     QRectF(x + w * 0.1, self.height() - 3 - bh, max(1.0, w * 0.8), bh), accent
                 )
-            if d.day == 1 or i == 0:  # month ticks (and the first month's name)
+            if d.day == 1 or i == 0:  # month ticks with the month and year, above the bars
                 p.setPen(pal.color(QPalette.Mid))
                 p.drawLine(int(x), 0, int(x), self.height())
                 p.setPen(pal.color(QPalette.Text))
-                p.drawText(QRectF(x + 2, 0, 60, 14), Qt.AlignLeft, f"{d:%b}")
+                p.drawText(QRectF(x + 3, 0, 90, band), Qt.AlignLeft | Qt.AlignVCenter, f"{d:%b %Y}")
 
 
 class TimelineView(QWidget):
@@ -103,8 +104,9 @@ class TimelineView(QWidget):
         self.memory = memory
         self.strip = DensityStrip()
         self.tree = QTreeWidget()
-        self.tree.setHeaderLabels(["Day / time", "Summary"])
-        self.tree.setColumnWidth(0, 170)
+        # an episode's time is as the agent wrote it: its own local time, not converted
+        self.tree.setHeaderLabels(["Day / time (agent's local time)", "Summary"])
+        self.tree.setColumnWidth(0, 210)
         self.tree.setUniformRowHeights(True)
         self.tree.setAccessibleName("Episodes by day")
         self.view = MarkdownView()
@@ -151,8 +153,10 @@ class TimelineView(QWidget):
         for i in range(min(3, self.tree.topLevelItemCount())):
             self.tree.topLevelItem(i).setExpanded(True)
         self.tree.blockSignals(False)
+        span = f" from {min(days):%d %b %Y} to {max(days):%d %b %Y}" if days else ""
         self.count.setText(
-            f"{len(eps)} episode(s) over {len(days)} day(s)"
+            f"{len(eps)} episode(s) over {len(days)} day(s){span} · days and times as each "
+            "agent wrote them (its local time)"
             if eps
             else "No episodes yet: session summaries appear here by day."
         )

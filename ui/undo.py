@@ -8,11 +8,16 @@ through ``memory.restore``.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 
 from PySide6.QtGui import QUndoCommand
 
 from services import FactView, InvalidInput, NewFact
+
+# every step gets the next number: Edit → Undo picks the newest step among the tab's stack
+# and the window's (a GC run, a removed agent), whichever tab is current
+STEP_SEQ = itertools.count(1)
 
 # what the fact editor and the bulk actions may change
 FIELDS = ("content", "category", "importance", "tags", "pinned")
@@ -70,9 +75,11 @@ class _WriteCommand(QUndoCommand):
     ):
         super().__init__(text)
         self.memory, self.runner, self._done, self._failed = memory, runner, done, failed
+        self.seq = next(STEP_SEQ)
 
     def _queue(self, title: str, op, kind: str, ids: list[int]) -> None:
-        """``done(kind, ids, what, undone)``: ``what`` is the past-tense confirmation."""
+        """``done(kind, ids, what, undone, step)``: ``what`` is the past-tense confirmation,
+        ``step`` this command (the status-bar notice undoes exactly it)."""
         undone = title.startswith("Undo ")
         what = past_tense(self.text())
         self.runner.start(
@@ -80,7 +87,7 @@ class _WriteCommand(QUndoCommand):
             lambda progress, cancelled: op(),
             serial=True,
             visible=False,
-            success=lambda _r: self._done(kind, ids, what, undone),
+            success=lambda _r: self._done(kind, ids, what, undone, self),
             failure=self._on_failure,
         )
 
@@ -203,7 +210,7 @@ class AddFactCommand(_WriteCommand):
             serial=True,
             visible=False,
             success=lambda _r: self._done(
-                "restore", [self.fact_id], past_tense(self.text()), False
+                "restore", [self.fact_id], past_tense(self.text()), False, self
             ),
             failure=self._on_failure,
         )
@@ -219,3 +226,58 @@ class AddFactCommand(_WriteCommand):
             memory.delete([fid])
 
         self._queue("Undo " + self.text(), remove, "delete", [fid])
+
+
+REVIEW_FIELDS = ("content", "status", "metadata")
+_REVIEW_TEXT = {
+    "accept": ("Accept", "Accepted"),
+    "reject": ("Reject", "Rejected"),
+    "edit": ("Edit and accept", "Edited and accepted"),
+}
+
+
+def review_state(f: FactView) -> dict:
+    return {"content": f.content, "status": f.status, "metadata": dict(f.metadata or {})}
+
+
+class ReviewDecisionCommand(_WriteCommand):
+    """A review decision (Accept, Edit, Reject) already made in a worker; undo puts the
+    memories back in the inbox as they were, redo makes the same decision again."""
+
+    def __init__(self, memory, runner, what: str, before: dict, after: dict, done, failed=None):
+        n = len(after)
+        verb = _REVIEW_TEXT[what][0]
+        noun = f"memory #{next(iter(after))}" if n == 1 else f"{n} memories"
+        super().__init__(f"{verb} {noun}", memory, runner, done, failed)
+        self.what, self.before, self.after = what, before, after
+        self._first = True
+
+    def done_text(self) -> str:
+        return self.text().replace(_REVIEW_TEXT[self.what][0], _REVIEW_TEXT[self.what][1], 1)
+
+    def _apply(self, states: dict[int, dict]) -> None:
+        for fid, st in states.items():
+            cur = self.memory.get(fid)
+            changes = {k: v for k, v in st.items() if getattr(cur, k) != v}
+            if changes:
+                self.memory.edit(fid, **changes)
+
+    def _queue_states(self, title: str, states: dict, undone: bool) -> None:
+        ids, what = list(states), self.done_text()
+        self.runner.start(
+            title,
+            lambda p, c: self._apply(states),
+            serial=True,
+            visible=False,
+            success=lambda _r: self._done("edit", ids, what, undone, self),
+            failure=self._on_failure,
+        )
+
+    def redo(self) -> None:
+        if self._first:  # pushed after the decision ran
+            self._first = False
+            return
+        self._queue_states(self.text(), self.after, False)
+
+    def undo(self) -> None:
+        self._queue_states("Undo " + self.text(), self.before, True)

@@ -36,6 +36,17 @@ def register(sub) -> None:
     from app.commands.teamstore import add_agent_commands
 
     add_agent_commands(asub)
+    a = asub.add_parser("remove", help="move an agent and its memories to the trash")
+    a.add_argument("slug")
+    a.set_defaults(func=cmd_agent_remove)
+    a = asub.add_parser("restore", help="bring an agent back from the trash")
+    a.add_argument("slug")
+    a.set_defaults(func=cmd_agent_restore)
+    a = asub.add_parser("trash", help="list removed agents; --empty deletes them for good")
+    a.add_argument("--empty", action="store_true", help="delete every agent in the trash")
+    a.add_argument("--agent", help="with --empty: only this agent")
+    a.add_argument("--json", action="store_true")
+    a.set_defaults(func=cmd_agent_trash)
 
     p = sub.add_parser("remember", help="store a fact")
     p.add_argument("--agent", required=True)
@@ -184,6 +195,34 @@ def cmd_agent_add(args, ctx):
 
 def cmd_agent_rename(args, ctx):
     ctx.engram(semantic=False).update_agent(args.slug, name=args.name)
+
+
+def cmd_agent_remove(args, ctx):
+    t = ctx.engram(semantic=False).trash_agent(args.slug)
+    print(
+        f"Moved {t.slug} and its {t.fact_count:,} facts to the trash. "
+        f"`engram agent restore {t.slug}` brings it back."
+    )
+
+
+def cmd_agent_restore(args, ctx):
+    a = ctx.engram(semantic=False).restore_agent(args.slug)
+    print(f"Restored {a.slug} with all its memories.")
+
+
+def cmd_agent_trash(args, ctx):
+    if args.empty:
+        gone = ctx.engram().empty_trash(args.agent)
+        print(f"Deleted for good: {', '.join(gone)}" if gone else "The trash is empty.")
+        return
+    items = ctx.engram(semantic=False).trashed_agents()
+    if args.json:
+        emit_json([t.__dict__ for t in items])
+        return
+    if not items:
+        print("The trash is empty.")
+    for t in items:
+        print(f"{t.slug}\t{t.fact_count} facts\tremoved {t.trashed_at} UTC")
 
 
 def cmd_remember(args, ctx):

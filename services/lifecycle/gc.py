@@ -28,6 +28,11 @@ from services.store.facts import snapshot
 from services.store.review import in_review
 
 ACTOR = "gc"
+# One run never archives most of a store (a first GC on a big import would have taken 95 %):
+# at most this share of the agent's active facts, or RUN_CAP_MIN, whichever is larger. The
+# rest stays active and the next runs take it, a run at a time.
+RUN_CAP_SHARE = 0.25
+RUN_CAP_MIN = 100
 _COUNTERS = {"expire": "expired", "archive": "archived", "evict": "evicted"}
 
 
@@ -55,6 +60,7 @@ class GCReport:
     episodes_pruned: int = 0
     sessions_pruned: int = 0
     layers_pruned: int = 0
+    held_back: int = 0  # facts this run would have archived beyond its per-run cap
     cancelled: bool = False
     actions: list[GCAction] = field(default_factory=list)
     # fact id → ((importance, status, metadata JSON) before, the same after): what undo_gc
@@ -353,6 +359,31 @@ def _plan_caps(facts: list[_F], now: datetime, cfg: LifecycleConfig, report: GCR
             )
 
 
+def run_cap(facts: list[_F]) -> int:
+    active = sum(1 for f in facts if f.status == "active")
+    return max(RUN_CAP_MIN, int(active * RUN_CAP_SHARE))
+
+
+def _plan_run_cap(facts: list[_F], now: datetime, report: GCReport, cap: int | None) -> None:
+    """Keep the weakest ``cap`` of the planned archivals; the others stay as they are."""
+    leaving = [f for f in facts if f.new_status == "archived"]
+    if cap is None or len(leaving) <= cap:
+        return
+    leaving.sort(key=lambda f: (f.expires_at is None, score(f, now), f.created_at, f.id))
+    back = {f.id for f in leaving[cap:]}
+    for f in leaving[cap:]:
+        f.new_status, f.archived_reason = None, None
+    kept = []
+    for a in report.actions:
+        if a.target == "fact" and a.fact_id in back and a.kind in _COUNTERS:
+            counter = _COUNTERS[a.kind]
+            setattr(report, counter, getattr(report, counter) - 1)
+        else:
+            kept.append(a)
+    report.actions = kept
+    report.held_back = len(back)
+
+
 def _plan_pruning(memory, now: datetime, cfg: LifecycleConfig, report: GCReport):
     cutoff = now.date() - timedelta(days=int(cfg.episode_retention_days))
     eps = list(
@@ -635,11 +666,13 @@ def archived_facts(memory, limit: int = 500) -> list:
 def restore_archived(memory, ids) -> list[int]:
     """Make archived facts active again (GC's "archived" is never a deletion)."""
     ids = [int(i) for i in ids]
-    rows = list(
-        Fact.select(Fact.id, Fact.importance, Fact.status, Fact.metadata).where(
-            (Fact.agent == memory.agent_id) & Fact.id.in_(ids)
+    rows = [  # in chunks: "Restore all" may name 90,000 ids
+        r
+        for s in range(0, len(ids), 500)
+        for r in Fact.select(Fact.id, Fact.importance, Fact.status, Fact.metadata).where(
+            (Fact.agent == memory.agent_id) & Fact.id.in_(ids[s : s + 500])
         )
-    )
+    ]
     states = {}
     for r in rows:
         meta = _meta(r.metadata)
@@ -658,7 +691,10 @@ def run_gc(
     config: LifecycleConfig | None = None,
     progress: Callable[[int, int, str], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
+    max_archive: int | None | str = "default",
 ) -> GCReport:
+    """``max_archive``: how many facts this run may archive ("default": ``run_cap``; None:
+    no cap, as ``engram gc --all`` asks)."""
     cfg = config or config_for(memory)
     now = _as_datetime(now)
     report = GCReport(now=now, dry_run=dry_run)
@@ -672,6 +708,12 @@ def run_gc(
         ("consolidation", lambda: _plan_promotion(facts, cfg, report)),
         ("pending queue", lambda: _plan_drain(facts, cfg, report)),
         ("caps", lambda: _plan_caps(facts, now, cfg, report)),
+        (
+            "per-run cap",
+            lambda: _plan_run_cap(
+                facts, now, report, run_cap(facts) if max_archive == "default" else max_archive
+            ),
+        ),
     ]
     total = len(steps) + 2
     for i, (name, fn) in enumerate(steps):
@@ -692,3 +734,43 @@ def run_gc(
     if progress:
         progress(total, total, "done")
     return report
+
+
+def _archived_meta(memory):
+    """(id, metadata) of the agent's archived facts the user may restore (not rejected)."""
+    q = (
+        Fact.select(Fact.id, Fact.metadata)
+        .where((Fact.agent == memory.agent_id) & (Fact.status == "archived"))
+        .tuples()
+    )
+    for fid, raw in q:
+        meta = _meta(raw)
+        if not (meta.get("review") or {}).get("rejected"):
+            yield fid, meta
+
+
+def archived_count(memory) -> int:
+    """How many facts the Archived view holds (it shows a page of them)."""
+    return sum(1 for _ in _archived_meta(memory))
+
+
+def archived_ids(memory) -> list[int]:
+    return [fid for fid, _m in _archived_meta(memory)]
+
+
+def gc_runs(memory) -> list[tuple[str, int]]:
+    """The GC runs whose archived facts are still archived: (run time ISO, count), newest
+    first. A run stamps every fact it archives with the same ``archived_at``, so the archive
+    itself is the undo of a run, across restarts."""
+    runs: dict[str, int] = {}
+    for _fid, meta in _archived_meta(memory):
+        when = meta.get("archived_at")
+        if when and meta.get("archived_reason"):
+            runs[when] = runs.get(when, 0) + 1
+    return sorted(runs.items(), reverse=True)
+
+
+def restore_gc_run(memory, archived_at: str) -> list[int]:
+    """Restore everything one GC run archived (and that is still archived)."""
+    ids = [fid for fid, m in _archived_meta(memory) if m.get("archived_at") == archived_at]
+    return restore_archived(memory, ids)

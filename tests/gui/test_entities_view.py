@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel
-from tests_gui_helpers import open_tab
+from PySide6.QtCore import QItemSelectionModel, Qt
+from tests_gui_helpers import answer_modal, open_tab
 
 
 def _row(view, name):
@@ -48,8 +48,9 @@ def test_entities_tab_lists_shows_merges_renames_and_undoes(window, agent, qtbot
         view.table.model().index(_row(view, "Maria"), 0),
         QItemSelectionModel.Select | QItemSelectionModel.Rows,
     )
-    view.merge_btn.click()
-    assert "merged 1" in view.status.text()
+    (_t, text, _i), _ = answer_modal(qtbot, view.merge_btn.click, button_text="Merge")
+    assert text == "Merge “Maria” into “Maria Lopez”?"
+    assert "Merged “Maria” into “Maria Lopez”" in view.status.text()
     assert "Maria" not in [e.name for e in view.rows]
     assert view.facts.topLevelItemCount() == 3 and "Also known as: Maria" in view.details.text()
     view.undo_btn.click()
@@ -77,9 +78,39 @@ def test_forget_an_entity_from_its_page(window, agent, qtbot, monkeypatch):
     with qtbot.waitSignal(dlg.previewed, timeout=30000) as ok:
         dlg.preview_btn.click()
     assert ok.args == [True]
-    assert "Priya Shah reviews every release" in dlg.preview_text.toPlainText()
+    top = dlg.items.topLevelItem(0)
+    listed = [top.child(i).text(0) for i in range(top.childCount())]
+    assert any("Priya Shah reviews every release" in t for t in listed)
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Yes)
     with qtbot.waitSignal(dlg.forgotten, timeout=60000):
         dlg.execute_btn.click()
     assert "Priya Shah" not in [e.name for e in view.rows]
+    assert "Forgot everything about Priya Shah" in dlg.preview_text.toPlainText()
     assert [f.content for f in agent.list()] == ["Deploys go through GitHub Actions."]
+
+
+def test_merge_asks_naming_both_enter_keeps_and_ctrl_z_undoes(window, agent, qtbot):
+    agent.remember("Maria Lopez is my manager at Acme Corp.")
+    agent.remember("Maria said the roadmap is due Friday.")
+    tab = open_tab(window, "claude")
+    tab.views.setCurrentWidget(tab.entities)
+    view = tab.entities
+    view.table.setCurrentCell(_row(view, "Maria Lopez"), 0)
+    view.table.selectionModel().select(
+        view.table.model().index(_row(view, "Maria"), 0),
+        QItemSelectionModel.Select | QItemSelectionModel.Rows,
+    )
+    click = lambda: qtbot.mouseClick(view.merge_btn, Qt.LeftButton)  # noqa: E731
+    (_t, text, _i), _ = answer_modal(qtbot, click, key=Qt.Key_Return)
+    assert "“Maria”" in text and "“Maria Lopez”" in text
+    assert "Maria" in [e.name for e in view.rows], "Enter must not merge"
+    view.table.selectionModel().select(
+        view.table.model().index(_row(view, "Maria"), 0),
+        QItemSelectionModel.Select | QItemSelectionModel.Rows,
+    )
+    answer_modal(qtbot, click, button_text="Merge")
+    assert "Maria" not in [e.name for e in view.rows]
+    assert window.notice.text() == "Merged “Maria” into “Maria Lopez” — Undo"
+    window.act_undo.trigger()  # Edit → Undo (Ctrl+Z)
+    assert "Maria" in [e.name for e in view.rows]
+    assert window.notice.text().startswith("Undone: Merged “Maria”")

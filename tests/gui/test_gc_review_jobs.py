@@ -44,9 +44,8 @@ def test_gc_previews_with_reasons_then_is_one_undo_step(window, agent, qtbot):
     assert all(agent.get(i).status == "archived" for i in ids)
     assert agent.get(keep).status == "active"
     assert window.notice.text() == "GC ran (4 fact(s) archived) — Undo"
-    with qtbot.waitSignal(window.runner.job_finished, timeout=30000):
-        window.act_undo.trigger()
-    assert all(agent.get(i).status == "active" for i in ids)
+    window.act_undo.trigger()
+    qtbot.waitUntil(lambda: all(agent.get(i).status == "active" for i in ids), timeout=30000)
     qtbot.waitUntil(lambda: not window.runner.is_busy(), timeout=15000)
     del tab
 

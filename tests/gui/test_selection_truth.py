@@ -4,7 +4,7 @@ in the view on show; writes are confirmed with an Undo; Ctrl+Z works from a text
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from tests_gui_helpers import open_tab, reloaded, wait_write
+from tests_gui_helpers import answer_modal, open_tab, reloaded, wait_write
 
 
 def test_a_filter_that_hides_the_selected_fact_empties_the_editor_and_disables_delete(
@@ -76,17 +76,11 @@ def test_a_delete_is_confirmed_with_an_undo_that_works(window, seeded, qtbot):
     assert window.notice.text() == f"Undone: Deleted {len(ids)} facts — Redo"
 
 
-def test_bulk_delete_over_the_threshold_asks_first(window, seeded, qtbot, monkeypatch):
-    from PySide6.QtWidgets import QMessageBox
-
-    asked = []
-    monkeypatch.setattr(
-        QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or QMessageBox.No
-    )
+def test_bulk_delete_over_the_threshold_asks_first(window, seeded, qtbot):
     tab = open_tab(window, "claude")
     tab.table.selectAll()
-    tab.delete_btn.click()
-    assert asked and "Delete 42 facts" in asked[0]
+    (_t, text, _i), _ = answer_modal(qtbot, tab.delete_btn.click, button_text="No")
+    assert "Delete 42 facts" in text
     assert tab.undo_stack.count() == 0 and len(seeded.list()) == 42
 
 

@@ -10,7 +10,7 @@ from datetime import date
 from pathlib import Path
 
 from PySide6.QtCore import QUrl
-from tests_gui_helpers import open_tab
+from tests_gui_helpers import answer_modal, open_tab
 
 from ui.markdown_view import MarkdownView, render_markdown
 
@@ -136,7 +136,7 @@ def test_add_rename_remove_agent(window, engram, qtbot):
     assert window.tabs.tabText(i) == "Research Bot (research-bot)"
     assert [a.name for a in engram.agents() if a.slug == "research-bot"] == ["Research Bot"]
     with qtbot.waitSignal(window.agents_changed, timeout=15000):
-        window.remove_agent(confirm=False)
+        answer_modal(qtbot, window.act_remove_agent.trigger, button_text="Remove research-bot")
     assert "research-bot" not in window.agent_tabs
     assert all(a.slug != "research-bot" for a in engram.agents())
 

@@ -42,3 +42,46 @@ def learned_at(agent, ids, when=None) -> None:
         AuditEvent.update(created_at=at).where(
             (AuditEvent.fact_id == fid) & (AuditEvent.action == "create")
         ).execute()
+
+
+def answer_modal(qtbot, act, check=None, key=None, button_text=None, timeout=10000):
+    """Run ``act`` (which opens a modal dialog through the real path) and answer the dialog
+    as a user would: ``key`` pressed on it (e.g. Enter) or the button whose text starts with
+    ``button_text`` clicked. ``check(box)`` inspects the dialog first. Returns the dialog's
+    texts (title, text, informative text)."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QAbstractButton, QApplication
+
+    seen: dict = {}
+
+    def handle():
+        box = QApplication.activeModalWidget()
+        if box is None:
+            QTimer.singleShot(20, handle)
+            return
+        seen["texts"] = (
+            box.windowTitle(),
+            box.text() if hasattr(box, "text") else "",
+            box.informativeText() if hasattr(box, "informativeText") else "",
+        )
+        try:
+            if check is not None:
+                check(box)
+        except AssertionError as exc:
+            seen["error"] = exc
+        if key is not None:
+            qtbot.keyClick(box, key)
+        elif button_text is not None:
+            for b in box.findChildren(QAbstractButton):
+                if b.text().replace("&", "").startswith(button_text):
+                    b.click()
+                    return
+            seen["error"] = AssertionError(f"no button {button_text!r}")
+            box.reject()
+
+    QTimer.singleShot(0, handle)
+    result = act()
+    if "error" in seen:
+        raise seen["error"]
+    assert "texts" in seen, "no dialog opened"
+    return seen["texts"], result
