@@ -7,6 +7,7 @@ import json
 import os
 import sys
 import time
+from typing import cast
 
 
 def parse_args(argv):
@@ -85,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     from ui.main_window import MainWindow
     from ui.theme import apply_theme, icon
 
-    app = QApplication.instance() or QApplication(argv)
+    app = cast(QApplication, QApplication.instance() or QApplication(argv))
     app.setApplicationName("Engram")
     app.setApplicationDisplayName("Engram")
     app.setDesktopFileName("io.engram.Engram")  # packaging/engram.desktop installs under this id

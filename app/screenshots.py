@@ -12,6 +12,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import cast
 
 
 def _settle(app, runner, ms: int = 300) -> None:
@@ -20,7 +21,7 @@ def _settle(app, runner, ms: int = 300) -> None:
     runner.wait_idle(60000)
     deadline = QDeadlineTimer(ms)
     while not deadline.hasExpired():
-        app.processEvents(QEventLoop.AllEvents, 20)
+        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
 
 
 def _review_candidates(engram) -> None:
@@ -71,13 +72,13 @@ def main(argv=None) -> int:
     from ui.theme import apply_theme, icon
 
     # never the user's remembered window state
-    QSettings.setPath(QSettings.IniFormat, QSettings.UserScope, tempfile.mkdtemp())
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, tempfile.mkdtemp())
     width, height = (int(x) for x in args.size.lower().split("x"))
     engram = Engram.open(store_config(data_dir))
     if not engram.agents():
         seed_demo(engram)
         _review_candidates(engram)
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app = cast(QApplication, QApplication.instance() or QApplication(sys.argv[:1]))
     app.setWindowIcon(icon())
     apply_theme(app, args.dark)
     suffix = f"-{args.size}-{'dark' if args.dark else 'light'}"
@@ -113,6 +114,7 @@ def main(argv=None) -> int:
         _settle(app, win.runner)
 
     tab = win.current_agent_tab()
+    assert tab is not None, "the demo store has agents"
     tab.table.selectRow(0)
     shot("01-facts")
     tab.select_ids([tab.model.id_at(r) for r in range(3)], current=tab.model.id_at(0))
