@@ -3,6 +3,7 @@ and hand back what it printed. ``engram serve`` and the desktop app both serve w
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import io
 import os
@@ -31,7 +32,7 @@ class CliHandler:
     def __init__(self, engram, ready: threading.Event | None = None):
         self.engram = engram
         self.ready = ready  # set when the model has loaded (or failed to)
-        self._parser = None
+        self._parser: argparse.ArgumentParser | None = None
         # the environment this daemon opened its store under (the data dir is the socket's):
         # a client with another team store or model in its environment runs the command itself
         self._env = {k: _norm(os.environ.get(k)) for k in STORE_ENV}

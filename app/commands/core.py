@@ -426,8 +426,8 @@ def cmd_writeback(args, ctx):
         return 4 if rep.conflicts else 0
     for c in rep.changes:
         print(c)
-    for c in rep.conflicts:
-        print(f"CONFLICT {c.file} fact {c.fact_id}: {c.reason}")
+    for conflict in rep.conflicts:
+        print(f"CONFLICT {conflict.file} fact {conflict.fact_id}: {conflict.reason}")
     print(
         f"written back {rep.pushed}, conflicts {len(rep.conflicts)}"
         + (" (dry run: nothing written)" if args.dry_run else "")

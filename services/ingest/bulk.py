@@ -28,8 +28,8 @@ from services.store.text import (
     require_clean_tags,
 )
 
-if TYPE_CHECKING:  # the façade sits above this package; only its type is used here
-    from services.engram import AgentMemory
+if TYPE_CHECKING:
+    from services.store.handle import MemoryHandle
 
 
 _FIELDS = [f for f in Fact._meta.sorted_fields if f.name != "id"]
@@ -41,7 +41,7 @@ _DEFAULTS = {"access_count": 0}
 
 
 def bulk_remember(
-    memory: AgentMemory,
+    memory: MemoryHandle,
     items: Iterable[NewFact],
     batch: int = 20000,
     embed: bool = False,
@@ -67,7 +67,7 @@ def bulk_remember(
     seen: set[str] = set()
     buf: list[dict] = []
 
-    def flush():
+    def flush() -> None:
         if not buf:
             return
         hashes = [r["content_hash"] for r in buf]

@@ -32,8 +32,8 @@ from services.store.text import (
     require_clean_tags,
 )
 
-if TYPE_CHECKING:  # the façade sits above this package; only its type is used here
-    from services.engram import AgentMemory
+if TYPE_CHECKING:
+    from services.store.handle import MemoryHandle
 
 NEAR_DUPLICATE = 0.95
 # below the merge cut, a stored fact this close that says the same sentence with one value
@@ -97,17 +97,21 @@ def _in_conflict(item: NewFact, other: int) -> NewFact:
     return replace(item, status="pending", metadata=meta)
 
 
+# (batch index, item, clean text, content hash) of an item the write policy let through
+_Prepared = tuple[int, "NewFact", str, str]
+
+
 class _Bucket:
     """The latest ``BATCH_WINDOW`` kept memories of one signature, their vectors in a ring
     (no per-item copy of the window: that copy alone made a 100k batch take minutes). The
     ring grows as it fills: most signatures hold one memory."""
 
-    def __init__(self, dim: int, dtype):
+    def __init__(self, dim: int, dtype: np.dtype) -> None:
         self.ring = np.empty((1, dim), dtype=dtype)
         self.positions: list[int] = []  # batch positions, in ring order
         self._next = 0
 
-    def add(self, position: int, vector) -> None:
+    def add(self, position: int, vector: np.ndarray) -> None:
         n = len(self.positions)
         if n < BATCH_WINDOW:
             if n == len(self.ring):
@@ -122,14 +126,14 @@ class _Bucket:
         self.positions[self._next] = position
         self._next = (self._next + 1) % BATCH_WINDOW
 
-    def similarities(self, vector):
+    def similarities(self, vector: np.ndarray) -> np.ndarray:
         return self.ring[: len(self.positions)] @ vector
 
 
 class Ingestor:
     """One write batch. Holds per-batch state: make a new one per ``remember_many`` call."""
 
-    def __init__(self, memory: AgentMemory):
+    def __init__(self, memory: MemoryHandle) -> None:
         self.m = memory
         self._links: dict[int, tuple[str, int]] = {}  # batch index → (update|conflict, fact)
         # near twins: subject, text, status, created_at
@@ -145,8 +149,10 @@ class Ingestor:
         actor: str = "user",
         bump: bool = True,
     ) -> list[RememberResult]:
-        results: list[RememberResult | None] = [None] * len(items)
-        prepared, notes = self._screen(items, results)
+        screened: list[RememberResult | None] = [None] * len(items)
+        prepared, notes = self._screen(items, screened)
+        results = [r for r in screened if r is not None]
+        assert len(results) == len(items)  # the policy gave every item its result
         # Restating a superseded fact makes it current again (a new fact that supersedes the
         # newer one); re-importing an old file (bump=False) must not, so there it is a duplicate.
         live = DEDUP_STATUSES if bump else DEDUP_STATUSES + ("superseded",)
@@ -172,10 +178,10 @@ class Ingestor:
                 ]
             )
         self._publish(ids, texts, vecs, vectors is not None)
-        return results  # type: ignore[return-value]
+        return results
 
     def _screen(
-        self, items, results
+        self, items: Sequence[NewFact], results: list[RememberResult | None]
     ) -> tuple[list[tuple[int, NewFact, str, str]], dict[int, dict]]:
         """The write policy on every item: (index, item, clean text, hash) for those that may
         be stored; the others get their result here (empty, blocked)."""
@@ -201,7 +207,8 @@ class Ingestor:
                 )
             # every text field beside the content passes the policy too: a subject is indexed
             # and shown, tags are searched, metadata is exported and read by the entity linker
-            item = replace(item, subject=policy.field(item.subject), tags=policy.tags(item.tags))
+            tags: list[str] = list(policy.tags(item.tags))
+            item = replace(item, subject=policy.field(item.subject), tags=tags)
             note = verdict.audit_note()
             if note:
                 notes[i] = note
@@ -219,7 +226,9 @@ class Ingestor:
                 prepared.append((i, item, verdict.text, content_hash(verdict.text)))
         return prepared, notes
 
-    def _exact_duplicates(self, prepared, results, live):
+    def _exact_duplicates(
+        self, prepared: list[_Prepared], results: list[RememberResult], live: tuple[str, ...]
+    ) -> tuple[list[_Prepared], dict[int, int]]:
         """Exact duplicates against the store and within the batch: (fresh items, dup_of)
         where dup_of maps an index to a fact id or -(batch index)-1."""
         existing = self._existing_hashes(list({h for _, _, _, h in prepared}), prepared, live)
@@ -239,7 +248,9 @@ class Ingestor:
                 fresh.append(entry)
         return fresh, dup_of
 
-    def _existing_hashes(self, hashes, prepared, live) -> dict[str, int]:
+    def _existing_hashes(
+        self, hashes: list[str], prepared: list[_Prepared], live: tuple[str, ...]
+    ) -> dict[str, int]:
         m = self.m
         rows_of: dict[str, list[tuple[int, str, str | None]]] = {}
         for s in range(0, len(hashes), 500):
@@ -269,7 +280,14 @@ class Ingestor:
         return existing
 
     def _store(
-        self, fresh, vectors, notes, results, actor, progress, cancelled
+        self,
+        fresh: list[_Prepared],
+        vectors: np.ndarray | None,
+        notes: dict[int, dict],
+        results: list[RememberResult],
+        actor: str,
+        progress: Callable[[int, int], None] | None,
+        cancelled: Callable[[], bool] | None,
     ) -> tuple[list[int], list[str], list[np.ndarray]]:
         """Rows + FTS in transactions of 500; returns (ids, texts, vectors) added."""
         m = self.m
@@ -315,12 +333,20 @@ class Ingestor:
         self, ids: list[int], texts: list[str], vecs: list[np.ndarray], have_vectors: bool
     ) -> None:
         m = self.m
-        if ids and have_vectors:
+        if ids and have_vectors and m.engram.index is not None:
             m.engram.index.upsert(m.agent_id, ids, texts, np.stack(vecs))
         if ids:
             m.engram.bus.emit("fact.added", agent_id=m.agent_id, ids=ids)
 
-    def _near_duplicates(self, fresh, vectors, threshold, results, dup_of, live):
+    def _near_duplicates(
+        self,
+        fresh: list[_Prepared],
+        vectors: np.ndarray,
+        threshold: float,
+        results: list[RememberResult],
+        dup_of: dict[int, int],
+        live: tuple[str, ...],
+    ) -> tuple[list[_Prepared], np.ndarray]:
         """Merge what says the same thing again; a near twin that changes a value, a name
         or a negation is a correction (it supersedes) or a conflict (both stay, in review)."""
         keep_idx: list[int] = []
@@ -349,7 +375,9 @@ class Ingestor:
             bucket.add(j, vectors[j])
         return [fresh[j] for j in keep_idx], vectors[keep_idx] if keep_idx else vectors[:0]
 
-    def _nearest_stored(self, fresh, vectors, threshold, live) -> list[list[tuple[int, float]]]:
+    def _nearest_stored(
+        self, fresh: list[_Prepared], vectors: np.ndarray, threshold: float, live: tuple[str, ...]
+    ) -> list[list[tuple[int, float]]]:
         """Stored facts at or above the threshold for each fresh item, with their text."""
         m = self.m
         index = m.engram.index
@@ -380,7 +408,7 @@ class Ingestor:
         ]
 
     def _match_stored(
-        self, hits, threshold, text, when: datetime | None
+        self, hits: list[tuple[int, float]], threshold: float, text: str, when: datetime | None
     ) -> tuple[int | None, tuple[str, int] | None]:
         """(fact it repeats, None) or (None, (update|conflict, fact it contradicts))."""
         link: tuple[str, int] | None = None
@@ -395,7 +423,14 @@ class Ingestor:
                 link = (verdict, fid)
         return None, link
 
-    def _batch_twin(self, fresh, vectors, bucket, j, threshold) -> int | None:
+    def _batch_twin(
+        self,
+        fresh: list[_Prepared],
+        vectors: np.ndarray,
+        bucket: _Bucket,
+        j: int,
+        threshold: float,
+    ) -> int | None:
         """An earlier memory of this batch that says the same thing. Only memories with the
         same signature can (``contradiction.signature``), and of those the latest
         ``BATCH_WINDOW``: a 100k-memory import stays linear, not quadratic."""

@@ -42,7 +42,7 @@ READ = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True}
 def _annotations(**hints):
     from mcp.types import ToolAnnotations
 
-    return ToolAnnotations(openWorldHint=False, **hints)
+    return ToolAnnotations(open_world_hint=False, **hints)
 
 
 def expected(fn):
