@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.cli import emit_json
+
+if TYPE_CHECKING:
+    from services.engram import Engram
 
 
 def _float01(s: str) -> float:
@@ -466,7 +470,7 @@ def cmd_recall(args, ctx):
             print(f"  ep{ep.id:<4} {e.score:.3f} [{slug}] {ep.day} {ep.time or ''}  {ep.summary}")
 
 
-def _recall_episodes(eng, args) -> list:
+def _recall_episodes(eng: Engram, args) -> list:
     slugs = [args.agent] if args.agent else [a.slug for a in eng.agents(with_counts=False)]
     out = []
     for slug in slugs:

@@ -21,7 +21,7 @@ from services.store.review import review_metadata
 from services.store.untrusted import DATA_NOTICE, one_line
 
 if TYPE_CHECKING:
-    from services.store.handle import MemoryHandle
+    from services.store.handle import EngramHandle, MemoryHandle
 
 REVIEW_SETTING = "mcp_review"  # Agent.settings key: MCP writes wait in the review inbox
 MAX_LIST = 200
@@ -40,7 +40,7 @@ def review_required(memory: MemoryHandle) -> bool:
     return bool(((row.settings if row else None) or {}).get(REVIEW_SETTING))
 
 
-def set_review_required(engram, slug: str, on: bool) -> None:
+def set_review_required(engram: EngramHandle, slug: str, on: bool) -> None:
     engram.update_agent(slug, settings={REVIEW_SETTING: bool(on)})
 
 

@@ -19,6 +19,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
+from typing import TYPE_CHECKING
 
 import peewee as pw
 
@@ -26,6 +27,9 @@ from models import AuditEvent, CompiledLayer, Episode, Fact, Session
 from services.lifecycle.config import NO_DECAY, LifecycleConfig, config_for
 from services.store.facts import snapshot
 from services.store.review import in_review
+
+if TYPE_CHECKING:
+    from services.store.handle import MemoryHandle
 
 ACTOR = "gc"
 _COUNTERS = {"expire": "expired", "archive": "archived", "evict": "evicted"}
@@ -123,7 +127,7 @@ def _as_datetime(now) -> datetime:
     raise TypeError("now must be a date or datetime")
 
 
-def hot_count(memory) -> int:
+def hot_count(memory: MemoryHandle) -> int:
     """Active, unpinned short-term facts: what the pending threshold is measured against."""
     return (
         Fact.select()
@@ -159,7 +163,7 @@ def _meta(raw) -> dict:
     return v if isinstance(v, dict) else {}
 
 
-def _load(memory) -> list[_F]:
+def _load(memory: MemoryHandle) -> list[_F]:
     q = (
         Fact.select(
             Fact.id,
@@ -195,7 +199,7 @@ def _load(memory) -> list[_F]:
     ]
 
 
-def _learned_times(memory) -> dict[int, datetime]:
+def _learned_times(memory: MemoryHandle) -> dict[int, datetime]:
     """fact id → when it was stored, from the audit trail: a ``create`` event per fact, or a
     ``bulk-import`` event naming the range of ids one batch inserted."""
     out: dict[int, datetime] = {}
@@ -353,7 +357,7 @@ def _plan_caps(facts: list[_F], now: datetime, cfg: LifecycleConfig, report: GCR
             )
 
 
-def _plan_pruning(memory, now: datetime, cfg: LifecycleConfig, report: GCReport):
+def _plan_pruning(memory: MemoryHandle, now: datetime, cfg: LifecycleConfig, report: GCReport):
     cutoff = now.date() - timedelta(days=int(cfg.episode_retention_days))
     eps = list(
         Episode.select(Episode.id, Episode.day)
@@ -442,7 +446,7 @@ def _reasons(report: GCReport) -> dict[int, list[GCAction]]:
     return reasons
 
 
-def _apply_decay(memory, decay_only: list[_F], report: GCReport) -> None:
+def _apply_decay(memory: MemoryHandle, decay_only: list[_F], report: GCReport) -> None:
     """Decay alone touches many rows: one executemany, no per-row snapshot."""
     if not decay_only:
         return
@@ -492,12 +496,14 @@ _AUDIT_SQL = (
 )
 
 
-def _sql(memory, sql: str) -> str:
+def _sql(memory: MemoryHandle, sql: str) -> str:
     """Raw SQL in the store's placeholder style (``?`` for SQLite, ``%s`` for PostgreSQL)."""
     return sql.replace("?", memory.db.param)
 
 
-def _apply_acted(memory, acted: dict[int, _F], reasons, now: datetime, report: GCReport) -> None:
+def _apply_acted(
+    memory: MemoryHandle, acted: dict[int, _F], reasons, now: datetime, report: GCReport
+) -> None:
     ids = list(acted)
     for s in range(0, len(ids), 500):
         updates, audits = [], []
@@ -519,7 +525,7 @@ def _apply_acted(memory, acted: dict[int, _F], reasons, now: datetime, report: G
             )
 
 
-def _apply_pruning(memory, report: GCReport, pruned, now: datetime) -> None:
+def _apply_pruning(memory: MemoryHandle, report: GCReport, pruned, now: datetime) -> None:
     eps, sess, layers = pruned
     if report.decayed:
         AuditEvent.create(
@@ -550,7 +556,7 @@ def _apply_pruning(memory, report: GCReport, pruned, now: datetime) -> None:
         CompiledLayer.delete().where(CompiledLayer.id.in_(layers)).execute()
 
 
-def _apply(memory, facts: list[_F], report: GCReport, pruned, now: datetime) -> None:
+def _apply(memory: MemoryHandle, facts: list[_F], report: GCReport, pruned, now: datetime) -> None:
     changed = [f for f in facts if f.new_importance is not None or f.new_status or f.new_tier]
     reasons = _reasons(report)
     decay_only = [f for f in changed if f.id not in reasons and not f.new_status and not f.new_tier]
@@ -567,7 +573,9 @@ def _apply(memory, facts: list[_F], report: GCReport, pruned, now: datetime) -> 
         memory.engram.bus.emit("episode.deleted", agent_id=memory.agent_id, ids=pruned[0])
 
 
-def _write_states(memory, states: dict[int, tuple], action: str, reason: str) -> list[int]:
+def _write_states(
+    memory: MemoryHandle, states: dict[int, tuple], action: str, reason: str
+) -> list[int]:
     """Put (importance, status, metadata JSON) back on facts, one audit event each."""
     from models.tables import utcnow
 
@@ -602,19 +610,19 @@ def _write_states(memory, states: dict[int, tuple], action: str, reason: str) ->
     return done
 
 
-def undo_gc(memory, report: GCReport) -> list[int]:
+def undo_gc(memory: MemoryHandle, report: GCReport) -> list[int]:
     """Undo a GC run's changes to facts (archived ones come back, decay is reverted).
     Pruned episodes, session logs and old compiled versions are gone (the preview says so)."""
     before = {fid: b for fid, (b, _a) in report.changes.items()}
     return _write_states(memory, before, "gc.undo", "undo of a GC run")
 
 
-def redo_gc(memory, report: GCReport) -> list[int]:
+def redo_gc(memory: MemoryHandle, report: GCReport) -> list[int]:
     after = {fid: a for fid, (_b, a) in report.changes.items()}
     return _write_states(memory, after, "gc.redo", "redo of a GC run")
 
 
-def archived_facts(memory, limit: int = 500) -> list:
+def archived_facts(memory: MemoryHandle, limit: int = 500) -> list:
     """Archived facts, newest first, with why (what the Archived view and ``engram restore``
     offer). Facts the user rejected in review are left out: they are never revived."""
     rows = (
@@ -632,7 +640,7 @@ def archived_facts(memory, limit: int = 500) -> list:
     return out
 
 
-def restore_archived(memory, ids) -> list[int]:
+def restore_archived(memory: MemoryHandle, ids) -> list[int]:
     """Make archived facts active again (GC's "archived" is never a deletion)."""
     ids = [int(i) for i in ids]
     rows = list(
@@ -652,7 +660,7 @@ def restore_archived(memory, ids) -> list[int]:
 
 
 def run_gc(
-    memory,
+    memory: MemoryHandle,
     now=None,
     dry_run: bool = False,
     config: LifecycleConfig | None = None,
