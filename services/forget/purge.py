@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from models import Fact
 from services.forget.scrub import scrub_file
+from services.store import fact_rows
 
 if TYPE_CHECKING:
     from services.store.handle import EngramHandle
@@ -59,11 +59,7 @@ def purge_vectors(
         if len(got["ids"]) < page:
             break
         offset += page
-    rows = {
-        i: c
-        for i, c in Fact.select(Fact.id, Fact.content).where(Fact.agent == agent_id).tuples()
-        if i not in drop_ids
-    }
+    rows = {i: c for i, c in fact_rows.fact_texts(agent_id) if i not in drop_ids}
     pairs = [(i, v) for i, v in zip(keep_ids, keep_vecs) if i in rows]
     idx.drop(agent_id)
     if pairs:

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from models import Fact
 from models.tables import MEMORY_TYPES, utcnow
 from services.entities.service import link_row
 from services.errors import InvalidInput
@@ -22,6 +21,7 @@ from services.ingest.limits import memory_too_long
 from services.ingest.policy import check_utf8, policy_for
 from services.ingest.subjects import subject_key
 from services.records import RememberResult
+from services.store import fact_rows
 from services.store.facts import snapshot
 from services.store.review import review_metadata, was_rejected
 from services.store.text import (
@@ -253,18 +253,8 @@ class Ingestor:
     ) -> dict[str, int]:
         m = self.m
         rows_of: dict[str, list[tuple[int, str, str | None]]] = {}
-        for s in range(0, len(hashes), 500):
-            for fid, h, st, subj in (
-                Fact.select(Fact.id, Fact.content_hash, Fact.status, Fact.subject)
-                .where(
-                    (Fact.agent == m.agent_id)
-                    & Fact.content_hash.in_(hashes[s : s + 500])
-                    & Fact.status.in_(live)
-                )
-                .order_by(Fact.id)
-                .tuples()
-            ):
-                rows_of.setdefault(h, []).append((fid, st, subj))
+        for fid, h, st, subj in fact_rows.hash_twins(m.agent_id, hashes, live):
+            rows_of.setdefault(h, []).append((fid, st, subj))
         existing: dict[str, int] = {}
         old_subjects: dict[str, set] = {}  # hash -> subjects of its twins, all superseded
         for h, rows in rows_of.items():
@@ -386,13 +376,7 @@ class Ingestor:
         nearest = index.query_many(m.agent_id, vectors, k=3)
         window = min(threshold, CORRECTION_WINDOW)
         cand = {fid for hits in nearest for fid, sim in hits if sim >= window}
-        rows = (
-            Fact.select(Fact.id, Fact.subject, Fact.content, Fact.status, Fact.created_at)
-            .where((Fact.agent == m.agent_id) & Fact.id.in_(list(cand)) & Fact.status.in_(live))
-            .tuples()
-            if cand
-            else []
-        )
+        rows = fact_rows.near_rows(m.agent_id, cand, live) if cand else []
         self._stored = {fid: (subj, content, st, at) for fid, subj, content, st, at in rows}
         # a fact naming the same subject as its near twin is a newer statement about it
         # (a task moving on by a word): it supersedes, it is not absorbed
@@ -452,7 +436,7 @@ class Ingestor:
         m = self.m
         subject = item.subject or self._policy.field(subject_key(text))
         now = utcnow()
-        row = Fact.create(
+        row = fact_rows.create_row(
             agent=m.agent_id,
             content=require_clean(text),
             content_hash=h,
@@ -476,15 +460,7 @@ class Ingestor:
         link_row(m, row)
         superseded: list[int] = []
         if subject and item.status == "active":
-            olds = list(
-                Fact.select().where(
-                    (Fact.agent == m.agent_id)
-                    & (Fact.subject == subject)
-                    & (Fact.status == "active")
-                    & (Fact.id != row.id)
-                    & (Fact.created_at <= row.created_at)
-                )
-            )
+            olds = fact_rows.older_on_subject(m.agent_id, subject, row.id, row.created_at)
             for old in olds:
                 before = snapshot(old)
                 old.status, old.superseded_by, old.updated_at = "superseded", row.id, now
@@ -509,7 +485,7 @@ class Ingestor:
             return []
         if kind != "update":
             return []
-        old = Fact.get_or_none((Fact.id == old_id) & Fact.status.in_(("active", "pending")))
+        old = fact_rows.row_in(old_id, ("active", "pending"))
         if old is None:
             return []
         before = snapshot(old)
@@ -532,7 +508,7 @@ class Ingestor:
             return
         with self.m.db.atomic():
             for fid in set(ids):
-                row = Fact.get_or_none((Fact.agent == self.m.agent_id) & (Fact.id == fid))
+                row = fact_rows.row(self.m.agent_id, fid)
                 if row is None:
                     continue
                 before = snapshot(row)

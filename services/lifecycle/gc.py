@@ -23,8 +23,11 @@ from typing import TYPE_CHECKING
 
 import peewee as pw
 
-from models import AuditEvent, CompiledLayer, Episode, Fact, Session
+from models import AuditEvent, CompiledLayer, Episode, Session
 from services.lifecycle.config import NO_DECAY, LifecycleConfig, config_for
+from services.store import fact_rows
+from services.store.audit import AuditRow, record_audit, record_audit_batch
+from services.store.chunks import chunks
 from services.store.facts import snapshot
 from services.store.review import in_review
 
@@ -129,16 +132,7 @@ def _as_datetime(now) -> datetime:
 
 def hot_count(memory: MemoryHandle) -> int:
     """Active, unpinned short-term facts: what the pending threshold is measured against."""
-    return (
-        Fact.select()
-        .where(
-            (Fact.agent == memory.agent_id)
-            & (Fact.status == "active")
-            & (Fact.pinned == False)  # noqa: E712
-            & (pw.fn.json_extract(Fact.metadata, "$.tier") == "short")
-        )
-        .count()
-    )
+    return fact_rows.short_term_count(memory.agent_id)
 
 
 def score(f: _F, now: datetime) -> float:
@@ -164,22 +158,7 @@ def _meta(raw) -> dict:
 
 
 def _load(memory: MemoryHandle) -> list[_F]:
-    q = (
-        Fact.select(
-            Fact.id,
-            Fact.category,
-            Fact.importance,
-            Fact.pinned,
-            Fact.status,
-            Fact.created_at,
-            Fact.last_accessed,
-            Fact.access_count,
-            Fact.expires_at,
-            Fact.metadata,
-        )
-        .where((Fact.agent == memory.agent_id) & Fact.status.in_(["active", "pending"]))
-        .order_by(Fact.id)
-    )
+    q = fact_rows.lifecycle_rows(memory.agent_id)
     learned = _learned_times(memory)
     return [
         _F(
@@ -195,7 +174,7 @@ def _load(memory: MemoryHandle) -> list[_F]:
             _meta(r.metadata),
             learned.get(r.id),
         )
-        for r in q.namedtuples()
+        for r in q
     ]
 
 
@@ -450,13 +429,7 @@ def _apply_decay(memory: MemoryHandle, decay_only: list[_F], report: GCReport) -
     """Decay alone touches many rows: one executemany, no per-row snapshot."""
     if not decay_only:
         return
-    old = {
-        r[0]: (r[1], r[2], r[3])
-        for s in range(0, len(decay_only), 500)
-        for r in Fact.select(Fact.id, Fact.importance, Fact.status, Fact.metadata)
-        .where(Fact.id.in_([f.id for f in decay_only[s : s + 500]]))
-        .tuples()
-    }
+    old = {r[0]: (r[1], r[2], r[3]) for r in fact_rows.states([f.id for f in decay_only])}
     rows = [(f.new_importance, _js(f.metadata), f.id) for f in decay_only]
     memory.db.cursor().executemany(
         _sql(memory, "UPDATE fact SET importance = ?, metadata = ? WHERE id = ?"), rows
@@ -490,12 +463,6 @@ def _fact_update(row, f: _F, reasons, now: datetime, report: GCReport):
     return (imp, status, _js(meta), str(now), row.id), audits
 
 
-_AUDIT_SQL = (
-    "INSERT INTO {table} (agent_id, fact_id, action, before, after, actor, reason, created_at) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-)
-
-
 def _sql(memory: MemoryHandle, sql: str) -> str:
     """Raw SQL in the store's placeholder style (``?`` for SQLite, ``%s`` for PostgreSQL)."""
     return sql.replace("?", memory.db.param)
@@ -504,10 +471,10 @@ def _sql(memory: MemoryHandle, sql: str) -> str:
 def _apply_acted(
     memory: MemoryHandle, acted: dict[int, _F], reasons, now: datetime, report: GCReport
 ) -> None:
-    ids = list(acted)
-    for s in range(0, len(ids), 500):
-        updates, audits = [], []
-        for row in Fact.select().where(Fact.id.in_(ids[s : s + 500])):
+    for part in chunks(list(acted)):
+        updates: list[tuple] = []
+        audits: list[AuditRow] = []
+        for row in fact_rows.any_rows(part):
             upd, aud = _fact_update(row, acted[row.id], reasons, now, report)
             updates.append(upd)
             audits += aud
@@ -519,19 +486,16 @@ def _apply_acted(
             ),
             updates,
         )
-        if audits:  # raw executemany: peewee's insert_many builds SQL per row (4x slower)
-            memory.db.cursor().executemany(
-                _sql(memory, _AUDIT_SQL.format(table=AuditEvent._meta.table_name)), audits
-            )
+        record_audit_batch(memory.db, audits)
 
 
 def _apply_pruning(memory: MemoryHandle, report: GCReport, pruned, now: datetime) -> None:
     eps, sess, layers = pruned
     if report.decayed:
-        AuditEvent.create(
-            agent=memory.agent_id,
-            fact_id=None,
-            action="gc.decay",
+        record_audit(
+            memory.agent_id,
+            "gc.decay",
+            None,
             after={"facts": report.decayed},
             actor=ACTOR,
             created_at=now,
@@ -539,10 +503,10 @@ def _apply_pruning(memory: MemoryHandle, report: GCReport, pruned, now: datetime
         )
     for a in report.actions:
         if a.target in ("episode", "session", "layer"):
-            AuditEvent.create(
-                agent=memory.agent_id,
-                fact_id=None,
-                action=f"gc.{a.kind}",
+            record_audit(
+                memory.agent_id,
+                f"gc.{a.kind}",
+                None,
                 before={a.target: a.fact_id} if a.fact_id else None,
                 actor=ACTOR,
                 reason=a.reason,
@@ -582,13 +546,7 @@ def _write_states(
     now = str(utcnow())
     ids = list(states)
     with memory.db.atomic():
-        present = {
-            r[0]
-            for s in range(0, len(ids), 500)
-            for r in Fact.select(Fact.id)
-            .where((Fact.agent == memory.agent_id) & Fact.id.in_(ids[s : s + 500]))
-            .tuples()
-        }
+        present = {r[0] for r in fact_rows.states(ids, memory.agent_id)}
         rows = [(*states[i], now, i) for i in ids if i in present]
         memory.db.cursor().executemany(
             _sql(
@@ -597,13 +555,11 @@ def _write_states(
             ),
             rows,
         )
-        audits = [
+        audits: list[AuditRow] = [
             (memory.agent_id, r[-1], action, None, _js({"status": r[1]}), "user", reason, now)
             for r in rows
         ]
-        memory.db.cursor().executemany(
-            _sql(memory, _AUDIT_SQL.format(table=AuditEvent._meta.table_name)), audits
-        )
+        record_audit_batch(memory.db, audits)
     done = [r[-1] for r in rows]
     if done:
         memory.engram.bus.emit("fact.updated", agent_id=memory.agent_id, ids=done)
@@ -625,14 +581,8 @@ def redo_gc(memory: MemoryHandle, report: GCReport) -> list[int]:
 def archived_facts(memory: MemoryHandle, limit: int = 500) -> list:
     """Archived facts, newest first, with why (what the Archived view and ``engram restore``
     offer). Facts the user rejected in review are left out: they are never revived."""
-    rows = (
-        Fact.select()
-        .where((Fact.agent == memory.agent_id) & (Fact.status == "archived"))
-        .order_by(Fact.updated_at.desc(), Fact.id.desc())
-        .limit(limit)
-    )
     out = []
-    for r in rows:
+    for r in fact_rows.archived_rows(memory.agent_id, limit):
         meta = _meta(r.metadata)
         if (meta.get("review") or {}).get("rejected"):
             continue
@@ -643,19 +593,14 @@ def archived_facts(memory: MemoryHandle, limit: int = 500) -> list:
 def restore_archived(memory: MemoryHandle, ids) -> list[int]:
     """Make archived facts active again (GC's "archived" is never a deletion)."""
     ids = [int(i) for i in ids]
-    rows = list(
-        Fact.select(Fact.id, Fact.importance, Fact.status, Fact.metadata).where(
-            (Fact.agent == memory.agent_id) & Fact.id.in_(ids)
-        )
-    )
     states = {}
-    for r in rows:
-        meta = _meta(r.metadata)
-        if r.status != "archived" or (meta.get("review") or {}).get("rejected"):
+    for fid, importance, status, metadata in fact_rows.states(ids, memory.agent_id):
+        meta = _meta(metadata)
+        if status != "archived" or (meta.get("review") or {}).get("rejected"):
             continue
         meta.pop("archived_reason", None)
         meta.pop("archived_at", None)
-        states[r.id] = (r.importance, "active", _js(meta))
+        states[fid] = (importance, "active", _js(meta))
     return _write_states(memory, states, "restore", "restored from the archive")
 
 

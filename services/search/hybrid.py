@@ -45,13 +45,13 @@ from typing import TYPE_CHECKING
 
 from peewee import Database
 
-from models import Fact
 from models.db import is_postgres
 from models.tables import utcnow
 from services.ingest.limits import trim_query
 from services.records import SearchHit
 from services.search.sql import ids_in, run, sql_filters
 from services.search.terms import merge_substring_hits
+from services.store import fact_rows
 from services.store.facts import FactFilters, fact_view
 from services.store.text import query_dates
 
@@ -226,12 +226,7 @@ class Searcher:
     ) -> list[SearchHit]:
         kw_rank = {fid: r + 1 for r, fid in enumerate(kw)}
         sem_rank = {fid: r + 1 for r, fid in enumerate(sem)}
-        rows = {
-            f.id: f
-            for f in Fact.select().where(
-                (Fact.agent == self.m.agent_id) & Fact.id.in_([fid for _, fid, _ in scored])
-            )
-        }
+        rows = {f.id: f for f in fact_rows.rows(self.m.agent_id, [fid for _, fid, _ in scored])}
         hits = []
         for score, fid, signals in scored:
             if fid not in rows:  # deleted between the two reads
