@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from datetime import date, datetime, timedelta
 from functools import reduce
 from typing import Any
 
@@ -387,3 +388,51 @@ def archived_rows(agent_id: int, limit: int) -> list[Any]:
         .order_by(Fact.updated_at.desc(), Fact.id.desc())
         .limit(limit)
     )
+
+
+# offline-first team sync (services/teamsync) --------------------------------------------------
+def any_row(fact_id: int) -> Any:
+    """A fact row whichever agent owns it, or None."""
+    return Fact.get_or_none(Fact.id == fact_id)
+
+
+def row_by_id(fact_id: int) -> Any:
+    """A fact row that must exist (peewee's ``DoesNotExist`` when it does not)."""
+    return Fact.get_by_id(fact_id)
+
+
+def mark_superseded(fact_id: int, new_id: int) -> None:
+    """Mark a fact superseded by ``new_id`` (its history stays; no other column changes)."""
+    Fact.update(status="superseded", superseded_by=new_id).where(Fact.id == fact_id).execute()
+
+
+def sync_states() -> Iterator[tuple[int, int, str, str]]:
+    """(id, agent id, content hash, status) of every fact of every agent."""
+    yield from Fact.select(Fact.id, Fact.agent, Fact.content_hash, Fact.status).tuples()
+
+
+# where-expressions for ``ranked_active`` (services/lifecycle/compile.py) -----------------------
+def about_days(start: date, end: date) -> Any:
+    """Facts about [start, end]: their event date, else their creation day."""
+    lo, hi = (
+        datetime(start.year, start.month, start.day),
+        datetime(end.year, end.month, end.day) + timedelta(days=1),
+    )
+    return (
+        (Fact.event_date.is_null(False)) & (Fact.event_date >= start) & (Fact.event_date <= end)
+    ) | (Fact.event_date.is_null(True) & (Fact.created_at >= lo) & (Fact.created_at < hi))
+
+
+def long_term(session_settled_before: datetime | None = None) -> Any:
+    """Pinned facts and those of the long-term tier (or of none); with a time, also what a
+    session taught before it that is not a task or a scratch note."""
+    tier = pw.fn.json_extract(Fact.metadata, "$.tier")
+    durable = (Fact.pinned == True) | tier.is_null(True) | (tier == "long")  # noqa: E712
+    if session_settled_before is not None:
+        durable |= (
+            (tier == "short")
+            & (Fact.created_at < session_settled_before)
+            & Fact.category.not_in(["task", "tmp"])
+            & (Fact.source == "session")
+        )
+    return durable
