@@ -256,11 +256,12 @@ class TeamAgent:
     mine: bool  # the connected role owns it (only the owner may share or privatise it)
 
 
-def team_agents(engram: EngramHandle) -> list[TeamAgent]:
-    """The agents this role sees on a team store, with who owns them (empty: a local store)."""
+def team_agents(engram: EngramHandle | None) -> list[TeamAgent]:
+    """The agents this role sees on a team store, with who owns them (empty: a local store,
+    or no store open, as in a dialog opened before one is)."""
     from models.db import is_postgres
 
-    if not is_postgres(engram.db):
+    if engram is None or not is_postgres(engram.db):
         return []
     rows = engram.db.execute_sql(
         "SELECT slug, owner, visibility, owner = session_user FROM agent ORDER BY slug"
