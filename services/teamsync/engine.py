@@ -14,11 +14,15 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from services.config import StoreConfig
 from services.store import fact_rows
 from services.store.audit import record_audit
 from services.teamsync import local_state
+
+if TYPE_CHECKING:
+    from services.store.handle import EngramHandle
 
 log = logging.getLogger(__name__)
 LOOKBACK = 200  # change ids re-read each pull: a transaction that committed late is not missed
@@ -276,7 +280,7 @@ def _changes(srv, cid: str, cursor: int) -> tuple[list[dict], int]:
 
 
 # back on the local store --------------------------------------------------------------------
-def _settle(loc, outbox, results, rep: SyncReport) -> None:
+def _settle(loc: EngramHandle, outbox, results, rep: SyncReport) -> None:
     from services.forget.service import ForgetScope, ForgetService
 
     for item in outbox:
@@ -298,7 +302,7 @@ def _settle(loc, outbox, results, rep: SyncReport) -> None:
         local_state.done(loc.db, item["seq"])
 
 
-def _apply_pulls(loc, changes: list[dict], rep: SyncReport) -> None:
+def _apply_pulls(loc: EngramHandle, changes: list[dict], rep: SyncReport) -> None:
     for ch in changes:
         if ch["op"] == "erase":
             _erase_here(loc, ch, rep)
@@ -306,7 +310,7 @@ def _apply_pulls(loc, changes: list[dict], rep: SyncReport) -> None:
             _upsert_here(loc, ch, rep)
 
 
-def _erase_here(loc, ch: dict, rep: SyncReport) -> None:
+def _erase_here(loc: EngramHandle, ch: dict, rep: SyncReport) -> None:
     from services.forget.service import ForgetScope, ForgetService
 
     lid = local_state.local_for(loc.db, ch["uid"])
@@ -316,7 +320,7 @@ def _erase_here(loc, ch: dict, rep: SyncReport) -> None:
     local_state.unmap(loc.db, ch["uid"])
 
 
-def _upsert_here(loc, ch: dict, rep: SyncReport) -> None:
+def _upsert_here(loc: EngramHandle, ch: dict, rep: SyncReport) -> None:
     from services.ingest.pipeline import NewFact
 
     mem = loc.agent(ch["slug"], create=True)
