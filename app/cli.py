@@ -14,6 +14,10 @@ import logging
 import os
 import sys
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NoReturn
+
+if TYPE_CHECKING:
+    from services.engram import Engram
 
 COMMAND_MODULES = [
     "app.commands.core",
@@ -32,13 +36,13 @@ class Context:
     """Opens the store lazily, so `engram --help` and errors stay fast."""
 
     data_dir: str | None
-    _engram: object = field(default=None, repr=False)
+    _engram: Engram | None = field(default=None, repr=False)
     _log: logging.Handler | None = field(default=None, repr=False)
     # compiled layers follow the command's writes: once at its end ("sync"), or, for a
     # long-running server, a moment after each burst of writes ("debounce")
     recompile: str = "sync"
 
-    def engram(self, semantic: bool = True):
+    def engram(self, semantic: bool = True) -> Engram:
         if self._engram is None:
             from app.settings import store_config
             from services.engram import Engram
@@ -74,7 +78,7 @@ def emit_json(obj) -> None:
 class _Parser(argparse.ArgumentParser):
     """Usage errors are one line too (a hook's stderr is read by a person in a log)."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         hint = ""
         if "expected one argument" in message or "unrecognized arguments: -" in message:
             hint = " (a value that starts with '-' is written --option=VALUE)"

@@ -3,18 +3,23 @@ and hand back what it printed. ``engram serve`` and the desktop app both serve w
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import io
 import os
 import threading
+from typing import TYPE_CHECKING
 
 from app.daemon_client import STORE_ENV, eligible, split_globals
+
+if TYPE_CHECKING:
+    from services.engram import Engram
 
 
 class ResidentContext:
     """``Context`` for a command the daemon runs: the store is already open, and stays so."""
 
-    def __init__(self, engram):
+    def __init__(self, engram: Engram):
         self._engram = engram
         self.data_dir = str(engram.config.data_dir)
 
@@ -28,10 +33,10 @@ class ResidentContext:
 class CliHandler:
     """``handler(request) -> reply`` for ``services.integrations.daemon.Daemon``."""
 
-    def __init__(self, engram, ready: threading.Event | None = None):
+    def __init__(self, engram: Engram, ready: threading.Event | None = None):
         self.engram = engram
         self.ready = ready  # set when the model has loaded (or failed to)
-        self._parser = None
+        self._parser: argparse.ArgumentParser | None = None
         # the environment this daemon opened its store under (the data dir is the socket's):
         # a client with another team store or model in its environment runs the command itself
         self._env = {k: _norm(os.environ.get(k)) for k in STORE_ENV}
@@ -121,7 +126,7 @@ def _norm(value) -> str | None:
     return str(value) if value else None
 
 
-def serve(engram, keyword_only: bool = False):
+def serve(engram: Engram, keyword_only: bool = False):
     """Start serving ``engram`` on its data dir's socket (and, unless ``keyword_only``, load
     the model in the background). The running ``Daemon``; raises ``AlreadyRunning``."""
     from services.integrations.daemon import Daemon

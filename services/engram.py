@@ -29,6 +29,7 @@ from services.ingest.policy import Target, policy_for, sanitize_for
 from services.integrations import mcp_requests  # noqa: F401
 from services.records import AgentInfo, FactView, RememberResult, SearchHit
 from services.search.hybrid import Searcher, SearchWeights
+from services.store import fact_rows
 from services.store.episodes import EpisodeStore
 from services.store.facts import FactFilters, FactStore
 from services.store.review import ReviewInbox, review_metadata
@@ -299,7 +300,7 @@ class Engram:
         """Remove an agent the undoable way: it leaves every list, search and compile, and
         its rows and vectors stay until ``empty_trash``; ``restore_agent`` brings it back."""
         a = self._agent_row(slug)
-        n = Fact.select().where((Fact.agent == a.id) & (Fact.status == "active")).count()
+        n = fact_rows.active_count(a.id)
         when = utcnow().isoformat()
         a.settings = {**(a.settings or {}), TRASH_KEY: when}
         a.save()
@@ -319,7 +320,7 @@ class Engram:
         out = []
         for a in Agent.select().order_by(Agent.slug):
             if _trashed(a):
-                n = Fact.select().where((Fact.agent == a.id) & (Fact.status == "active")).count()
+                n = fact_rows.active_count(a.id)
                 out.append(TrashedAgent(a.slug, a.name, n, a.settings[TRASH_KEY]))
         return out
 
@@ -363,10 +364,10 @@ class Engram:
 
     def locate_fact(self, fact_id: int) -> str:
         """The slug of the agent that owns a fact (for id-only commands like ``show ID``)."""
-        row = Fact.select(Fact.agent).where(Fact.id == fact_id).first()
-        if row is None:
+        agent_id = fact_rows.owner(fact_id)
+        if agent_id is None:
             raise NotFound(f"no fact {fact_id}")
-        return Agent.get_by_id(row.agent_id).slug
+        return Agent.get_by_id(agent_id).slug
 
     def search_all(self, query: str, k: int = 10, **kw) -> list[tuple[str, SearchHit]]:
         hits: list[tuple[str, SearchHit]] = []
@@ -616,7 +617,7 @@ class AgentMemory:
         index = self.engram.index
         if index is None:
             return 0
-        if index.count(self.agent_id) >= Fact.select().where(Fact.agent == self.agent_id).count():
+        if index.count(self.agent_id) >= fact_rows.count(self.agent_id):
             return 0
         have = index.all_ids(self.agent_id)
         return self._embed_rows(lambda r: r[0] not in have, batch, None, cancelled)
@@ -634,14 +635,7 @@ class AgentMemory:
         return self._embed_rows(lambda r: True, batch, progress, cancelled)
 
     def _embed_rows(self, keep, batch, progress, cancelled) -> int:
-        rows = [
-            r
-            for r in Fact.select(Fact.id, Fact.content)
-            .where(Fact.agent == self.agent_id)
-            .order_by(Fact.id)
-            .tuples()
-            if keep(r)
-        ]
+        rows = [r for r in fact_rows.ordered_texts(self.agent_id) if keep(r)]
         done = 0
         for s in range(0, len(rows), batch):
             if cancelled and cancelled():

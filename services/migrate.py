@@ -22,6 +22,7 @@ from pathlib import Path
 from models import Agent, Fact
 from services.config import StoreConfig
 from services.errors import InvalidInput, NotFound
+from services.store import fact_rows
 
 
 @dataclass
@@ -107,7 +108,7 @@ def _export(source: StoreConfig, agents, tmp: Path) -> dict[str, tuple[Path, set
 
 
 def _hashes(agent_id: int) -> set[str]:
-    return {h for (h,) in Fact.select(Fact.content_hash).where(Fact.agent == agent_id).tuples()}
+    return fact_rows.content_hashes(agent_id)
 
 
 def _import(target: StoreConfig, archives) -> MigrateReport:

@@ -9,7 +9,11 @@ The password is never written to Engram's files: it is in the keyring under
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import urlparse
+
+if TYPE_CHECKING:
+    from services.store.handle import EngramHandle
 
 
 def keyring_name(url: str) -> str:
@@ -123,7 +127,7 @@ class ChangeListener:
     never in a transaction; ``fileno`` lets the app wake on the socket, ``drain`` says
     whether anything arrived. Not a team store: ``available`` is False."""
 
-    def __init__(self, engram):
+    def __init__(self, engram: EngramHandle):
         from models.db import is_postgres
 
         self.conn = None
@@ -252,11 +256,12 @@ class TeamAgent:
     mine: bool  # the connected role owns it (only the owner may share or privatise it)
 
 
-def team_agents(engram) -> list[TeamAgent]:
-    """The agents this role sees on a team store, with who owns them (empty: a local store)."""
+def team_agents(engram: EngramHandle | None) -> list[TeamAgent]:
+    """The agents this role sees on a team store, with who owns them (empty: a local store,
+    or no store open, as in a dialog opened before one is)."""
     from models.db import is_postgres
 
-    if not is_postgres(engram.db):
+    if engram is None or not is_postgres(engram.db):
         return []
     rows = engram.db.execute_sql(
         "SELECT slug, owner, visibility, owner = session_user FROM agent ORDER BY slug"

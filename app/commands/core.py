@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.cli import emit_json
+
+if TYPE_CHECKING:
+    from services.engram import Engram
 
 
 def _float01(s: str) -> float:
@@ -467,8 +471,8 @@ def cmd_writeback(args, ctx):
         return 4 if rep.conflicts else 0
     for c in rep.changes:
         print(c)
-    for c in rep.conflicts:
-        print(f"CONFLICT {c.file} fact {c.fact_id}: {c.reason}")
+    for conflict in rep.conflicts:
+        print(f"CONFLICT {conflict.file} fact {conflict.fact_id}: {conflict.reason}")
     print(
         f"written back {rep.pushed}, conflicts {len(rep.conflicts)}"
         + (" (dry run: nothing written)" if args.dry_run else "")
@@ -507,7 +511,7 @@ def cmd_recall(args, ctx):
             print(f"  ep{ep.id:<4} {e.score:.3f} [{slug}] {ep.day} {ep.time or ''}  {ep.summary}")
 
 
-def _recall_episodes(eng, args) -> list:
+def _recall_episodes(eng: Engram, args) -> list:
     slugs = [args.agent] if args.agent else [a.slug for a in eng.agents(with_counts=False)]
     out = []
     for slug in slugs:

@@ -5,9 +5,13 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.cli import emit_json
 from services.integrations.hooks_install import TARGETS
+
+if TYPE_CHECKING:
+    from services.engram import Engram
 
 
 def register(sub) -> None:
@@ -221,7 +225,7 @@ def cmd_mcp(args, ctx):
     return 0
 
 
-def _served_agent(eng, slug: str, create: bool) -> None:
+def _served_agent(eng: Engram, slug: str, create: bool) -> None:
     """A typo must not become a new, empty agent that a client then writes into."""
     from services.errors import NotFound
 

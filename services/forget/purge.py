@@ -13,14 +13,20 @@ from __future__ import annotations
 import shutil
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from models import Fact
 from services.forget.scrub import scrub_file
+from services.store import fact_rows
+
+if TYPE_CHECKING:
+    from services.store.handle import EngramHandle
 
 
-def purge_vectors(engram, agent_id: int, drop_ids: set[int], drop: bool = False) -> list[str]:
+def purge_vectors(
+    engram: EngramHandle, agent_id: int, drop_ids: set[int], drop: bool = False
+) -> list[str]:
     """Rebuild the agent's collection without ``drop_ids``: deleting ids in Chroma only
     marks them in HNSW, so the vectors would stay in the segment files."""
     idx = engram.index
@@ -53,11 +59,7 @@ def purge_vectors(engram, agent_id: int, drop_ids: set[int], drop: bool = False)
         if len(got["ids"]) < page:
             break
         offset += page
-    rows = {
-        i: c
-        for i, c in Fact.select(Fact.id, Fact.content).where(Fact.agent == agent_id).tuples()
-        if i not in drop_ids
-    }
+    rows = {i: c for i, c in fact_rows.fact_texts(agent_id) if i not in drop_ids}
     pairs = [(i, v) for i, v in zip(keep_ids, keep_vecs) if i in rows]
     idx.drop(agent_id)
     if pairs:
@@ -75,7 +77,7 @@ def purge_vectors(engram, agent_id: int, drop_ids: set[int], drop: bool = False)
     return notes
 
 
-def _vectors_in_postgres(engram) -> bool:
+def _vectors_in_postgres(engram: EngramHandle) -> bool:
     from models.db import is_postgres
 
     if getattr(engram.index, "kind", "") == "pgvector":
@@ -87,7 +89,7 @@ def _vectors_in_postgres(engram) -> bool:
     return vectors_in_database(engram.db)
 
 
-def _drop_collection_raw(engram, agent_id: int) -> None:
+def _drop_collection_raw(engram: EngramHandle, agent_id: int) -> None:
     path = Path(engram.config.vector_location)
     if not path.is_dir():
         return
@@ -98,7 +100,7 @@ def _drop_collection_raw(engram, agent_id: int) -> None:
 
 # a team store's tables that hold memory text (the tsvector columns live in fact and episode;
 # entity holds names, fact_vector embeddings): models/server_schema.py
-def compact_server_store(engram) -> list[str]:
+def compact_server_store(engram: EngramHandle) -> list[str]:
     """PostgreSQL keeps a deleted row as a dead tuple until the table is rewritten. A member
     does not own the tables (and may not VACUUM them): the owner's ``engram_compact``
     function rewrites each (CLUSTER: new files for the table, its TOAST and its indexes, GIN
@@ -111,7 +113,7 @@ def compact_server_store(engram) -> list[str]:
     return compact_team_store(engram.db, COMPACT_TABLES)
 
 
-def compact_store(engram) -> list[str]:
+def compact_store(engram: EngramHandle) -> list[str]:
     from models.db import is_postgres
 
     if is_postgres(engram.db):
@@ -134,7 +136,7 @@ def compact_store(engram) -> list[str]:
     return notes
 
 
-def _checkpoint(engram, tries: int = 20) -> bool:
+def _checkpoint(engram: EngramHandle, tries: int = 20) -> bool:
     for i in range(tries):
         busy, _log, _done = engram.db.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
         if not busy:
@@ -143,7 +145,7 @@ def _checkpoint(engram, tries: int = 20) -> bool:
     return False
 
 
-def _compact_chroma(engram) -> list[str]:
+def _compact_chroma(engram: EngramHandle) -> list[str]:
     from services.forget import isolated
 
     loc = Path(engram.config.vector_location)

@@ -3,19 +3,26 @@ not ours to read. Each guarantee is listed as held, failed, or out of reach."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from models import Agent
 from models.db import is_postgres
+
+if TYPE_CHECKING:
+    from services.store.handle import EngramHandle
 
 VECTOR_MATCH = 0.995  # cosine at which a stored vector is the forgotten text's own embedding
 
 
-def is_server_store(engram) -> bool:
+def is_server_store(engram: EngramHandle) -> bool:
     return is_postgres(engram.db) or str(engram.config.vector_location).startswith(
         ("http://", "https://")
     )
 
 
-def server_findings(engram, texts: list[str], agents: list[Agent], guarantees: list[str]):
+def server_findings(
+    engram: EngramHandle, texts: list[str], agents: list[Agent], guarantees: list[str]
+):
     """What remains on a team store (empty for a local one); its guarantees appended."""
     if not is_server_store(engram):
         return []
@@ -24,7 +31,9 @@ def server_findings(engram, texts: list[str], agents: list[Agent], guarantees: l
     return remaining
 
 
-def server_checks(engram, texts: list[str], agents: list[Agent]) -> tuple[list, list[str]]:
+def server_checks(
+    engram: EngramHandle, texts: list[str], agents: list[Agent]
+) -> tuple[list, list[str]]:
     """(remaining places, guarantees as sentences)."""
     remaining: list[tuple[str, str]] = []
     notes: list[str] = []
@@ -138,7 +147,7 @@ def _entities(db, texts, agents) -> list[tuple[str, str]]:
     return out
 
 
-def _vectors(engram, texts, agents) -> list[tuple[str, str]]:
+def _vectors(engram: EngramHandle, texts, agents) -> list[tuple[str, str]]:
     if engram.embedder is None or engram.index is None:
         return []
     out = []

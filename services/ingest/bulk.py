@@ -20,6 +20,7 @@ from models.tables import utcnow
 from services.ingest.limits import memory_too_long
 from services.ingest.pipeline import NewFact, memory_type_for, validate
 from services.ingest.policy import WritePolicy
+from services.store import fact_rows
 from services.store.text import (
     content_hash,
     require_clean,
@@ -28,8 +29,8 @@ from services.store.text import (
     require_clean_tags,
 )
 
-if TYPE_CHECKING:  # the façade sits above this package; only its type is used here
-    from services.engram import AgentMemory
+if TYPE_CHECKING:
+    from services.store.handle import MemoryHandle
 
 
 _FIELDS = [f for f in Fact._meta.sorted_fields if f.name != "id"]
@@ -41,7 +42,7 @@ _DEFAULTS = {"access_count": 0}
 
 
 def bulk_remember(
-    memory: AgentMemory,
+    memory: MemoryHandle,
     items: Iterable[NewFact],
     batch: int = 20000,
     embed: bool = False,
@@ -67,22 +68,11 @@ def bulk_remember(
     seen: set[str] = set()
     buf: list[dict] = []
 
-    def flush():
+    def flush() -> None:
         if not buf:
             return
         hashes = [r["content_hash"] for r in buf]
-        known: set[str] = set()
-        for s in range(0, len(hashes), 900):
-            known.update(
-                h
-                for (h,) in Fact.select(Fact.content_hash)
-                .where(
-                    (Fact.agent == m.agent_id)
-                    & Fact.content_hash.in_(hashes[s : s + 900])
-                    & (Fact.status != "forgotten")
-                )
-                .tuples()
-            )
+        known = fact_rows.known_hashes(m.agent_id, hashes, 900)
         rows = [r for r in buf if r["content_hash"] not in known]
         counts["duplicate"] += len(buf) - len(rows)
         ids: list[int] = []
@@ -97,14 +87,7 @@ def bulk_remember(
                         for r in rows
                     ),
                 )
-                ids = [
-                    i
-                    for (i,) in Fact.select(Fact.id)
-                    .where(Fact.agent == m.agent_id)
-                    .order_by(Fact.id.desc())
-                    .limit(len(rows))
-                    .tuples()
-                ][::-1]
+                ids = fact_rows.newest_ids(m.agent_id, len(rows))
                 m.facts.audit(
                     "bulk-import",
                     None,

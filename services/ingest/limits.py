@@ -22,8 +22,10 @@ from __future__ import annotations
 import io
 import os
 import re
+import zipfile
 import zlib
 from collections.abc import Iterator
+from typing import Any, BinaryIO
 
 from services.errors import InvalidInput
 
@@ -141,7 +143,9 @@ def inflate_capped(raw: bytes, limit: int | None = None, what: str = "member") -
     return out.getvalue()
 
 
-def read_member_capped(zf, info, limit: int | None = None) -> bytes:
+def read_member_capped(
+    zf: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int | None = None
+) -> bytes:
     """A zip member read in chunks and refused past ``limit`` inflated bytes (its declared
     size is the writer's word, not a promise)."""
     limit = limit or max_member_bytes()
@@ -178,7 +182,7 @@ def lines_capped(text: str, limit: int | None = None) -> Iterator[tuple[int, str
         start = end + 1
 
 
-def raw_lines(fh, limit: int | None = None) -> Iterator[tuple[int, bytes | None]]:
+def raw_lines(fh: BinaryIO, limit: int | None = None) -> Iterator[tuple[int, bytes | None]]:
     """(line number, bytes) from a binary file, streamed; a line over ``limit`` bytes is
     yielded as None and drained chunk by chunk, never held whole in memory."""
     limit = limit or max_line_bytes()
@@ -194,7 +198,7 @@ def raw_lines(fh, limit: int | None = None) -> Iterator[tuple[int, bytes | None]
 
 
 # --- YAML --------------------------------------------------------------------------------------
-def yaml_safe(block: str):
+def yaml_safe(block: str) -> Any:
     """``yaml.safe_load`` behind size, alias and node caps (a "billion laughs" expands a few
     hundred bytes into gigabytes only when something walks it). TooLarge past a cap."""
     import yaml

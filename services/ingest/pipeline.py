@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from models import Fact
 from models.tables import MEMORY_TYPES, utcnow
 from services.entities.service import link_row
 from services.errors import InvalidInput
@@ -22,6 +21,7 @@ from services.ingest.limits import memory_too_long
 from services.ingest.policy import check_utf8, policy_for
 from services.ingest.subjects import subject_key
 from services.records import RememberResult
+from services.store import fact_rows
 from services.store.facts import snapshot
 from services.store.review import review_metadata, was_rejected
 from services.store.text import (
@@ -32,8 +32,8 @@ from services.store.text import (
     require_clean_tags,
 )
 
-if TYPE_CHECKING:  # the façade sits above this package; only its type is used here
-    from services.engram import AgentMemory
+if TYPE_CHECKING:
+    from services.store.handle import MemoryHandle
 
 NEAR_DUPLICATE = 0.95
 # below the merge cut, a stored fact this close that says the same sentence with one value
@@ -97,17 +97,21 @@ def _in_conflict(item: NewFact, other: int) -> NewFact:
     return replace(item, status="pending", metadata=meta)
 
 
+# (batch index, item, clean text, content hash) of an item the write policy let through
+_Prepared = tuple[int, "NewFact", str, str]
+
+
 class _Bucket:
     """The latest ``BATCH_WINDOW`` kept memories of one signature, their vectors in a ring
     (no per-item copy of the window: that copy alone made a 100k batch take minutes). The
     ring grows as it fills: most signatures hold one memory."""
 
-    def __init__(self, dim: int, dtype):
+    def __init__(self, dim: int, dtype: np.dtype) -> None:
         self.ring = np.empty((1, dim), dtype=dtype)
         self.positions: list[int] = []  # batch positions, in ring order
         self._next = 0
 
-    def add(self, position: int, vector) -> None:
+    def add(self, position: int, vector: np.ndarray) -> None:
         n = len(self.positions)
         if n < BATCH_WINDOW:
             if n == len(self.ring):
@@ -122,14 +126,14 @@ class _Bucket:
         self.positions[self._next] = position
         self._next = (self._next + 1) % BATCH_WINDOW
 
-    def similarities(self, vector):
+    def similarities(self, vector: np.ndarray) -> np.ndarray:
         return self.ring[: len(self.positions)] @ vector
 
 
 class Ingestor:
     """One write batch. Holds per-batch state: make a new one per ``remember_many`` call."""
 
-    def __init__(self, memory: AgentMemory):
+    def __init__(self, memory: MemoryHandle) -> None:
         self.m = memory
         self._links: dict[int, tuple[str, int]] = {}  # batch index → (update|conflict, fact)
         # near twins: subject, text, status, created_at
@@ -145,8 +149,10 @@ class Ingestor:
         actor: str = "user",
         bump: bool = True,
     ) -> list[RememberResult]:
-        results: list[RememberResult | None] = [None] * len(items)
-        prepared, notes = self._screen(items, results)
+        screened: list[RememberResult | None] = [None] * len(items)
+        prepared, notes = self._screen(items, screened)
+        results = [r for r in screened if r is not None]
+        assert len(results) == len(items)  # the policy gave every item its result
         # Restating a superseded fact makes it current again (a new fact that supersedes the
         # newer one); re-importing an old file (bump=False) must not, so there it is a duplicate.
         live = DEDUP_STATUSES if bump else DEDUP_STATUSES + ("superseded",)
@@ -172,10 +178,10 @@ class Ingestor:
                 ]
             )
         self._publish(ids, texts, vecs, vectors is not None)
-        return results  # type: ignore[return-value]
+        return results
 
     def _screen(
-        self, items, results
+        self, items: Sequence[NewFact], results: list[RememberResult | None]
     ) -> tuple[list[tuple[int, NewFact, str, str]], dict[int, dict]]:
         """The write policy on every item: (index, item, clean text, hash) for those that may
         be stored; the others get their result here (empty, blocked)."""
@@ -201,7 +207,8 @@ class Ingestor:
                 )
             # every text field beside the content passes the policy too: a subject is indexed
             # and shown, tags are searched, metadata is exported and read by the entity linker
-            item = replace(item, subject=policy.field(item.subject), tags=policy.tags(item.tags))
+            tags: list[str] = list(policy.tags(item.tags))
+            item = replace(item, subject=policy.field(item.subject), tags=tags)
             note = verdict.audit_note()
             if note:
                 notes[i] = note
@@ -219,7 +226,9 @@ class Ingestor:
                 prepared.append((i, item, verdict.text, content_hash(verdict.text)))
         return prepared, notes
 
-    def _exact_duplicates(self, prepared, results, live):
+    def _exact_duplicates(
+        self, prepared: list[_Prepared], results: list[RememberResult], live: tuple[str, ...]
+    ) -> tuple[list[_Prepared], dict[int, int]]:
         """Exact duplicates against the store and within the batch: (fresh items, dup_of)
         where dup_of maps an index to a fact id or -(batch index)-1."""
         existing = self._existing_hashes(list({h for _, _, _, h in prepared}), prepared, live)
@@ -239,21 +248,13 @@ class Ingestor:
                 fresh.append(entry)
         return fresh, dup_of
 
-    def _existing_hashes(self, hashes, prepared, live) -> dict[str, int]:
+    def _existing_hashes(
+        self, hashes: list[str], prepared: list[_Prepared], live: tuple[str, ...]
+    ) -> dict[str, int]:
         m = self.m
         rows_of: dict[str, list[tuple[int, str, str | None]]] = {}
-        for s in range(0, len(hashes), 500):
-            for fid, h, st, subj in (
-                Fact.select(Fact.id, Fact.content_hash, Fact.status, Fact.subject)
-                .where(
-                    (Fact.agent == m.agent_id)
-                    & Fact.content_hash.in_(hashes[s : s + 500])
-                    & Fact.status.in_(live)
-                )
-                .order_by(Fact.id)
-                .tuples()
-            ):
-                rows_of.setdefault(h, []).append((fid, st, subj))
+        for fid, h, st, subj in fact_rows.hash_twins(m.agent_id, hashes, live):
+            rows_of.setdefault(h, []).append((fid, st, subj))
         existing: dict[str, int] = {}
         old_subjects: dict[str, set] = {}  # hash -> subjects of its twins, all superseded
         for h, rows in rows_of.items():
@@ -269,7 +270,14 @@ class Ingestor:
         return existing
 
     def _store(
-        self, fresh, vectors, notes, results, actor, progress, cancelled
+        self,
+        fresh: list[_Prepared],
+        vectors: np.ndarray | None,
+        notes: dict[int, dict],
+        results: list[RememberResult],
+        actor: str,
+        progress: Callable[[int, int], None] | None,
+        cancelled: Callable[[], bool] | None,
     ) -> tuple[list[int], list[str], list[np.ndarray]]:
         """Rows + FTS in transactions of 500; returns (ids, texts, vectors) added."""
         m = self.m
@@ -315,12 +323,20 @@ class Ingestor:
         self, ids: list[int], texts: list[str], vecs: list[np.ndarray], have_vectors: bool
     ) -> None:
         m = self.m
-        if ids and have_vectors:
+        if ids and have_vectors and m.engram.index is not None:
             m.engram.index.upsert(m.agent_id, ids, texts, np.stack(vecs))
         if ids:
             m.engram.bus.emit("fact.added", agent_id=m.agent_id, ids=ids)
 
-    def _near_duplicates(self, fresh, vectors, threshold, results, dup_of, live):
+    def _near_duplicates(
+        self,
+        fresh: list[_Prepared],
+        vectors: np.ndarray,
+        threshold: float,
+        results: list[RememberResult],
+        dup_of: dict[int, int],
+        live: tuple[str, ...],
+    ) -> tuple[list[_Prepared], np.ndarray]:
         """Merge what says the same thing again; a near twin that changes a value, a name
         or a negation is a correction (it supersedes) or a conflict (both stay, in review)."""
         keep_idx: list[int] = []
@@ -349,7 +365,9 @@ class Ingestor:
             bucket.add(j, vectors[j])
         return [fresh[j] for j in keep_idx], vectors[keep_idx] if keep_idx else vectors[:0]
 
-    def _nearest_stored(self, fresh, vectors, threshold, live) -> list[list[tuple[int, float]]]:
+    def _nearest_stored(
+        self, fresh: list[_Prepared], vectors: np.ndarray, threshold: float, live: tuple[str, ...]
+    ) -> list[list[tuple[int, float]]]:
         """Stored facts at or above the threshold for each fresh item, with their text."""
         m = self.m
         index = m.engram.index
@@ -358,13 +376,7 @@ class Ingestor:
         nearest = index.query_many(m.agent_id, vectors, k=3)
         window = min(threshold, CORRECTION_WINDOW)
         cand = {fid for hits in nearest for fid, sim in hits if sim >= window}
-        rows = (
-            Fact.select(Fact.id, Fact.subject, Fact.content, Fact.status, Fact.created_at)
-            .where((Fact.agent == m.agent_id) & Fact.id.in_(list(cand)) & Fact.status.in_(live))
-            .tuples()
-            if cand
-            else []
-        )
+        rows = fact_rows.near_rows(m.agent_id, cand, live) if cand else []
         self._stored = {fid: (subj, content, st, at) for fid, subj, content, st, at in rows}
         # a fact naming the same subject as its near twin is a newer statement about it
         # (a task moving on by a word): it supersedes, it is not absorbed
@@ -380,7 +392,7 @@ class Ingestor:
         ]
 
     def _match_stored(
-        self, hits, threshold, text, when: datetime | None
+        self, hits: list[tuple[int, float]], threshold: float, text: str, when: datetime | None
     ) -> tuple[int | None, tuple[str, int] | None]:
         """(fact it repeats, None) or (None, (update|conflict, fact it contradicts))."""
         link: tuple[str, int] | None = None
@@ -395,7 +407,14 @@ class Ingestor:
                 link = (verdict, fid)
         return None, link
 
-    def _batch_twin(self, fresh, vectors, bucket, j, threshold) -> int | None:
+    def _batch_twin(
+        self,
+        fresh: list[_Prepared],
+        vectors: np.ndarray,
+        bucket: _Bucket,
+        j: int,
+        threshold: float,
+    ) -> int | None:
         """An earlier memory of this batch that says the same thing. Only memories with the
         same signature can (``contradiction.signature``), and of those the latest
         ``BATCH_WINDOW``: a 100k-memory import stays linear, not quadratic."""
@@ -417,7 +436,7 @@ class Ingestor:
         m = self.m
         subject = item.subject or self._policy.field(subject_key(text))
         now = utcnow()
-        row = Fact.create(
+        row = fact_rows.create_row(
             agent=m.agent_id,
             content=require_clean(text),
             content_hash=h,
@@ -441,15 +460,7 @@ class Ingestor:
         link_row(m, row)
         superseded: list[int] = []
         if subject and item.status == "active":
-            olds = list(
-                Fact.select().where(
-                    (Fact.agent == m.agent_id)
-                    & (Fact.subject == subject)
-                    & (Fact.status == "active")
-                    & (Fact.id != row.id)
-                    & (Fact.created_at <= row.created_at)
-                )
-            )
+            olds = fact_rows.older_on_subject(m.agent_id, subject, row.id, row.created_at)
             for old in olds:
                 before = snapshot(old)
                 old.status, old.superseded_by, old.updated_at = "superseded", row.id, now
@@ -474,7 +485,7 @@ class Ingestor:
             return []
         if kind != "update":
             return []
-        old = Fact.get_or_none((Fact.id == old_id) & Fact.status.in_(("active", "pending")))
+        old = fact_rows.row_in(old_id, ("active", "pending"))
         if old is None:
             return []
         before = snapshot(old)
@@ -497,7 +508,7 @@ class Ingestor:
             return
         with self.m.db.atomic():
             for fid in set(ids):
-                row = Fact.get_or_none((Fact.agent == self.m.agent_id) & (Fact.id == fid))
+                row = fact_rows.row(self.m.agent_id, fid)
                 if row is None:
                     continue
                 before = snapshot(row)

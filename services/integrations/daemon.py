@@ -66,7 +66,7 @@ def request(data_dir: str | Path, payload: dict, timeout: float = 30.0) -> dict 
 
 
 def _read_all(s: socket.socket) -> bytes:
-    chunks = []
+    chunks: list[bytes] = []
     while True:
         got = s.recv(65536)
         if not got:

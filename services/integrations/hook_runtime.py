@@ -9,9 +9,13 @@ import json
 import os
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from services.errors import InvalidInput
 from services.store.atomic import atomic_write
+
+if TYPE_CHECKING:
+    from services.store.handle import MemoryHandle
 
 
 def read_hook_input(stream) -> dict:
@@ -73,7 +77,7 @@ def read_prompt_input(stream) -> str:
     return str(data.get("prompt") or "") if isinstance(data, dict) else ""
 
 
-def run_hook(memory, hook: dict):
+def run_hook(memory: MemoryHandle, hook: dict):
     """Ingest the finished session (idempotent per session id: the lifecycle's sessions
     service records each session once)."""
     from models.identity import set_origin

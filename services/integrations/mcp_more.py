@@ -8,13 +8,17 @@ naming the argument, never a validator's dump with a link."""
 from __future__ import annotations
 
 import functools
-from typing import Annotated, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp.server.mcpserver import Context
 from pydantic import Field
 
 from services.integrations import mcp_more_tools as more
 from services.integrations import mcp_tools as tools
+
+if TYPE_CHECKING:
+    from services.store.handle import MemoryHandle
 
 READ = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True}
 
@@ -42,7 +46,9 @@ def expected_async(fn):
     return run
 
 
-def register(server, mem, slug: str, expected, client_name, annotations) -> None:
+def register(
+    server, mem: Callable[[], MemoryHandle], slug: str, expected, client_name, annotations
+) -> None:
     recent_uri = f"engram://{slug}/recent.md"
 
     async def changed(ctx: Context) -> None:
@@ -220,7 +226,7 @@ def register(server, mem, slug: str, expected, client_name, annotations) -> None
     _register_prompts(server, mem)
 
 
-def _register_prompts(server, mem) -> None:
+def _register_prompts(server, mem: Callable[[], MemoryHandle]) -> None:
     @server.prompt(
         name="what_do_you_remember",
         title="What do you remember about…",

@@ -25,7 +25,7 @@ from services.store import review
 from services.store.text import normalize
 
 if TYPE_CHECKING:
-    from services.engram import AgentMemory
+    from services.store.handle import MemoryHandle
 
 FORGET = "forget-request"
 DELETE = "delete-request"
@@ -35,7 +35,7 @@ MIN_BROAD = 3  # ...when it matches at least this many (a small agent's one fact
 EXTRA_STOP = frozenset("all any every everything memory memories fact facts thing things".split())
 
 
-def check_phrase(memory: AgentMemory, phrase: str, would_forget: int) -> None:
+def check_phrase(memory: MemoryHandle, phrase: str, would_forget: int) -> None:
     """InvalidInput unless ``phrase`` is specific enough to become a forget rule."""
     norm = normalize(phrase or "")
     words = norm.split()
@@ -53,7 +53,7 @@ def check_phrase(memory: AgentMemory, phrase: str, would_forget: int) -> None:
         )
 
 
-def _queue(memory: AgentMemory, kind: str, text: str, detail: dict, key: str) -> int | None:
+def _queue(memory: MemoryHandle, kind: str, text: str, detail: dict, key: str) -> int | None:
     item = NewFact(
         content=text,
         category="meta",
@@ -68,7 +68,7 @@ def _queue(memory: AgentMemory, kind: str, text: str, detail: dict, key: str) ->
     return res.fact_id
 
 
-def queue_forget(memory: AgentMemory, phrase: str, would_forget: list[int], client: str) -> dict:
+def queue_forget(memory: MemoryHandle, phrase: str, would_forget: list[int], client: str) -> dict:
     verdict = policy_for(memory).sanitize(phrase)
     if verdict.blocked_by:
         return {"queued": False, "status": "already forgotten: a forget rule blocks this text"}
@@ -84,7 +84,7 @@ def queue_forget(memory: AgentMemory, phrase: str, would_forget: list[int], clie
     return _queued(rid)
 
 
-def queue_delete(memory: AgentMemory, fact_id: int, client: str) -> dict:
+def queue_delete(memory: MemoryHandle, fact_id: int, client: str) -> dict:
     fact = memory.get(int(fact_id))  # NotFound for another agent's id
     quote = " ".join(fact.content.split())
     quote = quote if len(quote) <= 120 else quote[:119] + "…"
@@ -102,7 +102,7 @@ def _queued(rid: int | None) -> dict:
     }
 
 
-def execute_forget(memory: AgentMemory, phrase: str, actor: str = "user") -> dict:
+def execute_forget(memory: MemoryHandle, phrase: str, actor: str = "user") -> dict:
     from services.forget.service import ForgetScope, ForgetService
 
     scope = ForgetScope(agent=memory.slug, matching=phrase)
@@ -111,7 +111,7 @@ def execute_forget(memory: AgentMemory, phrase: str, actor: str = "user") -> dic
     return service.execute(scope, preview=pv)
 
 
-def approve(memory: AgentMemory, request_id: int, actor: str = "user") -> None:
+def approve(memory: MemoryHandle, request_id: int, actor: str = "user") -> None:
     """Run an approved request (the review inbox calls this on accept)."""
     row = memory.get(int(request_id))
     note = (row.metadata or {}).get(review.REVIEW) or {}
@@ -132,7 +132,7 @@ def approve(memory: AgentMemory, request_id: int, actor: str = "user") -> None:
         raise InvalidInput(f"fact {request_id} is not a request")
 
 
-def _exists(memory: AgentMemory, fact_id: int) -> bool:
+def _exists(memory: MemoryHandle, fact_id: int) -> bool:
     try:
         memory.get(fact_id)
     except NotFound:

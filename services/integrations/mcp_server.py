@@ -17,14 +17,18 @@ import inspect
 import ipaddress
 import os
 import secrets
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp.server.mcpserver import Context
 from pydantic import BaseModel, Field
 
 from services.errors import EngramError, InvalidInput
 from services.integrations import mcp_tools as tools
+
+if TYPE_CHECKING:
+    from services.store.handle import EngramHandle, MemoryHandle
 
 TOKEN_FILE = "mcp-token"
 LAYER_NAMES = ("today", "week", "longterm", "memory")
@@ -42,7 +46,7 @@ READ = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True}
 def _annotations(**hints):
     from mcp.types import ToolAnnotations
 
-    return ToolAnnotations(openWorldHint=False, **hints)
+    return ToolAnnotations(open_world_hint=False, **hints)
 
 
 def expected(fn):
@@ -82,7 +86,7 @@ def client_name(ctx) -> str | None:
     return getattr(info, "name", None)
 
 
-def build_server(engram, slug: str):
+def build_server(engram: EngramHandle, slug: str):
     """An ``MCPServer`` bound to agent ``slug`` (which must exist)."""
     from mcp.server.mcpserver import MCPServer
 
@@ -97,7 +101,7 @@ def build_server(engram, slug: str):
         version=mcp_more.server_version(),
     )
 
-    def mem():
+    def mem() -> MemoryHandle:
         return engram.agent(slug)  # fresh handle: settings may change while the server runs
 
     _register_writes(server, mem)
@@ -108,7 +112,7 @@ def build_server(engram, slug: str):
     return server
 
 
-def _register_writes(server, mem) -> None:
+def _register_writes(server, mem: Callable[[], MemoryHandle]) -> None:
     @server.tool(
         name="remember",
         title="Remember a fact",
@@ -191,7 +195,7 @@ def _can_ask(ctx) -> bool:
         return False
 
 
-def _register_forget(server, mem) -> None:
+def _register_forget(server, mem: Callable[[], MemoryHandle]) -> None:
     @server.tool(
         name="forget",
         title="Ask to forget a subject for good",
@@ -232,7 +236,7 @@ def _register_forget(server, mem) -> None:
         return tools.forget(memory, matching, preview=False, client=client)
 
 
-def _register_reads(server, mem) -> None:
+def _register_reads(server, mem: Callable[[], MemoryHandle]) -> None:
     @server.tool(
         name="recall",
         title="Search memory",
@@ -290,7 +294,7 @@ def _register_reads(server, mem) -> None:
         return tools.get_context(mem(), query, budget)
 
 
-def _register_resources(server, mem, slug: str) -> None:
+def _register_resources(server, mem: Callable[[], MemoryHandle], slug: str) -> None:
     def reader(layer: str):
         def read() -> str:
             from mcp.server.mcpserver.exceptions import ResourceError
@@ -417,7 +421,7 @@ def http_app(server, token: str, host: str, port: int):
     return Guard(app, token, port)
 
 
-def _warm_up(engram, warm_up: bool) -> None:
+def _warm_up(engram: EngramHandle, warm_up: bool) -> None:
     """Started once the SDK is imported and the tools are built, so the model's and Chroma's
     imports do not compete with answering ``initialize``; until it ends, recall is keyword."""
     if warm_up and not engram.semantic_enabled:
@@ -426,13 +430,13 @@ def _warm_up(engram, warm_up: bool) -> None:
         warm_up_in_background(engram)
 
 
-def serve_stdio(engram, slug: str, warm_up: bool = False) -> None:
+def serve_stdio(engram: EngramHandle, slug: str, warm_up: bool = False) -> None:
     server = build_server(engram, slug)
     _warm_up(engram, warm_up)
     server.run("stdio")
 
 
-def serve_http(engram, slug: str, listen: str, warm_up: bool = False) -> None:
+def serve_http(engram: EngramHandle, slug: str, listen: str, warm_up: bool = False) -> None:
     import uvicorn
 
     host, port = parse_listen(listen)

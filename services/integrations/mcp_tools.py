@@ -21,7 +21,7 @@ from services.store.review import review_metadata
 from services.store.untrusted import DATA_NOTICE, one_line
 
 if TYPE_CHECKING:
-    from services.engram import AgentMemory
+    from services.store.handle import EngramHandle, MemoryHandle
 
 REVIEW_SETTING = "mcp_review"  # Agent.settings key: MCP writes wait in the review inbox
 MAX_LIST = 200
@@ -34,13 +34,13 @@ def actor_for(client: str | None) -> str:
     return f"mcp:{name or 'unknown'}"
 
 
-def review_required(memory: AgentMemory) -> bool:
+def review_required(memory: MemoryHandle) -> bool:
     """Read from the row, not the handle: the desktop app may flip it while a server runs."""
     row = Agent.get_or_none(Agent.id == memory.agent_id)
     return bool(((row.settings if row else None) or {}).get(REVIEW_SETTING))
 
 
-def set_review_required(engram, slug: str, on: bool) -> None:
+def set_review_required(engram: EngramHandle, slug: str, on: bool) -> None:
     engram.update_agent(slug, settings={REVIEW_SETTING: bool(on)})
 
 
@@ -60,7 +60,7 @@ def _fact_json(f) -> dict:
 
 # writes ------------------------------------------------------------------------------------
 def remember(
-    memory: AgentMemory,
+    memory: MemoryHandle,
     text: str,
     category: str = "fact",
     importance: float = 0.5,
@@ -103,7 +103,7 @@ def remember(
 
 
 def update_memory(
-    memory: AgentMemory,
+    memory: MemoryHandle,
     id: int,
     text: str | None = None,
     category: str | None = None,
@@ -123,7 +123,7 @@ def update_memory(
     return {"updated": True, **_fact_json(after)}
 
 
-def delete_memory(memory: AgentMemory, id: int, client: str | None = None) -> dict:
+def delete_memory(memory: MemoryHandle, id: int, client: str | None = None) -> dict:
     """Queued for the user, like ``forget``: an agent alone cannot remove a memory."""
     from services.integrations import mcp_requests
 
@@ -132,7 +132,7 @@ def delete_memory(memory: AgentMemory, id: int, client: str | None = None) -> di
 
 # reads -------------------------------------------------------------------------------------
 def recall(
-    memory: AgentMemory,
+    memory: MemoryHandle,
     query: str,
     k: int = 5,
     category: str | None = None,
@@ -154,7 +154,7 @@ def recall(
 
 
 def list_memories(
-    memory: AgentMemory,
+    memory: MemoryHandle,
     category: str | None = None,
     status: str = "active",
     limit: int = 50,
@@ -174,7 +174,7 @@ def list_memories(
     }
 
 
-def get_context(memory: AgentMemory, query: str, budget: int = 1500) -> str:
+def get_context(memory: MemoryHandle, query: str, budget: int = 1500) -> str:
     from services.search.context import build_context
 
     return build_context(memory, query, budget=int(budget))
@@ -182,7 +182,7 @@ def get_context(memory: AgentMemory, query: str, budget: int = 1500) -> str:
 
 # forget ------------------------------------------------------------------------------------
 def forget(
-    memory: AgentMemory, matching: str, preview: bool = True, client: str | None = None
+    memory: MemoryHandle, matching: str, preview: bool = True, client: str | None = None
 ) -> dict:
     """Preview what a forget would erase; with ``preview=False`` queue it for the user.
 
@@ -209,7 +209,7 @@ def forget(
     return mcp_requests.queue_forget(memory, matching, ids, actor_for(client))
 
 
-def forget_approved(memory: AgentMemory, matching: str, client: str | None = None) -> dict:
+def forget_approved(memory: MemoryHandle, matching: str, client: str | None = None) -> dict:
     """The user said yes in their client (MCP elicitation): erase now."""
     from services.integrations import mcp_requests
 
@@ -218,7 +218,7 @@ def forget_approved(memory: AgentMemory, matching: str, client: str | None = Non
     return {"preview": False, "receipt": receipt}
 
 
-def resource_text(memory: AgentMemory, layer: str = "memory") -> str:
+def resource_text(memory: MemoryHandle, layer: str = "memory") -> str:
     from services.lifecycle.compile import latest_layers
 
     got = latest_layers(memory).get(layer)

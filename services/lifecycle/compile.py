@@ -134,17 +134,6 @@ def _rows(memory: MemoryHandle, where=None, limit: int = CANDIDATES) -> list[_Ro
     ]
 
 
-def _in_days(start: date, end: date):
-    """Facts about [start, end]: their event date, else their creation day."""
-    lo, hi = (
-        datetime(start.year, start.month, start.day),
-        datetime(end.year, end.month, end.day) + timedelta(days=1),
-    )
-    return (
-        (Fact.event_date.is_null(False)) & (Fact.event_date >= start) & (Fact.event_date <= end)
-    ) | (Fact.event_date.is_null(True) & (Fact.created_at >= lo) & (Fact.created_at < hi))
-
-
 def assemble(
     title: list[str], sections: list[str], cands: list[_Cand], budget: int, empty: str
 ) -> tuple[str, list, int]:
@@ -216,7 +205,7 @@ class CompileService:
         return out
 
     def _today(self, today: date) -> tuple[str, list, int]:
-        rows = _rows(self.memory, _in_days(today, today))
+        rows = _rows(self.memory, fact_rows.about_days(today, today))
         facts = [_Cand("New facts", _fact_line(r), [r.id], r.pinned) for r in rows]
         cands = [c for c in facts if c.pinned]
         cands += self._episode_cands("Sessions", today, today, with_day=False)
@@ -231,7 +220,7 @@ class CompileService:
 
     def _week(self, today: date) -> tuple[str, list, int]:
         start, end = today - timedelta(days=6), today - timedelta(days=1)
-        rows = _rows(self.memory, _in_days(start, end))
+        rows = _rows(self.memory, fact_rows.about_days(start, end))
         cands = [_Cand("Facts", _fact_line(r, dated=True), [r.id], True) for r in rows if r.pinned]
         cands += self._episode_cands("Sessions", start, end, with_day=True)
         cands += [
@@ -246,19 +235,12 @@ class CompileService:
         )
 
     def _longterm(self, today: date | None = None) -> tuple[str, list, int]:
-        tier = pw.fn.json_extract(Fact.metadata, "$.tier")
-        durable = (Fact.pinned == True) | tier.is_null(True) | (tier == "long")  # noqa: E712
+        # what a session taught and still stands a week later (not a task or a scratch note)
+        # is long-term knowledge, whether or not GC has promoted it yet
+        old = None
         if today is not None:
-            # what a session taught and still stands a week later (not a task or a scratch
-            # note) is long-term knowledge, whether or not GC has promoted it yet
             old = datetime.combine(today - timedelta(days=6), datetime.min.time())
-            durable |= (
-                (tier == "short")
-                & (Fact.created_at < old)
-                & Fact.category.not_in(["task", "tmp"])
-                & (Fact.source == "session")
-            )
-        rows = _rows(self.memory, durable)
+        rows = _rows(self.memory, fact_rows.long_term(old))
         cands = [
             _Cand(
                 "Pinned" if r.pinned else "Long-term", _fact_line(r, dated=True), [r.id], r.pinned

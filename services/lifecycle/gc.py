@@ -16,16 +16,23 @@ the long-term cap.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
+from typing import TYPE_CHECKING, Literal
 
 import peewee as pw
 
-from models import AuditEvent, CompiledLayer, Episode, Fact, Session
+from models import AuditEvent, CompiledLayer, Episode, Session
 from services.lifecycle.config import NO_DECAY, LifecycleConfig, config_for
+from services.store import fact_rows
+from services.store.audit import AuditRow, record_audit, record_audit_batch
+from services.store.chunks import chunks
 from services.store.facts import snapshot
 from services.store.review import in_review
+
+if TYPE_CHECKING:
+    from services.store.handle import MemoryHandle
 
 ACTOR = "gc"
 # One run never archives most of a store (a first GC on a big import would have taken 95 %):
@@ -129,18 +136,9 @@ def _as_datetime(now) -> datetime:
     raise TypeError("now must be a date or datetime")
 
 
-def hot_count(memory) -> int:
+def hot_count(memory: MemoryHandle) -> int:
     """Active, unpinned short-term facts: what the pending threshold is measured against."""
-    return (
-        Fact.select()
-        .where(
-            (Fact.agent == memory.agent_id)
-            & (Fact.status == "active")
-            & (Fact.pinned == False)  # noqa: E712
-            & (pw.fn.json_extract(Fact.metadata, "$.tier") == "short")
-        )
-        .count()
-    )
+    return fact_rows.short_term_count(memory.agent_id)
 
 
 def score(f: _F, now: datetime) -> float:
@@ -165,23 +163,8 @@ def _meta(raw) -> dict:
     return v if isinstance(v, dict) else {}
 
 
-def _load(memory) -> list[_F]:
-    q = (
-        Fact.select(
-            Fact.id,
-            Fact.category,
-            Fact.importance,
-            Fact.pinned,
-            Fact.status,
-            Fact.created_at,
-            Fact.last_accessed,
-            Fact.access_count,
-            Fact.expires_at,
-            Fact.metadata,
-        )
-        .where((Fact.agent == memory.agent_id) & Fact.status.in_(["active", "pending"]))
-        .order_by(Fact.id)
-    )
+def _load(memory: MemoryHandle) -> list[_F]:
+    q = fact_rows.lifecycle_rows(memory.agent_id)
     learned = _learned_times(memory)
     return [
         _F(
@@ -197,11 +180,11 @@ def _load(memory) -> list[_F]:
             _meta(r.metadata),
             learned.get(r.id),
         )
-        for r in q.namedtuples()
+        for r in q
     ]
 
 
-def _learned_times(memory) -> dict[int, datetime]:
+def _learned_times(memory: MemoryHandle) -> dict[int, datetime]:
     """fact id → when it was stored, from the audit trail: a ``create`` event per fact, or a
     ``bulk-import`` event naming the range of ids one batch inserted."""
     out: dict[int, datetime] = {}
@@ -384,7 +367,7 @@ def _plan_run_cap(facts: list[_F], now: datetime, report: GCReport, cap: int | N
     report.held_back = len(back)
 
 
-def _plan_pruning(memory, now: datetime, cfg: LifecycleConfig, report: GCReport):
+def _plan_pruning(memory: MemoryHandle, now: datetime, cfg: LifecycleConfig, report: GCReport):
     cutoff = now.date() - timedelta(days=int(cfg.episode_retention_days))
     eps = list(
         Episode.select(Episode.id, Episode.day)
@@ -473,17 +456,11 @@ def _reasons(report: GCReport) -> dict[int, list[GCAction]]:
     return reasons
 
 
-def _apply_decay(memory, decay_only: list[_F], report: GCReport) -> None:
+def _apply_decay(memory: MemoryHandle, decay_only: list[_F], report: GCReport) -> None:
     """Decay alone touches many rows: one executemany, no per-row snapshot."""
     if not decay_only:
         return
-    old = {
-        r[0]: (r[1], r[2], r[3])
-        for s in range(0, len(decay_only), 500)
-        for r in Fact.select(Fact.id, Fact.importance, Fact.status, Fact.metadata)
-        .where(Fact.id.in_([f.id for f in decay_only[s : s + 500]]))
-        .tuples()
-    }
+    old = {r[0]: (r[1], r[2], r[3]) for r in fact_rows.states([f.id for f in decay_only])}
     rows = [(f.new_importance, _js(f.metadata), f.id) for f in decay_only]
     memory.db.cursor().executemany(
         _sql(memory, "UPDATE fact SET importance = ?, metadata = ? WHERE id = ?"), rows
@@ -517,22 +494,18 @@ def _fact_update(row, f: _F, reasons, now: datetime, report: GCReport):
     return (imp, status, _js(meta), str(now), row.id), audits
 
 
-_AUDIT_SQL = (
-    "INSERT INTO {table} (agent_id, fact_id, action, before, after, actor, reason, created_at) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-)
-
-
-def _sql(memory, sql: str) -> str:
+def _sql(memory: MemoryHandle, sql: str) -> str:
     """Raw SQL in the store's placeholder style (``?`` for SQLite, ``%s`` for PostgreSQL)."""
     return sql.replace("?", memory.db.param)
 
 
-def _apply_acted(memory, acted: dict[int, _F], reasons, now: datetime, report: GCReport) -> None:
-    ids = list(acted)
-    for s in range(0, len(ids), 500):
-        updates, audits = [], []
-        for row in Fact.select().where(Fact.id.in_(ids[s : s + 500])):
+def _apply_acted(
+    memory: MemoryHandle, acted: dict[int, _F], reasons, now: datetime, report: GCReport
+) -> None:
+    for part in chunks(list(acted)):
+        updates: list[tuple] = []
+        audits: list[AuditRow] = []
+        for row in fact_rows.any_rows(part):
             upd, aud = _fact_update(row, acted[row.id], reasons, now, report)
             updates.append(upd)
             audits += aud
@@ -544,19 +517,16 @@ def _apply_acted(memory, acted: dict[int, _F], reasons, now: datetime, report: G
             ),
             updates,
         )
-        if audits:  # raw executemany: peewee's insert_many builds SQL per row (4x slower)
-            memory.db.cursor().executemany(
-                _sql(memory, _AUDIT_SQL.format(table=AuditEvent._meta.table_name)), audits
-            )
+        record_audit_batch(memory.db, audits)
 
 
-def _apply_pruning(memory, report: GCReport, pruned, now: datetime) -> None:
+def _apply_pruning(memory: MemoryHandle, report: GCReport, pruned, now: datetime) -> None:
     eps, sess, layers = pruned
     if report.decayed:
-        AuditEvent.create(
-            agent=memory.agent_id,
-            fact_id=None,
-            action="gc.decay",
+        record_audit(
+            memory.agent_id,
+            "gc.decay",
+            None,
             after={"facts": report.decayed},
             actor=ACTOR,
             created_at=now,
@@ -564,10 +534,10 @@ def _apply_pruning(memory, report: GCReport, pruned, now: datetime) -> None:
         )
     for a in report.actions:
         if a.target in ("episode", "session", "layer"):
-            AuditEvent.create(
-                agent=memory.agent_id,
-                fact_id=None,
-                action=f"gc.{a.kind}",
+            record_audit(
+                memory.agent_id,
+                f"gc.{a.kind}",
+                None,
                 before={a.target: a.fact_id} if a.fact_id else None,
                 actor=ACTOR,
                 reason=a.reason,
@@ -581,7 +551,7 @@ def _apply_pruning(memory, report: GCReport, pruned, now: datetime) -> None:
         CompiledLayer.delete().where(CompiledLayer.id.in_(layers)).execute()
 
 
-def _apply(memory, facts: list[_F], report: GCReport, pruned, now: datetime) -> None:
+def _apply(memory: MemoryHandle, facts: list[_F], report: GCReport, pruned, now: datetime) -> None:
     changed = [f for f in facts if f.new_importance is not None or f.new_status or f.new_tier]
     reasons = _reasons(report)
     decay_only = [f for f in changed if f.id not in reasons and not f.new_status and not f.new_tier]
@@ -598,20 +568,16 @@ def _apply(memory, facts: list[_F], report: GCReport, pruned, now: datetime) -> 
         memory.engram.bus.emit("episode.deleted", agent_id=memory.agent_id, ids=pruned[0])
 
 
-def _write_states(memory, states: dict[int, tuple], action: str, reason: str) -> list[int]:
+def _write_states(
+    memory: MemoryHandle, states: dict[int, tuple], action: str, reason: str
+) -> list[int]:
     """Put (importance, status, metadata JSON) back on facts, one audit event each."""
     from models.tables import utcnow
 
     now = str(utcnow())
     ids = list(states)
     with memory.db.atomic():
-        present = {
-            r[0]
-            for s in range(0, len(ids), 500)
-            for r in Fact.select(Fact.id)
-            .where((Fact.agent == memory.agent_id) & Fact.id.in_(ids[s : s + 500]))
-            .tuples()
-        }
+        present = {r[0] for r in fact_rows.states(ids, memory.agent_id)}
         rows = [(*states[i], now, i) for i in ids if i in present]
         memory.db.cursor().executemany(
             _sql(
@@ -620,42 +586,34 @@ def _write_states(memory, states: dict[int, tuple], action: str, reason: str) ->
             ),
             rows,
         )
-        audits = [
+        audits: list[AuditRow] = [
             (memory.agent_id, r[-1], action, None, _js({"status": r[1]}), "user", reason, now)
             for r in rows
         ]
-        memory.db.cursor().executemany(
-            _sql(memory, _AUDIT_SQL.format(table=AuditEvent._meta.table_name)), audits
-        )
+        record_audit_batch(memory.db, audits)
     done = [r[-1] for r in rows]
     if done:
         memory.engram.bus.emit("fact.updated", agent_id=memory.agent_id, ids=done)
     return done
 
 
-def undo_gc(memory, report: GCReport) -> list[int]:
+def undo_gc(memory: MemoryHandle, report: GCReport) -> list[int]:
     """Undo a GC run's changes to facts (archived ones come back, decay is reverted).
     Pruned episodes, session logs and old compiled versions are gone (the preview says so)."""
     before = {fid: b for fid, (b, _a) in report.changes.items()}
     return _write_states(memory, before, "gc.undo", "undo of a GC run")
 
 
-def redo_gc(memory, report: GCReport) -> list[int]:
+def redo_gc(memory: MemoryHandle, report: GCReport) -> list[int]:
     after = {fid: a for fid, (_b, a) in report.changes.items()}
     return _write_states(memory, after, "gc.redo", "redo of a GC run")
 
 
-def archived_facts(memory, limit: int = 500) -> list:
+def archived_facts(memory: MemoryHandle, limit: int = 500) -> list:
     """Archived facts, newest first, with why (what the Archived view and ``engram restore``
     offer). Facts the user rejected in review are left out: they are never revived."""
-    rows = (
-        Fact.select()
-        .where((Fact.agent == memory.agent_id) & (Fact.status == "archived"))
-        .order_by(Fact.updated_at.desc(), Fact.id.desc())
-        .limit(limit)
-    )
     out = []
-    for r in rows:
+    for r in fact_rows.archived_rows(memory.agent_id, limit):
         meta = _meta(r.metadata)
         if (meta.get("review") or {}).get("rejected"):
             continue
@@ -663,35 +621,28 @@ def archived_facts(memory, limit: int = 500) -> list:
     return out
 
 
-def restore_archived(memory, ids) -> list[int]:
+def restore_archived(memory: MemoryHandle, ids) -> list[int]:
     """Make archived facts active again (GC's "archived" is never a deletion)."""
     ids = [int(i) for i in ids]
-    rows = [  # in chunks: "Restore all" may name 90,000 ids
-        r
-        for s in range(0, len(ids), 500)
-        for r in Fact.select(Fact.id, Fact.importance, Fact.status, Fact.metadata).where(
-            (Fact.agent == memory.agent_id) & Fact.id.in_(ids[s : s + 500])
-        )
-    ]
     states = {}
-    for r in rows:
-        meta = _meta(r.metadata)
-        if r.status != "archived" or (meta.get("review") or {}).get("rejected"):
+    for fid, importance, status, metadata in fact_rows.states(ids, memory.agent_id):
+        meta = _meta(metadata)
+        if status != "archived" or (meta.get("review") or {}).get("rejected"):
             continue
         meta.pop("archived_reason", None)
         meta.pop("archived_at", None)
-        states[r.id] = (r.importance, "active", _js(meta))
+        states[fid] = (importance, "active", _js(meta))
     return _write_states(memory, states, "restore", "restored from the archive")
 
 
 def run_gc(
-    memory,
+    memory: MemoryHandle,
     now=None,
     dry_run: bool = False,
     config: LifecycleConfig | None = None,
     progress: Callable[[int, int, str], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
-    max_archive: int | None | str = "default",
+    max_archive: int | None | Literal["default"] = "default",
 ) -> GCReport:
     """``max_archive``: how many facts this run may archive ("default": ``run_cap``; None:
     no cap, as ``engram gc --all`` asks)."""
@@ -711,7 +662,7 @@ def run_gc(
         (
             "per-run cap",
             lambda: _plan_run_cap(
-                facts, now, report, run_cap(facts) if max_archive == "default" else max_archive
+                facts, now, report, run_cap(facts) if isinstance(max_archive, str) else max_archive
             ),
         ),
     ]
@@ -736,14 +687,9 @@ def run_gc(
     return report
 
 
-def _archived_meta(memory):
+def _archived_meta(memory: MemoryHandle) -> Iterator[tuple[int, dict]]:
     """(id, metadata) of the agent's archived facts the user may restore (not rejected)."""
-    q = (
-        Fact.select(Fact.id, Fact.metadata)
-        .where((Fact.agent == memory.agent_id) & (Fact.status == "archived"))
-        .tuples()
-    )
-    for fid, raw in q:
+    for fid, raw in fact_rows.archived_metadata(memory.agent_id):
         meta = _meta(raw)
         if not (meta.get("review") or {}).get("rejected"):
             yield fid, meta

@@ -37,23 +37,26 @@ What the LoCoMo benchmark (``python -m bench locomo``) taught, and why the code 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from models import Fact
+from peewee import Database
+
 from models.db import is_postgres
 from models.tables import utcnow
 from services.ingest.limits import trim_query
 from services.records import SearchHit
 from services.search.sql import ids_in, run, sql_filters
 from services.search.terms import merge_substring_hits
+from services.store import fact_rows
 from services.store.facts import FactFilters, fact_view
 from services.store.text import query_dates
 
-if TYPE_CHECKING:  # the façade sits above this package; only its type is used here
-    from services.engram import AgentMemory
+if TYPE_CHECKING:
+    from services.store.handle import MemoryHandle
 
 
 class SearchMode(StrEnum):
@@ -89,7 +92,7 @@ DEFAULT_WEIGHTS = SearchWeights()
 
 
 def keyword_candidates(
-    db,
+    db: Database,
     agent_id: int,
     query: str,
     filters: FactFilters,
@@ -118,7 +121,7 @@ def semantic_scale(sims: dict[int, float]) -> dict[int, float]:
 
 
 class Searcher:
-    def __init__(self, memory: AgentMemory, weights: SearchWeights = DEFAULT_WEIGHTS):
+    def __init__(self, memory: MemoryHandle, weights: SearchWeights = DEFAULT_WEIGHTS) -> None:
         self.m = memory
         self.weights = weights
 
@@ -156,7 +159,7 @@ class Searcher:
 
     def _semantic(self, query: str, filters: FactFilters, n: int) -> dict[int, float]:
         engram = self.m.engram
-        if engram.embedder is None or not query.strip():
+        if engram.embedder is None or engram.index is None or not query.strip():
             return {}
         qv = engram.embedder.embed_one(query)
         # Chroma holds every status; over-fetch when filtering, keep what the filters allow.
@@ -165,7 +168,16 @@ class Searcher:
         allowed = self._allowed([fid for fid, _ in got], filters)
         return dict([(fid, s) for fid, s in got if fid in allowed][:n])
 
-    def _score(self, query, mode, w: SearchWeights, filters, kw, sem, now) -> list[tuple]:
+    def _score(
+        self,
+        query: str,
+        mode: str,
+        w: SearchWeights,
+        filters: FactFilters,
+        kw: dict[int, float],
+        sem: dict[int, float],
+        now: datetime,
+    ) -> list[tuple[float, int, dict[str, float]]]:
         """(score, fact id, signals) best first: the one fusion both backends feed."""
         kw_w, sem_w = {"keyword": (1.0, 0.0), "semantic": (0.0, 1.0)}.get(
             mode, (w.keyword, w.semantic)
@@ -185,7 +197,7 @@ class Searcher:
         light = self._light_rows(set(rel) | set(ctx))
         amax = max((r[4] for r in light.values()), default=0)
         dates = query_dates(query) if w.temporal > 0 else []
-        scored = []
+        scored: list[tuple[float, int, dict[str, float]]] = []
         for fid, (created, event_date, importance, pinned, access, asks) in light.items():
             when = _as_datetime(event_date) or _as_datetime(created) or now
             age = max(0.0, (now - when).total_seconds() / 86400.0)
@@ -206,15 +218,15 @@ class Searcher:
         scored.sort(key=lambda t: (-t[0], -t[1]))
         return scored
 
-    def _hits(self, scored, kw: dict[int, float], sem: dict[int, float]) -> list[SearchHit]:
+    def _hits(
+        self,
+        scored: list[tuple[float, int, dict[str, float]]],
+        kw: dict[int, float],
+        sem: dict[int, float],
+    ) -> list[SearchHit]:
         kw_rank = {fid: r + 1 for r, fid in enumerate(kw)}
         sem_rank = {fid: r + 1 for r, fid in enumerate(sem)}
-        rows = {
-            f.id: f
-            for f in Fact.select().where(
-                (Fact.agent == self.m.agent_id) & Fact.id.in_([fid for _, fid, _ in scored])
-            )
-        }
+        rows = {f.id: f for f in fact_rows.rows(self.m.agent_id, [fid for _, fid, _ in scored])}
         hits = []
         for score, fid, signals in scored:
             if fid not in rows:  # deleted between the two reads
@@ -304,7 +316,12 @@ class Searcher:
         return {int(r[0]) for r in run(self.m.db, sql, params).fetchall()}
 
 
-def date_match(when: datetime, dates, after_days: float, before_days: float) -> float:
+def date_match(
+    when: datetime,
+    dates: Sequence[tuple[int | None, int, int | None]],
+    after_days: float,
+    before_days: float,
+) -> float:
     """How well a memory dated ``when`` fits the dates a query names (``query_dates``): 1 on
     the named day or in the named month, falling linearly to 0 ``after_days`` later (a memory
     often tells of an event some days after it) or ``before_days`` earlier; a month named
@@ -331,7 +348,7 @@ def date_match(when: datetime, dates, after_days: float, before_days: float) -> 
     return best
 
 
-def _as_datetime(v) -> datetime | None:
+def _as_datetime(v: object) -> datetime | None:
     """SQLite hands dates back as text; recency needs a datetime (None when absent)."""
     if v is None or v == "":
         return None

@@ -10,6 +10,8 @@ the order and the ratios matter.
 
 from __future__ import annotations
 
+from peewee import Database
+
 from services.search.sql import run, sql_filters
 from services.search.terms import content_terms
 from services.store.facts import FactFilters
@@ -30,7 +32,13 @@ def tsquery_sql(text: str, stopwords: bool = True, mode: str = "any") -> tuple[s
 
 
 def keyword_candidates(
-    db, agent_id: int, query: str, filters: FactFilters, n: int, mode: str, stopwords: bool
+    db: Database,
+    agent_id: int,
+    query: str,
+    filters: FactFilters,
+    n: int,
+    mode: str,
+    stopwords: bool,
 ) -> list[tuple[int, float]]:
     q, qparams = tsquery_sql(query, stopwords, mode)
     if not q:

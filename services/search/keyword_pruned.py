@@ -30,11 +30,15 @@ from __future__ import annotations
 
 import math
 
+from peewee import Database
+
 DF_CAP = 1500
 K1 = 1.2  # FTS5's bm25 constant
 
 
-def pruned_top(db, terms: list[str], limit: int, n_docs: int) -> list[tuple[int, float]] | None:
+def pruned_top(
+    db: Database, terms: list[str], limit: int, n_docs: int
+) -> list[tuple[int, float]] | None:
     """(rowid, relevance) best first over the whole FTS table, or None when pruning buys
     nothing (every term is rare: the plain OR query is already cheap). ``n_docs`` is the
     table's size (the largest rowid will do: idf is a logarithm)."""
@@ -53,14 +57,14 @@ def pruned_top(db, terms: list[str], limit: int, n_docs: int) -> list[tuple[int,
     return sorted(score.items(), key=lambda t: (-t[1], -t[0]))[:limit]
 
 
-def _capped_df(db, term: str) -> int:
+def _capped_df(db: Database, term: str) -> int:
     return db.execute_sql(
         "SELECT count(*) FROM (SELECT rowid FROM fact_fts WHERE fact_fts MATCH ? LIMIT ?)",
         (term, DF_CAP),
     ).fetchone()[0]
 
 
-def _rare_first(db, rare: list[str], common: list[str], n_docs: int) -> dict[int, float]:
+def _rare_first(db: Database, rare: list[str], common: list[str], n_docs: int) -> dict[int, float]:
     any_rare = " OR ".join(rare)
     score = {
         int(r): float(s)
@@ -87,7 +91,9 @@ def _rare_first(db, rare: list[str], common: list[str], n_docs: int) -> dict[int
     return score
 
 
-def _common_newest(db, common: list[str], limit: int, n_docs: int) -> list[tuple[int, float]]:
+def _common_newest(
+    db: Database, common: list[str], limit: int, n_docs: int
+) -> list[tuple[int, float]]:
     """Rows holding only everyday words: those holding all of them first, then any; among
     them the newest ``limit``. FTS5 walks rowids backwards without scoring anything (calling
     ``bm25()`` here would count each word's documents over its whole posting list: 20-40 ms

@@ -3,6 +3,8 @@ subject/tags)."""
 
 from __future__ import annotations
 
+from peewee import Database
+
 from services.search.sql import sql_filters
 from services.search.terms import content_terms
 from services.store.facts import FactFilters
@@ -18,7 +20,13 @@ def keyword_query(text: str, stopwords: bool = True, mode: str = "any") -> str:
 
 
 def keyword_candidates(
-    db, agent_id: int, query: str, filters: FactFilters, n: int, mode: str, stopwords: bool
+    db: Database,
+    agent_id: int,
+    query: str,
+    filters: FactFilters,
+    n: int,
+    mode: str,
+    stopwords: bool,
 ) -> list[tuple[int, float]]:
     match = keyword_query(query, stopwords=stopwords, mode=mode)
     if not match:
@@ -53,7 +61,7 @@ FTS_FIRST_FROM = 30_000
 
 
 def _top_in_fts(
-    db, agent_id: int, match: str, filters: FactFilters, n: int
+    db: Database, agent_id: int, match: str, filters: FactFilters, n: int
 ) -> list[tuple[int, float]] | None:
     """The best ``n`` matches ranked inside FTS5 alone, then checked against the agent and the
     filters; None when too few of them pass (another agent's facts fill the top), and the
@@ -71,12 +79,12 @@ def _top_in_fts(
     return _agent_window(db, agent_id, ranked, filters, n, limit)
 
 
-def _store_size(db) -> int:
+def _store_size(db: Database) -> int:
     return db.execute_sql("SELECT max(rowid) FROM fact").fetchone()[0] or 0
 
 
 def _agent_window(
-    db, agent_id: int, ranked: list, filters: FactFilters, n: int, limit: int
+    db: Database, agent_id: int, ranked: list, filters: FactFilters, n: int, limit: int
 ) -> list[tuple[int, float]] | None:
     if not ranked:
         return []

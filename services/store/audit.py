@@ -3,6 +3,7 @@ entity merges and clean-ups all record what happened here, so every row has the 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from models import AuditEvent
@@ -16,10 +17,13 @@ def record_audit(
     after: Any = None,
     actor: str = "user",
     reason: str | None = None,
+    created_at: Any = None,
 ) -> int:
-    """Add one audit row; its id."""
+    """Add one audit row; its id. ``created_at`` defaults to now."""
     # a write over MCP names its client as the actor: that is where it came from
-    where = {"origin": actor} if actor.startswith("mcp:") else {}
+    where: dict[str, Any] = {"origin": actor} if actor.startswith("mcp:") else {}
+    if created_at is not None:
+        where["created_at"] = created_at
     return AuditEvent.create(
         agent=agent_id,
         fact_id=fact_id,
@@ -30,3 +34,22 @@ def record_audit(
         reason=reason,
         **where,
     ).id
+
+
+AuditRow = tuple[int, int | None, str, str | None, str | None, str, str | None, str]
+"""(agent id, fact id, action, before JSON, after JSON, actor, reason, created_at text)."""
+
+_BATCH_SQL = (
+    "INSERT INTO {table} (agent_id, fact_id, action, before, after, actor, reason, created_at) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def record_audit_batch(db: Any, rows: Sequence[AuditRow]) -> None:
+    """Add many audit rows in one prepared statement (GC writes thousands in a run: peewee's
+    ``insert_many`` builds the SQL per row and is 4x slower). The JSON is already encoded as
+    ``JSONField`` stores it; the actor of a batch is never an MCP client."""
+    if not rows:
+        return
+    sql = _BATCH_SQL.format(table=AuditEvent._meta.table_name).replace("?", db.param)
+    db.cursor().executemany(sql, list(rows))

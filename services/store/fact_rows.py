@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from datetime import date, datetime, timedelta
 from functools import reduce
 from typing import Any
 
@@ -215,3 +216,237 @@ def ranked_active(agent_id: int, where: Any = None, limit: int | None = None) ->
         Fact.id.desc(),
     ).limit(limit)
     return list(q.tuples())
+
+
+def count(agent_id: int) -> int:
+    """How many facts an agent has, whatever their status."""
+    return Fact.select().where(Fact.agent == agent_id).count()
+
+
+def active_count(agent_id: int) -> int:
+    """How many of an agent's facts are active."""
+    return Fact.select().where((Fact.agent == agent_id) & (Fact.status == "active")).count()
+
+
+def archived_metadata(agent_id: int) -> Iterator[tuple[int, Any]]:
+    """(id, metadata) of an agent's archived facts."""
+    yield from (
+        Fact.select(Fact.id, Fact.metadata)
+        .where((Fact.agent == agent_id) & (Fact.status == "archived"))
+        .tuples()
+    )
+
+
+def owner(fact_id: int) -> int | None:
+    """The id of the agent that owns a fact, or None when there is no such fact."""
+    got = Fact.select(Fact.agent).where(Fact.id == fact_id).first()
+    return None if got is None else got.agent_id
+
+
+def content_hashes(agent_id: int) -> set[str]:
+    """The content hashes of every fact of an agent."""
+    return {h for (h,) in Fact.select(Fact.content_hash).where(Fact.agent == agent_id).tuples()}
+
+
+def ordered_texts(agent_id: int) -> list[tuple[int, str]]:
+    """(id, content) of every fact of an agent, oldest first."""
+    q = Fact.select(Fact.id, Fact.content).where(Fact.agent == agent_id).order_by(Fact.id)
+    return list(q.tuples())
+
+
+# the write pipeline (services/ingest) ---------------------------------------------------------
+def hash_twins(
+    agent_id: int, hashes: Sequence[str], statuses: Sequence[str]
+) -> Iterator[tuple[int, str, str, str | None]]:
+    """(id, content hash, status, subject) of an agent's facts in these statuses whose hash is
+    one of ``hashes``, oldest first within each chunk of hashes."""
+    for part in chunks(list(hashes)):
+        yield from (
+            Fact.select(Fact.id, Fact.content_hash, Fact.status, Fact.subject)
+            .where(
+                (Fact.agent == agent_id)
+                & Fact.content_hash.in_(list(part))
+                & Fact.status.in_(list(statuses))
+            )
+            .order_by(Fact.id)
+            .tuples()
+        )
+
+
+def known_hashes(agent_id: int, hashes: Sequence[str], n: int) -> set[str]:
+    """Those of ``hashes`` an agent already holds in a fact that is not forgotten (``n``
+    hashes per query)."""
+    out: set[str] = set()
+    for part in chunks(list(hashes), n):
+        out.update(
+            h
+            for (h,) in Fact.select(Fact.content_hash)
+            .where(
+                (Fact.agent == agent_id)
+                & Fact.content_hash.in_(list(part))
+                & (Fact.status != "forgotten")
+            )
+            .tuples()
+        )
+    return out
+
+
+def newest_ids(agent_id: int, n: int) -> list[int]:
+    """An agent's ``n`` newest fact ids, oldest first."""
+    q = Fact.select(Fact.id).where(Fact.agent == agent_id).order_by(Fact.id.desc()).limit(n)
+    return [i for (i,) in q.tuples()][::-1]
+
+
+def near_rows(
+    agent_id: int, ids: Iterable[int], statuses: Sequence[str]
+) -> list[tuple[int, str | None, str, str, Any]]:
+    """(id, subject, content, status, created_at) of an agent's facts with these ids and in
+    these statuses."""
+    out: list[tuple[int, str | None, str, str, Any]] = []
+    for part in chunks(list(ids)):
+        out.extend(
+            Fact.select(Fact.id, Fact.subject, Fact.content, Fact.status, Fact.created_at)
+            .where((Fact.agent == agent_id) & Fact.id.in_(list(part)) & Fact.status.in_(statuses))
+            .tuples()
+        )
+    return out
+
+
+def create_row(**fields: Any) -> Any:
+    """Insert one fact row (the caller has applied the write policy); the new row."""
+    return Fact.create(**fields)
+
+
+def older_on_subject(agent_id: int, subject: str, newer_id: int, newer_at: Any) -> list[Any]:
+    """An agent's other active rows on ``subject`` created no later than ``newer_at``: the
+    ones a newer statement about that subject supersedes."""
+    return list(
+        Fact.select().where(
+            (Fact.agent == agent_id)
+            & (Fact.subject == subject)
+            & (Fact.status == "active")
+            & (Fact.id != newer_id)
+            & (Fact.created_at <= newer_at)
+        )
+    )
+
+
+def row_in(fact_id: int, statuses: Sequence[str]) -> Any:
+    """A fact row (any agent's) if it is in one of these statuses, else None."""
+    return Fact.get_or_none((Fact.id == fact_id) & Fact.status.in_(tuple(statuses)))
+
+
+# garbage collection (services/lifecycle/gc.py) ------------------------------------------------
+def short_term_count(agent_id: int) -> int:
+    """Active, unpinned facts whose metadata marks them short-term."""
+    return (
+        Fact.select()
+        .where(
+            (Fact.agent == agent_id)
+            & (Fact.status == "active")
+            & (Fact.pinned == False)  # noqa: E712
+            & (pw.fn.json_extract(Fact.metadata, "$.tier") == "short")
+        )
+        .count()
+    )
+
+
+def lifecycle_rows(agent_id: int) -> list[Any]:
+    """An agent's active and pending facts, oldest first, as named tuples of the columns GC
+    scores them on."""
+    q = (
+        Fact.select(
+            Fact.id,
+            Fact.category,
+            Fact.importance,
+            Fact.pinned,
+            Fact.status,
+            Fact.created_at,
+            Fact.last_accessed,
+            Fact.access_count,
+            Fact.expires_at,
+            Fact.metadata,
+        )
+        .where((Fact.agent == agent_id) & Fact.status.in_(["active", "pending"]))
+        .order_by(Fact.id)
+    )
+    return list(q.namedtuples())
+
+
+def states(ids: Sequence[int], agent_id: int | None = None) -> list[tuple[int, Any, str, Any]]:
+    """(id, importance, status, metadata) of the facts with these ids (of one agent if given)."""
+    out: list[tuple[int, Any, str, Any]] = []
+    for part in chunks(list(ids)):
+        cond = Fact.id.in_(list(part))
+        if agent_id is not None:
+            cond &= Fact.agent == agent_id
+        out.extend(
+            Fact.select(Fact.id, Fact.importance, Fact.status, Fact.metadata).where(cond).tuples()
+        )
+    return out
+
+
+def any_rows(ids: Sequence[int]) -> list[Any]:
+    """The rows (model instances) of the facts with these ids, whichever agent owns them."""
+    out: list[Any] = []
+    for part in chunks(list(ids)):
+        out.extend(Fact.select().where(Fact.id.in_(list(part))))
+    return out
+
+
+def archived_rows(agent_id: int, limit: int) -> list[Any]:
+    """An agent's archived facts, most recently changed first."""
+    return list(
+        Fact.select()
+        .where((Fact.agent == agent_id) & (Fact.status == "archived"))
+        .order_by(Fact.updated_at.desc(), Fact.id.desc())
+        .limit(limit)
+    )
+
+
+# offline-first team sync (services/teamsync) --------------------------------------------------
+def any_row(fact_id: int) -> Any:
+    """A fact row whichever agent owns it, or None."""
+    return Fact.get_or_none(Fact.id == fact_id)
+
+
+def row_by_id(fact_id: int) -> Any:
+    """A fact row that must exist (peewee's ``DoesNotExist`` when it does not)."""
+    return Fact.get_by_id(fact_id)
+
+
+def mark_superseded(fact_id: int, new_id: int) -> None:
+    """Mark a fact superseded by ``new_id`` (its history stays; no other column changes)."""
+    Fact.update(status="superseded", superseded_by=new_id).where(Fact.id == fact_id).execute()
+
+
+def sync_states() -> Iterator[tuple[int, int, str, str]]:
+    """(id, agent id, content hash, status) of every fact of every agent."""
+    yield from Fact.select(Fact.id, Fact.agent, Fact.content_hash, Fact.status).tuples()
+
+
+# where-expressions for ``ranked_active`` (services/lifecycle/compile.py) -----------------------
+def about_days(start: date, end: date) -> Any:
+    """Facts about [start, end]: their event date, else their creation day."""
+    lo, hi = (
+        datetime(start.year, start.month, start.day),
+        datetime(end.year, end.month, end.day) + timedelta(days=1),
+    )
+    return (
+        (Fact.event_date.is_null(False)) & (Fact.event_date >= start) & (Fact.event_date <= end)
+    ) | (Fact.event_date.is_null(True) & (Fact.created_at >= lo) & (Fact.created_at < hi))
+
+
+def long_term(session_settled_before: datetime | None = None) -> Any:
+    """Pinned facts and those of the long-term tier (or of none); with a time, also what a
+    session taught before it that is not a task or a scratch note."""
+    tier = pw.fn.json_extract(Fact.metadata, "$.tier")
+    durable = (Fact.pinned == True) | tier.is_null(True) | (tier == "long")  # noqa: E712
+    if session_settled_before is not None:
+        durable |= (
+            (tier == "short")
+            & (Fact.created_at < session_settled_before)
+            & Fact.category.not_in(["task", "tmp"])
+            & (Fact.source == "session")
+        )
+    return durable

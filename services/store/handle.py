@@ -12,6 +12,7 @@ imported for the checker only (import-linter ignores ``TYPE_CHECKING`` imports).
 from __future__ import annotations
 
 import builtins
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -48,6 +49,8 @@ class EngramHandle(Protocol):
     def semantic_enabled(self) -> bool: ...
 
     def forget_key(self) -> bytes: ...
+    def load_semantic(self) -> bool: ...
+    def expect_semantic(self) -> threading.Event: ...
     def agent(self, slug: str, create: bool = False, kind: str = "generic") -> MemoryHandle: ...
     def agents(self, with_counts: bool = True) -> list[AgentInfo]: ...
     def locate_fact(self, fact_id: int) -> str: ...
@@ -58,6 +61,14 @@ class EngramHandle(Protocol):
         kind: str = "generic",
         workspace: str | Path | None = None,
         exist_ok: bool = False,
+    ) -> AgentInfo: ...
+    def update_agent(
+        self,
+        slug: str,
+        name: str | None = None,
+        kind: str | None = None,
+        workspace: str | Path | None = None,
+        settings: dict | None = None,
     ) -> AgentInfo: ...
 
 
@@ -117,6 +128,9 @@ class MemoryHandle(Protocol):
         weights: Any = None,
         **kw: Any,
     ) -> builtins.list[SearchHit]: ...
+    def embed_missing(
+        self, batch: int = 256, cancelled: Callable[[], bool] | None = None
+    ) -> int: ...
     def import_path(
         self,
         path: str | Path,

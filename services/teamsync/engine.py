@@ -14,10 +14,15 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
-from models import AuditEvent, Fact
 from services.config import StoreConfig
+from services.store import fact_rows
+from services.store.audit import record_audit
 from services.teamsync import local_state
+
+if TYPE_CHECKING:
+    from services.store.handle import EngramHandle
 
 log = logging.getLogger(__name__)
 LOOKBACK = 200  # change ids re-read each pull: a transaction that committed late is not missed
@@ -137,7 +142,7 @@ def _payload(op) -> dict:
     seq, kind, slug, uid, lid = op
     out = {"seq": seq, "op": kind, "slug": slug, "uid": uid, "local_id": lid}
     if kind == "upsert":
-        f = Fact.get_or_none(Fact.id == lid)
+        f = fact_rows.any_row(lid)
         if f is not None:
             out["fields"] = {k: getattr(f, k) for k in FIELDS}
             out["hash"] = f.content_hash
@@ -255,7 +260,7 @@ def _changes(srv, cid: str, cursor: int) -> tuple[list[dict], int]:
     for _id, fact_id, uid, op, who, slug in latest.values():
         if who == cid:
             continue
-        f = Fact.get_or_none(Fact.id == fact_id)
+        f = fact_rows.any_row(fact_id)
         if f is None or op == "delete":
             if f is None:
                 out.append({"op": "erase", "uid": uid, "slug": slug})
@@ -275,7 +280,7 @@ def _changes(srv, cid: str, cursor: int) -> tuple[list[dict], int]:
 
 
 # back on the local store --------------------------------------------------------------------
-def _settle(loc, outbox, results, rep: SyncReport) -> None:
+def _settle(loc: EngramHandle, outbox, results, rep: SyncReport) -> None:
     from services.forget.service import ForgetScope, ForgetService
 
     for item in outbox:
@@ -286,7 +291,7 @@ def _settle(loc, outbox, results, rep: SyncReport) -> None:
             rep.erased_there += result == "erased"
         elif result == "blocked":  # a team forget rule covers it: it goes here too
             rep.blocked += 1
-            if Fact.get_or_none(Fact.id == item["local_id"]) is not None:
+            if fact_rows.any_row(item["local_id"]) is not None:
                 ForgetService(loc).execute(
                     ForgetScope(agent=item["slug"], fact_ids=(item["local_id"],), rule=False)
                 )
@@ -297,7 +302,7 @@ def _settle(loc, outbox, results, rep: SyncReport) -> None:
         local_state.done(loc.db, item["seq"])
 
 
-def _apply_pulls(loc, changes: list[dict], rep: SyncReport) -> None:
+def _apply_pulls(loc: EngramHandle, changes: list[dict], rep: SyncReport) -> None:
     for ch in changes:
         if ch["op"] == "erase":
             _erase_here(loc, ch, rep)
@@ -305,23 +310,23 @@ def _apply_pulls(loc, changes: list[dict], rep: SyncReport) -> None:
             _upsert_here(loc, ch, rep)
 
 
-def _erase_here(loc, ch: dict, rep: SyncReport) -> None:
+def _erase_here(loc: EngramHandle, ch: dict, rep: SyncReport) -> None:
     from services.forget.service import ForgetScope, ForgetService
 
     lid = local_state.local_for(loc.db, ch["uid"])
-    if lid is not None and Fact.get_or_none(Fact.id == lid) is not None:
+    if lid is not None and fact_rows.any_row(lid) is not None:
         ForgetService(loc).execute(ForgetScope(agent=ch["slug"], fact_ids=(lid,)))
         rep.erased_here += 1
     local_state.unmap(loc.db, ch["uid"])
 
 
-def _upsert_here(loc, ch: dict, rep: SyncReport) -> None:
+def _upsert_here(loc: EngramHandle, ch: dict, rep: SyncReport) -> None:
     from services.ingest.pipeline import NewFact
 
     mem = loc.agent(ch["slug"], create=True)
     f = ch["fields"]
     lid = local_state.local_for(loc.db, ch["uid"])
-    here = Fact.get_or_none(Fact.id == lid) if lid is not None else None
+    here = fact_rows.any_row(lid) if lid is not None else None
     if here is not None:
         if here.content == f["content"]:
             local_state.map_fact(loc.db, here.id, ch["uid"], ch["slug"], here.content_hash)
@@ -329,7 +334,7 @@ def _upsert_here(loc, ch: dict, rep: SyncReport) -> None:
         synced = local_state.mapped(loc.db).get(here.id, (None, None, None))[2]
         if here.content_hash == synced:  # unchanged here: take theirs
             mem.edit(here.id, content=f["content"], actor="sync")
-            fresh = Fact.get_by_id(here.id)
+            fresh = fact_rows.row_by_id(here.id)
             local_state.map_fact(loc.db, here.id, ch["uid"], ch["slug"], fresh.content_hash)
             rep.pulled += 1
             return
@@ -342,17 +347,17 @@ def _upsert_here(loc, ch: dict, rep: SyncReport) -> None:
         # which stays as history
         _supersede(here, r.fact_id)
         rep.conflicts += 1
-    got = Fact.get_by_id(r.fact_id)
+    got = fact_rows.row_by_id(r.fact_id)
     local_state.map_fact(loc.db, got.id, ch["uid"], ch["slug"], got.content_hash)
     rep.pulled += 1
 
 
 def _supersede(old, new_id: int) -> None:
-    Fact.update(status="superseded", superseded_by=new_id).where(Fact.id == old.id).execute()
-    AuditEvent.create(
-        agent=old.agent_id,
-        fact_id=old.id,
-        action="supersede",
+    fact_rows.mark_superseded(old.id, new_id)
+    record_audit(
+        old.agent_id,
+        "supersede",
+        old.id,
         before={"status": old.status},
         after={"status": "superseded", "superseded_by": new_id},
         actor="sync",

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import uuid
 
-from models import Agent, Fact
+from models import Agent
+from services.store import fact_rows
 
 SYNCED_STATUSES = ("active", "archived")
 LOCAL_SQL = [
@@ -85,10 +86,9 @@ def collect(db) -> int:
     known = mapped(db)
     waiting = {(op, uid) for _, op, _, uid, _ in queued(db)}
     slugs = dict(Agent.select(Agent.id, Agent.slug).tuples())
-    rows = Fact.select(Fact.id, Fact.agent, Fact.content_hash, Fact.status)
     n = 0
     alive = set()
-    for fid, aid, h, status in rows.tuples():
+    for fid, aid, h, status in fact_rows.sync_states():
         alive.add(fid)
         if status not in SYNCED_STATUSES:
             continue  # superseded history and review candidates stay local

@@ -10,6 +10,10 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from services.store.handle import EngramHandle
 
 log = logging.getLogger(__name__)
 MARKER = "vector-backlog"
@@ -26,7 +30,7 @@ def pending(data_dir: Path) -> bool:
     return os.path.exists(Path(data_dir) / MARKER)
 
 
-def drain(engram) -> int:
+def drain(engram: EngramHandle) -> int:
     """Embed every agent's facts that have no vector yet; the number embedded. The marker is
     renamed away first, so a write that marks the backlog meanwhile is not lost."""
     if engram.index is None:

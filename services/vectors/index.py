@@ -209,9 +209,9 @@ class VectorIndex:
 
     @_retry_stale
     def delete(self, agent_id: int, ids: Iterable[int]) -> None:
-        ids = [str(i) for i in ids]
-        if ids:
-            self.collection(agent_id).delete(ids=ids)
+        keys = [str(i) for i in ids]
+        if keys:
+            self.collection(agent_id).delete(ids=keys)
 
     @_retry_stale
     def query(

@@ -126,8 +126,8 @@ def _rows(dump: dict, lines: dict) -> dict[str, dict]:
     apps = {a.get("id"): a.get("name") for a in dump.get("apps") or [] if isinstance(a, dict)}
     links: dict[str, list[str]] = {}
     for mc in dump.get("memory_categories") or []:
-        if isinstance(mc, dict) and cats.get(mc.get("category_id")):
-            links.setdefault(str(mc.get("memory_id")), []).append(cats[mc["category_id"]])
+        if isinstance(mc, dict) and (name := cats.get(mc.get("category_id"))):
+            links.setdefault(str(mc.get("memory_id")), []).append(name)
     rows = {}
     for m in dump.get("memories") or []:
         if not isinstance(m, dict):

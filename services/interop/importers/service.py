@@ -181,7 +181,9 @@ def import_into(
         report.archived = archive_removed(memory, parsed, keep)
     for item, r in zip(items, results, strict=True):
         if r.status == "refused":  # over a size limit: named, never dropped silently
-            report.skipped.append(ImportProblem(item.source_ref or str(path), None, r.reason))
+            report.skipped.append(
+                ImportProblem(item.source_ref or str(path), None, r.reason or "refused")
+            )
         if r.stored_new:
             report.added += 1
             report.superseded += len(r.superseded)
