@@ -129,3 +129,14 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.postgres)
         if _spawns_processes(item):
             item.add_marker(pytest.mark.subprocess)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_origin():
+    """Where writes come from is process state (the CLI declares "cli", the app "app"): each
+    test starts undeclared, as a fresh process would, whichever tests ran before it."""
+    from models.identity import set_origin
+
+    set_origin(None)
+    yield
+    set_origin(None)

@@ -308,11 +308,17 @@ class AgentTab(QWidget):
 
     @Slot(str, list)
     def _on_review_decided(self, what: str, ids: list) -> None:
-        verb = {"accept": "Accepted", "reject": "Rejected", "edit": "Edited and accepted"}[what]
+        verb = {
+            "accept": "Accepted",
+            "reject": "Rejected and erased",
+            "edit": "Edited and accepted",
+            "not_now": "Hid",
+        }[what]
         where = {
             "accept": "agents can use them now",
             "edit": "agents can use it now",
-            "reject": "agents will not see them",
+            "reject": "their text is gone everywhere (see the receipt in Privacy)",
+            "not_now": "kept, agents will not see them",
         }[what]
         self.message.emit(f"{verb} {len(ids)} memory(ies): {where}")
         self.refresh()

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QInputDialog,
     QLabel,
+    QMessageBox,
     QPushButton,
     QTableWidgetItem,
     QVBoxLayout,
@@ -51,7 +52,8 @@ class ReviewView(QWidget):
         self.memory, self.runner = memory, runner
         self.hint = QLabel(
             "Memories waiting for you before an agent may use them. "
-            "A accepts, E edits, R rejects (rejected ones never come back)."
+            "A accepts, E edits, N hides it for now (kept, undoable), R rejects: the text is "
+            "erased everywhere and never comes back."
         )
         self.hint.setWordWrap(True)
         self.table = read_only_table(["Content", "Why it waits", "Confidence", "Source", "Added"])
@@ -61,20 +63,24 @@ class ReviewView(QWidget):
             hh.setSectionResizeMode(c, QHeaderView.ResizeToContents)
         self.accept_btn = QPushButton("&Accept")
         self.edit_btn = QPushButton("&Edit…")
-        self.reject_btn = QPushButton("&Reject")
+        self.reject_btn = QPushButton("&Reject…")
+        self.not_now_btn = QPushButton("&Not now")
+        self.not_now_btn.setToolTip("Hide it from the inbox and keep its text (Ctrl+Z undoes it)")
         self.accept_btn.clicked.connect(lambda: self.decide("accept"))
+        self.not_now_btn.clicked.connect(lambda: self.decide("not_now"))
         self.reject_btn.clicked.connect(lambda: self.decide("reject"))
         self.edit_btn.clicked.connect(lambda: self.edit_current())
         for key, fn in (
             ("A", lambda: self.decide("accept")),
             ("R", lambda: self.decide("reject")),
+            ("N", lambda: self.decide("not_now")),
             ("E", lambda: self.edit_current()),
         ):
             QShortcut(QKeySequence(key), self.table, activated=fn, context=Qt.WidgetShortcut)
         self.status = QLabel("")
         row = QHBoxLayout()
         row.addWidget(self.status, 1)
-        for b in (self.accept_btn, self.edit_btn, self.reject_btn):
+        for b in (self.accept_btn, self.edit_btn, self.not_now_btn, self.reject_btn):
             row.addWidget(b)
         lay = QVBoxLayout(self)
         lay.addWidget(self.hint)
@@ -119,19 +125,25 @@ class ReviewView(QWidget):
 
     def _update(self) -> None:
         n = len(self.selected_ids())
-        for b in (self.accept_btn, self.reject_btn):
+        for b in (self.accept_btn, self.reject_btn, self.not_now_btn):
             b.setEnabled(n > 0)
         self.edit_btn.setEnabled(n == 1)
         self.accept_btn.setText(f"&Accept {n}" if n > 1 else "&Accept")
-        self.reject_btn.setText(f"&Reject {n}" if n > 1 else "&Reject")
+        self.reject_btn.setText(f"&Reject {n}…" if n > 1 else "&Reject…")
 
     @Slot()
     def decide(self, what: str) -> int:
         ids = self.selected_ids()
         if not ids:
             return 0
+        if what == "reject" and not self._confirm_erase(ids):
+            return 0
         memory = self.memory
-        fn = memory.review.accept if what == "accept" else memory.review.reject
+        fn = {
+            "accept": memory.review.accept,
+            "reject": memory.review.reject,
+            "not_now": memory.review.not_now,
+        }[what]
         return self.runner.start(
             f"{what.title()} {len(ids)} memory(ies)",
             lambda p, c: _with_states(memory, ids, lambda: fn(ids)),
@@ -140,6 +152,29 @@ class ReviewView(QWidget):
             success=lambda r: self._decided(what, *r),
             failure=self.status.setText,
         )
+
+    def _confirm_erase(self, ids: list[int]) -> bool:
+        """Reject erases the text everywhere (a forget, with its receipt): nothing can undo
+        it, so it asks first, naming what goes, with Cancel as the default (Enter keeps it)."""
+        texts = [i.fact.content for i in self.items if i.fact.id in ids]
+        first = (texts[0] if texts else "").replace("\n", " ")
+        first = first if len(first) <= 120 else first[:117] + "…"
+        what = f"“{first}”" if len(ids) == 1 else f"{len(ids)} memories, first “{first}”"
+        box = QMessageBox(self)
+        box.setIcon(QMessageBox.Warning)
+        box.setWindowTitle("Reject and erase")
+        box.setText(f"Erase {what} everywhere?")
+        box.setInformativeText(
+            "Rejecting erases the text from the store, its history, the vectors and the "
+            "compiled memory, and keeps it from being stored again. This cannot be undone. "
+            "To hide it and keep it, choose Not now."
+        )
+        erase = box.addButton("Erase", QMessageBox.DestructiveRole)
+        keep = box.addButton(QMessageBox.Cancel)
+        box.setDefaultButton(keep)
+        box.setEscapeButton(keep)
+        box.exec()
+        return box.clickedButton() is erase
 
     def edit_current(self, text: str | None = None) -> int:
         ids = self.selected_ids()

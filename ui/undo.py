@@ -232,6 +232,7 @@ REVIEW_FIELDS = ("content", "status", "metadata")
 _REVIEW_TEXT = {
     "accept": ("Accept", "Accepted"),
     "reject": ("Reject", "Rejected"),
+    "not_now": ("Hide", "Hid"),
     "edit": ("Edit and accept", "Edited and accepted"),
 }
 

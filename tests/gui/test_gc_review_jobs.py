@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from PySide6.QtCore import Qt
-from tests_gui_helpers import learned_at, open_tab
+from tests_gui_helpers import answer_modal, learned_at, open_tab
 
 from models.tables import utcnow
 from services import FactFilters, NewFact, review_metadata
@@ -98,8 +98,8 @@ def test_review_inbox_keyboard_and_badge(window, agent, qtbot):
     assert agent.get(first).status == "active"
     assert rv.table.rowCount() == 2 and tab.views.tabText(4) == "Review (2)"
     rv.table.selectAll()
-    with qtbot.waitSignal(rv.decided, timeout=15000):
-        qtbot.keyClick(rv.table, Qt.Key_R)
+    with qtbot.waitSignal(rv.decided, timeout=15000):  # it asks first: nothing undoes it
+        answer_modal(qtbot, lambda: qtbot.keyClick(rv.table, Qt.Key_R), button_text="Erase")
     # reject means gone: erased with the forget machinery, not archived
     left = {f.id for f in agent.list(FactFilters(status=["active", "pending", "archived"]))}
     assert left & set(ids) == {first}

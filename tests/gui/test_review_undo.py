@@ -1,5 +1,6 @@
-"""Issue 24, item 6: Accept, Edit and Reject in the review inbox say what they did and are
-undoable (the notice's Undo and Edit → Undo put the memory back in the inbox as it was)."""
+"""Issue 24, item 6: Accept, Edit and Not now in the review inbox say what they did and are
+undoable (the notice's Undo and Edit → Undo put the memory back in the inbox as it was);
+Reject erases (issue 20), so it asks first, naming the memory, and Enter keeps it."""
 
 from __future__ import annotations
 
@@ -47,16 +48,42 @@ def test_accept_says_what_it_did_and_the_notice_undoes_it(window, agent, qtbot):
     qtbot.waitUntil(lambda: rv.table.rowCount() == 2, timeout=10000)
 
 
-def test_reject_is_undone_with_ctrl_z(window, agent, qtbot):
+def test_not_now_hides_keeps_the_text_and_is_undone_with_ctrl_z(window, agent, qtbot):
     ids = _pending(agent, ("zsh",))
     tab, rv = _inbox(window, qtbot)
     with wait_write(qtbot, tab):
-        qtbot.keyClick(rv.table, Qt.Key_R)
+        qtbot.keyClick(rv.table, Qt.Key_N)
     assert agent.review.items() == []
-    assert window.notice.text() == f"Rejected memory #{ids[0]} — Undo"
+    assert agent.get(ids[0]).content == "Maybe: prefers zsh for scripts"  # kept
+    assert window.notice.text() == f"Hid memory #{ids[0]} — Undo"
     with wait_write(qtbot, tab):
         window.act_undo.trigger()
     assert [i.fact.id for i in agent.review.items()] == ids
+
+
+def test_reject_asks_naming_it_enter_keeps_and_erase_leaves_no_trace(window, agent, qtbot):
+    """Reject erases (a forget): nothing could undo it, so it asks first and Enter keeps."""
+    from services import EngramError
+
+    ids = _pending(agent, ("tcsh",))
+    tab, rv = _inbox(window, qtbot)
+    texts, _ = answer_modal(qtbot, lambda: qtbot.keyClick(rv.table, Qt.Key_R), key=Qt.Key_Return)
+    assert "Maybe: prefers tcsh for scripts" in texts[1] and "cannot be undone" in texts[2]
+    assert [i.fact.id for i in agent.review.items()] == ids  # Enter kept it
+    with qtbot.waitSignal(rv.decided, timeout=30000):  # the button this time
+        answer_modal(
+            qtbot, lambda: qtbot.mouseClick(rv.reject_btn, Qt.LeftButton), button_text="Erase"
+        )
+    assert agent.review.items() == []
+    try:
+        agent.get(ids[0])
+        raise AssertionError("the rejected memory is still stored")
+    except EngramError:
+        pass
+    from services.forget.verify import verify_forgotten
+
+    rep = verify_forgotten(agent.engram, ["Maybe: prefers tcsh for scripts"])
+    assert rep.remaining == [], rep.remaining  # rows, history, layers, raw bytes, vectors
 
 
 def test_edit_then_undo_puts_back_the_words_and_the_inbox(window, agent, qtbot):

@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from PySide6.QtCore import Qt
-from tests_gui_helpers import answer_modal, open_tab, wait_write
+from tests_gui_helpers import answer_modal, learned_at, open_tab, wait_write
 
 from models.tables import utcnow
 from services import NewFact
@@ -23,7 +23,9 @@ def _old_tmp(agent, n, word="Scratch"):
         ],
         near_duplicate=None,
     )
-    return [r.fact_id for r in res]
+    ids = [r.fact_id for r in res]
+    learned_at(agent, ids, old)  # GC counts from when Engram learned them
+    return ids
 
 
 def _run_gc(window, qtbot):
