@@ -3,7 +3,15 @@ memory and statistics. Writes go through undoable commands on the runner's seria
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QItemSelection, QItemSelectionModel, Qt, Signal, Slot
+from PySide6.QtCore import (
+    QEvent,
+    QItemSelection,
+    QItemSelectionModel,
+    Qt,
+    QTimer,
+    Signal,
+    Slot,
+)
 from PySide6.QtGui import QUndoStack
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -110,6 +118,9 @@ class AgentTab(QWidget):
         for col, sample in widths.items():
             h.resizeSection(col, fm.horizontalAdvance(sample) + 16)
         self.table.viewport().installEventFilter(self)
+        bar = self.table.verticalScrollBar()
+        bar.sliderMoved.connect(self._on_slider_moved)
+        bar.sliderReleased.connect(lambda: self._on_slider_moved(bar.sliderPosition()))
 
         self.stack = QStackedWidget()
         self.stack.addWidget(self.table)
@@ -538,6 +549,14 @@ class AgentTab(QWidget):
         self.unpin_btn.setEnabled(can_unpin)
         self.delete_btn.setText(f"Delete {n}" if n > 1 else "Delete")
         self.selection_changed.emit()
+
+    @Slot(int)
+    def _on_slider_moved(self, pos: int) -> None:
+        """Dragging the scrollbar to its end shows the oldest facts: the lazy model's bar
+        spans only the rows paged in, so the rest of the ids are read in one query."""
+        if pos >= self.table.verticalScrollBar().maximum() and self.model.fetch_to_end():
+            # the drag sets the old maximum right after this signal: scroll once it has
+            QTimer.singleShot(0, self.table.scrollToBottom)
 
     def _update_count(self) -> None:
         total = self.model.total_count()
