@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from services import EngramError, FactFilters, agent_stats
+from services import EngramError, FactFilters, agent_stats, tag_counts
 from ui.archived_view import ArchivedView
 from ui.compiled_view import CompiledView
 from ui.entities_view import EntitiesView
@@ -433,7 +433,8 @@ class AgentTab(QWidget):
 
     def _is_default_filter(self) -> bool:
         f = self.filter_bar.filters()
-        plain = not (f.category or f.memory_type or f.since or f.until) and f.pinned is None
+        plain = not (f.category or f.tags or f.memory_type or f.since or f.until)
+        plain = plain and f.pinned is None
         return plain and f.status in (None, ["active"])
 
     def _select_fact(self, fact_id: int) -> None:
@@ -564,6 +565,7 @@ class AgentTab(QWidget):
         only_active = (
             f.status == ["active"]
             and not f.category
+            and not f.tags
             and not f.memory_type
             and f.pinned is None
             and not f.since
@@ -815,7 +817,7 @@ class AgentTab(QWidget):
         self.refreshed.emit()
 
     def _count_categories(self) -> None:
-        """The category filter shows how many active facts each category holds."""
+        """The category and tag filters show how many active facts each one holds."""
         if getattr(self, "_counting", False) or self.runner is None:
             return
         self._counting = True
@@ -824,11 +826,14 @@ class AgentTab(QWidget):
         def op(p, c):
             cats = {k for k in agent_stats(memory).by_category}
             cats |= {c for c in CATEGORIES}
-            return {k: memory.facts.count(FactFilters(status="active", category=k)) for k in cats}
+            by_cat = {k: memory.facts.count(FactFilters(status="active", category=k)) for k in cats}
+            return by_cat, tag_counts(memory)
 
         def done(counts):
             self._counting = False
-            self.filter_bar.set_category_counts({k: n for k, n in counts.items() if n})
+            by_cat, by_tag = counts
+            self.filter_bar.set_category_counts({k: n for k, n in by_cat.items() if n})
+            self.filter_bar.set_tag_counts(by_tag)
 
         def failed(_m):
             self._counting = False
