@@ -305,6 +305,8 @@ class AgentTab(QWidget):
             self.review.reload()
         elif i == ARCHIVED:
             self.archived.reload()
+        elif self.views.widget(i) is self.entities:  # shown while a write changed the links
+            self.entities.reload()
 
     def update_review_count(self) -> None:
         self._review_badge(self.memory.review.count())
