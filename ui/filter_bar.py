@@ -32,8 +32,8 @@ class FilterBar(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(4)
-        # the dates move to a second row when the window is narrow (900 px): one row cut
-        # the date fields
+        # the tag and the dates move to a second row when the window is narrow (900 px): one
+        # row cut the date fields
         outer.setSizeConstraint(QLayout.SetNoConstraint)
         lay = QHBoxLayout()
         self.row2 = QHBoxLayout()
@@ -69,7 +69,6 @@ class FilterBar(QWidget):
 
         for label, w in (
             ("&Category", self.category),
-            ("Ta&g", self.tag),
             ("T&ype", self.type),
             ("Stat&us", self.status),
             ("Pinned", self.pinned),
@@ -81,6 +80,11 @@ class FilterBar(QWidget):
         self.dates_box = QWidget()
         dl = QHBoxLayout(self.dates_box)
         dl.setContentsMargins(8, 0, 0, 0)
+        tag_label = QLabel("Ta&g")
+        tag_label.setBuddy(self.tag)
+        dl.addWidget(tag_label)
+        dl.addWidget(self.tag)
+        dl.addSpacing(8)
         dl.addWidget(self.use_dates)
         dl.addWidget(self.since)
         dl.addWidget(QLabel("–"))
