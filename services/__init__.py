@@ -42,6 +42,7 @@ _EXPORTS: dict[str, str] = {
     "MEMORY_TYPES": "models.tables",
     "FactStatus": "services.store.facts",
     "agent_stats": "services.store.stats",
+    "tag_counts": "services.store.stats",
     "ReviewItem": "services.store.review",
     "review_metadata": "services.store.review",
     "explain_store_error": "services.store.health",
@@ -183,7 +184,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazil
     from services.secrets import LLM_API_KEY, SecretsStore
     from services.store.facts import FactFilters, FactStatus
     from services.store.review import ReviewItem, review_metadata
-    from services.store.stats import agent_stats
+    from services.store.stats import agent_stats, tag_counts
     from services.teamstore import (
         ChangeListener,
         add_member,

@@ -533,8 +533,10 @@ class AgentMemory:
                 )
         _clean_fields(policy_for(self), changes)
         view = self.facts.edit(fact_id, actor=actor, **changes)
-        if changes.get("content") is not None or "subject" in changes:
-            self.entities.relink(fact_id)  # the words changed: so may the entities they name
+        if changes.get("content") is not None or "subject" in changes or "status" in changes:
+            # the words changed, or the fact went back to review (an undone accept) or out
+            # of it: so may the entities it names
+            self.entities.relink(fact_id)
         return view
 
     def restore(self, snap: dict, actor: str = "user") -> FactView:

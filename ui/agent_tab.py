@@ -3,7 +3,15 @@ memory and statistics. Writes go through undoable commands on the runner's seria
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QItemSelection, QItemSelectionModel, Qt, Signal, Slot
+from PySide6.QtCore import (
+    QEvent,
+    QItemSelection,
+    QItemSelectionModel,
+    Qt,
+    QTimer,
+    Signal,
+    Slot,
+)
 from PySide6.QtGui import QUndoStack
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -24,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from services import EngramError, FactFilters, agent_stats
+from services import EngramError, FactFilters, agent_stats, tag_counts
 from ui.archived_view import ArchivedView
 from ui.compiled_view import CompiledView
 from ui.entities_view import EntitiesView
@@ -110,6 +118,9 @@ class AgentTab(QWidget):
         for col, sample in widths.items():
             h.resizeSection(col, fm.horizontalAdvance(sample) + 16)
         self.table.viewport().installEventFilter(self)
+        bar = self.table.verticalScrollBar()
+        bar.sliderMoved.connect(self._on_slider_moved)
+        bar.sliderReleased.connect(lambda: self._on_slider_moved(bar.sliderPosition()))
 
         self.stack = QStackedWidget()
         self.stack.addWidget(self.table)
@@ -294,6 +305,8 @@ class AgentTab(QWidget):
             self.review.reload()
         elif i == ARCHIVED:
             self.archived.reload()
+        elif self.views.widget(i) is self.entities:  # shown while a write changed the links
+            self.entities.reload()
 
     def update_review_count(self) -> None:
         self._review_badge(self.memory.review.count())
@@ -428,7 +441,8 @@ class AgentTab(QWidget):
 
     def _is_default_filter(self) -> bool:
         f = self.filter_bar.filters()
-        plain = not (f.category or f.memory_type or f.since or f.until) and f.pinned is None
+        plain = not (f.category or f.tags or f.memory_type or f.since or f.until)
+        plain = plain and f.pinned is None
         return plain and f.status in (None, ["active"])
 
     def _select_fact(self, fact_id: int) -> None:
@@ -545,12 +559,21 @@ class AgentTab(QWidget):
         self.delete_btn.setText(f"Delete {n}" if n > 1 else "Delete")
         self.selection_changed.emit()
 
+    @Slot(int)
+    def _on_slider_moved(self, pos: int) -> None:
+        """Dragging the scrollbar to its end shows the oldest facts: the lazy model's bar
+        spans only the rows paged in, so the rest of the ids are read in one query."""
+        if pos >= self.table.verticalScrollBar().maximum() and self.model.fetch_to_end():
+            # the drag sets the old maximum right after this signal: scroll once it has
+            QTimer.singleShot(0, self.table.scrollToBottom)
+
     def _update_count(self) -> None:
         total = self.model.total_count()
         f = self.model.filters
         only_active = (
             f.status == ["active"]
             and not f.category
+            and not f.tags
             and not f.memory_type
             and f.pinned is None
             and not f.since
@@ -802,7 +825,7 @@ class AgentTab(QWidget):
         self.refreshed.emit()
 
     def _count_categories(self) -> None:
-        """The category filter shows how many active facts each category holds."""
+        """The category and tag filters show how many active facts each one holds."""
         if getattr(self, "_counting", False) or self.runner is None:
             return
         self._counting = True
@@ -811,11 +834,14 @@ class AgentTab(QWidget):
         def op(p, c):
             cats = {k for k in agent_stats(memory).by_category}
             cats |= {c for c in CATEGORIES}
-            return {k: memory.facts.count(FactFilters(status="active", category=k)) for k in cats}
+            by_cat = {k: memory.facts.count(FactFilters(status="active", category=k)) for k in cats}
+            return by_cat, tag_counts(memory)
 
         def done(counts):
             self._counting = False
-            self.filter_bar.set_category_counts({k: n for k, n in counts.items() if n})
+            by_cat, by_tag = counts
+            self.filter_bar.set_category_counts({k: n for k, n in by_cat.items() if n})
+            self.filter_bar.set_tag_counts(by_tag)
 
         def failed(_m):
             self._counting = False

@@ -4,7 +4,9 @@ previous compilation. Works through the compile service."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal, Slot
+import re
+
+from PySide6.QtCore import QEvent, QObject, QPoint, Qt, Signal, Slot
 from PySide6.QtGui import QColor, QFontDatabase, QTextCharFormat
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -15,6 +17,7 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QTabWidget,
+    QToolTip,
     QVBoxLayout,
     QWidget,
 )
@@ -23,6 +26,17 @@ from services import latest_layers, layer_diff
 from ui.markdown_view import MarkdownView
 
 LAYERS = ["memory", "today", "week", "longterm"]
+_MARKER = re.compile(r"^\s*(#{1,6}\s+|[-*+]\s+(\[[ xX]\]\s+)?|\d+[.)]\s+|>\s*)")
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+
+
+def line_key(text: str) -> str:
+    """A markdown source line and the block it renders to agree on this: no list or heading
+    marker, a link's text without its address, only letters and digits."""
+    text = _LINK.sub(r"\1", _MARKER.sub("", text))
+    return re.sub(r"\W+", "", text).lower()
+
+
 LAYER_TITLES = {
     "memory": "memory.md",
     "today": "Today",
@@ -52,6 +66,9 @@ class LayerPane(QWidget):
         self.sources = QListWidget()
         self.sources.setAccessibleName("Facts behind the selected line")
         self.rendered = MarkdownView()
+        self.rendered.setAccessibleName("Rendered memory (hover a line to see its facts)")
+        self.rendered.viewport().installEventFilter(self)
+        self._rendered_ids: dict[str, list[int]] = {}
         self.diff = QPlainTextEdit(readOnly=True)
         self.diff.setFont(QFontDatabase.systemFont(QFontDatabase.FixedFont))
         views = QTabWidget()
@@ -121,9 +138,13 @@ class LayerPane(QWidget):
         self.meter.setStyleSheet("QProgressBar::chunk { background: #dc2626; }" if over else "")
         self.rendered.set_markdown_text(layer.markdown or "")
         prov = {int(n): list(ids) for n, ids in (getattr(layer, "provenance", None) or [])}
+        self._rendered_ids = {}
         for i, line in enumerate((layer.markdown or "").splitlines(), start=1):
             item = QListWidgetItem(line or " ")
             ids = prov.get(i, [])
+            if ids and line_key(line):
+                known = self._rendered_ids.setdefault(line_key(line), [])
+                known += [x for x in ids if x not in known]
             item.setData(Qt.UserRole, ids)
             if ids:
                 item.setToolTip(
@@ -156,6 +177,38 @@ class LayerPane(QWidget):
                 fmt.setForeground(color)
                 cur.mergeCharFormat(fmt)
             block = block.next()
+
+    def eventFilter(self, obj: QObject, ev: QEvent) -> bool:
+        if obj is self.rendered.viewport() and ev.type() == QEvent.Type.ToolTip:
+            pos = ev.pos()  # type: ignore[attr-defined]  # a QHelpEvent
+            text = self.rendered_sources_at(pos)
+            if text:
+                QToolTip.showText(ev.globalPos(), text, self.rendered.viewport())  # type: ignore[attr-defined]
+            else:
+                QToolTip.hideText()
+            return True
+        return super().eventFilter(obj, ev)
+
+    def rendered_sources_at(self, pos: QPoint) -> str:
+        """What the Rendered view's hover says: the facts behind the line under ``pos`` (from
+        the layer's provenance), or "" off the text or on a line no fact made."""
+        view = self.rendered
+        block = view.cursorForPosition(pos).block()
+        rect = view.document().documentLayout().blockBoundingRect(block)
+        offset = QPoint(view.horizontalScrollBar().value(), view.verticalScrollBar().value())
+        if not rect.contains(pos + offset):
+            return ""
+        ids = self._rendered_ids.get(line_key(block.text()), [])
+        return self._summary(ids)
+
+    def _summary(self, ids: list[int]) -> str:
+        if not ids:
+            return ""
+        rows = self.memory.facts.rows(ids[:6])
+        head = f"From fact{'s' * (len(ids) > 1)} " + ", ".join(f"#{x}" for x in ids[:12])
+        lines = [f"#{i}: {rows[i].content[:100]}" for i in ids[:6] if i in rows]
+        more = [f"… and {len(ids) - 6} more"] if len(ids) > 6 else []
+        return "\n".join([head, *lines, *more])
 
     def facts_of_line(self, row: int) -> list[int]:
         item = self.lines.item(row)
@@ -227,9 +280,9 @@ class CompiledView(QWidget):
             pane.set_layer(layers.get(name))
         if layers:
             self.notice.setText(
-                f"Compiled layers of {self.memory.info.name}. The Lines && sources tab "
-                "shows the facts behind each line: hover a line for a summary, click it for "
-                "the list.".replace("&&", "&")
+                f"Compiled layers of {self.memory.info.name}. Hover a line of the Rendered "
+                "view to see the facts behind it; the Lines && sources tab lists them (click "
+                "a line).".replace("&&", "&")
             )
         else:
             self.notice.setText("Nothing compiled yet for this agent.")

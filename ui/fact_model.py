@@ -286,6 +286,35 @@ class FactTableModel(QAbstractTableModel):
         if self._runner is not None and len(self._buffer) < 3 * PAGE and not self._exhausted:
             self._prefetch()
 
+    def fetch_to_end(self) -> bool:
+        """Show every remaining id at once (the user dragged the scrollbar to the bottom: the
+        scrollbar spans only the rows shown, so paging alone never reaches the oldest facts).
+        Ids only, in one query; rows still load a page at a time as they come into view.
+        True when rows were added."""
+        if self._fetching or (not self._buffer and self._exhausted):
+            return False
+        rest = list(self._buffer)
+        offset = self._next_offset
+        while not self._exhausted:  # the count was read once per reload; it may be stale
+            want = max(self.total_count() - offset, 0) + CHUNK
+            got = self._fetch_ids(offset, want)
+            rest += got
+            offset += len(got)
+            self._exhausted = len(got) < want
+        self._epoch += 1  # a read-ahead still running would add ids twice
+        self._buffer, self._exhausted = [], True
+        self._prefetching = self._waiting = False
+        more = [i for i in dict.fromkeys(rest) if i not in self._row_of]
+        if not more:
+            return False
+        first = len(self._ids)
+        self.beginInsertRows(QModelIndex(), first, first + len(more) - 1)
+        self._ids.extend(more)
+        for r, fid in enumerate(more, start=first):
+            self._row_of[fid] = r
+        self.endInsertRows()
+        return True
+
     def _fill_buffer(self, ids: list[int]) -> None:
         self._buffer.extend(ids)
         self._next_offset += len(ids)

@@ -1,4 +1,5 @@
-"""The fact browser's filter bar: category, type, status, pinned and a created-date range."""
+"""The fact browser's filter bar: category, tag, type, status, pinned and a created-date
+range."""
 
 from __future__ import annotations
 
@@ -31,8 +32,8 @@ class FilterBar(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(4)
-        # the dates move to a second row when the window is narrow (900 px): one row cut
-        # the date fields
+        # the tag and the dates move to a second row when the window is narrow (900 px): one
+        # row cut the date fields
         outer.setSizeConstraint(QLayout.SetNoConstraint)
         lay = QHBoxLayout()
         self.row2 = QHBoxLayout()
@@ -44,6 +45,10 @@ class FilterBar(QWidget):
         self.category.addItems([ANY] + CATEGORIES)
         self.category.setToolTip("Category; 'proj:' matches every project, 'proj:web' one")
         self.category.setMinimumContentsLength(8)
+        self.tag = QComboBox(editable=True)
+        self.tag.addItem(ANY, ANY)
+        self.tag.setToolTip("Only facts carrying this tag")
+        self.tag.setMinimumContentsLength(8)
         self.type = QComboBox()
         self.type.addItems([ANY] + list(MEMORY_TYPES))
         self.status = QComboBox()
@@ -75,6 +80,11 @@ class FilterBar(QWidget):
         self.dates_box = QWidget()
         dl = QHBoxLayout(self.dates_box)
         dl.setContentsMargins(8, 0, 0, 0)
+        tag_label = QLabel("Ta&g")
+        tag_label.setBuddy(self.tag)
+        dl.addWidget(tag_label)
+        dl.addWidget(self.tag)
+        dl.addSpacing(8)
         dl.addWidget(self.use_dates)
         dl.addWidget(self.since)
         dl.addWidget(QLabel("–"))
@@ -86,6 +96,7 @@ class FilterBar(QWidget):
         lay.addWidget(self.clear_btn)
 
         self.category.currentTextChanged.connect(self._emit)
+        self.tag.currentTextChanged.connect(self._emit)
         self.type.currentIndexChanged.connect(self._emit)
         self.status.currentIndexChanged.connect(self._emit)
         self.pinned.currentIndexChanged.connect(self._emit)
@@ -133,9 +144,10 @@ class FilterBar(QWidget):
 
     @Slot()
     def clear(self) -> None:
-        for combo, idx in ((self.category, 0), (self.type, 0), (self.status, 0), (self.pinned, 0)):
+        combos = (self.category, self.tag, self.type, self.status, self.pinned)
+        for combo in combos:
             combo.blockSignals(True)
-            combo.setCurrentIndex(idx)
+            combo.setCurrentIndex(0)
             combo.blockSignals(False)
         self.use_dates.blockSignals(True)
         self.use_dates.setChecked(False)
@@ -162,16 +174,32 @@ class FilterBar(QWidget):
             self.category.setEditText(current)
         self.category.blockSignals(False)
 
+    def set_tag_counts(self, counts: dict[str, int]) -> None:
+        """List the agent's tags, most used first, with their active-fact counts ("web (4)");
+        the filter uses the bare tag. The current choice is kept."""
+        current = self.tag_value()
+        self.tag.blockSignals(True)
+        self.tag.clear()
+        self.tag.addItem(ANY, ANY)
+        for t in sorted(counts, key=lambda t: (-counts[t], t.lower())):
+            self.tag.addItem(f"{t} ({counts[t]:,})", t)
+        i = self.tag.findData(current) if current else 0
+        if i >= 0:
+            self.tag.setCurrentIndex(i)
+        else:
+            self.tag.setEditText(current)
+        self.tag.blockSignals(False)
+
     def category_value(self) -> str:
         """The category to filter on: a listed item's bare name, or what was typed."""
-        text = self.category.currentText().strip()
-        i = self.category.currentIndex()
-        if i >= 0 and self.category.itemText(i) == text and self.category.itemData(i):
-            return str(self.category.itemData(i))
-        return text
+        return _choice(self.category)
+
+    def tag_value(self) -> str:
+        return _choice(self.tag)
 
     def filters(self) -> FactFilters:
         cat = self.category_value()
+        tag = self.tag_value()
         typ = self.type.currentText()
         status = self.status.currentText()
         pinned = {ANY: None, "Pinned": True, "Not pinned": False}[self.pinned.currentText()]
@@ -181,12 +209,22 @@ class FilterBar(QWidget):
             until = _py(self.until.date())
         return FactFilters(
             category=None if cat in ("", ANY) else cat,
+            tags=None if tag in ("", ANY) else tag,
             memory_type=None if typ == ANY else typ,
             status=None if status == ANY else status,
             pinned=pinned,
             since=since,
             until=until,
         )
+
+
+def _choice(combo: QComboBox) -> str:
+    """A listed item's bare value (its data, without the count), or what was typed."""
+    text = combo.currentText().strip()
+    i = combo.currentIndex()
+    if i >= 0 and combo.itemText(i) == text and combo.itemData(i):
+        return str(combo.itemData(i))
+    return text
 
 
 def _py(d: QDate) -> date:

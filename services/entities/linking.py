@@ -18,6 +18,7 @@ from services.entities.identity import by_name, resolve
 from services.entities.lexicon import TOOLS
 from services.entities.relations import stated_relations
 from services.store import fact_rows
+from services.store.review import was_rejected
 
 Clean = Callable[[str], "str | None"]
 SOURCE_RANK = {"extracted": 0, "subject-key": 1, "import": 2, "user": 3}
@@ -164,8 +165,17 @@ def _from_subject(
     return found
 
 
+def linkable(row: Fact) -> bool:
+    """A fact waiting for review, or one review turned down, is not (yet) what the agent
+    knows: the names in it are no entities until it is accepted."""
+    return row.status != "pending" and not was_rejected(row.metadata)
+
+
 def link_fact(agent_id: int, row: Fact, clean: Clean) -> list[int]:
-    """Link one stored fact; returns the entity ids it names."""
+    """Link one stored fact; returns the entity ids it names (none while it is not
+    ``linkable``)."""
+    if not linkable(row):
+        return []
     mentions, rels = mentions_of(row, clean)
     # unambiguous names first: they are the context a bare first name is judged by
     ordered = sorted(mentions, key=lambda m: (m.type == "person" and " " not in m.key, 0))
@@ -239,10 +249,11 @@ def refresh(entity_ids: Iterable[int] | int) -> None:
     """Mention count and first/last mention from the entity's linked facts."""
     for eid in [entity_ids] if isinstance(entity_ids, int) else entity_ids:
         n, first, last = fact_rows.entity_mentions(eid)
+        # no links left (its only fact went back to review): 0, so the list leaves it out
+        fields = {"mention_count": n}
         if n:
-            Entity.update(mention_count=n, first_mentioned=first, last_mentioned=last).where(
-                Entity.id == eid
-            ).execute()
+            fields.update(first_mentioned=first, last_mentioned=last)
+        Entity.update(**fields).where(Entity.id == eid).execute()
 
 
 def relink(agent_id: int, row: Fact, clean: Clean) -> list[int]:
@@ -262,7 +273,7 @@ def relink(agent_id: int, row: Fact, clean: Clean) -> list[int]:
     return ids
 
 
-__all__ = ["by_name", "link_fact", "mentions_of", "refresh", "relink"]
+__all__ = ["by_name", "link_fact", "linkable", "mentions_of", "refresh", "relink"]
 
 
 def _sql(db, sql: str) -> str:

@@ -77,7 +77,8 @@ def view(e: Entity) -> EntityView:
 
 
 def entities(agent_id: int, typ: str | None = None, query: str | None = None) -> list[EntityView]:
-    q = Entity.select().where(Entity.agent == agent_id)
+    # an entity no fact names any more (its fact went back to review) is not listed
+    q = Entity.select().where((Entity.agent == agent_id) & (Entity.mention_count > 0))
     if typ:
         q = q.where(Entity.type == typ)
     if query:

@@ -364,7 +364,7 @@ def _as_datetime(v: object) -> datetime | None:
 
 def _only_active(f: FactFilters) -> bool:
     return list(f.status or []) == ["active"] and not any(
-        [f.category, f.memory_type, f.pinned is not None, f.since, f.until, f.text]
+        [f.category, f.memory_type, f.pinned is not None, f.since, f.until, f.text, f.tags]
     )
 
 
@@ -377,5 +377,6 @@ def _with_status(f: FactFilters, status: list[str]) -> FactFilters:
         since=f.since,
         until=f.until,
         text=f.text,
+        tags=f.tags,
     )
     return g

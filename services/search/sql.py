@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from models.db import is_postgres
-from services.store.facts import FactFilters
+from services.store.facts import FactFilters, tag_needle
 
 
 def run(db: Any, sql: str, params: Sequence[Any] = ()) -> Any:  # a DB-API cursor
@@ -55,9 +55,15 @@ def sql_filters(sql: str, params: list, f: FactFilters) -> tuple[str, list]:
         params.append(_iso(f.until, end=True))
     if f.text:
         sql += " AND f.content LIKE ? ESCAPE '\\'"
-        esc = f.text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        params.append(f"%{esc}%")
+        params.append(f"%{_like_escape(f.text)}%")
+    if f.tags:
+        sql += " AND (" + " OR ".join(["f.tags LIKE ? ESCAPE '\\'"] * len(f.tags)) + ")"
+        params += [f"%{_like_escape(tag_needle(t))}%" for t in f.tags]
     return sql, params
+
+
+def _like_escape(s: str) -> str:
+    return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def _iso(v: Any, end: bool = False) -> str:

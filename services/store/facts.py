@@ -7,6 +7,7 @@ change another agent's rows by passing a foreign id: such an id is simply ``NotF
 from __future__ import annotations
 
 import builtins
+import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import date, datetime
@@ -141,7 +142,11 @@ class FactFilters:
         since: datetime | date | None = None,
         until: datetime | date | None = None,
         text: str | None = None,
+        tags: str | Sequence[str] | None = None,
     ):
+        # any of the tags (like several categories); a fact's tags are a JSON list in one
+        # column, so a tag matches as its quoted JSON string inside it
+        self.tags = [tags] if isinstance(tags, str) else tags
         self.status = [status] if isinstance(status, str) else status
         self.category = [category] if isinstance(category, str) else category
         self.memory_type = [memory_type] if isinstance(memory_type, str) else memory_type
@@ -172,6 +177,13 @@ class FactFilters:
             q = q.where(Fact.created_at <= until)
         if self.text:
             q = q.where(Fact.content.contains(self.text))
+        if self.tags:
+            # cast: a bare JSONField would JSON-encode the pattern a second time
+            as_text = Fact.tags.cast("TEXT")
+            cond = as_text.contains(tag_needle(self.tags[0]))
+            for t in self.tags[1:]:
+                cond |= as_text.contains(tag_needle(t))
+            q = q.where(cond)
         return q
 
     def is_empty(self) -> bool:
@@ -184,8 +196,15 @@ class FactFilters:
                 self.since,
                 self.until,
                 self.text,
+                self.tags,
             ]
         )
+
+
+def tag_needle(tag: str) -> str:
+    """A tag as it is spelled inside the stored JSON list (quoted, so "web" never matches
+    "webapp")."""
+    return json.dumps(tag, ensure_ascii=False)
 
 
 def _require_clean_fields(changes: dict) -> None:

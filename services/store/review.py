@@ -201,9 +201,23 @@ class ReviewInbox:
         for patch in settled:  # decided: the agent must not find its proposal again
             if patch is not None:
                 patch.unlink(missing_ok=True)
+        if accept and done:
+            _link_accepted(m, done)
         if done:
             m.engram.bus.emit("fact.updated", agent_id=m.agent_id, ids=done)
         return done
+
+
+def _link_accepted(m: MemoryHandle, ids: builtins.list[int]) -> None:
+    """An accepted memory's names become entities now (waiting, it linked none). Links are
+    derived data: a failure is logged, the decision stands (``engram entities --relink``)."""
+    import logging
+
+    try:
+        with m.db.atomic():
+            m.entities.link(ids)
+    except Exception:
+        logging.getLogger(__name__).warning("entity linking failed for %s", ids, exc_info=True)
 
 
 def _settle_proposal(patch_file: str, accept: bool) -> Path | None:

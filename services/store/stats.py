@@ -68,3 +68,14 @@ def agent_stats(memory: MemoryHandle) -> AgentStats:
         s.growth.append((str(d)[:10], total))
     s.episodes = Episode.select().where(Episode.agent == aid).count()
     return s
+
+
+def tag_counts(memory: MemoryHandle) -> dict[str, int]:
+    """How many active facts carry each tag (the browser's tag filter lists them). Tags are a
+    JSON list per fact, so they are counted here; only the column is read, no rows."""
+    counts: dict[str, int] = {}
+    q = Fact.select(Fact.tags).where((Fact.agent == memory.agent_id) & (Fact.status == "active"))
+    for (tags,) in q.tuples():
+        for t in set(tags or ()):
+            counts[t] = counts.get(t, 0) + 1
+    return counts

@@ -177,6 +177,28 @@ def test_filters_and_lazy_ids(agent):
     ]
 
 
+def test_tag_filter_matches_whole_tags_in_lists_and_search(agent):
+    agent.remember_many(
+        [
+            NewFact("The web app is built with Vite", tags=["web", "frontend"]),
+            NewFact("The webapp beta keeps a waitlist", tags=["webapp"]),
+            NewFact("The web_app% folder holds the old build", tags=["web_app%"]),
+            NewFact("The web app has no tests yet"),
+        ],
+        near_duplicate=None,
+    )
+    web = FactFilters(tags="web")
+    assert [f.content for f in agent.list(web)] == ["The web app is built with Vite"]
+    # LIKE wildcards in a tag are literal characters
+    assert [f.content for f in agent.list(FactFilters(tags="web_app%"))] == [
+        "The web_app% folder holds the old build"
+    ]
+    assert agent.facts.count(FactFilters(tags=["webapp", "frontend"])) == 2
+    for mode in ("keyword", "hybrid"):
+        hits = agent.search("web app", filters=web, mode=mode, touch=False)
+        assert [h.fact.content for h in hits] == ["The web app is built with Vite"], mode
+
+
 def test_batch_ingest_reports_each_item(agent):
     res = agent.remember_many(
         [
