@@ -161,7 +161,7 @@ class ReviewView(QWidget):
         first = first if len(first) <= 120 else first[:117] + "…"
         what = f"“{first}”" if len(ids) == 1 else f"{len(ids)} memories, first “{first}”"
         box = QMessageBox(self)
-        box.setIcon(QMessageBox.Warning)
+        box.setIcon(QMessageBox.Icon.Warning)
         box.setWindowTitle("Reject and erase")
         box.setText(f"Erase {what} everywhere?")
         box.setInformativeText(
@@ -169,8 +169,8 @@ class ReviewView(QWidget):
             "compiled memory, and keeps it from being stored again. This cannot be undone. "
             "To hide it and keep it, choose Not now."
         )
-        erase = box.addButton("Erase", QMessageBox.DestructiveRole)
-        keep = box.addButton(QMessageBox.Cancel)
+        erase = box.addButton("Erase", QMessageBox.ButtonRole.DestructiveRole)
+        keep = box.addButton(QMessageBox.StandardButton.Cancel)
         box.setDefaultButton(keep)
         box.setEscapeButton(keep)
         box.exec()
