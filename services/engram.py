@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from models import Agent, Fact, connect_database
-from models.entities import utcnow
+from models.tables import utcnow
 from services.config import StoreConfig
 from services.entities.service import EntityService
 from services.errors import InvalidInput, ModelUnavailable, NotFound

@@ -10,7 +10,7 @@ from datetime import timedelta
 from PySide6.QtCore import Qt
 from tests_gui_helpers import answer_modal, open_tab, wait_write
 
-from models.entities import utcnow
+from models.tables import utcnow
 from services import NewFact
 
 
