@@ -19,6 +19,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
+from typing import cast
 
 import peewee as pw
 
@@ -209,7 +210,7 @@ def _load(memory) -> list[_F]:
             float(importance),
             bool(pinned),
             status,
-            _dt(created),
+            cast(datetime, _dt(created)),  # NOT NULL in the schema
             _dt(accessed),
             count or 0,
             _dt(expires),
