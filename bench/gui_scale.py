@@ -107,7 +107,8 @@ def child(store: Path, demo: bool) -> dict:
 
     out: dict = {}
     e = Engram.open(StoreConfig(data_dir=store, semantic=False))
-    win = MainWindow(e, use_tray=False)
+    # the demo as the app runs it: the store opened without the model, loaded in a worker
+    win = MainWindow(e, use_tray=False, load_semantic=demo)
     win.show()
     until(lambda: not win.runner.is_busy(), 120)
     if demo:
