@@ -194,7 +194,7 @@ def table(res: dict) -> None:
     print(f"{'figure':<12} {'old s (load)':>16} {'new s (load)':>16} {'old/new':>8}")
     for label, key in rows:
         k = key + "_s"
-        ratio = f"{o[k] / max(n[k], 1e-3):.1f}×" if k in o and k in n else ""
+        ratio = f"{o[k] / max(n[k], 0.01):.1f}×" if k in o and k in n else ""
         print(f"{label:<12} {_cell(o, key):>16} {_cell(n, key):>16} {ratio:>8}")
     for name, d in (("old", o), ("new", n)):
         if "quit_store_s" in d:
