@@ -107,7 +107,8 @@ def child(store: Path, demo: bool) -> dict:
 
     out: dict = {}
     e = Engram.open(StoreConfig(data_dir=store, semantic=False))
-    e.follow_changes("debounce")  # as app/main.py: memory.md follows the window's edits
+    if hasattr(e, "follow_changes"):  # as app/main.py (older trees had no such step)
+        e.follow_changes("debounce")  # memory.md follows the window's edits
     # the demo as the app runs it: the store opened without the model, loaded in a worker
     win = MainWindow(e, use_tray=False, load_semantic=demo)
     win.show()
