@@ -509,9 +509,12 @@ def _apply_decay(memory, decay_only: list[_F], report: GCReport) -> None:
     old = {
         r[0]: (r[1], r[2], r[3])
         for s in range(0, len(decay_only), 500)
-        for r in Fact.select(Fact.id, Fact.importance, Fact.status, Fact.metadata)
-        .where(Fact.id.in_([f.id for f in decay_only[s : s + 500]]))
-        .tuples()
+        for r in _raw(
+            memory,
+            Fact.select(Fact.id, Fact.importance, Fact.status, Fact.metadata).where(
+                Fact.id.in_([f.id for f in decay_only[s : s + 500]])
+            ),
+        )
     }
     rows = [(f.new_importance, _js(f.metadata), f.id) for f in decay_only]
     memory.db.cursor().executemany(
