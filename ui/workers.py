@@ -117,6 +117,7 @@ class Job:
     visible: bool
     serial: bool
     interruptible: bool = False
+    finish_on_close: bool = False
     worker: Worker | None = None
     done: int = 0
     total: int = 0
@@ -154,9 +155,12 @@ class JobRunner(QObject):
         serial: bool = False,
         on_cancel=None,
         interruptible: bool = False,
+        finish_on_close: bool = False,
     ) -> int:
         """``op(progress, cancelled)`` runs off the GUI thread; returns the job id.
-        ``interruptible``: the op only reads, so cancelling may stop its SQL mid-statement."""
+        ``interruptible``: the op only reads, so cancelling may stop its SQL mid-statement.
+        ``finish_on_close``: a write the user made (an edit): if it is still queued when the
+        window closes, it runs then instead of being dropped."""
         if self._closing:
             return 0
         job = Job(
@@ -168,6 +172,7 @@ class JobRunner(QObject):
             visible,
             serial,
             interruptible=interruptible and not serial,
+            finish_on_close=finish_on_close and serial,
             on_cancel=on_cancel,
         )
         self._jobs[job.id] = job
@@ -192,6 +197,7 @@ class JobRunner(QObject):
     def cancel_all(self, wait_ms: int = 30000) -> None:
         """Cancel everything and wait for the threads to end (called when the window closes)."""
         self._closing = True
+        owed = [j for j in self._serial if j.finish_on_close]
         for job in list(self._serial):
             self._serial.remove(job)
             self._jobs.pop(job.id, None)
@@ -203,6 +209,11 @@ class JobRunner(QObject):
                 log.warning("a background job did not stop in time")
         self._jobs.clear()
         self._serial_running = None
+        for job in owed:  # in the order they were made, after the write before them
+            try:
+                job.op(lambda *a: None, lambda: False)
+            except Exception:
+                log.error("an edit queued at quit failed:\n%s", traceback.format_exc())
 
     def running(self) -> list[Job]:
         return [j for j in self._jobs.values() if j.worker is not None]

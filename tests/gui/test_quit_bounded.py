@@ -56,3 +56,13 @@ def test_quit_while_the_gc_preview_plans_changes_nothing(window, seeded, engram,
     assert not [w for w in window.runner._threads if isValid(w) and w.isRunning()]
     after = sorted((f.id, f.status, f.importance) for f in seeded.list(limit=1000))
     assert after == before, "a preview stopped by the quit must not change a fact"
+
+
+def test_edits_queued_behind_a_write_reach_the_disk_when_quitting(window, seeded, qtbot):
+    tab = open_tab(window, "claude")
+    ids = [f.id for f in seeded.list() if not f.pinned][:3]
+    for fid in ids:  # Edit → Pin three times, faster than the writes finish
+        tab.select_ids([fid], current=fid)
+        window.act_pin.trigger()
+    window.close()
+    assert [Fact.get_by_id(i).pinned for i in ids] == [True, True, True]
