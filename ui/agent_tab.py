@@ -846,7 +846,14 @@ class AgentTab(QWidget):
         def failed(_m):
             self._counting = False
 
-        self.runner.start("Counting categories", op, visible=False, success=done, failure=failed)
+        self.runner.start(
+            "Counting categories",
+            op,
+            visible=False,
+            success=done,
+            failure=failed,
+            interruptible=True,
+        )
 
     def close_down(self) -> None:
         self.undo_stack.clear()

@@ -95,6 +95,7 @@ class GCPreviewDialog(QDialog):
             lambda p, c: plan_all(engram_, p, c),
             success=self.show_plans,
             failure=lambda m: self.intro.setText(f"Could not preview the clean-up: {m}"),
+            interruptible=True,  # a dry run: closing the dialog or the window stops it at once
         )
         runner.job_progress.connect(self._progress)
 

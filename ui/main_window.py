@@ -953,6 +953,7 @@ class MainWindow(QMainWindow):
             lambda p, c: engram.agents(),
             visible=False,
             success=self._agents_read,
+            interruptible=True,
         )
 
     def _agents_read(self, agents) -> None:

@@ -49,6 +49,7 @@ class StatsView(QWidget):
             visible=False,
             success=self._show,
             failure=self.summary.setText,
+            interruptible=True,
         )
 
     def _show(self, s) -> None:

@@ -87,6 +87,7 @@ class _WriteCommand(QUndoCommand):
             lambda progress, cancelled: op(),
             serial=True,
             visible=False,
+            finish_on_close=True,  # the user's edit: quitting never drops it
             success=lambda _r: self._done(kind, ids, what, undone, self),
             failure=self._on_failure,
         )
@@ -209,6 +210,7 @@ class AddFactCommand(_WriteCommand):
             lambda p, c: add(),
             serial=True,
             visible=False,
+            finish_on_close=True,  # the user's edit: quitting never drops it
             success=lambda _r: self._done(
                 "restore", [self.fact_id], past_tense(self.text()), False, self
             ),
@@ -270,6 +272,7 @@ class ReviewDecisionCommand(_WriteCommand):
             lambda p, c: self._apply(states),
             serial=True,
             visible=False,
+            finish_on_close=True,  # the user's edit: quitting never drops it
             success=lambda _r: self._done("edit", ids, what, undone, self),
             failure=self._on_failure,
         )

@@ -39,16 +39,26 @@ class Worker(QThread):
     failed = Signal(int, str)
     cancelled_sig = Signal(int)
 
-    def __init__(self, job_id: int, op: Callable, db=None):
+    def __init__(self, job_id: int, op: Callable, db=None, interruptible: bool = False):
         super().__init__()
         self.job_id = job_id
         self._op = op
         self._db = db
         self._cancel = threading.Event()
+        # a read-only job's SQLite statement is stopped at once on cancel: a count or a plan
+        # over 100k facts would otherwise hold a closing window for seconds
+        self._interruptible = interruptible and db is not None
+        self._conn = None
+        self._conn_lock = threading.Lock()
         LIVE.add(self)
 
     def cancel(self) -> None:
         self._cancel.set()
+        with self._conn_lock:
+            conn = self._conn
+        interrupt = getattr(conn, "interrupt", None)  # sqlite3 only; thread-safe by design
+        if interrupt is not None:
+            interrupt()
 
     def is_cancelled(self) -> bool:
         return self._cancel.is_set()
@@ -58,12 +68,24 @@ class Worker(QThread):
             raise Cancelled()
         self.progressed.emit(self.job_id, int(done or 0), int(total or 0), str(message or ""))
 
+    def _attach(self) -> None:
+        if self._interruptible:
+            conn = self._db.connection()  # this thread's own connection (peewee per thread)
+            with self._conn_lock:
+                self._conn = conn
+            if self._cancel.is_set():
+                raise Cancelled()
+
     def run(self) -> None:
         try:
+            self._attach()
             result = self._op(self._progress, self.is_cancelled)
         except Cancelled:
             self.cancelled_sig.emit(self.job_id)
         except Exception as exc:  # shown to the user; EngramError messages are user-facing
+            if self._cancel.is_set():  # the interrupted statement of a cancelled job
+                self.cancelled_sig.emit(self.job_id)
+                return
             from services import EngramError
 
             if not isinstance(exc, EngramError):
@@ -75,6 +97,8 @@ class Worker(QThread):
             else:
                 self.succeeded.emit(self.job_id, result)
         finally:
+            with self._conn_lock:
+                self._conn = None
             # peewee keeps one connection per thread; this thread ends, so does its connection
             if self._db is not None:
                 try:
@@ -92,6 +116,8 @@ class Job:
     failure: Callable[[str], None] | None
     visible: bool
     serial: bool
+    interruptible: bool = False
+    finish_on_close: bool = False
     worker: Worker | None = None
     done: int = 0
     total: int = 0
@@ -128,12 +154,26 @@ class JobRunner(QObject):
         visible: bool = True,
         serial: bool = False,
         on_cancel=None,
+        interruptible: bool = False,
+        finish_on_close: bool = False,
     ) -> int:
-        """``op(progress, cancelled)`` runs off the GUI thread; returns the job id."""
+        """``op(progress, cancelled)`` runs off the GUI thread; returns the job id.
+        ``interruptible``: the op only reads, so cancelling may stop its SQL mid-statement.
+        ``finish_on_close``: a write the user made (an edit): if it is still queued when the
+        window closes, it runs then instead of being dropped."""
         if self._closing:
             return 0
         job = Job(
-            next(self._ids), title, op, success, failure, visible, serial, on_cancel=on_cancel
+            next(self._ids),
+            title,
+            op,
+            success,
+            failure,
+            visible,
+            serial,
+            interruptible=interruptible and not serial,
+            finish_on_close=finish_on_close and serial,
+            on_cancel=on_cancel,
         )
         self._jobs[job.id] = job
         if serial:
@@ -157,6 +197,7 @@ class JobRunner(QObject):
     def cancel_all(self, wait_ms: int = 30000) -> None:
         """Cancel everything and wait for the threads to end (called when the window closes)."""
         self._closing = True
+        owed = [j for j in self._serial if j.finish_on_close]
         for job in list(self._serial):
             self._serial.remove(job)
             self._jobs.pop(job.id, None)
@@ -168,6 +209,11 @@ class JobRunner(QObject):
                 log.warning("a background job did not stop in time")
         self._jobs.clear()
         self._serial_running = None
+        for job in owed:  # in the order they were made, after the write before them
+            try:
+                job.op(lambda *a: None, lambda: False)
+            except Exception:
+                log.error("an edit queued at quit failed:\n%s", traceback.format_exc())
 
     def running(self) -> list[Job]:
         return [j for j in self._jobs.values() if j.worker is not None]
@@ -197,7 +243,7 @@ class JobRunner(QObject):
             self._launch(job)
 
     def _launch(self, job: Job) -> None:
-        w = Worker(job.id, job.op, self._db)
+        w = Worker(job.id, job.op, self._db, interruptible=job.interruptible)
         job.worker = w
         self._threads.add(w)
         w.progressed.connect(self._on_progress)

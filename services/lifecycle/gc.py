@@ -19,7 +19,7 @@ import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, cast
 
 import peewee as pw
 
@@ -156,6 +156,8 @@ def _js(value) -> str:
 def _meta(raw) -> dict:
     if isinstance(raw, dict):
         return dict(raw)
+    if raw == "{}":  # most facts: no need for the decoder
+        return {}
     try:
         v = json.loads(raw) if raw else {}
     except (TypeError, ValueError):
@@ -163,50 +165,76 @@ def _meta(raw) -> dict:
     return v if isinstance(v, dict) else {}
 
 
+def _raw(memory: MemoryHandle, query: pw.Query) -> list[tuple]:
+    """A query's rows as the driver returns them: peewee's per-value conversion (date
+    formats tried one by one, JSON decoded) was most of a 100k-fact plan."""
+    sql, params = query.sql()
+    return memory.db.execute_sql(sql, params).fetchall()
+
+
+def _dt(value) -> datetime | None:
+    """A stored time as a datetime (SQLite hands back text, PostgreSQL datetimes)."""
+    if value is None or isinstance(value, datetime):
+        return value
+    try:
+        return datetime.fromisoformat(value)
+    except (TypeError, ValueError):
+        return fact_rows.stored_time(value)
+
+
 def _load(memory: MemoryHandle) -> list[_F]:
-    q = fact_rows.lifecycle_rows(memory.agent_id)
+    rows = fact_rows.lifecycle_tuples(memory.agent_id)
     learned = _learned_times(memory)
     return [
         _F(
-            r.id,
-            r.category or "fact",
-            float(r.importance),
-            bool(r.pinned),
-            r.status,
-            r.created_at,
-            r.last_accessed,
-            r.access_count or 0,
-            r.expires_at,
-            _meta(r.metadata),
-            learned.get(r.id),
+            fid,
+            category or "fact",
+            float(importance),
+            bool(pinned),
+            status,
+            cast(datetime, _dt(created)),  # NOT NULL in the schema
+            _dt(accessed),
+            count or 0,
+            _dt(expires),
+            _meta(meta),
+            learned.get(fid),
         )
-        for r in q
+        for fid, category, importance, pinned, status, created, accessed, count, expires, meta in (
+            rows
+        )
     ]
 
 
 def _learned_times(memory: MemoryHandle) -> dict[int, datetime]:
     """fact id → when it was stored, from the audit trail: a ``create`` event per fact, or a
     ``bulk-import`` event naming the range of ids one batch inserted."""
-    out: dict[int, datetime] = {}
-    q = (
-        AuditEvent.select(
-            AuditEvent.fact_id, AuditEvent.action, AuditEvent.after, AuditEvent.created_at
-        )
-        .where(
-            (AuditEvent.agent == memory.agent_id) & AuditEvent.action.in_(["create", "bulk-import"])
-        )
+    first: dict[int, tuple[int, datetime | None]] = {}  # fact id → (event id, time)
+    mine = AuditEvent.agent == memory.agent_id
+    # a create event's ``after`` is the whole fact: only the bulk ranges need theirs read
+    creates = (
+        AuditEvent.select(AuditEvent.id, AuditEvent.fact_id, AuditEvent.created_at)
+        .where(mine & (AuditEvent.action == "create") & AuditEvent.fact_id.is_null(False))
         .order_by(AuditEvent.id)
     )
-    for fid, action, after, when in q.tuples():
-        if action == "create" and fid is not None:
-            out.setdefault(fid, when)
-            continue
+    for eid, fid, when in _raw(memory, creates):
+        if fid not in first:
+            first[fid] = (eid, _dt(when))
+    bulk = (
+        AuditEvent.select(AuditEvent.id, AuditEvent.after, AuditEvent.created_at)
+        .where(mine & (AuditEvent.action == "bulk-import"))
+        .order_by(AuditEvent.id)
+    )
+    for eid, after, when in _raw(memory, bulk):
         rng = _meta(after)
         lo, hi = rng.get("first_id"), rng.get("last_id")
-        if isinstance(lo, int) and isinstance(hi, int):
-            for i in range(lo, hi + 1):
-                out.setdefault(i, when)
-    return out
+        if not (isinstance(lo, int) and isinstance(hi, int)):
+            continue
+        at = _dt(when)
+        for i in range(lo, hi + 1):
+            prev = first.get(i)
+            if prev is None or prev[0] > eid:  # the first event by id wins, as it always did
+                first[i] = (eid, at)
+    return {fid: when for fid, (_eid, when) in first.items() if when is not None}
 
 
 def source_owned(f) -> bool:
