@@ -5,7 +5,7 @@ away again (real store, real ingest and linking)."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from tests_gui_helpers import open_tab, wait_write
+from tests_gui_helpers import answer_modal, open_tab, wait_write
 
 from services import NewFact, review_metadata
 
@@ -61,11 +61,11 @@ def test_entities_come_from_accepted_memories_only(window, agent, qtbot):
     # the fact list reloads after the write; the shown Entities tab with it
     qtbot.waitUntil(lambda: "GitHub Actions" not in _names(tab), timeout=10000)
 
-    # Reject (key R): never an entity
+    # Reject (key R, then Erase in its question): never an entity
     tab.show_view("Review")
     qtbot.waitUntil(lambda: tab.review.table.rowCount() == 2, timeout=10000)
     _select(tab.review, manager)
     with qtbot.waitSignal(tab.review.decided, timeout=30000):
-        qtbot.keyClick(tab.review.table, Qt.Key_R)
+        answer_modal(qtbot, lambda: qtbot.keyClick(tab.review.table, Qt.Key_R), button_text="Erase")
     assert manager not in [i.fact.id for i in agent.review.items()]
     assert not _names(tab) & {"Maria Lopez", "Acme Corp", "GitHub Actions"}
