@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -102,13 +103,28 @@ def _spawns_processes(item) -> bool:
     names a way to start a process, starts other processes."""
     module = getattr(item, "module", None)
     names = vars(module) if module is not None else {}
-    if "subprocess" in names or "McpClient" in names or "mcp_client" in names:
+    if "subprocess" in names or any(
+        _from(v, "tests.integration.mcp_client") for v in names.values()
+    ):
         return True
     try:
         source = inspect.getsource(item.function)
     except (AttributeError, OSError, TypeError):
         return False
     return any(word in source for word in _SPAWN_WORDS)
+
+
+def _from(obj, module: str) -> bool:
+    return getattr(obj, "__module__", None) == module or obj is sys.modules.get(module)
+
+
+def _starts_servers(item) -> bool:
+    """Uses the session's servers (a fixture) or starts its own (tests/teamstore/servers.py)."""
+    if _SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return True
+    module = getattr(item, "module", None)
+    names = vars(module) if module is not None else {}
+    return any(_from(v, "tests.teamstore.servers") for v in names.values())
 
 
 def pytest_collection_modifyitems(config, items):
@@ -125,7 +141,7 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.bench)
         callspec = getattr(item, "callspec", None)
         on_postgres = callspec is not None and callspec.params.get("store_backend") == "postgres"
-        if on_postgres or _SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
+        if on_postgres or _starts_servers(item):
             item.add_marker(pytest.mark.postgres)
         if _spawns_processes(item):
             item.add_marker(pytest.mark.subprocess)

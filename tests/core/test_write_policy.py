@@ -309,6 +309,7 @@ WRITE_PATHS = {
 }
 
 
+@pytest.mark.slow  # the whole matrix: make test runs it
 @pytest.mark.parametrize("payload", sorted(PAYLOADS))
 @pytest.mark.parametrize("path", sorted(WRITE_PATHS))
 def test_every_write_path_applies_the_policy(keyword_engram, tmp_path, path, payload):
@@ -516,6 +517,7 @@ def _on_disk(e, needle):
     return isolated.raw_hits([Path(e.config.data_dir)], [needle])
 
 
+@pytest.mark.slow  # the whole matrix: make test runs it
 @pytest.mark.parametrize("payload", sorted(PAYLOADS))
 @pytest.mark.parametrize("path_field", sorted(FIELD_PATHS), ids="/".join)
 def test_every_field_of_every_write_path_applies_the_policy(
