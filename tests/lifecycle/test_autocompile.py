@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import anyio
+import pytest
 
 from models import CompiledLayer
 from services.config import StoreConfig
@@ -108,6 +109,7 @@ def test_a_long_running_process_recompiles_a_moment_after_a_write(tmp_path):
             time.sleep(0.1)
 
 
+@pytest.mark.slow  # an MCP server in-process and a debounce wait
 def test_an_mcp_write_reaches_memory_md_within_seconds(tmp_path):
     data = tmp_path / "store"
     with Engram.open(StoreConfig(data_dir=data, semantic=False)) as e:

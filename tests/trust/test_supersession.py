@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from bench import supersession
 from bench.supersession_pairs import PAIRS
 
 
+@pytest.mark.slow  # 207 pairs through the pipeline: make test runs it
 def test_the_labelled_matrix_loses_no_distinct_subject(engram, capsys):
     assert len(PAIRS) >= 200
     r = supersession.run(engram)
