@@ -49,7 +49,7 @@ log = logging.getLogger(__name__)
 EXTRA_KEYS = (
     ("Save the fact being edited", "Ctrl+S"),
     ("Revert the fact being edited", "Alt+V"),
-    ("Review: accept / edit / reject the selected memories", "A / E / R"),
+    ("Review: accept / edit / hide for now / reject (erase, asks first)", "A / E / N / R"),
     ("Archived: restore the selected facts", "Enter"),
 )
 

@@ -38,7 +38,14 @@ def test_f1_lists_save_compile_gc_and_review_keys(window, qtbot):
     help_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Help")
     f1 = next(a for a in help_menu.actions() if a.shortcut().toString() == "F1")
     (_t, text, _i), _ = answer_modal(qtbot, f1.trigger, key=Qt.Key_Return)
-    for needle in ("Ctrl+S", "Compile now", "Ctrl+Shift+C", "Run GC", "Ctrl+Shift+G", "A / E / R"):
+    for needle in (
+        "Ctrl+S",
+        "Compile now",
+        "Ctrl+Shift+C",
+        "Run GC",
+        "Ctrl+Shift+G",
+        "A / E / N / R",
+    ):
         assert needle in text, needle
 
 
