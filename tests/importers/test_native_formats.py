@@ -494,3 +494,18 @@ def test_invalid_utf8_statement_is_skipped_with_its_line(mem, tmp_path):
     assert [(p.file, p.line, p.reason) for p in rep.skipped] == [
         ("AGENTS.md", 4, "invalid UTF-8 bytes in the entry")
     ]
+
+
+def test_a_rules_folder_itself_imports(tmp_path, cli):
+    """Pointing at `.cursor/rules` (not the project above it) imports its rules."""
+    rules = tmp_path / "proj" / ".cursor" / "rules"
+    rules.mkdir(parents=True)
+    (rules / "style.mdc").write_text(
+        "---\ndescription: style\nalwaysApply: true\n---\n- Prefer small pull requests.\n"
+    )
+    (rules / "notes.txt").write_text("not a rule file")
+    assert cli("agent", "add", "cur")[0] == 0
+    rc, out, err = cli("import", "--agent", "cur", str(rules))
+    assert rc == 0, err
+    rc, out, _ = cli("list", "--agent", "cur")
+    assert "Prefer small pull requests." in out and "not a rule file" not in out

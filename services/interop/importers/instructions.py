@@ -80,6 +80,9 @@ def project_files(root: Path) -> list[Path]:
 
 def _project_files(root: Path) -> list[Path]:
     out = []
+    own = RULE_DIRS.get((root.parent.name, root.name))
+    if own is not None:  # the rules folder itself (`.cursor/rules`), as a user may point at it
+        return sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in own[2])
     for name in ("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "GEMINI.md"):
         p = root / name
         if p.is_file():
