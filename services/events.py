@@ -64,7 +64,8 @@ class EventBus:
 
     def emit(self, kind: EventKind | str, **data) -> None:
         kind = EventKind(kind)  # an unknown event name is a bug, found at the emitter
-        log.info("%s %s", kind.value, describe(data))
+        if log.isEnabledFor(logging.INFO):  # every write emits: no work when nobody logs
+            log.info("%s %s", kind.value, describe(data))
         with self._lock:
             listeners = list(self._listeners)
         for fn in listeners:
