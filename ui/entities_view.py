@@ -7,7 +7,7 @@ undoable: the view keeps the last event for its Undo button)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QUndoCommand
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -192,7 +192,13 @@ class EntitiesView(QWidget):
     def select(self, entity_id: int | None) -> None:
         ids = [e.id for e in self.rows]
         if entity_id in ids:
-            self.table.setCurrentCell(ids.index(entity_id), 0)
+            # explicit flags: setCurrentCell() reads the held keys, so after Ctrl+Z it would
+            # toggle this row into the old selection and a later merge would name extra ones
+            index = self.table.model().index(ids.index(entity_id), 0)
+            self.table.selectionModel().setCurrentIndex(
+                index,
+                QItemSelectionModel.ClearAndSelect | QItemSelectionModel.Rows,
+            )
             self._show(entity_id)
         else:
             self._show(None)

@@ -114,3 +114,24 @@ def test_merge_asks_naming_both_enter_keeps_and_ctrl_z_undoes(window, agent, qtb
     window.act_undo.trigger()  # Edit → Undo (Ctrl+Z)
     assert "Maria" in [e.name for e in view.rows]
     assert window.notice.text().startswith("Undone: Merged “Maria”")
+
+
+def test_a_reload_with_ctrl_held_selects_only_the_shown_entity(window, agent, qtbot):
+    """Ctrl+Z reloads the list while Ctrl is still down: the row shown must replace the
+    selection, not be toggled into it, or the next merge names entities nobody picked."""
+    from PySide6.QtTest import QTest
+
+    agent.remember("Maria Lopez is my manager at Acme Corp.")
+    agent.remember("Deploys go through GitHub Actions.")
+    tab = open_tab(window, "claude")
+    tab.views.setCurrentWidget(tab.entities)
+    view = tab.entities
+    view.table.setCurrentCell(_row(view, "GitHub Actions"), 0)
+    QTest.keyPress(view.table, Qt.Key_Control, Qt.ControlModifier)
+    try:
+        view.select(view.rows[_row(view, "Maria Lopez")].id)
+        view.reload()
+    finally:
+        QTest.keyRelease(view.table, Qt.Key_Control, Qt.NoModifier)
+    assert [view.rows[_row(view, "Maria Lopez")].id] == view.selected_ids()
+    assert view.title.text() == "Maria Lopez  (person)"
