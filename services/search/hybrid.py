@@ -49,7 +49,7 @@ from models.db import is_postgres
 from models.tables import utcnow
 from services.ingest.limits import trim_query
 from services.records import SearchHit
-from services.search.sql import ids_in, run, sql_filters
+from services.search.sql import facts_by_id, ids_in, run, sql_filters
 from services.search.terms import merge_substring_hits
 from services.store import fact_rows
 from services.store.facts import FactFilters, fact_view
@@ -253,7 +253,7 @@ class Searcher:
         )
         sql = (
             "SELECT f.id, f.created_at, f.event_date, f.importance, f.pinned, f.access_count, "
-            f"{asks} FROM fact f WHERE f.agent_id = ? AND f.id {clause}"
+            f"{asks} FROM {facts_by_id(db)} WHERE f.agent_id = ? AND f.id {clause}"
         )
         cur = run(db, sql, (self.m.agent_id, param))
         return {
@@ -282,7 +282,7 @@ class Searcher:
             around.update(range(max(1, fid - slack), fid + slack + 1))
         clause, param = ids_in(self.m.db, around)
         sql = (
-            "SELECT f.id, f.source_ref FROM fact f WHERE f.agent_id = ? "
+            f"SELECT f.id, f.source_ref FROM {facts_by_id(self.m.db)} WHERE f.agent_id = ? "
             f"AND f.id {clause} AND f.source_ref IS NOT NULL"
         )
         sql, params = sql_filters(sql, [self.m.agent_id, param], filters)
@@ -311,7 +311,7 @@ class Searcher:
         if not ids:
             return set()
         clause, param = ids_in(self.m.db, ids)
-        sql = f"SELECT f.id FROM fact f WHERE f.agent_id = ? AND f.id {clause}"
+        sql = f"SELECT f.id FROM {facts_by_id(self.m.db)} WHERE f.agent_id = ? AND f.id {clause}"
         sql, params = sql_filters(sql, [self.m.agent_id, param], filters)
         return {int(r[0]) for r in run(self.m.db, sql, params).fetchall()}
 

@@ -19,6 +19,15 @@ def run(db: Any, sql: str, params: Sequence[Any] = ()) -> Any:  # a DB-API curso
     return db.execute_sql(sql, list(params))
 
 
+def facts_by_id(db: Any) -> str:
+    """``FROM`` for a query that picks facts out of an id list. SQLite cannot size a
+    ``json_each`` list, so it walked the agent's (agent_id, status) index and tested every
+    fact against the list: 7 ms at 100k facts, three times a hybrid search. ``NOT INDEXED``
+    leaves it the rowid lookups only (0.07 ms); an ``ANALYZE`` would do it too, but only
+    once statistics exist and while they stay true."""
+    return "fact f" if is_postgres(db) else "fact f NOT INDEXED"
+
+
 def ids_in(db: Any, ids: Iterable[int]) -> tuple[str, object]:
     """``IN (…)`` over a list of ids passed as one parameter (no per-id placeholder)."""
     ids = sorted(int(i) for i in ids)

@@ -315,3 +315,28 @@ def test_keyword_search_finds_an_agents_few_matches_under_another_agents_many(
         (busy.agent_id,),
     ).fetchall()
     assert [round(s, 9) for _, s in top] == [round(r[0], 9) for r in joined]
+
+
+def test_a_search_reads_its_candidates_by_rowid_not_by_walking_the_agent(keyword_engram):
+    """At 100k facts SQLite walked the agent's whole (agent_id, status) index for each id
+    list a hybrid search reads (7 ms, three times a query); the lists are read by rowid."""
+    from services.search.sql import facts_by_id, ids_in, sql_filters
+
+    m = keyword_engram.agent("plan", create=True)
+    m.remember_many([NewFact(f"fact number {i} about the plan") for i in range(50)])
+    db = keyword_engram.db
+    first = min(r.id for r in m.facts.list(limit=100))
+    clause, param = ids_in(db, [first + 3, first + 5, first + 8])
+    sql, params = sql_filters(
+        f"SELECT f.id FROM {facts_by_id(db)} WHERE f.agent_id = ? AND f.id {clause}",
+        [m.agent_id, param],
+        FactFilters(status=["active"]),
+    )
+    from models.db import is_postgres
+    from services.search.sql import run
+
+    ids = sorted(r[0] for r in run(db, sql, params).fetchall())
+    assert len(ids) == 3 and set(ids) <= {r.id for r in m.facts.list(limit=100)}
+    if not is_postgres(db):  # PostgreSQL sizes its array parameter itself
+        plan = " ".join(str(r) for r in db.execute_sql("EXPLAIN QUERY PLAN " + sql, params))
+        assert "INTEGER PRIMARY KEY" in plan and "fact_rank" not in plan
