@@ -36,6 +36,9 @@ class Terms:
     def __init__(self, terms):
         self.norm = sorted({n for n in (fold(t) for t in terms if t) if n}, key=len)
         self._index: dict[str, list[str]] | None = None
+        # sorted out once: testing every term's first character for every text cost 27 s of
+        # a 1 % forget at 100k facts (116M calls), for a list that is usually empty
+        self._unspaced = [t for t in self.norm if not spaced(t[0])]
         if len(self.norm) > self.MANY:
             self._index = {}
             for t in self.norm:
@@ -56,7 +59,7 @@ class Terms:
                 if found_at(n, t, i):
                     return True
         # a term in a script written without spaces may start inside a "word"
-        return any(contains(n, t) for t in self.norm if not spaced(t[0]))
+        return any(contains(n, t) for t in self._unspaced)
 
     def which(self, text: str | None) -> list[str]:
         """The folded terms a text mentions (for the reason shown beside a match)."""
