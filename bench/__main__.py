@@ -187,7 +187,10 @@ def cmd_speed(args) -> dict:
 
     if args.keyword_store:
         r = speed.keyword_only(
-            Path(args.keyword_store), args.slug, old_dir=args.old and Path(args.old)
+            Path(args.keyword_store),
+            args.slug,
+            old_dir=args.old and Path(args.old),
+            hybrid=args.hybrid,
         )
         _write(RESULTS / "speed-keyword.json", r | {"machine": _machine()})
         return r
@@ -368,6 +371,7 @@ def main(argv=None) -> int:
     sp.add_argument("--old", help="the old tree (default: git archive 93e7099 → /tmp/engram-old)")
     sp.add_argument("--keyword-store", help="only keyword search, old vs new, on this store")
     sp.add_argument("--slug", default="scale", help="--keyword-store: the agent to search")
+    sp.add_argument("--hybrid", action="store_true", help="--keyword-store: hybrid search too")
     sp.set_defaults(func=cmd_speed)
     su = sub.add_parser("supersession", help="merge/supersede/conflict/keep confusion matrix")
     su.set_defaults(func=cmd_supersession)

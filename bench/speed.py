@@ -369,13 +369,24 @@ def run(quick: bool, work: Path, old_dir: Path | None = None) -> dict:
     return res
 
 
-def keyword_only(store: Path, slug: str, queries: int = 300, old_dir: Path | None = None) -> dict:
-    """Old vs new keyword search on an existing store (e.g. a 1M-fact one left by
-    ``python -m bench scale --keep``), without building anything."""
+def keyword_only(
+    store: Path,
+    slug: str,
+    queries: int = 300,
+    old_dir: Path | None = None,
+    hybrid: bool = False,
+) -> dict:
+    """Old vs new search on an existing store (e.g. a 1M-fact one left by ``python -m bench
+    scale --keep``), without building anything: keyword, and hybrid too with ``hybrid`` (the
+    store needs vectors, e.g. ``python -m bench scale-step --vectors``)."""
     old = ensure_old(old_dir or OLD_DIR)
-    o = child(old, "search", store, queries, 0, slug=slug)
-    n = child(ROOT, "search", store, queries, 0, slug=slug)
+    flag = 1 if hybrid else 0
+    o = child(old, "search", store, queries, flag, slug=slug)
+    n = child(ROOT, "search", store, queries, flag, slug=slug)
     size = f"{store.name}"
-    for key in ("keyword_p50_ms", "keyword_p95_ms"):
+    keys = ["keyword_p50_ms", "keyword_p95_ms"] + (
+        ["hybrid_p50_ms", "hybrid_p95_ms"] if hybrid else []
+    )
+    for key in keys:
         print(line(f"{key.replace('_ms', '')} ({size})", "ms", o, n, key), flush=True)
     return {"old": o, "new": n}
