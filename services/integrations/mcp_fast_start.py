@@ -11,9 +11,11 @@ protocol version the client asks for, so the SDK's own answer is kept in the dat
 (``mcp-initialize.json``, keyed by the SDK's and this server's files) the first time a client
 asks for a version. From then on this module answers the handshake from that record at once,
 then hands the stream to the SDK through a pipe: the SDK sees the same ``initialize`` (so its
-session state is what it would be) and its duplicate answer is dropped on the way out. Every
-later message goes through unchanged. A client asking for a version not on record gets the
-SDK's answer as before (and records it).
+session state is what it would be) and its duplicate answer is dropped on the way out. The
+client's first ``tools/list`` (no cursor) after a replayed handshake is answered the same way
+(the tool list is fixed by the same files), so an agent sees Engram's tools without waiting
+for the SDK; the SDK's own answer is dropped. Every other message goes through unchanged. A
+client asking for a version not on record gets the SDK's answers as before (and records them).
 """
 
 from __future__ import annotations
@@ -62,24 +64,42 @@ class Relay:
         self.key = _key(slug)
         self.swallow: object = None  # id of the initialize already answered here
         self.capture: tuple[object, str] | None = None  # (id, version) to record
+        self.version = ""  # the protocol version the client asked for
+        self.early_init = False
+        # tools/list: ids answered here (their SDK answer is dropped), ids whose SDK answer is
+        # recorded; both threads write to the client, one whole line at a time
+        self.swallow_tools: set = set()
+        self.capture_tools: dict = {}
+        self._tools_done = False
+        self._lock = threading.Lock()
         self._threads: list[threading.Thread] = []
 
-    def _load(self) -> dict:
+    def _record(self) -> dict:
         try:
             data = json.loads(self.path.read_text("utf-8"))
         except (OSError, ValueError):
             return {}
-        return data.get("results", {}) if data.get("key") == self.key else {}
+        return data if isinstance(data, dict) and data.get("key") == self.key else {}
 
-    def _save(self, version: str, result: dict) -> None:
+    def _load(self, part: str = "results") -> dict:
+        got = self._record().get(part, {})
+        return got if isinstance(got, dict) else {}
+
+    def _save(self, version: str, result: dict, part: str = "results") -> None:
         from services.store.atomic import atomic_write
 
-        results = self._load()
-        results[version] = result
-        try:
-            atomic_write(self.path, json.dumps({"key": self.key, "results": results}))
-        except OSError as exc:  # a read-only store: the next start is slower, not broken
-            log.warning("could not record the MCP handshake: %s", exc)
+        with self._lock:
+            data = self._record()
+            parts = {k: data.get(k, {}) for k in ("results", "tools")}
+            parts[part] = {**parts[part], version: result}
+            try:
+                atomic_write(self.path, json.dumps({"key": self.key, **parts}))
+            except OSError as exc:  # a read-only store: the next start is slower, not broken
+                log.warning("could not record the MCP handshake: %s", exc)
+
+    def _send(self, reply: dict) -> None:
+        with self._lock:
+            _write_all(self.out, json.dumps(reply, separators=(",", ":")).encode() + b"\n")
 
     def start(self) -> None:
         """Read the client's first message, answer it if it is an ``initialize`` on record,
@@ -105,13 +125,37 @@ class Relay:
         if not isinstance(msg, dict) or msg.get("method") != "initialize" or "id" not in msg:
             return
         version = str((msg.get("params") or {}).get("protocolVersion") or "")
+        self.version = version
         result = self._load().get(version)
         if result is None:
             self.capture = (msg["id"], version)
             return
-        reply = {"jsonrpc": "2.0", "id": msg["id"], "result": result}
-        _write_all(self.out, json.dumps(reply, separators=(",", ":")).encode() + b"\n")
+        self._send({"jsonrpc": "2.0", "id": msg["id"], "result": result})
         self.swallow = msg["id"]
+        self.early_init = True
+
+    def _tools_early(self, line: bytes) -> None:
+        """The client's first plain ``tools/list``: answered from the record after a replayed
+        handshake, else its SDK answer is recorded for the next start."""
+        if self._tools_done or b"tools/list" not in line:
+            return
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            return
+        if not isinstance(msg, dict) or msg.get("method") != "tools/list" or "id" not in msg:
+            return
+        if (msg.get("params") or {}).get("cursor") or not self.version:
+            return
+        self._tools_done = True
+        result = self._load("tools").get(self.version) if self.early_init else None
+        if result is None:
+            with self._lock:
+                self.capture_tools[json.dumps(msg["id"])] = self.version
+            return
+        with self._lock:
+            self.swallow_tools.add(json.dumps(msg["id"]))
+        self._send({"jsonrpc": "2.0", "id": msg["id"], "result": result})
 
     def _spawn(self, fn, *args) -> None:
         t = threading.Thread(target=fn, args=args, daemon=True, name=f"mcp-{fn.__name__}")
@@ -122,6 +166,8 @@ class Relay:
         try:
             line = first
             while line:
+                if line is not first:
+                    self._tools_early(line)
                 _write_all(in_w, line)
                 line = self.inp.readline()
         except OSError:
@@ -132,18 +178,39 @@ class Relay:
     def _forward(self, out_r: int) -> None:
         with os.fdopen(out_r, "rb") as pipe:
             for line in pipe:
-                if (self.swallow is not None or self.capture) and self._handshake(line):
+                if self._handshake(line):
                     continue
-                _write_all(self.out, line)
+                with self._lock:
+                    _write_all(self.out, line)
 
     def _handshake(self, line: bytes) -> bool:
         """Whether to drop this outgoing line (the SDK's answer to an ``initialize`` already
-        answered); records the SDK's answer the first time a version is asked for."""
+        answered, or a ``tools/list`` answered here); records the SDK's answers the first time
+        a version is asked for."""
+        with self._lock:
+            waiting = self.swallow is not None or self.capture or self.swallow_tools
+            waiting = waiting or self.capture_tools
+        if not waiting:
+            return False
         try:
             msg = json.loads(line)
         except ValueError:
             return False
         if not isinstance(msg, dict) or "result" not in msg:
+            return False
+        key = json.dumps(msg.get("id"))
+        with self._lock:
+            dropped = key in self.swallow_tools
+            self.swallow_tools.discard(key)
+            tools_version = self.capture_tools.pop(key, None)
+        if dropped:
+            return True
+        if (
+            tools_version
+            and isinstance(msg["result"], dict)
+            and not msg["result"].get("nextCursor")
+        ):
+            self._save(tools_version, msg["result"], "tools")
             return False
         if self.swallow is not None and msg.get("id") == self.swallow:
             self.swallow = None

@@ -64,3 +64,26 @@ def test_a_stale_record_is_not_replayed(store):
     assert got["err"] is False
     fresh = json.loads(record.read_text("utf-8"))
     assert "stale text" not in json.dumps(fresh)
+
+
+def test_the_tool_list_is_answered_from_the_record_after_a_replayed_handshake(store):
+    """An agent lists the tools right after the handshake: from the second start on, that
+    answer too comes from the record (the SDK's own is dropped), so the tools are there
+    before the SDK has loaded; a marker put in the record shows which answer the client got."""
+    first = _session_works(store)  # records the handshake
+    record = store / "mcp-initialize.json"
+    _session_works(store)  # handshake replayed: the SDK's tool list is recorded
+    data = json.loads(record.read_text("utf-8"))
+    assert data["tools"], "the tool list was not recorded"
+    (version, listed), *_ = data["tools"].items()
+    assert {t["name"] for t in listed["tools"]} == first["tools"]
+    listed["tools"] = [t for t in listed["tools"] if t["name"] != "recall"] + [
+        {**t, "name": "recall_from_record"} for t in listed["tools"] if t["name"] == "recall"
+    ]
+    record.write_text(json.dumps(data), "utf-8")
+
+    third = _session_works(store)
+    assert "recall_from_record" in third["tools"] and "recall" not in third["tools"]
+    # the SDK still serves the calls: the recorded list only spared the wait
+    assert third["err"] is False
+    assert "Deploys happen on Tuesdays" in json.dumps(third["hits"])
