@@ -188,8 +188,9 @@ class Relay:
         answered, or a ``tools/list`` answered here); records the SDK's answers the first time
         a version is asked for."""
         with self._lock:
-            waiting = self.swallow is not None or self.capture or self.swallow_tools
-            waiting = waiting or self.capture_tools
+            waiting = bool(
+                self.swallow is not None or self.capture or self.swallow_tools or self.capture_tools
+            )
         if not waiting:
             return False
         try:
