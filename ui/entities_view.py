@@ -92,13 +92,13 @@ class EntitiesView(QWidget):
         self.type_filter.currentIndexChanged.connect(self.reload)
         self.table = QTableWidget(0, 4)
         self.table.setHorizontalHeaderLabels(["Name", "Type", "Facts", "Last mentioned"])
-        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.ExtendedSelection)
-        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         header = self.table.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.Stretch)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for col in (1, 2, 3):  # type, count and date stay readable beside a long name
-            header.setSectionResizeMode(col, QHeaderView.ResizeToContents)
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         self.table.verticalHeader().hide()
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.table.currentCellChanged.connect(lambda r, *_: self._show_row(r))
@@ -112,16 +112,16 @@ class EntitiesView(QWidget):
         ll.addWidget(self.candidates)
 
         self.title = QLabel()
-        self.title.setTextFormat(Qt.PlainText)
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
         self.title.setStyleSheet("font-weight: bold; font-size: 14pt")
         self.details = QLabel()
-        self.details.setTextFormat(Qt.PlainText)
+        self.details.setTextFormat(Qt.TextFormat.PlainText)
         self.details.setWordWrap(True)
         self.relations = QListWidget()
         self.facts = QTreeWidget()
         self.facts.setHeaderLabels(["Day", "Link", "Fact"])
         self.facts.setRootIsDecorated(False)
-        self.facts.header().setSectionResizeMode(2, QHeaderView.Stretch)
+        self.facts.header().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         self.merge_btn = QPushButton("Merge selected into this")
         self.rename_btn = QPushButton("Rename…")
         self.alias_btn = QPushButton("Add alias…")
@@ -131,7 +131,7 @@ class EntitiesView(QWidget):
         self.forget_dialog: EntityForgetDialog | None = None
         self.undo_btn.setEnabled(False)
         self.status = QLabel()
-        self.status.setTextFormat(Qt.PlainText)
+        self.status.setTextFormat(Qt.TextFormat.PlainText)
         self.merge_btn.clicked.connect(self.merge_selected)
         self.rename_btn.clicked.connect(self._ask_rename)
         self.alias_btn.clicked.connect(self._ask_alias)
@@ -177,7 +177,7 @@ class EntitiesView(QWidget):
                 (e.name, e.type, str(e.mention_count), f"{e.last_mentioned:%Y-%m-%d}")
             ):
                 item = QTableWidgetItem(text)
-                item.setData(Qt.UserRole, e.id)
+                item.setData(Qt.ItemDataRole.UserRole, e.id)
                 self.table.setItem(r, c, item)
         n = len(self.memory.entities.candidates())
         self.candidates.setText(
@@ -197,7 +197,8 @@ class EntitiesView(QWidget):
             index = self.table.model().index(ids.index(entity_id), 0)
             self.table.selectionModel().setCurrentIndex(
                 index,
-                QItemSelectionModel.ClearAndSelect | QItemSelectionModel.Rows,
+                QItemSelectionModel.SelectionFlag.ClearAndSelect
+                | QItemSelectionModel.SelectionFlag.Rows,
             )
             self._show(entity_id)
         else:
@@ -228,7 +229,7 @@ class EntitiesView(QWidget):
             self.relations.addItem(f"{a} — {typ} → {b}")
         for f in self.page.facts:
             item = QTreeWidgetItem([f"{f.created_at:%Y-%m-%d}", f.link_source, f.content])
-            item.setData(0, Qt.UserRole, f.id)
+            item.setData(0, Qt.ItemDataRole.UserRole, f.id)
             if f.status != "active":
                 item.setToolTip(2, f.status)
             self.facts.addTopLevelItem(item)
@@ -277,20 +278,20 @@ class EntitiesView(QWidget):
         names = [e.name for e in self.rows if e.id in others]
         listed = ", ".join(f"“{n}”" for n in names)
         box = QMessageBox(
-            QMessageBox.Question,
+            QMessageBox.Icon.Question,
             "Merge entities",
             f"Merge {listed} into “{into}”?",
-            QMessageBox.Yes | QMessageBox.No,
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
             self,
         )
         box.setInformativeText(
             f"Their facts move to “{into}” and their names become its aliases. Ctrl+Z undoes it."
         )
-        box.button(QMessageBox.Yes).setText("Merge")
-        box.setDefaultButton(QMessageBox.No)
-        box.setEscapeButton(QMessageBox.No)
+        box.button(QMessageBox.StandardButton.Yes).setText("Merge")
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        box.setEscapeButton(QMessageBox.StandardButton.No)
         self.merge_box = box
-        if box.exec() != QMessageBox.Yes:
+        if box.exec() != QMessageBox.StandardButton.Yes:
             return False
         entities = self.memory.entities
         return self._run(
