@@ -244,7 +244,14 @@ class SearchPanel(QWidget):
         self.query.textChanged.connect(self._on_text)
         self.query.returnPressed.connect(self.run_now)
         self.mode_group.buttonToggled.connect(self._on_mode)
-        QShortcut(QKeySequence("Down"), self.query, activated=self.table.setFocus)
+        # only from the query field: as a window shortcut it took Down from the fact table
+        # (the row never moved; focus jumped to the hidden results)
+        QShortcut(
+            QKeySequence("Down"),
+            self.query,
+            activated=self.table.setFocus,
+            context=Qt.WidgetShortcut,
+        )
 
     def update_semantic(self) -> None:
         """Enable Semantic once the model is loaded (it may load after the window shows)."""
