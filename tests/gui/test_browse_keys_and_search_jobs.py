@@ -1,0 +1,55 @@
+"""The fact browser from the keyboard in an active window, and search typed key by key: one
+search per pause in the typing, and an older query's answer never replaces a newer one's
+(bench/gui_scale.py measures the same paths at 100k facts)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from tests_gui_helpers import open_tab
+
+
+def _active(window, qtbot):
+    # shortcuts only match in the active window: the bug below showed only there
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=5000)
+
+
+def test_down_in_the_fact_table_moves_to_the_next_fact(window, seeded, qtbot):
+    tab = open_tab(window, "claude")
+    _active(window, qtbot)
+    tab.table.setFocus()
+    tab.table.selectRow(0)
+    for row in (1, 2):
+        qtbot.keyClick(tab.table, Qt.Key_Down)
+        assert tab.table.currentIndex().row() == row
+        assert tab.table.hasFocus(), "Down kept the focus in the fact table"
+        assert tab.editor.fact.id == tab.model.id_at(row)
+        assert tab.editor.history.topLevelItemCount() >= 1
+    # from the search field, Down still goes to the results
+    with qtbot.waitSignal(tab.search.results_ready, timeout=15000):
+        qtbot.keyClicks(tab.search.query, "PostgreSQL")
+    qtbot.keyClick(tab.search.query, Qt.Key_Down)
+    assert tab.search.table.hasFocus()
+
+
+def test_typing_runs_one_search_and_a_stale_answer_never_wins(window, seeded, qtbot):
+    tab = open_tab(window, "claude")
+    started: list[str] = []
+    window.runner.job_started.connect(lambda _i, title: started.append(title))
+    tab.search.set_mode("keyword")  # hits are the facts holding the words, nothing else
+    tab.search.query.setFocus()
+    with qtbot.waitSignal(tab.search.results_ready, timeout=15000):
+        qtbot.keyClicks(tab.search.query, "alpha setting")
+    assert [t for t in started if t.startswith("Search")] == ["Search “alpha setting”"]
+    assert "alpha" in tab.search.model.hits[0][1].fact.content
+    # a query changed while the previous one runs: only the newer one's hits are shown,
+    # also once every job has ended (the older answer arriving late is dropped)
+    tab.search.query.setText("bravo")
+    tab.search.run_now()
+    tab.search.query.setText("PostgreSQL")
+    with qtbot.waitSignal(tab.search.results_ready, timeout=15000):
+        tab.search.run_now()
+    qtbot.waitUntil(lambda: not window.runner.is_busy(), timeout=15000)
+    contents = [h.fact.content for _s, h in tab.search.model.hits]
+    assert contents == ["Prefers PostgreSQL over MySQL for new services"]
+    assert tab.search.status.text() != "Searching…"
