@@ -90,6 +90,15 @@ def supersede(db: Path) -> None:
     con.close()
 
 
+def _drop_index(db: Path, name: str) -> None:
+    import sqlite3
+
+    con = sqlite3.connect(db)
+    with con:
+        con.execute(f"DROP INDEX IF EXISTS {name}")
+    con.close()
+
+
 def _load() -> float:
     return round(os.getloadavg()[0], 1)
 
@@ -413,6 +422,10 @@ def run(
             shutil.rmtree(ui_copy, ignore_errors=True)
             shutil.copytree(base, ui_copy)
             supersede(ui_copy / "engram.db")
+            schema = root / "models" / "schema.py"
+            if "fact_agent_superseded" not in schema.read_text(encoding="utf-8"):
+                # the store as that tree leaves it: without migration 9's history index
+                _drop_index(ui_copy / "engram.db", "fact_agent_superseded")
             res[name].update(_run_child(root, ui_copy, demo=False, ui=True))
         if "gc" in parts:
             res[name].update(_run_child(root, copy, demo=False))
