@@ -112,6 +112,7 @@ class FactTableModel(QAbstractTableModel):
         self._waiting = False  # the view asked for more while the buffer was empty
         self._fetching = False
         self._to_end = False  # the rest of the ids are being read (``fetch_to_end``)
+        self._rows_ahead = False  # the next page's rows are being read
         self._cache: OrderedDict[int, FactView] = OrderedDict()
         self._bold = QFont()
         self._bold.setBold(True)
@@ -142,8 +143,42 @@ class FactTableModel(QAbstractTableModel):
         missing = [i for i in ids if i not in self._cache]
         if missing:
             self._cache.update(self.memory.facts.rows(missing))
+        self._trim()
+
+    def _trim(self) -> None:
         while len(self._cache) > CACHE_ROWS:
             self._cache.popitem(last=False)
+
+    def _read_rows_ahead(self) -> None:
+        """The next page's rows are read in a worker, so the ``fetchMore`` that shows it (a
+        PageDown at the end of what is listed) finds them cached instead of querying on the
+        GUI thread (200 rows: 18 ms at 100k facts)."""
+        if self._runner is None or self._rows_ahead:
+            return
+        ids = [i for i in self._buffer[:PAGE] if i not in self._cache]
+        if not ids:
+            return
+        self._rows_ahead = True
+        gen, memory = self._epoch, self.memory
+
+        def landed(rows) -> None:
+            self._rows_ahead = False
+            if gen == self._epoch:  # not read before a refresh: those rows may be stale
+                for fid, view in rows.items():
+                    self._cache.setdefault(fid, view)
+                self._trim()
+
+        def failed(_message: str) -> None:
+            self._rows_ahead = False  # the fetchMore reads them itself
+
+        self._runner.start(
+            "Reading rows ahead",
+            lambda p, c: memory.facts.rows(ids),
+            visible=False,
+            success=landed,
+            failure=failed,
+            interruptible=True,
+        )
 
     def fact_at(self, row: int) -> FactView | None:
         if not 0 <= row < len(self._ids):
@@ -247,6 +282,7 @@ class FactTableModel(QAbstractTableModel):
         self._cache.update(rows)
         self._count = count
         self.endResetModel()
+        self._read_rows_ahead()
         if final:
             self.reloaded.emit()
 
@@ -301,6 +337,7 @@ class FactTableModel(QAbstractTableModel):
             self._fetching = False
         if self._runner is not None and len(self._buffer) < 3 * PAGE and not self._exhausted:
             self._prefetch()
+        self._read_rows_ahead()
 
     def fetch_to_end(self, then=None) -> bool:
         """Show every remaining id (the user dragged the scrollbar to the bottom: the
@@ -382,6 +419,8 @@ class FactTableModel(QAbstractTableModel):
         if self._waiting:
             self._waiting = False
             self.fetchMore()
+        else:
+            self._read_rows_ahead()
 
     def headerData(self, section, orientation, role=Qt.DisplayRole):
         if orientation != Qt.Horizontal or not 0 <= section < len(COLUMNS):
@@ -392,17 +431,20 @@ class FactTableModel(QAbstractTableModel):
             return COLUMNS[section][2]
         return None
 
-    def flags(self, index):
-        if not index.isValid():
-            return Qt.NoItemFlags
-        return Qt.ItemIsEnabled | Qt.ItemIsSelectable
+    _FLAGS = Qt.ItemIsEnabled | Qt.ItemIsSelectable
 
-    _ROLES = (
-        Qt.DisplayRole,
-        Qt.ToolTipRole,
-        Qt.TextAlignmentRole,
-        Qt.FontRole,
-        Qt.AccessibleTextRole,
+    def flags(self, index):
+        return self._FLAGS if index.isValid() else Qt.NoItemFlags
+
+    _ROLES = frozenset(
+        int(r)
+        for r in (
+            Qt.DisplayRole,
+            Qt.ToolTipRole,
+            Qt.TextAlignmentRole,
+            Qt.FontRole,
+            Qt.AccessibleTextRole,
+        )
     )
 
     def data(self, index, role=Qt.DisplayRole):
@@ -412,8 +454,35 @@ class FactTableModel(QAbstractTableModel):
             return self._ids[index.row()]
         if role not in self._ROLES:
             return None
-        f = self.fact_at(index.row())
-        col = index.column()
+        return self._value(self.fact_at(index.row()), index.column(), role)
+
+    def multiData(self, index, span) -> None:
+        """What a delegate asks when it paints a cell, in one call: Qt's default asks
+        ``data`` once per role (seven calls into Python per cell; a page repaint of the
+        100k-fact list cost 3× as much)."""
+        row = index.row()
+        if not index.isValid() or row >= len(self._ids):
+            for rd in span:
+                rd.clearData()
+            return
+        col, f, read = index.column(), None, False
+        for rd in span:
+            role = rd.role()
+            if role == ID_ROLE:
+                rd.setData(self._ids[row])
+                continue
+            if role not in self._ROLES:
+                rd.clearData()
+                continue
+            if not read:
+                f, read = self.fact_at(row), True
+            value = self._value(f, col, role)
+            if value is None:
+                rd.clearData()
+            else:
+                rd.setData(value)
+
+    def _value(self, f: FactView | None, col: int, role):
         if f is None:
             return "(deleted)" if role == Qt.DisplayRole and col == 0 else None
         if role == Qt.TextAlignmentRole:

@@ -53,3 +53,25 @@ def test_typing_runs_one_search_and_a_stale_answer_never_wins(window, seeded, qt
     contents = [h.fact.content for _s, h in tab.search.model.hits]
     assert contents == ["Prefers PostgreSQL over MySQL for new services"]
     assert tab.search.status.text() != "Searching…"
+
+
+def test_what_a_row_paints_is_its_fact_bold_when_pinned(window, seeded, qtbot):
+    # the delegate reads every role of a cell in one multiData call (as it does to paint)
+    from PySide6.QtWidgets import QStyleOptionViewItem
+
+    tab = open_tab(window, "claude")
+    model, delegate = tab.model, tab.table.itemDelegate()
+    rows = {model.id_at(r): r for r in range(model.rowCount())}
+    for fact in seeded.list():
+        if fact.id not in rows:
+            continue
+        cells = {}
+        for col in (0, 3, 5):
+            opt = QStyleOptionViewItem()
+            delegate.initStyleOption(opt, model.index(rows[fact.id], col))
+            cells[col] = opt
+        assert cells[0].text == fact.content
+        assert cells[0].font.bold() == fact.pinned
+        assert cells[3].text == f"{fact.importance:.2f}"
+        assert cells[3].displayAlignment & Qt.AlignHCenter
+        assert cells[5].text == fact.created_at.strftime("%Y-%m-%d")
