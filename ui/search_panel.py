@@ -90,11 +90,32 @@ class SearchResultsModel(QAbstractTableModel):
     def flags(self, index):
         return Qt.ItemIsEnabled | Qt.ItemIsSelectable if index.isValid() else Qt.NoItemFlags
 
+    def multiData(self, index, span) -> None:
+        """Every role of a cell in one call into Python (Qt's default calls ``data`` per
+        role): while a search worker holds the GIL, each call from a repaint may wait for it."""
+        if not index.isValid() or index.row() >= len(self.hits):
+            for rd in span:
+                rd.clearData()
+            return
+        for rd in span:
+            value = self._value(index.row(), index.column(), rd.role())
+            if value is None:
+                rd.clearData()
+            else:
+                rd.setData(value)
+
     def data(self, index, role=Qt.DisplayRole):
         if not index.isValid() or index.row() >= len(self.hits):
             return None
-        slug, hit = self.hits[index.row()]
-        name = self.cols[index.column()]
+        return self._value(index.row(), index.column(), role)
+
+    _ROLES = frozenset(int(r) for r in (Qt.DisplayRole, Qt.ToolTipRole, ID_ROLE, SHARES_ROLE))
+
+    def _value(self, row: int, col: int, role):
+        if role not in self._ROLES:
+            return None
+        slug, hit = self.hits[row]
+        name = self.cols[col]
         if role == ID_ROLE:
             return hit.fact.id
         if role == SHARES_ROLE and name == "Why it ranked":

@@ -52,7 +52,16 @@ def test_typing_runs_one_search_and_a_stale_answer_never_wins(window, seeded, qt
     qtbot.waitUntil(lambda: not window.runner.is_busy(), timeout=15000)
     contents = [h.fact.content for _s, h in tab.search.model.hits]
     assert contents == ["Prefers PostgreSQL over MySQL for new services"]
-    assert tab.search.status.text() != "Searching…"
+    assert tab.search.status.text() == "1 result"
+    # what the results table paints (all of a cell's roles in one multiData call)
+    from PySide6.QtWidgets import QStyleOptionViewItem
+
+    model = tab.search.model
+    opt = QStyleOptionViewItem()
+    tab.search.table.itemDelegate().initStyleOption(
+        opt, model.index(0, model.cols.index("Content"))
+    )
+    assert opt.text == contents[0]
 
 
 def test_what_a_row_paints_is_its_fact_bold_when_pinned(window, seeded, qtbot):
