@@ -90,6 +90,31 @@ def supersede(db: Path) -> None:
     con.close()
 
 
+def fill_vectors(store: Path) -> None:
+    """Vectors for every fact, as ``scale.py`` makes them: noisy copies of 300 real
+    embeddings (the real model embedding 100k texts would take an hour here), so the
+    hybrid search's HNSW query works on a 100k-vector index."""
+    import numpy as np
+
+    from services.config import StoreConfig
+    from services.engram import Engram
+
+    e = Engram.open(StoreConfig(data_dir=store, semantic=True))
+    m = e.agent(SLUG)
+    sql = "SELECT id FROM fact WHERE agent_id = ? ORDER BY id"
+    ids = [i for (i,) in e.db.execute_sql(sql, (m.agent_id,)).fetchall()]
+    sql = "SELECT content FROM fact WHERE agent_id = ? ORDER BY random() LIMIT 300"
+    base = e.embedder.embed([r[0] for r in e.db.execute_sql(sql, (m.agent_id,)).fetchall()])
+    rng = np.random.default_rng(11)
+    for s in range(0, len(ids), 5000):
+        part = ids[s : s + 5000]
+        v = base[rng.integers(0, len(base), len(part))]
+        v = v + rng.normal(0, 0.03, v.shape).astype(np.float32)
+        v /= np.linalg.norm(v, axis=1, keepdims=True)
+        e.index.upsert(m.agent_id, part, [""] * len(part), v)
+    e.close()
+
+
 def _drop_index(db: Path, name: str) -> None:
     import sqlite3
 
@@ -275,9 +300,10 @@ def ui_pagedown(tab, hb: Heartbeat, n: int = 20) -> dict:
     }
 
 
-def child_ui(store: Path) -> dict:
+def child_ui(store: Path, vectors: bool = False) -> dict:
     """The fact browser over ``store`` driven from the keyboard; a row the tree cannot drive
-    (its widgets differ) is left out and printed as "–"."""
+    (its widgets differ) is left out and printed as "–". ``vectors``: the store has them;
+    the model loads in a worker as in the app, and the search is hybrid."""
     from PySide6.QtWidgets import QApplication
 
     from services.config import StoreConfig
@@ -287,7 +313,7 @@ def child_ui(store: Path) -> dict:
     app = QApplication.instance() or QApplication([])
     app.setQuitOnLastWindowClosed(False)
     e = Engram.open(StoreConfig(data_dir=store, semantic=False))
-    win = MainWindow(e, use_tray=False, load_semantic=False)
+    win = MainWindow(e, use_tray=False, load_semantic=vectors)
     win.resize(1400, 900)
     win.show()
     tab = win.agent_tabs[SLUG]
@@ -295,7 +321,7 @@ def child_ui(store: Path) -> dict:
     win.activateWindow()  # keys reach the focused table only in the active window
     _until(lambda: win.isActiveWindow(), 5)
     _until(lambda: not win.runner.is_busy(), 120)
-    out: dict = {}
+    out: dict = {"search_mode": tab.search.mode if e.semantic_enabled else "keyword"}
     hb = Heartbeat()
     for key, fn in (("select", ui_select), ("search", ui_search), ("pgdn", ui_pagedown)):
         out[key + "_load"] = _load()
@@ -384,7 +410,9 @@ def child(store: Path, demo: bool) -> dict:
     return out
 
 
-def _run_child(root: Path, store: Path, demo: bool, ui: bool = False) -> dict:
+def _run_child(
+    root: Path, store: Path, demo: bool, ui: bool = False, vectors: bool = False
+) -> dict:
     env = dict(os.environ, PYTHONPATH=str(root), QT_QPA_PLATFORM="offscreen")
     env["ANONYMIZED_TELEMETRY"] = "False"
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", str(store)]
@@ -392,6 +420,8 @@ def _run_child(root: Path, store: Path, demo: bool, ui: bool = False) -> dict:
         cmd.append("--demo")
     if ui:
         cmd.append("--ui")
+    if vectors:
+        cmd.append("--vectors")
     p = subprocess.run(cmd, capture_output=True, text=True, cwd=root, env=env, timeout=1800)
     for line in reversed(p.stdout.splitlines()):
         if line.startswith("{"):
@@ -405,10 +435,20 @@ def run(
     store: Path | None,
     work: Path,
     parts: frozenset = frozenset({"ui", "gc", "demo"}),
+    vectors: bool = False,
 ) -> dict:
     base = store or work / f"s{facts}"
     if not (base / "engram.db").exists():
         build(base, facts)
+    ui_base = base
+    if vectors and "ui" in parts:  # once: the vectors are copied with the store
+        ui_base = work / f"s{facts}-vectors"
+        if not (ui_base / "engram.db").exists():
+            shutil.rmtree(ui_base, ignore_errors=True)
+            shutil.copytree(base, ui_base)
+            t = time.perf_counter()
+            fill_vectors(ui_base)
+            print(f"vectors filled in {time.perf_counter() - t:.0f} s", flush=True)
     res: dict = {}
     for name, root in (("old", old), ("new", ROOT)):
         if root is None:
@@ -420,13 +460,13 @@ def run(
         if "ui" in parts:  # on a copy of its own: the GC rows keep their store
             ui_copy = work / f"ui-{name}"
             shutil.rmtree(ui_copy, ignore_errors=True)
-            shutil.copytree(base, ui_copy)
+            shutil.copytree(ui_base, ui_copy)
             supersede(ui_copy / "engram.db")
             schema = root / "models" / "schema.py"
             if "fact_agent_superseded" not in schema.read_text(encoding="utf-8"):
                 # the store as that tree leaves it: without migration 9's history index
                 _drop_index(ui_copy / "engram.db", "fact_agent_superseded")
-            res[name].update(_run_child(root, ui_copy, demo=False, ui=True))
+            res[name].update(_run_child(root, ui_copy, demo=False, ui=True, vectors=vectors))
         if "gc" in parts:
             res[name].update(_run_child(root, copy, demo=False))
         if "demo" in parts:
@@ -437,7 +477,8 @@ def run(
     table(res)
     out = ROOT / "bench" / "results" / "gui_scale.json"
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"facts": facts, "parts": sorted(parts), **res}, indent=2) + "\n")
+    head = {"facts": facts, "parts": sorted(parts), "vectors": vectors}
+    out.write_text(json.dumps({**head, **res}, indent=2) + "\n")
     print(f"written {out}")
     return res
 
@@ -496,14 +537,20 @@ def main(argv=None) -> None:
     ap.add_argument("--demo", action="store_true")
     ap.add_argument("--ui", action="store_true")
     ap.add_argument(
+        "--vectors",
+        action="store_true",
+        help="browser rows with a vector per fact and the model loaded (hybrid search)",
+    )
+    ap.add_argument(
         "--parts", default="ui,gc,demo", help="which rows: ui (select/search/PageDown), gc, demo"
     )
     a = ap.parse_args(argv)
     if a.child:
-        print(json.dumps(child_ui(a.child) if a.ui else child(a.child, a.demo)), flush=True)
+        res = child_ui(a.child, a.vectors) if a.ui else child(a.child, a.demo)
+        print(json.dumps(res), flush=True)
         os._exit(0)  # the window is gone; do not wait for Qt's teardown
     a.work.mkdir(parents=True, exist_ok=True)
-    run(a.facts, a.old, a.store, a.work, frozenset(a.parts.split(",")))
+    run(a.facts, a.old, a.store, a.work, frozenset(a.parts.split(",")), a.vectors)
 
 
 if __name__ == "__main__":

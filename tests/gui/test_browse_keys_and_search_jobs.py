@@ -32,6 +32,26 @@ def test_down_in_the_fact_table_moves_to_the_next_fact(window, seeded, qtbot):
     assert tab.search.table.hasFocus()
 
 
+def test_a_corrected_fact_shows_both_versions_history(window, seeded, qtbot):
+    # the history query reads the events of the fact and of the version it replaced
+    first = seeded.remember("The staging server is called kestrel", subject="staging").fact_id
+    second = seeded.remember("The staging server is called osprey", subject="staging").fact_id
+    assert seeded.get(first).status == "superseded"
+    tab = open_tab(window, "claude")
+    tab.show_fact(second)
+    assert tab.editor.fact.id == second
+    actions = [
+        tab.editor.history.topLevelItem(i).data(0, Qt.UserRole)
+        for i in range(tab.editor.history.topLevelItemCount())
+    ]
+    assert actions.count("create") == 2, actions  # one per version
+    texts = " ".join(
+        tab.editor.history.topLevelItem(i).text(1)
+        for i in range(tab.editor.history.topLevelItemCount())
+    )
+    assert "kestrel" in texts
+
+
 def test_typing_runs_one_search_and_a_stale_answer_never_wins(window, seeded, qtbot):
     tab = open_tab(window, "claude")
     started: list[str] = []
