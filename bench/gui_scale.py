@@ -2,8 +2,8 @@
 the plan), the GC run (its button until ``gc_done``), quitting the window while a background
 job runs, Try the demo → the first demo tab, and the fact browser driven from the keyboard:
 selecting a row (Down until its details and history show), typing a search a key at a time
-(~120 ms apart; results after the last key) and 20× PageDown, each with the GUI thread's
-longest stall (a 5 ms heartbeat timer: a stall is a gap between its ticks less 5 ms). Old (a tree given by ``--old``, e.g. the
+(~120 ms apart; results after the last key), 20× PageDown and dragging the scrollbar to the
+oldest fact, each with the GUI thread's longest stall (a 5 ms heartbeat timer: a stall is a gap between its ticks less 5 ms). Old (a tree given by ``--old``, e.g. the
 previous main from ``git archive``) and new side by side in one run, each in a process of its
 own on its own copy of the store, with the load average next to each figure.
 
@@ -300,6 +300,33 @@ def ui_pagedown(tab, hb: Heartbeat, n: int = 20) -> dict:
     }
 
 
+def _drag(bar, pos: int) -> None:
+    # a user's drag: press the thumb, move it, release
+    bar.setSliderDown(True)
+    bar.setSliderPosition(pos)
+    bar.setSliderDown(False)
+
+
+def ui_drag(tab, hb: Heartbeat) -> dict:
+    """The scrollbar dragged to its bottom (the list then reads every id, to the oldest
+    fact), then to three places in between: seconds until the oldest fact is listed and
+    scrolled to, and the longest stall over all of it (rows painted before they were read)."""
+    table, model = tab.table, tab.model
+    bar = table.verticalScrollBar()
+    total = model.total_count()
+    hb.start()
+    t = time.perf_counter()
+    _drag(bar, bar.maximum())
+    _until(lambda: model.rowCount() >= total and bar.value() == bar.maximum(), 60)
+    took = time.perf_counter() - t
+    for frac in (0.5, 0.25, 0.75):
+        _pause(150)
+        _drag(bar, int(bar.maximum() * frac))
+    _pause(150)
+    mx, p95 = hb.stop()
+    return {"drag_s": round(took, 2), "drag_rows": model.rowCount(), "drag_stall_ms": mx}
+
+
 def child_ui(store: Path, vectors: bool = False) -> dict:
     """The fact browser over ``store`` driven from the keyboard; a row the tree cannot drive
     (its widgets differ) is left out and printed as "–". ``vectors``: the store has them;
@@ -323,7 +350,13 @@ def child_ui(store: Path, vectors: bool = False) -> dict:
     _until(lambda: not win.runner.is_busy(), 120)
     out: dict = {"search_mode": tab.search.mode if e.semantic_enabled else "keyword"}
     hb = Heartbeat()
-    for key, fn in (("select", ui_select), ("search", ui_search), ("pgdn", ui_pagedown)):
+    rows = (
+        ("select", ui_select),
+        ("search", ui_search),
+        ("pgdn", ui_pagedown),
+        ("drag", ui_drag),
+    )
+    for key, fn in rows:
         out[key + "_load"] = _load()
         try:
             out.update(fn(tab, hb))
@@ -507,6 +540,8 @@ ROWS = [  # label, key, the load recorded for it
     ("search: stall p95 ms", "search_stall_p95_ms", "search"),
     ("20× PageDown s", "pgdn_s", "pgdn"),
     ("PageDown: stall ms", "pgdn_stall_ms", "pgdn"),
+    ("drag to oldest s", "drag_s", "drag"),
+    ("drag: stall ms", "drag_stall_ms", "drag"),
 ]
 
 
