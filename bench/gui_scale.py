@@ -319,6 +319,9 @@ def ui_drag(tab, hb: Heartbeat) -> dict:
     _drag(bar, bar.maximum())
     _until(lambda: model.rowCount() >= total and bar.value() == bar.maximum(), 60)
     took = time.perf_counter() - t
+    if model.rowCount() < total:
+        hb.stop()
+        raise RuntimeError(f"the drag listed {model.rowCount()} of {total} facts in 60 s")
     for frac in (0.5, 0.25, 0.75):
         _pause(150)
         _drag(bar, int(bar.maximum() * frac))
