@@ -1,6 +1,9 @@
 """The GUI at 100k facts (issue 23): the GC preview (Engram → Run GC until the dialog lists
 the plan), the GC run (its button until ``gc_done``), quitting the window while a background
-job runs, and Try the demo → the first demo tab. Old (a tree given by ``--old``, e.g. the
+job runs, Try the demo → the first demo tab, and the fact browser driven from the keyboard:
+selecting a row (Down until its details and history show), typing a search a key at a time
+(~120 ms apart; results after the last key), 20× PageDown and dragging the scrollbar to the
+oldest fact, each with the GUI thread's longest stall (a 5 ms heartbeat timer: a stall is a gap between its ticks less 5 ms). Old (a tree given by ``--old``, e.g. the
 previous main from ``git archive``) and new side by side in one run, each in a process of its
 own on its own copy of the store, with the load average next to each figure.
 
@@ -71,8 +74,299 @@ def age(db: Path) -> None:
     con.close()
 
 
+def supersede(db: Path) -> None:
+    """For the browser rows: one fact in three replaced by the next one, as a correction
+    does, so half the listed facts have a history of two versions (the query that walks it
+    is the one that picked the wrong index)."""
+    import sqlite3
+
+    con = sqlite3.connect(db)
+    with con:
+        con.execute(
+            "UPDATE fact SET status = 'superseded', superseded_by_id = id + 1 "
+            "WHERE id % 3 = 0 AND superseded_by_id IS NULL "
+            "AND id + 1 IN (SELECT id FROM fact WHERE status = 'active')"
+        )
+    con.close()
+
+
+def fill_vectors(store: Path) -> None:
+    """Vectors for every fact, as ``scale.py`` makes them: noisy copies of 300 real
+    embeddings (the real model embedding 100k texts would take an hour here), so the
+    hybrid search's HNSW query works on a 100k-vector index."""
+    import numpy as np
+
+    from services.config import StoreConfig
+    from services.engram import Engram
+
+    e = Engram.open(StoreConfig(data_dir=store, semantic=True))
+    m = e.agent(SLUG)
+    sql = "SELECT id FROM fact WHERE agent_id = ? ORDER BY id"
+    ids = [i for (i,) in e.db.execute_sql(sql, (m.agent_id,)).fetchall()]
+    sql = "SELECT content FROM fact WHERE agent_id = ? ORDER BY random() LIMIT 300"
+    base = e.embedder.embed([r[0] for r in e.db.execute_sql(sql, (m.agent_id,)).fetchall()])
+    rng = np.random.default_rng(11)
+    for s in range(0, len(ids), 5000):
+        part = ids[s : s + 5000]
+        v = base[rng.integers(0, len(base), len(part))]
+        v = v + rng.normal(0, 0.03, v.shape).astype(np.float32)
+        v /= np.linalg.norm(v, axis=1, keepdims=True)
+        e.index.upsert(m.agent_id, part, [""] * len(part), v)
+    e.close()
+
+
+def _drop_index(db: Path, name: str) -> None:
+    import sqlite3
+
+    con = sqlite3.connect(db)
+    with con:
+        con.execute(f"DROP INDEX IF EXISTS {name}")
+    con.close()
+
+
 def _load() -> float:
     return round(os.getloadavg()[0], 1)
+
+
+class Heartbeat:
+    """A timer ticking every ``ms`` on the GUI thread: whatever blocks the thread (a query,
+    a repaint waiting on the GIL) shows as a gap between two ticks."""
+
+    def __init__(self, ms: int = 5):
+        from PySide6.QtCore import Qt, QTimer
+
+        self.ms = ms
+        self.timer = QTimer()
+        self.timer.setTimerType(Qt.PreciseTimer)
+        self.timer.timeout.connect(self._tick)
+        self.gaps: list[float] = []
+        self.last = 0.0
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        self.gaps.append(now - self.last)
+        self.last = now
+
+    def start(self) -> None:
+        self.gaps = []
+        self.last = time.perf_counter()
+        self.timer.start(self.ms)
+
+    def stop(self) -> tuple[float, float]:
+        """(max, p95) stall in ms since ``start``."""
+        self._tick()  # a stall still going on when the interaction ended counts too
+        self.timer.stop()
+        stalls = sorted(max(0.0, g * 1000 - self.ms) for g in self.gaps)
+        return round(stalls[-1], 1), round(stalls[int(0.95 * (len(stalls) - 1))], 1)
+
+
+def _until(cond, timeout_s=900.0) -> float:
+    """Run the event loop (blocking in it, as the app does: a busy processEvents loop
+    would take the GIL from the worker) until ``cond()`` holds."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    t = time.perf_counter()
+    loop = QEventLoop()
+    timer = QTimer()
+
+    def check():
+        if cond() or time.perf_counter() - t > timeout_s:
+            loop.quit()
+
+    timer.timeout.connect(check)
+    timer.start(2)
+    if not cond():
+        loop.exec()
+    timer.stop()
+    return time.perf_counter() - t
+
+
+def _pause(ms: float) -> None:
+    end = time.perf_counter() + ms / 1000
+    _until(lambda: time.perf_counter() >= end)
+
+
+def _shown(tab, row: int) -> bool:
+    """The fact at ``row`` is in the editor with its history listed."""
+    want = tab.model.id_at(row)
+    ed = tab.editor
+    return ed.fact is not None and ed.fact.id == want and ed.history.topLevelItemCount() > 0
+
+
+def ui_select(tab, hb: Heartbeat, n: int = 10) -> dict:
+    """Down, ``n`` times ~150 ms apart: ms until the next fact and its history show."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    table = tab.table
+    table.setFocus()
+    table.selectRow(0)
+    _until(lambda: _shown(tab, 0), 60)
+    times, stalls, how = [], [], "Down"
+    for i in range(1, n + 1):
+        _pause(150)
+        hb.start()
+        t = time.perf_counter()
+        QTest.keyClick(table, Qt.Key_Down)
+        if table.currentIndex().row() != i:  # a tree whose window shortcut takes Down
+            table.setFocus()
+            rect = table.visualRect(tab.model.index(i, 0))
+            QTest.mouseClick(table.viewport(), Qt.LeftButton, Qt.NoModifier, rect.center())
+            how = "click"
+        _until(lambda i=i: _shown(tab, i), 20)
+        times.append((time.perf_counter() - t) * 1000)
+        _pause(20)
+        stalls.append(hb.stop()[0])
+    times.sort()
+    return {
+        "select_ms": round(times[len(times) // 2], 1),
+        "select_max_ms": round(times[-1], 1),
+        "select_stall_ms": max(stalls),
+        "select_by": how,
+    }
+
+
+SEARCHES = ("flaky test retry", "postgres migration")
+
+
+def ui_search(tab, hb: Heartbeat) -> dict:
+    """Each query typed a key at a time ~120 ms apart: ms from the last key until its results
+    are shown, and the GUI thread's stalls over the typing and the wait."""
+    from PySide6.QtTest import QTest
+
+    sp = tab.search
+    after, maxes, p95s = [], [], []
+    for text in SEARCHES:
+        sp.query.setFocus()
+        sp.query.clear()
+        _pause(200)
+        ready: list[float] = []
+        typed = [False]
+
+        def landed(_n, ready=ready, typed=typed):
+            # the first results once the last key's debounce has fired: the final query's
+            # (an older query's answer is dropped by the panel's generation check)
+            if typed[0] and not sp._debounce.isActive():
+                ready.append(time.perf_counter())
+
+        sp.results_ready.connect(landed)
+        hb.start()
+        for j, ch in enumerate(text):
+            if j:
+                _pause(120)
+            QTest.keyClick(sp.query, ch)
+        typed[0] = True
+        t = time.perf_counter()
+        _until(lambda ready=ready: bool(ready), 120)
+        after.append(((ready[0] if ready else time.perf_counter()) - t) * 1000)
+        _pause(50)
+        mx, p95 = hb.stop()
+        maxes.append(mx)
+        p95s.append(p95)
+        sp.results_ready.disconnect(landed)
+    sp.query.clear()
+    _pause(200)
+    return {
+        "search_ms": round(max(after), 1),
+        "search_stall_ms": max(maxes),
+        "search_stall_p95_ms": max(p95s),
+    }
+
+
+def ui_pagedown(tab, hb: Heartbeat, n: int = 20) -> dict:
+    """PageDown ``n`` times at a key-repeat pace (30 ms): seconds until the last page's
+    current fact is in the editor, and the longest stall."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    table = tab.table
+    table.setFocus()
+    table.selectRow(0)
+    _until(lambda: _shown(tab, 0), 60)
+    _pause(200)
+    hb.start()
+    t = time.perf_counter()
+    for _ in range(n):
+        QTest.keyClick(table, Qt.Key_PageDown)
+        _pause(30)
+    _until(lambda: _shown(tab, table.currentIndex().row()), 120)
+    total = time.perf_counter() - t
+    mx, p95 = hb.stop()
+    return {
+        "pgdn_s": round(total, 2),
+        "pgdn_row": table.currentIndex().row(),
+        "pgdn_stall_ms": mx,
+        "pgdn_stall_p95_ms": p95,
+    }
+
+
+def _drag(bar, pos: int) -> None:
+    # a user's drag: press the thumb, move it, release
+    bar.setSliderDown(True)
+    bar.setSliderPosition(pos)
+    bar.setSliderDown(False)
+
+
+def ui_drag(tab, hb: Heartbeat) -> dict:
+    """The scrollbar dragged to its bottom (the list then reads every id, to the oldest
+    fact), then to three places in between: seconds until the oldest fact is listed and
+    scrolled to, and the longest stall over all of it (rows painted before they were read)."""
+    table, model = tab.table, tab.model
+    bar = table.verticalScrollBar()
+    total = model.total_count()
+    hb.start()
+    t = time.perf_counter()
+    _drag(bar, bar.maximum())
+    _until(lambda: model.rowCount() >= total and bar.value() == bar.maximum(), 60)
+    took = time.perf_counter() - t
+    if model.rowCount() < total:
+        hb.stop()
+        raise RuntimeError(f"the drag listed {model.rowCount()} of {total} facts in 60 s")
+    for frac in (0.5, 0.25, 0.75):
+        _pause(150)
+        _drag(bar, int(bar.maximum() * frac))
+    _pause(150)
+    mx, p95 = hb.stop()
+    return {"drag_s": round(took, 2), "drag_rows": model.rowCount(), "drag_stall_ms": mx}
+
+
+def child_ui(store: Path, vectors: bool = False) -> dict:
+    """The fact browser over ``store`` driven from the keyboard; a row the tree cannot drive
+    (its widgets differ) is left out and printed as "–". ``vectors``: the store has them;
+    the model loads in a worker as in the app, and the search is hybrid."""
+    from PySide6.QtWidgets import QApplication
+
+    from services.config import StoreConfig
+    from services.engram import Engram
+    from ui.main_window import MainWindow
+
+    app = QApplication.instance() or QApplication([])
+    app.setQuitOnLastWindowClosed(False)
+    e = Engram.open(StoreConfig(data_dir=store, semantic=False))
+    win = MainWindow(e, use_tray=False, load_semantic=vectors)
+    win.resize(1400, 900)
+    win.show()
+    tab = win.agent_tabs[SLUG]
+    win.tabs.setCurrentWidget(tab)
+    win.activateWindow()  # keys reach the focused table only in the active window
+    _until(lambda: win.isActiveWindow(), 5)
+    _until(lambda: not win.runner.is_busy(), 120)
+    out: dict = {"search_mode": tab.search.mode if e.semantic_enabled else "keyword"}
+    hb = Heartbeat()
+    rows = (
+        ("select", ui_select),
+        ("search", ui_search),
+        ("pgdn", ui_pagedown),
+        ("drag", ui_drag),
+    )
+    for key, fn in rows:
+        out[key + "_load"] = _load()
+        try:
+            out.update(fn(tab, hb))
+        except Exception as exc:  # an older tree without the widget: "–", not a failure
+            out[key + "_error"] = f"{type(exc).__name__}: {exc}"
+        _until(lambda: not win.runner.is_busy(), 60)
+    return out
 
 
 def child(store: Path, demo: bool) -> dict:
@@ -152,12 +446,18 @@ def child(store: Path, demo: bool) -> dict:
     return out
 
 
-def _run_child(root: Path, store: Path, demo: bool) -> dict:
+def _run_child(
+    root: Path, store: Path, demo: bool, ui: bool = False, vectors: bool = False
+) -> dict:
     env = dict(os.environ, PYTHONPATH=str(root), QT_QPA_PLATFORM="offscreen")
     env["ANONYMIZED_TELEMETRY"] = "False"
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", str(store)]
     if demo:
         cmd.append("--demo")
+    if ui:
+        cmd.append("--ui")
+    if vectors:
+        cmd.append("--vectors")
     p = subprocess.run(cmd, capture_output=True, text=True, cwd=root, env=env, timeout=1800)
     for line in reversed(p.stdout.splitlines()):
         if line.startswith("{"):
@@ -165,10 +465,26 @@ def _run_child(root: Path, store: Path, demo: bool) -> dict:
     return {"error": (p.stderr.strip().splitlines() or ["no output"])[-1]}
 
 
-def run(facts: int, old: Path | None, store: Path | None, work: Path) -> dict:
+def run(
+    facts: int,
+    old: Path | None,
+    store: Path | None,
+    work: Path,
+    parts: frozenset = frozenset({"ui", "gc", "demo"}),
+    vectors: bool = False,
+) -> dict:
     base = store or work / f"s{facts}"
     if not (base / "engram.db").exists():
         build(base, facts)
+    ui_base = base
+    if vectors and "ui" in parts:  # once: the vectors are copied with the store
+        ui_base = work / f"s{facts}-vectors"
+        if not (ui_base / "engram.db").exists():
+            shutil.rmtree(ui_base, ignore_errors=True)
+            shutil.copytree(base, ui_base)
+            t = time.perf_counter()
+            fill_vectors(ui_base)
+            print(f"vectors filled in {time.perf_counter() - t:.0f} s", flush=True)
     res: dict = {}
     for name, root in (("old", old), ("new", ROOT)):
         if root is None:
@@ -176,27 +492,74 @@ def run(facts: int, old: Path | None, store: Path | None, work: Path) -> dict:
         copy = work / f"copy-{name}"
         shutil.rmtree(copy, ignore_errors=True)
         shutil.copytree(base, copy)
-        res[name] = _run_child(root, copy, demo=False)
-        demo_dir = work / f"demo-{name}"
-        shutil.rmtree(demo_dir, ignore_errors=True)
-        res[name].update(_run_child(root, demo_dir, demo=True))
+        res[name] = {}
+        if "ui" in parts:  # on a copy of its own: the GC rows keep their store
+            ui_copy = work / f"ui-{name}"
+            shutil.rmtree(ui_copy, ignore_errors=True)
+            shutil.copytree(ui_base, ui_copy)
+            supersede(ui_copy / "engram.db")
+            schema = root / "models" / "schema.py"
+            if "fact_agent_superseded" not in schema.read_text(encoding="utf-8"):
+                # the store as that tree leaves it: without migration 9's history index
+                _drop_index(ui_copy / "engram.db", "fact_agent_superseded")
+            res[name].update(_run_child(root, ui_copy, demo=False, ui=True, vectors=vectors))
+        if "gc" in parts:
+            res[name].update(_run_child(root, copy, demo=False))
+        if "demo" in parts:
+            demo_dir = work / f"demo-{name}"
+            shutil.rmtree(demo_dir, ignore_errors=True)
+            res[name].update(_run_child(root, demo_dir, demo=True))
         print(name, json.dumps(res[name]), flush=True)
     table(res)
+    out = ROOT / "bench" / "results" / "gui_scale.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    head = {"facts": facts, "parts": sorted(parts), "vectors": vectors}
+    out.write_text(json.dumps({**head, **res}, indent=2) + "\n")
+    print(f"written {out}")
     return res
 
 
-def _cell(d: dict, key: str) -> str:
-    return f"{d[key + '_s']:.2f} ({d[key + '_load']})" if key + "_s" in d else "–"
+def _cell(d: dict, key: str, load: str) -> str:
+    if key not in d:
+        return "–"
+    v = d[key]
+    return (
+        f"{v:.2f} ({d.get(load + '_load', '?')})"
+        if key.endswith("_s")
+        else f"{v:g} ({d.get(load + '_load', '?')})"
+    )
+
+
+ROWS = [  # label, key, the load recorded for it
+    ("GC preview s", "preview_s", "preview"),
+    ("GC run s", "run_s", "run"),
+    ("quit s", "quit_s", "quit"),
+    ("demo tab s", "demo_s", "demo"),
+    ("select row ms (p50)", "select_ms", "select"),
+    ("select row ms (max)", "select_max_ms", "select"),
+    ("select: stall ms", "select_stall_ms", "select"),
+    ("search: results ms", "search_ms", "search"),
+    ("search: stall max ms", "search_stall_ms", "search"),
+    ("search: stall p95 ms", "search_stall_p95_ms", "search"),
+    ("20× PageDown s", "pgdn_s", "pgdn"),
+    ("PageDown: stall ms", "pgdn_stall_ms", "pgdn"),
+    ("drag to oldest s", "drag_s", "drag"),
+    ("drag: stall ms", "drag_stall_ms", "drag"),
+]
 
 
 def table(res: dict) -> None:
-    rows = [("GC preview", "preview"), ("GC run", "run"), ("quit", "quit"), ("demo tab", "demo")]
     o, n = res.get("old", {}), res.get("new", {})
-    print(f"{'figure':<12} {'old s (load)':>16} {'new s (load)':>16} {'old/new':>8}")
-    for label, key in rows:
-        k = key + "_s"
+    print(f"{'figure':<22} {'old (load)':>16} {'new (load)':>16} {'old/new':>8}")
+    for label, k, load in ROWS:
+        if k not in o and k not in n:
+            continue
         ratio = f"{o[k] / max(n[k], 0.01):.1f}×" if k in o and k in n else ""
-        print(f"{label:<12} {_cell(o, key):>16} {_cell(n, key):>16} {ratio:>8}")
+        print(f"{label:<22} {_cell(o, k, load):>16} {_cell(n, k, load):>16} {ratio:>8}")
+    for name, d in (("old", o), ("new", n)):
+        for k, v in d.items():
+            if k.endswith("_error"):
+                print(f"{name}: {k[:-6]} could not be driven: {v}")
     for name, d in (("old", o), ("new", n)):
         if "quit_store_s" in d:
             print(f"{name}: quit until the store closed (memory.md compiled) {d['quit_store_s']} s")
@@ -210,12 +573,22 @@ def main(argv=None) -> None:
     ap.add_argument("--work", type=Path, default=Path("/tmp/engram-gui-scale"))
     ap.add_argument("--child", type=Path)
     ap.add_argument("--demo", action="store_true")
+    ap.add_argument("--ui", action="store_true")
+    ap.add_argument(
+        "--vectors",
+        action="store_true",
+        help="browser rows with a vector per fact and the model loaded (hybrid search)",
+    )
+    ap.add_argument(
+        "--parts", default="ui,gc,demo", help="which rows: ui (select/search/PageDown), gc, demo"
+    )
     a = ap.parse_args(argv)
     if a.child:
-        print(json.dumps(child(a.child, a.demo)), flush=True)
+        res = child_ui(a.child, a.vectors) if a.ui else child(a.child, a.demo)
+        print(json.dumps(res), flush=True)
         os._exit(0)  # the window is gone; do not wait for Qt's teardown
     a.work.mkdir(parents=True, exist_ok=True)
-    run(a.facts, a.old, a.store, a.work)
+    run(a.facts, a.old, a.store, a.work, frozenset(a.parts.split(",")), a.vectors)
 
 
 if __name__ == "__main__":

@@ -563,9 +563,10 @@ class AgentTab(QWidget):
     def _on_slider_moved(self, pos: int) -> None:
         """Dragging the scrollbar to its end shows the oldest facts: the lazy model's bar
         spans only the rows paged in, so the rest of the ids are read in one query."""
-        if pos >= self.table.verticalScrollBar().maximum() and self.model.fetch_to_end():
-            # the drag sets the old maximum right after this signal: scroll once it has
-            QTimer.singleShot(0, self.table.scrollToBottom)
+        if pos >= self.table.verticalScrollBar().maximum():
+            # the ids are read in a worker; the drag sets the old maximum right after this
+            # signal: scroll once the rows are listed and it has
+            self.model.fetch_to_end(then=lambda: QTimer.singleShot(0, self.table.scrollToBottom))
 
     def _update_count(self) -> None:
         total = self.model.total_count()

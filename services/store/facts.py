@@ -331,9 +331,12 @@ class FactStore:
             ]
             frontier = [i for i in older if i not in ids]
             ids.update(frontier)
+        # ``agent_id + 0``: with two ids or more SQLite's planner took the agent's index and
+        # read every event of the agent (10 ms at 100k events, linear); the fact ids' index is
+        # a few probes. The expression keeps the check without offering the index.
         evs = (
             AuditEvent.select()
-            .where((AuditEvent.agent == self.agent_id) & AuditEvent.fact_id.in_(list(ids)))
+            .where(((AuditEvent.agent + 0) == self.agent_id) & AuditEvent.fact_id.in_(list(ids)))
             .order_by(AuditEvent.created_at, AuditEvent.id)
         )
         return [
