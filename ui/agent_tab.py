@@ -90,11 +90,11 @@ class AgentTab(QWidget):
         self.table = QTableView()
         self.table.setModel(self.model)
         self.table.setAccessibleName(f"Facts of {memory.info.name}")
-        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.ExtendedSelection)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         # indicator first: enabling sorting re-sorts by the indicator (a 1M-row query if it
         # differed from the model's order)
-        self.table.horizontalHeader().setSortIndicator(5, Qt.DescendingOrder)
+        self.table.horizontalHeader().setSortIndicator(5, Qt.SortOrder.DescendingOrder)
         self.table.setSortingEnabled(True)
         self.table.verticalHeader().hide()
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
@@ -103,7 +103,7 @@ class AgentTab(QWidget):
         self.table.setContextMenuPolicy(Qt.CustomContextMenu)
         self.table.customContextMenuRequested.connect(self._context_menu)
         h = self.table.horizontalHeader()
-        h.setSectionResizeMode(0, QHeaderView.Stretch)
+        h.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         h.setMinimumSectionSize(40)
         fm = self.fontMetrics()
         widths = {
@@ -128,7 +128,7 @@ class AgentTab(QWidget):
         self.editor = FactEditor()
         self.editor.setMinimumWidth(self.fontMetrics().horizontalAdvance("x") * 34)
         self.editor.edit_requested.connect(self._on_edit_requested)
-        split = QSplitter(Qt.Horizontal)
+        split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.stack)
         # scrolls instead of forcing the window taller than 600 px
         editor_scroll = QScrollArea()
@@ -277,7 +277,9 @@ class AgentTab(QWidget):
         if columns is not None:
             h = self.table.horizontalHeader()
             h.restoreState(columns)
-            h.setSortIndicator(5, Qt.DescendingOrder)  # the model's order, not the saved one
+            h.setSortIndicator(
+                5, Qt.SortOrder.DescendingOrder
+            )  # the model's order, not the saved one
 
     # first paint (the benchmark's "time to first page") -----------------------------------
     def eventFilter(self, obj, ev):

@@ -31,7 +31,7 @@ COLUMNS = [  # (header, sort key, tooltip)
     ("Last accessed", "last_accessed", "When an agent last retrieved it"),
     ("Status", "status", "active, pending, archived, superseded"),
 ]
-ID_ROLE = Qt.UserRole + 1
+ID_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
 def _day(dt) -> str:
@@ -104,7 +104,7 @@ class FactTableModel(QAbstractTableModel):
         self._count: int | None = None
         self._filters = filters or FactFilters()
         self._order = "-created_at"
-        self._sort = (5, Qt.DescendingOrder)
+        self._sort = (5, Qt.SortOrder.DescendingOrder)
         self._ids: list[int] = []
         self._row_of: dict[int, int] = {}
         self._exhausted = False  # the store has no more ids for this query
@@ -425,32 +425,32 @@ class FactTableModel(QAbstractTableModel):
         else:
             self._read_rows_ahead()
 
-    def headerData(self, section, orientation, role=Qt.DisplayRole):
-        if orientation != Qt.Horizontal or not 0 <= section < len(COLUMNS):
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
             return None
-        if role == Qt.DisplayRole:
+        if role == Qt.ItemDataRole.DisplayRole:
             return COLUMNS[section][0]
-        if role == Qt.ToolTipRole:
+        if role == Qt.ItemDataRole.ToolTipRole:
             return COLUMNS[section][2]
         return None
 
-    _FLAGS = Qt.ItemIsEnabled | Qt.ItemIsSelectable
+    _FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
     def flags(self, index):
-        return self._FLAGS if index.isValid() else Qt.NoItemFlags
+        return self._FLAGS if index.isValid() else Qt.ItemFlag.NoItemFlags
 
     _ROLES = frozenset(
         int(r)
         for r in (
-            Qt.DisplayRole,
-            Qt.ToolTipRole,
-            Qt.TextAlignmentRole,
-            Qt.FontRole,
+            Qt.ItemDataRole.DisplayRole,
+            Qt.ItemDataRole.ToolTipRole,
+            Qt.ItemDataRole.TextAlignmentRole,
+            Qt.ItemDataRole.FontRole,
             Qt.AccessibleTextRole,
         )
     )
 
-    def data(self, index, role=Qt.DisplayRole):
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid() or index.row() >= len(self._ids):
             return None
         if role == ID_ROLE:
@@ -487,20 +487,20 @@ class FactTableModel(QAbstractTableModel):
 
     def _value(self, f: FactView | None, col: int, role):
         if f is None:
-            return "(deleted)" if role == Qt.DisplayRole and col == 0 else None
-        if role == Qt.TextAlignmentRole:
-            return int(Qt.AlignCenter) if col in (3, 4) else None
-        if role == Qt.FontRole:
+            return "(deleted)" if role == Qt.ItemDataRole.DisplayRole and col == 0 else None
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return int(Qt.AlignmentFlag.AlignCenter) if col in (3, 4) else None
+        if role == Qt.ItemDataRole.FontRole:
             return self._bold if f.pinned and col == 0 else None
-        if role == Qt.ToolTipRole:
+        if role == Qt.ItemDataRole.ToolTipRole:
             return _tooltip(f, col)
         return _display(f, col)
 
-    def sort(self, column: int, order=Qt.AscendingOrder) -> None:
+    def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
         if not 0 <= column < len(COLUMNS):
             return
         key = COLUMNS[column][1]
-        order_key = ("-" if order == Qt.DescendingOrder else "") + key
+        order_key = ("-" if order == Qt.SortOrder.DescendingOrder else "") + key
         filters, latest_order = self._latest()
         if order_key == latest_order:
             return

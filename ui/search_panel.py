@@ -26,8 +26,8 @@ SIGNALS = [
     ("importance", "#f59e0b"),
     ("access", "#94a3b8"),
 ]
-SHARES_ROLE = Qt.UserRole + 2
-ID_ROLE = Qt.UserRole + 1
+SHARES_ROLE = Qt.ItemDataRole.UserRole + 2
+ID_ROLE = Qt.ItemDataRole.UserRole + 1
 MODES = [
     ("hybrid", "&Hybrid", "Keyword and semantic together (default)"),
     ("keyword", "&Keyword", "Full-text (BM25) only"),
@@ -78,17 +78,21 @@ class SearchResultsModel(QAbstractTableModel):
     def columnCount(self, parent=QModelIndex()):
         return 0 if parent.isValid() else len(self.cols)
 
-    def headerData(self, section, orientation, role=Qt.DisplayRole):
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         if (
-            orientation == Qt.Horizontal
-            and role == Qt.DisplayRole
+            orientation == Qt.Orientation.Horizontal
+            and role == Qt.ItemDataRole.DisplayRole
             and 0 <= section < len(self.cols)
         ):
             return self.cols[section]
         return None
 
     def flags(self, index):
-        return Qt.ItemIsEnabled | Qt.ItemIsSelectable if index.isValid() else Qt.NoItemFlags
+        return (
+            Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+            if index.isValid()
+            else Qt.ItemFlag.NoItemFlags
+        )
 
     def multiData(self, index, span) -> None:
         """Every role of a cell in one call into Python (Qt's default calls ``data`` per
@@ -104,12 +108,15 @@ class SearchResultsModel(QAbstractTableModel):
             else:
                 rd.setData(value)
 
-    def data(self, index, role=Qt.DisplayRole):
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid() or index.row() >= len(self.hits):
             return None
         return self._value(index.row(), index.column(), role)
 
-    _ROLES = frozenset(int(r) for r in (Qt.DisplayRole, Qt.ToolTipRole, ID_ROLE, SHARES_ROLE))
+    _ROLES = frozenset(
+        int(r)
+        for r in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, ID_ROLE, SHARES_ROLE)
+    )
 
     def _value(self, row: int, col: int, role):
         if role not in self._ROLES:
@@ -121,7 +128,7 @@ class SearchResultsModel(QAbstractTableModel):
         if role == SHARES_ROLE and name == "Why it ranked":
             scale = self.scale_of(hit)
             return {k: v * scale for k, v in shares(hit.signals).items()}
-        if role == Qt.DisplayRole:
+        if role == Qt.ItemDataRole.DisplayRole:
             return {
                 "Agent": slug,
                 "Score": f"{hit.score:.3f}",
@@ -129,7 +136,7 @@ class SearchResultsModel(QAbstractTableModel):
                 "Why it ranked": shares_text(hit.signals),
                 "Category": hit.fact.category,
             }.get(name)
-        if role == Qt.ToolTipRole:
+        if role == Qt.ItemDataRole.ToolTipRole:
             if name == "Why it ranked":
                 lines = [f"{k}: +{hit.signals.get(k, 0.0):.3f}" for k, _ in SIGNALS]
                 raw = hit.raw or {}
@@ -235,8 +242,8 @@ class SearchPanel(QWidget):
         self.model = SearchResultsModel(show_agent=memory is None, parent=self)
         self.table = QTableView()
         self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().hide()
         self.table.setWordWrap(False)
         self.table.setTabKeyNavigation(False)
@@ -273,7 +280,7 @@ class SearchPanel(QWidget):
             QKeySequence("Down"),
             self.query,
             activated=self.table.setFocus,
-            context=Qt.WidgetShortcut,
+            context=Qt.ShortcutContext.WidgetShortcut,
         )
 
     def update_semantic(self) -> None:
@@ -293,9 +300,14 @@ class SearchPanel(QWidget):
         h = self.table.horizontalHeader()
         for i, name in enumerate(self.model.cols):
             h.setSectionResizeMode(
-                i, QHeaderView.Stretch if name == "Content" else QHeaderView.ResizeToContents
+                i,
+                QHeaderView.ResizeMode.Stretch
+                if name == "Content"
+                else QHeaderView.ResizeMode.ResizeToContents,
             )
-        h.setSectionResizeMode(self.model.cols.index("Why it ranked"), QHeaderView.Interactive)
+        h.setSectionResizeMode(
+            self.model.cols.index("Why it ranked"), QHeaderView.ResizeMode.Interactive
+        )
         h.resizeSection(self.model.cols.index("Why it ranked"), 170)
 
     # input --------------------------------------------------------------------------------
