@@ -58,7 +58,8 @@ class StoreOpener(QObject):
             engram.db.close()
         except Exception as exc:  # any failure becomes the window's message, not a traceback
             log.exception("the store did not open")
-            self.error = str(exc) or type(exc).__name__
+            why = str(exc) or type(exc).__name__
+            self.error = f"{why} (data folder: {self.config.data_dir})"
             self.failed.emit(self.error)
             return
         self.engram = engram
