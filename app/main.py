@@ -62,12 +62,10 @@ def main(argv: list[str] | None = None) -> int:
         from app.selftest import run_self_test
 
         return run_self_test()
-    from app.settings import store_config
-
-    return run_window(args, argv, store_config(args.data_dir, semantic=False), t0)
+    return run_window(args, argv, t0)
 
 
-def run_window(args, argv: list[str], config, t0: float) -> int:
+def run_window(args, argv: list[str], t0: float) -> int:
     """The window comes first and the store second. Only PySide6 and the window's frame are
     imported before the first paint (``python -X importtime``); the log, the tabs, dialogs,
     services (peewee, numpy, markdown) and the store come after it, the store opening in a
@@ -95,7 +93,7 @@ def run_window(args, argv: list[str], config, t0: float) -> int:
         load_semantic=True,
         demo_if_empty=args.demo_if_empty and not bench,
     )
-    opener = StoreOpener(config, parent=win)
+    opener = StoreOpener(parent=win)
     state: dict = {"daemon": None, "rc": 0, "window_ms": None}
 
     def ms() -> float:
@@ -105,10 +103,13 @@ def run_window(args, argv: list[str], config, t0: float) -> int:
         state["window_ms"] = ms()
         if bench:
             _print_json({"window_paint_ms": state["window_ms"]})
-        # the log (logging.handlers: ~8 ms of imports) starts with the store, not before
-        # the window: what can fail from here on is in the data dir's log
+        # the store's settings and the log (logging.handlers: ~8 ms of imports) come with
+        # the store, not before the window: what can fail from here on is in the data dir's log
+        from app.settings import store_config
+
+        config = store_config(args.data_dir, semantic=False)
         _install_crash_log(config.data_dir, win)
-        opener.start()
+        opener.start(config)
 
     def content_shown() -> None:
         tab = win.current_agent_tab()

@@ -20,23 +20,27 @@ class StoreOpener(QObject):
     opened = Signal(object)  # the Engram
     failed = Signal(str)  # one line saying why
 
-    def __init__(self, config, parent=None):
+    def __init__(self, parent=None):
         super().__init__(parent)
-        self.config = config
         self.engram = None  # also kept here: a close during the opening must close it
         self.error: str | None = None
-        self._thread = threading.Thread(target=self._run, name="engram-open", daemon=True)
+        self._thread: threading.Thread | None = None
 
-    def start(self) -> None:
+    def start(self, config) -> None:
+        """Open the store of ``config`` (a StoreConfig) in the thread."""
+        self._thread = threading.Thread(
+            target=self._run, args=(config,), name="engram-open", daemon=True
+        )
         self._thread.start()
 
     def join(self, timeout: float | None = None) -> bool:
         """Wait for the opening to end (the window was closed meanwhile); whether it did."""
-        if self._thread.ident is not None:
-            self._thread.join(timeout)
+        if self._thread is None:
+            return True
+        self._thread.join(timeout)
         return not self._thread.is_alive()
 
-    def _run(self) -> None:
+    def _run(self, config) -> None:
         try:
             from models.identity import set_origin
 
@@ -47,7 +51,7 @@ class StoreOpener(QObject):
             from services import Engram
 
             # without the embedding model (2–3 s): the window loads it in a worker afterwards
-            engram = Engram.open(self.config)
+            engram = Engram.open(config)
             try:
                 engram.follow_changes("debounce")  # memory.md follows the window's edits
             except Exception:
@@ -59,7 +63,7 @@ class StoreOpener(QObject):
         except Exception as exc:  # any failure becomes the window's message, not a traceback
             log.exception("the store did not open")
             why = str(exc) or type(exc).__name__
-            self.error = f"{why} (data folder: {self.config.data_dir})"
+            self.error = f"{why} (data folder: {config.data_dir})"
             self.failed.emit(self.error)
             return
         self.engram = engram

@@ -35,7 +35,7 @@ HEAVY = ("peewee", "numpy", "ui.agent_tab", "services.store", "services.engram",
 seen = {}
 start = so.StoreOpener.start
 
-def watched_start(self):
+def watched_start(self, config):
     win = seen["win"] = self.parent()
     print(json.dumps({
         "at_first_paint": [m for m in HEAVY if m in sys.modules],
@@ -43,7 +43,7 @@ def watched_start(self):
         "tabs": [win.tabs.tabText(i) for i in range(win.tabs.count())],
         "store_actions_on": [a.text() for a in win._store_actions if a.isEnabled()],
     }), flush=True)
-    start(self)
+    start(self, config)
     if mode == "close":
         win.close()
 
