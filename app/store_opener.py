@@ -62,9 +62,18 @@ class StoreOpener(QObject):
             engram.db.close()
         except Exception as exc:  # any failure becomes the window's message, not a traceback
             log.exception("the store did not open")
-            why = str(exc) or type(exc).__name__
-            self.error = f"{why} (data folder: {config.data_dir})"
+            self.error = explain(exc, config.data_dir)
             self.failed.emit(self.error)
             return
         self.engram = engram
         self.opened.emit(engram)
+
+
+def explain(exc: Exception, data_dir) -> str:
+    """One line a user can act on (the traceback is in the log)."""
+    if data_dir.exists() and not data_dir.is_dir():
+        return f"{data_dir} is a file, not a folder: choose another data folder."
+    if isinstance(exc, OSError) and exc.strerror:
+        where = f": {exc.filename}" if exc.filename else ""
+        return f"{exc.strerror}{where} (data folder: {data_dir})."
+    return f"{str(exc) or type(exc).__name__} (data folder: {data_dir})."

@@ -190,7 +190,8 @@ def test_a_store_that_cannot_open_is_said_in_the_window_and_exits_non_zero(tmp_p
     shown = next(ln for ln in lines if "page" in ln)
     assert shown["box_visible"]
     assert "could not open your memory" in shown["page"]
-    assert str(not_a_folder) in shown["box"] and str(not_a_folder) in shown["page"]
+    assert shown["box"] == f"{not_a_folder} is a file, not a folder: choose another data folder."
+    assert shown["box"] in shown["page"]
     assert lines[-1] == {"rc": 1, "attached": False}
     assert not_a_folder.read_text() == "a file where the data folder should be"
 
