@@ -73,26 +73,11 @@ def run_window(args, argv: list[str], t0: float) -> int:
     later still, in the window's worker; the demo (``--demo-if-empty``) is seeded by the
     window in a worker too."""
     from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication
 
     from app.store_opener import StoreOpener
-    from ui.main_window import MainWindow
-    from ui.theme import apply_theme, icon
 
-    app = cast(QApplication, QApplication.instance() or QApplication(argv))
-    app.setApplicationName("Engram")
-    app.setApplicationDisplayName("Engram")
-    app.setDesktopFileName("io.engram.Engram")  # packaging/engram.desktop installs under this id
-    app.setWindowIcon(icon())
-    dark = True if args.dark else False if args.light else MainWindow.remembered_dark()
-    apply_theme(app, dark)
     bench = args.exit_after_first_paint
-    win = MainWindow(
-        None,
-        use_tray=not (args.no_tray or bench),
-        load_semantic=True,
-        demo_if_empty=args.demo_if_empty and not bench,
-    )
+    app, win = _make_window(args, argv)
     opener = StoreOpener(parent=win)
     state: dict = {"daemon": None, "rc": 0, "window_ms": None}
 
@@ -128,7 +113,10 @@ def run_window(args, argv: list[str], t0: float) -> int:
             return
         if bench:
             win.first_page_painted.connect(content_shown)
-        win.attach(engram)
+        error = _attach(win, engram)
+        if error is not None:
+            failed(error)
+            return
         if bench and win.current_agent_tab() is None:
             QTimer.singleShot(0, content_shown)  # the welcome page, painted with the frame
         if not bench:
@@ -147,14 +135,59 @@ def run_window(args, argv: list[str], t0: float) -> int:
     win.window_painted.connect(window_painted)
     win.show()
     rc = app.exec()
-    if state["daemon"] is not None:
-        state["daemon"].stop()
+    _close_down(win, opener, state["daemon"])
+    return rc or state["rc"]
+
+
+def _close_down(win, opener, daemon) -> None:
+    """After the event loop: the hooks' server, the window's workers, then the store, also
+    one the thread opened after the window was closed."""
+    if daemon is not None:
+        daemon.stop()
     win.shutdown()
     if opener.join(timeout=40):  # else a store still waits for a lock: the process ends
         engram = win.engram or opener.engram
         if engram is not None:
             engram.close()
-    return rc or state["rc"]
+
+
+def _make_window(args, argv: list[str]):
+    """The application and the window with no store yet: what the first paint shows."""
+    from PySide6.QtWidgets import QApplication
+
+    from ui.main_window import MainWindow
+    from ui.theme import apply_theme, icon
+
+    app = cast(QApplication, QApplication.instance() or QApplication(argv))
+    app.setApplicationName("Engram")
+    app.setApplicationDisplayName("Engram")
+    app.setDesktopFileName("io.engram.Engram")  # packaging/engram.desktop installs under this id
+    app.setWindowIcon(icon())
+    dark = True if args.dark else False if args.light else MainWindow.remembered_dark()
+    apply_theme(app, dark)
+    bench = args.exit_after_first_paint
+    win = MainWindow(
+        None,
+        use_tray=not (args.no_tray or bench),
+        load_semantic=True,
+        demo_if_empty=args.demo_if_empty and not bench,
+    )
+    return app, win
+
+
+def _attach(win, engram) -> str | None:
+    """Attach the opened store to the window; its first reads (the agents, the first page)
+    are part of opening it, so their failure is said as the opening's: why, in one line."""
+    try:
+        win.attach(engram)
+    except Exception as exc:
+        import logging
+
+        from app.store_opener import explain
+
+        logging.getLogger(__name__).exception("the store did not open")
+        return explain(exc, engram.config.data_dir)
+    return None
 
 
 def _print_json(fields: dict) -> None:

@@ -274,6 +274,12 @@ class MainWindow(QMainWindow):
         in the window, where the user is looking, instead of a traceback on a terminal."""
         from PySide6.QtCore import Qt
 
+        self.tabs.setUpdatesEnabled(True)
+        if not isValid(self.opening) or self.tabs.indexOf(self.opening) < 0:
+            self.opening = QLabel()  # attach failed after taking the page down
+            self.tabs.addTab(self.opening, "Engram")
+        self.tabs.setCurrentWidget(self.opening)
+        self.opening.setWordWrap(True)
         self.opening.setTextFormat(Qt.PlainText)  # the message may hold a path with "<"
         self.opening.setAlignment(Qt.AlignCenter)
         self.opening.setTextInteractionFlags(Qt.TextSelectableByMouse)
