@@ -11,12 +11,9 @@ from PySide6.QtCore import QSettings, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence, QUndoGroup, QUndoStack
 from PySide6.QtWidgets import (
     QApplication,
-    QInputDialog,
     QLabel,
     QMainWindow,
     QMenu,
-    QMessageBox,
-    QSplitter,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -26,8 +23,10 @@ from shiboken6 import isValid
 from ui.theme import icon
 
 if TYPE_CHECKING:
-    # ``Qt`` too: its namespace builds ~100 Python enums on first access (~11 ms)
+    # ``Qt`` too: its namespace builds ~100 Python enums on first access (~11 ms); the
+    # dialogs' classes their own (~2 ms)
     from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QInputDialog, QMessageBox, QSplitter
 
     from services import EngramError, ImportFormatError
     from ui.agent_tab import VIEWS, AgentTab
@@ -61,8 +60,9 @@ def load_store_parts() -> None:
     global GCPreviewDialog, ImportDialog, ImportReportDialog, NewAgentDialog, PrivacyView
     global SearchPanel, SettingsDialog, StoreWatcher, TeamStoreDialog, RemoveAgentCommand
     global TrashDialog, TrayController, WelcomePage, WorkspaceWatcher, VIEWS
-    global Qt, JobRunner, JobsBar, UndoNotice, UndoKeys
+    global Qt, JobRunner, JobsBar, UndoNotice, UndoKeys, QInputDialog, QMessageBox, QSplitter
     from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QInputDialog, QMessageBox, QSplitter
 
     from services import EngramError, ImportFormatError
     from ui.agent_tab import VIEWS, AgentTab
@@ -273,6 +273,7 @@ class MainWindow(QMainWindow):
         """The store could not be opened (locked, unreadable, a failed migration): say so
         in the window, where the user is looking, instead of a traceback on a terminal."""
         from PySide6.QtCore import Qt
+        from PySide6.QtWidgets import QMessageBox
 
         self.tabs.setUpdatesEnabled(True)
         if not isValid(self.opening) or self.tabs.indexOf(self.opening) < 0:
@@ -1151,6 +1152,8 @@ class MainWindow(QMainWindow):
         QMessageBox.warning(self, "Engram", text)
 
     def show_shortcuts(self) -> None:
+        from PySide6.QtWidgets import QMessageBox  # F1 works before the store is attached
+
         rows = []
         # the Engram menu fills itself when opened: its actions are listed from the window
         for a in self.actions():
