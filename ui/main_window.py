@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 from shiboken6 import isValid
 
+from ui.notice import UndoNotice
 from ui.theme import icon
 
 if TYPE_CHECKING:
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
     from ui.import_dialog import ImportDialog, ImportReportDialog
     from ui.jobs_bar import JobsBar
     from ui.new_agent_dialog import NewAgentDialog
-    from ui.notice import UndoNotice
     from ui.privacy_view import PrivacyView
     from ui.search_panel import SearchPanel
     from ui.settings_dialog import SettingsDialog
@@ -60,7 +60,7 @@ def load_store_parts() -> None:
     global GCPreviewDialog, ImportDialog, ImportReportDialog, NewAgentDialog, PrivacyView
     global SearchPanel, SettingsDialog, StoreWatcher, TeamStoreDialog, RemoveAgentCommand
     global TrashDialog, TrayController, WelcomePage, WorkspaceWatcher, VIEWS
-    global Qt, JobRunner, JobsBar, UndoNotice, UndoKeys, QInputDialog, QMessageBox, QSplitter
+    global Qt, JobRunner, JobsBar, UndoKeys, QInputDialog, QMessageBox, QSplitter
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QInputDialog, QMessageBox, QSplitter
 
@@ -72,7 +72,6 @@ def load_store_parts() -> None:
     from ui.import_dialog import ImportDialog, ImportReportDialog
     from ui.jobs_bar import JobsBar
     from ui.new_agent_dialog import NewAgentDialog
-    from ui.notice import UndoNotice
     from ui.privacy_view import PrivacyView
     from ui.search_panel import SearchPanel
     from ui.settings_dialog import SettingsDialog
@@ -165,7 +164,6 @@ class MainWindow(QMainWindow):
     tray: TrayController
     all_tab: AllAgentsTab
     jobs: JobsBar
-    notice: UndoNotice
 
     def __init__(
         self,
@@ -201,7 +199,14 @@ class MainWindow(QMainWindow):
         # below it does not move when the store's tabs replace this one
         self.tabs.addTab(self.opening, "Engram")
         self.setCentralWidget(self.tabs)
-        self.statusBar()  # there from the first paint too (no jump at attach)
+        # the status bar with its Undo notice (hidden until a write) from the first paint: the
+        # notice's height is the bar's, so the tab area does not shrink at attach
+        self.notice = UndoNotice()
+        self.notice.undo_requested.connect(self.undo_group.undo)
+        self.notice.redo_requested.connect(self.undo_group.redo)
+        self.notice.stale.connect(self.show_message)
+        # permanent: a timed status message must not paint over the Undo
+        self.statusBar().addPermanentWidget(self.notice)
         self._store_actions: list[QAction] = []
         self._build_menus()
         self._restore_settings()
@@ -240,12 +245,6 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.all_tab, "All agents")
 
         self.jobs = JobsBar(self.runner)
-        self.notice = UndoNotice()
-        self.notice.undo_requested.connect(self.undo_group.undo)
-        self.notice.redo_requested.connect(self.undo_group.redo)
-        self.notice.stale.connect(self.show_message)
-        # permanent: a timed status message must not paint over the Undo
-        self.statusBar().addPermanentWidget(self.notice)
         self.statusBar().addPermanentWidget(self.jobs)
         self._attach_menus()
         self.tabs.currentChanged.connect(self._on_tab_changed)

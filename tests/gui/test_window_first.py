@@ -146,12 +146,15 @@ def test_menus_are_off_until_the_store_attaches_then_its_tabs_appear(
         ("Opening your memory…", False)
     ]
     menus = [m.title() for m in win.menuBar().findChildren(QMenu)]
+    frame = (win.menuBar().geometry(), win.tabs.geometry(), win.tabs.tabBar().height())
 
     with qtbot.waitSignal(win.first_page_painted, timeout=20000):
         win.attach(keyword_engram)
     assert [win.tabs.tabText(i) for i in range(win.tabs.count())] == ["All agents", "claude"]
     assert win.current_agent_tab().model.total_count() == 1
     assert [m.title() for m in win.menuBar().findChildren(QMenu)] == menus  # no new menu
+    # nothing moved: the menu bar, the tab area and its bar are where the first paint put them
+    assert (win.menuBar().geometry(), win.tabs.geometry(), win.tabs.tabBar().height()) == frame
     assert all(
         a.isEnabled()
         for a in (
