@@ -26,8 +26,9 @@ def parse_args(argv):
     p.add_argument(
         "--exit-after-first-paint",
         action="store_true",
-        help="print {first_paint_ms, rss_mb, facts} as JSON once the fact "
-        "browser's first page has painted, then exit (benchmarks)",
+        help="print {window_paint_ms} as JSON when the window first paints, then "
+        "{window_paint_ms, first_paint_ms, rss_mb, facts} once the store's first page (or "
+        "the Welcome page) is shown, then exit (benchmarks)",
     )
     p.add_argument("--dark", action="store_true", help="use the dark palette")
     p.add_argument("--light", action="store_true", help="use the light palette")
