@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -27,8 +26,9 @@ def parse_args(argv):
     p.add_argument(
         "--exit-after-first-paint",
         action="store_true",
-        help="print {first_paint_ms, rss_mb, facts} as JSON once the fact "
-        "browser's first page has painted, then exit (benchmarks)",
+        help="print {window_paint_ms} as JSON when the window first paints, then "
+        "{window_paint_ms, first_paint_ms, rss_mb, facts} once the store's first page (or "
+        "the Welcome page) is shown, then exit (benchmarks)",
     )
     p.add_argument("--dark", action="store_true", help="use the dark palette")
     p.add_argument("--light", action="store_true", help="use the light palette")
@@ -54,33 +54,106 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv if argv is None else argv)
     args = parse_args(argv)
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
-    from models.identity import set_origin
-
-    set_origin("app")  # provenance on every write the desktop app makes
-    from app import __version__
-
     if args.version:
+        from app import __version__  # ~20 ms of package metadata: only when asked
+
         print(f"engram {__version__}")
         return 0
     if args.self_test:  # a throwaway store: never touches the user's own
         from app.selftest import run_self_test
 
         return run_self_test()
-    from app.crash_log import install_excepthook, install_qt_message_handler, setup_file_logging
-    from app.settings import store_config
-    from services import Engram
+    return run_window(args, argv, t0)
 
-    config = store_config(args.data_dir, semantic=False)
-    log_path = setup_file_logging(config.data_dir)
-    install_excepthook(log_path)  # until the window exists: the log and stderr
-    install_qt_message_handler()
-    # the GUI opens the store without the embedding model (2–3 s) so the first page paints
-    # at once; the window loads it in a worker (see MainWindow._load_semantic)
-    # the demo (an empty store with --demo-if-empty) is seeded by the window, in a worker:
-    # the window is there at once instead of after the 17 s the seeding takes
-    engram = Engram.open(config)
-    engram.follow_changes("debounce")  # memory.md follows the edits made in the window
+
+def run_window(args, argv: list[str], t0: float) -> int:
+    """The window comes first and the store second. Only PySide6 and the window's frame are
+    imported before the first paint (``python -X importtime``); the log, the tabs, dialogs,
+    services (peewee, numpy, markdown) and the store come after it, the store opening in a
+    thread (app/store_opener.py), and attach to the same window. The embedding model loads
+    later still, in the window's worker; the demo (``--demo-if-empty``) is seeded by the
+    window in a worker too."""
     from PySide6.QtCore import QTimer
+
+    from app.store_opener import StoreOpener
+
+    bench = args.exit_after_first_paint
+    app, win = _make_window(args, argv)
+    opener = StoreOpener(parent=win)
+    state: dict = {"daemon": None, "rc": 0, "window_ms": None}
+
+    def ms() -> float:
+        return round((time.perf_counter() - t0) * 1000, 1)
+
+    def window_painted() -> None:
+        state["window_ms"] = ms()
+        if bench:
+            _print_json({"window_paint_ms": state["window_ms"]})
+        # the store's settings and the log (logging.handlers: ~8 ms of imports) come with
+        # the store, not before the window: what can fail from here on is in the data dir's log
+        from app.settings import store_config
+
+        config = store_config(args.data_dir, semantic=False)
+        _install_crash_log(config.data_dir, win)
+        opener.start(config)
+
+    def content_shown() -> None:
+        tab = win.current_agent_tab()
+        _print_json(
+            {
+                "window_paint_ms": state["window_ms"],
+                "first_paint_ms": ms(),  # the store's first page (or the welcome) is shown
+                "rss_mb": round(rss_mb(), 1),
+                "facts": tab.model.total_count() if tab else 0,
+            }
+        )
+        QTimer.singleShot(0, win.quit)
+
+    def opened(engram) -> None:
+        if not win.isVisible():  # closed while the store opened: closed below
+            return
+        if bench:
+            win.first_page_painted.connect(content_shown)
+        error = _attach(win, engram)
+        if error is not None:
+            failed(error)
+            return
+        if bench and win.current_agent_tab() is None:
+            QTimer.singleShot(0, content_shown)  # the welcome page, painted with the frame
+        if not bench:
+            state["daemon"] = _serve_hooks(engram)
+
+    def failed(message: str) -> None:
+        state["rc"] = 1
+        if bench or not win.isVisible():
+            print(f"engram: could not open the store: {message}", file=sys.stderr, flush=True)
+        else:
+            win.open_failed(message)  # returns when the user has read it
+        app.exit(1)
+
+    opener.opened.connect(opened)
+    opener.failed.connect(failed)
+    win.window_painted.connect(window_painted)
+    win.show()
+    rc = app.exec()
+    _close_down(win, opener, state["daemon"])
+    return rc or state["rc"]
+
+
+def _close_down(win, opener, daemon) -> None:
+    """After the event loop: the hooks' server, the window's workers, then the store, also
+    one the thread opened after the window was closed."""
+    if daemon is not None:
+        daemon.stop()
+    win.shutdown()
+    if opener.join(timeout=40):  # else a store still waits for a lock: the process ends
+        engram = win.engram or opener.engram
+        if engram is not None:
+            engram.close()
+
+
+def _make_window(args, argv: list[str]):
+    """The application and the window with no store yet: what the first paint shows."""
     from PySide6.QtWidgets import QApplication
 
     from ui.main_window import MainWindow
@@ -93,42 +166,57 @@ def main(argv: list[str] | None = None) -> int:
     app.setWindowIcon(icon())
     dark = True if args.dark else False if args.light else MainWindow.remembered_dark()
     apply_theme(app, dark)
+    bench = args.exit_after_first_paint
     win = MainWindow(
-        engram,
-        use_tray=not (args.no_tray or args.exit_after_first_paint),
+        None,
+        use_tray=not (args.no_tray or bench),
         load_semantic=True,
-        demo_if_empty=args.demo_if_empty and not args.exit_after_first_paint,
+        demo_if_empty=args.demo_if_empty and not bench,
+    )
+    return app, win
+
+
+def _attach(win, engram) -> str | None:
+    """Attach the opened store to the window; its first reads (the agents, the first page)
+    are part of opening it, so their failure is said as the opening's: why, in one line."""
+    try:
+        win.attach(engram)
+    except Exception as exc:
+        import logging
+
+        from app.store_opener import explain
+
+        logging.getLogger(__name__).exception("the store did not open")
+        return explain(exc, engram.config.data_dir)
+    return None
+
+
+def _print_json(fields: dict) -> None:
+    import json
+
+    print(json.dumps(fields), flush=True)
+
+
+def _install_crash_log(data_dir, win) -> None:
+    """Uncaught exceptions go to the data dir's log and to the user in a dialog; a data dir
+    that cannot hold a log (a file, no permission) is the store's error to report, so no log
+    file is no crash."""
+    import logging
+
+    from app.crash_log import (
+        LOG_NAME,
+        install_excepthook,
+        install_qt_message_handler,
+        setup_file_logging,
     )
 
-    if args.exit_after_first_paint:
-
-        def report():
-            tab = win.current_agent_tab()
-            print(
-                json.dumps(
-                    {
-                        "first_paint_ms": round((time.perf_counter() - t0) * 1000, 1),
-                        "rss_mb": round(rss_mb(), 1),
-                        "facts": tab.model.total_count() if tab else 0,
-                    }
-                ),
-                flush=True,
-            )
-            QTimer.singleShot(0, win.quit)
-
-        if win.current_agent_tab() is None:
-            QTimer.singleShot(0, report)
-        else:
-            win.first_page_painted.connect(report)
+    try:
+        log_path = setup_file_logging(data_dir)
+    except OSError as exc:
+        logging.getLogger(__name__).warning("no log file in %s: %s", data_dir, exc)
+        log_path = data_dir / "logs" / LOG_NAME
     install_excepthook(log_path, show=lambda text: _crash_dialog(win, text))
-    win.show()
-    daemon = None if args.exit_after_first_paint else _serve_hooks(engram)
-    rc = app.exec()
-    if daemon is not None:
-        daemon.stop()
-    win.shutdown()
-    engram.close()
-    return rc
+    install_qt_message_handler()
 
 
 def _serve_hooks(engram):

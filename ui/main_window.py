@@ -5,46 +5,88 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSettings, Qt, Signal, Slot
+from PySide6.QtCore import QSettings, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence, QUndoGroup, QUndoStack
 from PySide6.QtWidgets import (
     QApplication,
-    QInputDialog,
     QLabel,
     QMainWindow,
     QMenu,
-    QMessageBox,
-    QSplitter,
     QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 from shiboken6 import isValid
 
-from services import EngramError, ImportFormatError
-from ui.agent_tab import VIEWS, AgentTab
-from ui.fact_editor import FactEditor
-from ui.forget_dialog import ForgetDialog
-from ui.gc_dialog import GCCommand, GCPreviewDialog
-from ui.import_dialog import ImportDialog, ImportReportDialog
-from ui.jobs_bar import JobsBar
-from ui.new_agent_dialog import NewAgentDialog
 from ui.notice import UndoNotice
-from ui.privacy_view import PrivacyView
-from ui.search_panel import SearchPanel
-from ui.settings_dialog import SettingsDialog
-from ui.store_watcher import StoreWatcher
-from ui.team_store_dialog import TeamStoreDialog
 from ui.theme import icon
-from ui.trash import RemoveAgentCommand, TrashDialog
-from ui.tray import TrayController
-from ui.undo_keys import UndoKeys
-from ui.welcome import WelcomePage
-from ui.workers import JobRunner
-from ui.workspace_watcher import WorkspaceWatcher
+
+if TYPE_CHECKING:
+    # ``Qt`` too: its namespace builds ~100 Python enums on first access (~11 ms); the
+    # dialogs' classes their own (~2 ms)
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QInputDialog, QMessageBox, QSplitter
+
+    from services import EngramError, ImportFormatError
+    from ui.agent_tab import VIEWS, AgentTab
+    from ui.fact_editor import FactEditor
+    from ui.forget_dialog import ForgetDialog
+    from ui.gc_dialog import GCCommand, GCPreviewDialog
+    from ui.import_dialog import ImportDialog, ImportReportDialog
+    from ui.jobs_bar import JobsBar
+    from ui.new_agent_dialog import NewAgentDialog
+    from ui.privacy_view import PrivacyView
+    from ui.search_panel import SearchPanel
+    from ui.settings_dialog import SettingsDialog
+    from ui.store_watcher import StoreWatcher
+    from ui.team_store_dialog import TeamStoreDialog
+    from ui.trash import RemoveAgentCommand, TrashDialog
+    from ui.tray import TrayController
+    from ui.undo_keys import UndoKeys
+    from ui.welcome import WelcomePage
+    from ui.workers import JobRunner
+    from ui.workspace_watcher import WorkspaceWatcher
+
+
+def load_store_parts() -> None:
+    """Import what needs a store: the tabs, dialogs, tray and ``services`` (peewee, numpy,
+    markdown: ~300 ms). They are not imported with this module so the window paints first
+    (``python -X importtime``: nothing of them loads before the first paint); ``attach``
+    calls this, and app/main.py calls it in its opening thread. The names become this
+    module's globals, which the methods below use as if imported at the top."""
+    global EngramError, ImportFormatError, AgentTab, FactEditor, ForgetDialog, GCCommand
+    global GCPreviewDialog, ImportDialog, ImportReportDialog, NewAgentDialog, PrivacyView
+    global SearchPanel, SettingsDialog, StoreWatcher, TeamStoreDialog, RemoveAgentCommand
+    global TrashDialog, TrayController, WelcomePage, WorkspaceWatcher, VIEWS
+    global Qt, JobRunner, JobsBar, UndoKeys, QInputDialog, QMessageBox, QSplitter
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QInputDialog, QMessageBox, QSplitter
+
+    from services import EngramError, ImportFormatError
+    from ui.agent_tab import VIEWS, AgentTab
+    from ui.fact_editor import FactEditor
+    from ui.forget_dialog import ForgetDialog
+    from ui.gc_dialog import GCCommand, GCPreviewDialog
+    from ui.import_dialog import ImportDialog, ImportReportDialog
+    from ui.jobs_bar import JobsBar
+    from ui.new_agent_dialog import NewAgentDialog
+    from ui.privacy_view import PrivacyView
+    from ui.search_panel import SearchPanel
+    from ui.settings_dialog import SettingsDialog
+    from ui.store_watcher import StoreWatcher
+    from ui.team_store_dialog import TeamStoreDialog
+    from ui.trash import RemoveAgentCommand, TrashDialog
+    from ui.tray import TrayController
+    from ui.undo_keys import UndoKeys
+    from ui.welcome import WelcomePage
+    from ui.workers import JobRunner
+    from ui.workspace_watcher import WorkspaceWatcher
+
 
 log = logging.getLogger(__name__)
+OPENING_TEXT = "<p align='center'>Opening your memory…</p>"
 # keys that belong to a widget, not to a menu (F1 lists them too)
 EXTRA_KEYS = (
     ("Save the fact being edited", "Ctrl+S"),
@@ -112,26 +154,76 @@ class MainWindow(QMainWindow):
     demo_facts = 300  # how many facts "Try the demo" writes
     agents_changed = Signal()
     first_page_painted = Signal()
+    window_painted = Signal()  # once: the window (opened store or not) is on screen
     semantic_ready = Signal(bool)
+
+    # made at ``attach`` (they need the store); declared here for the type checker
+    runner: JobRunner
+    watcher: StoreWatcher
+    workspaces: WorkspaceWatcher
+    tray: TrayController
+    all_tab: AllAgentsTab
+    jobs: JobsBar
 
     def __init__(
         self,
-        engram,
+        engram=None,
         use_tray: bool = True,
         load_semantic: bool = False,
         parent=None,
         demo_if_empty: bool = False,
     ):
+        """With ``engram`` the window is complete at once (tests, scripts). With None it is
+        the frame a user sees first: title, geometry, theme, menus (store actions off) and an
+        "Opening your memory…" page; ``attach`` adds the store's tabs, tray and watchers."""
         super().__init__(parent)
-        self.engram = engram
+        self.engram = None
         self.setWindowTitle("Engram")
         self.setWindowIcon(icon())
         self._quitting = False
-        self.runner = JobRunner(db=engram.db, parent=self)
+        self.has_tray = False
+        self._options = (use_tray, load_semantic, demo_if_empty)
         self.undo_group = QUndoGroup(self)
         self.window_stack = QUndoStack(self)  # steps of no one agent's tab (GC of all agents)
         self.undo_group.addStack(self.window_stack)
         self.gc_dialog: GCPreviewDialog | None = None
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.agent_tabs: dict[str, AgentTab] = {}
+        self._infos: dict = {}  # slug → AgentInfo last read
+        self.welcome: WelcomePage | None = None
+        # rich text centres it without the Qt namespace (imported with the store)
+        self.opening = QLabel(OPENING_TEXT)
+        self.opening.setWordWrap(True)
+        # a tab, not a bare label: the tab bar is there from the first paint, so the page
+        # below it does not move when the store's tabs replace this one
+        self.tabs.addTab(self.opening, "Engram")
+        self.setCentralWidget(self.tabs)
+        # the status bar with its Undo notice (hidden until a write) from the first paint: the
+        # notice's height is the bar's, so the tab area does not shrink at attach
+        self.notice = UndoNotice()
+        self.notice.undo_requested.connect(self.undo_group.undo)
+        self.notice.redo_requested.connect(self.undo_group.redo)
+        self.notice.stale.connect(self.show_message)
+        # permanent: a timed status message must not paint over the Undo
+        self.statusBar().addPermanentWidget(self.notice)
+        self._store_actions: list[QAction] = []
+        self._build_menus()
+        self._restore_settings()
+        if engram is not None:
+            self.attach(engram)
+
+    def attach(self, engram) -> None:
+        """The store is open: build the tabs, tray, job bar and watchers, turn the store's
+        menu actions on, and start the workers (model, demo) the options asked for."""
+        load_store_parts()
+        use_tray, load_semantic, demo_if_empty = self._options
+        self.engram = engram
+        self._undo_keys = UndoKeys(self)
+        app = QApplication.instance()
+        if app is not None:
+            app.installEventFilter(self._undo_keys)
+        self.runner = JobRunner(db=engram.db, parent=self)
         self.watcher = StoreWatcher(engram, parent=self)
         self.watcher.changed.connect(self.on_store_changed)
         self.workspaces = WorkspaceWatcher(engram, self.runner, parent=self)
@@ -145,35 +237,23 @@ class MainWindow(QMainWindow):
         self.tray.gc_requested.connect(self.gc_preview)
         self.tray.gc_reports.connect(self._gc_step)
 
-        self.tabs = QTabWidget()
-        self.tabs.setDocumentMode(True)
         self.all_tab = AllAgentsTab(engram, self.runner)
         self.all_tab.search.hit_opened.connect(self.open_fact)
+        self.tabs.setUpdatesEnabled(False)  # one repaint when the tabs are all there
+        self.tabs.removeTab(self.tabs.indexOf(self.opening))
+        self.opening.deleteLater()
         self.tabs.addTab(self.all_tab, "All agents")
-        self.agent_tabs: dict[str, AgentTab] = {}
-        self._infos: dict = {}  # slug → AgentInfo last read
-        self.welcome: WelcomePage | None = None
-        self.setCentralWidget(self.tabs)
 
         self.jobs = JobsBar(self.runner)
-        self.notice = UndoNotice()
-        self.notice.undo_requested.connect(self.undo_group.undo)
-        self.notice.redo_requested.connect(self.undo_group.redo)
-        self.notice.stale.connect(self.show_message)
-        # permanent: a timed status message must not paint over the Undo
-        self.statusBar().addPermanentWidget(self.notice)
         self.statusBar().addPermanentWidget(self.jobs)
-        self._undo_keys = UndoKeys(self)
-        app = QApplication.instance()
-        if app is not None:
-            app.installEventFilter(self._undo_keys)
-        self._build_menus()
+        self._attach_menus()
         self.tabs.currentChanged.connect(self._on_tab_changed)
         self.sync_agents()
         if self.tabs.count() > 1:
             self.tabs.setCurrentIndex(1)
         else:
             self._show_welcome()
+        self.tabs.setUpdatesEnabled(True)
         self.has_tray = self.tray.install_tray(icon()) if use_tray else False
         if not self.has_tray:
             self.statusBar().showMessage(
@@ -181,13 +261,36 @@ class MainWindow(QMainWindow):
                 "Engram menu; closing the window quits.",
                 8000,
             )
-        self._restore_settings()
         self.watcher.start()
         self.workspaces.start()
         if load_semantic and not engram.semantic_enabled:
             self._load_semantic()
         if demo_if_empty and not self.agent_tabs:
             self.seed_demo()
+
+    def open_failed(self, message: str) -> None:
+        """The store could not be opened (locked, unreadable, a failed migration): say so
+        in the window, where the user is looking, instead of a traceback on a terminal."""
+        from PySide6.QtCore import Qt
+        from PySide6.QtWidgets import QMessageBox
+
+        self.tabs.setUpdatesEnabled(True)
+        if not isValid(self.opening) or self.tabs.indexOf(self.opening) < 0:
+            self.opening = QLabel()  # attach failed after taking the page down
+            self.tabs.addTab(self.opening, "Engram")
+        self.tabs.setCurrentWidget(self.opening)
+        self.opening.setWordWrap(True)
+        self.opening.setTextFormat(Qt.PlainText)  # the message may hold a path with "<"
+        self.opening.setAlignment(Qt.AlignCenter)
+        self.opening.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.opening.setText(f"Engram could not open your memory.\n\n{message}")
+        self.statusBar().showMessage("Engram could not open your memory.")
+        box = QMessageBox(
+            QMessageBox.Critical, "Engram", "Engram could not open your memory.", parent=self
+        )
+        box.setInformativeText(message)
+        self.open_failed_box = box
+        box.exec()
 
     # remembered between runs (QSettings) -----------------------------------------------------
     @staticmethod
@@ -372,10 +475,19 @@ class MainWindow(QMainWindow):
             self.on_store_changed()  # memories written meanwhile get their vectors
 
     # menus ----------------------------------------------------------------------------------
-    def _act(self, menu: QMenu, text: str, slot, shortcut=None, tip: str | None = None) -> QAction:
+    def _act(
+        self, menu: QMenu, text: str, slot, shortcut=None, tip: str | None = None, store=True
+    ) -> QAction:
+        """``store``: the action needs the store, so it is off until ``attach`` (its key
+        does nothing while the window is still opening it)."""
         a = QAction(text, self)
+        if store:
+            a.setEnabled(False)
+            self._store_actions.append(a)
         if shortcut is not None:
-            a.setShortcut(QKeySequence(shortcut))
+            # the property, not setShortcut(): resolving that overload builds the Qt
+            # namespace's ~100 Python enums (~10 ms), before the first paint
+            a.setProperty("shortcut", QKeySequence(shortcut))
         if tip:
             a.setStatusTip(tip)
         a.triggered.connect(slot)
@@ -422,11 +534,14 @@ class MainWindow(QMainWindow):
             tip="Which apps reach Engram over MCP",
         )
         f.addSeparator()
-        f.addAction(self.tray.act_quit)
+        # the tray's Quit takes its place at attach; until then quitting needs no store
+        self.act_quit_early = self._act(f, "Quit Engram", self.quit, "Ctrl+Q", store=False)
+        self.file_menu = f
 
         e = mb.addMenu("&Edit")
-        self.act_undo = self._act(e, "&Undo", self.undo_latest, "Ctrl+Z")
-        self.act_redo = self._act(e, "&Redo", self.redo_latest, "Ctrl+Shift+Z")
+        # on or off by the undo stacks (_update_undo_actions), which exist from the start
+        self.act_undo = self._act(e, "&Undo", self.undo_latest, "Ctrl+Z", store=False)
+        self.act_redo = self._act(e, "&Redo", self.redo_latest, "Ctrl+Shift+Z", store=False)
         self.act_redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
         for sig in (self.undo_group.indexChanged, self.undo_group.activeStackChanged):
             sig.connect(self._update_undo_actions)
@@ -449,39 +564,53 @@ class MainWindow(QMainWindow):
         )
         self.act_pin.setIcon(icon("pin"))
         self.act_delete.setIcon(icon("delete"))
-        self.tray.act_compile_all.setIcon(icon("compile"))
         self.act_forget = self._act(e, "&Forget permanently…", self.forget, "Ctrl+Shift+Del")
 
         v = mb.addMenu("&View")
-        for i, name in enumerate(VIEWS, start=1):
-            self._act(v, name, lambda _=False, n=name: self._show_view(n), f"Ctrl+{i}")
-        v.addSeparator()
+        # the agent views (Facts, Timeline, …) are listed at attach: their names come with
+        # the agent tab's module, which loads with the store
+        self.view_menu, self._views_sep = v, v.addSeparator()
         self._act(v, "&All agents", lambda: self.tabs.setCurrentIndex(0), "Ctrl+0")
         self._act(v, "Next agent", self._next_tab, "Ctrl+Tab")
         self._act(v, "Previous agent", self._prev_tab, "Ctrl+Shift+Tab")
         self._act(v, "&Refresh", self.on_store_changed, "F5")
-        self.act_dark = self._act(v, "&Dark palette", self.toggle_dark, "Ctrl+Shift+D")
+        self.act_dark = self._act(v, "&Dark palette", self.toggle_dark, "Ctrl+Shift+D", store=False)
         self.act_dark.setCheckable(True)
         app = QApplication.instance()
         if app is not None:
             self.act_dark.setChecked(
                 app.palette().color(app.palette().ColorRole.Window).lightness() < 128
             )
-        self.act_cancel = self._act(v, "Cancel running job", self.jobs.cancel, "Esc")
-        self.act_cancel.setShortcutContext(Qt.WindowShortcut)
+        self.act_cancel = self._act(v, "Cancel running job", lambda: self.jobs.cancel(), "Esc")
         self.act_privacy = self._act(v, "&Privacy: receipts and rules…", self.open_privacy)
         self.act_jobs_log = self._act(v, "&Jobs log…", lambda: self.jobs.log_dialog(self).exec())
 
         self.engram_menu = mb.addMenu("E&ngram")
         self.engram_menu.aboutToShow.connect(self._rebuild_engram_menu)
         # filled on first open (populate lists agents: a COUNT over every fact)
+
+        h = mb.addMenu("&Help")
+        self._act(h, "&Keyboard shortcuts", self.show_shortcuts, "F1", store=False)
+        self._act(h, "&About Engram", self.about)
+
+    def _attach_menus(self) -> None:
+        """The store is there: its actions turn on, the tray's join the menus."""
+        for i, name in enumerate(VIEWS, start=1):
+            a = QAction(name, self)
+            a.setShortcut(QKeySequence(f"Ctrl+{i}"))
+            a.triggered.connect(lambda _=False, n=name: self._show_view(n))
+            self.view_menu.insertAction(self._views_sep, a)
+        self.file_menu.insertAction(self.act_quit_early, self.tray.act_quit)
+        self.file_menu.removeAction(self.act_quit_early)
+        self.act_quit_early.setEnabled(False)  # one Ctrl+Q: the tray's
+        self.tray.act_compile_all.setIcon(icon("compile"))
+        self.act_cancel.setShortcutContext(Qt.WindowShortcut)
         # the controller's shortcuts must work without opening the menu
         for a in (self.tray.act_compile_all, self.tray.act_gc, self.tray.act_quit):
             self.addAction(a)
-
-        h = mb.addMenu("&Help")
-        self._act(h, "&Keyboard shortcuts", self.show_shortcuts, "F1")
-        self._act(h, "&About Engram", self.about)
+        for a in self._store_actions:
+            a.setEnabled(True)
+        self._update_undo_actions()
 
     # undo: the newest step of the current tab's stack or the window's ------------------------
     def _undo_stacks(self) -> list:
@@ -521,6 +650,10 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def _rebuild_engram_menu(self) -> None:
+        if self.engram is None:
+            self.engram_menu.clear()
+            self.engram_menu.addAction("Opening your memory…").setEnabled(False)
+            return
         self.tray.populate(self.engram_menu)
 
     def _on_tab(self, method: str) -> None:
@@ -543,6 +676,8 @@ class MainWindow(QMainWindow):
 
     # agents -----------------------------------------------------------------------------------
     def current_agent_tab(self) -> AgentTab | None:
+        if self.engram is None:
+            return None  # no tab class before the store (load_store_parts)
         w = self.tabs.currentWidget()
         return w if isinstance(w, AgentTab) else None
 
@@ -1016,6 +1151,8 @@ class MainWindow(QMainWindow):
         QMessageBox.warning(self, "Engram", text)
 
     def show_shortcuts(self) -> None:
+        from PySide6.QtWidgets import QMessageBox  # F1 works before the store is attached
+
         rows = []
         # the Engram menu fills itself when opened: its actions are listed from the window
         for a in self.actions():
@@ -1087,6 +1224,8 @@ class MainWindow(QMainWindow):
         if not getattr(self, "_saved", False):
             self._saved = True
             self.save_settings()
+        if self.engram is None:
+            return  # closed while the store was opening: nothing was started
         app = QApplication.instance()
         if app is not None:
             app.removeEventFilter(self._undo_keys)
@@ -1096,6 +1235,15 @@ class MainWindow(QMainWindow):
         for tab in self.agent_tabs.values():
             tab.close_down()
         self.tray.remove_tray()
+
+    _painted = False
+
+    def paintEvent(self, ev):
+        super().paintEvent(ev)
+        if not self._painted:
+            self._painted = True
+            # after this paint pass (the children paint in it too) has reached the screen
+            QTimer.singleShot(0, self.window_painted.emit)
 
     def closeEvent(self, ev):
         if self.has_tray and not self._quitting:
