@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSettings, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence, QUndoGroup, QUndoStack
@@ -120,7 +120,7 @@ class AllAgentsTab(QWidget):
             "result to open it in its agent's tab, where it can be edited."
         )
         hint.setWordWrap(True)
-        split = QSplitter(Qt.Horizontal)
+        split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.search)
         split.addWidget(self.preview)
         split.setStretchFactor(0, 3)
@@ -158,6 +158,7 @@ class MainWindow(QMainWindow):
     semantic_ready = Signal(bool)
 
     # made at ``attach`` (they need the store); declared here for the type checker
+    engram: Any  # None until ``attach``
     runner: JobRunner
     watcher: StoreWatcher
     workspaces: WorkspaceWatcher
@@ -280,13 +281,13 @@ class MainWindow(QMainWindow):
             self.tabs.addTab(self.opening, "Engram")
         self.tabs.setCurrentWidget(self.opening)
         self.opening.setWordWrap(True)
-        self.opening.setTextFormat(Qt.PlainText)  # the message may hold a path with "<"
-        self.opening.setAlignment(Qt.AlignCenter)
-        self.opening.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.opening.setTextFormat(Qt.TextFormat.PlainText)  # the message may hold a path with "<"
+        self.opening.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.opening.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.opening.setText(f"Engram could not open your memory.\n\n{message}")
         self.statusBar().showMessage("Engram could not open your memory.")
         box = QMessageBox(
-            QMessageBox.Critical, "Engram", "Engram could not open your memory.", parent=self
+            QMessageBox.Icon.Critical, "Engram", "Engram could not open your memory.", parent=self
         )
         box.setInformativeText(message)
         self.open_failed_box = box
@@ -295,7 +296,7 @@ class MainWindow(QMainWindow):
     # remembered between runs (QSettings) -----------------------------------------------------
     @staticmethod
     def settings() -> QSettings:
-        return QSettings(QSettings.IniFormat, QSettings.UserScope, "Engram", "Engram")
+        return QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, "Engram", "Engram")
 
     def _restore_settings(self) -> None:
         st = self.settings()
@@ -444,7 +445,7 @@ class MainWindow(QMainWindow):
         added = sum(r.added for _p, r in rows if not isinstance(r, str))
         self.show_message(f"Imported {added:,} memories from {len(rows)} source(s).")
         self.import_report = ImportReportDialog("your agents", rows, self)
-        self.import_report.setAttribute(Qt.WA_DeleteOnClose)
+        self.import_report.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.import_report.show()
 
     def _load_semantic(self) -> None:
@@ -548,7 +549,7 @@ class MainWindow(QMainWindow):
         self.window_stack.indexChanged.connect(self._update_undo_actions)
         self._update_undo_actions()
         e.addSeparator()
-        self.act_find = self._act(e, "&Find…", self.focus_search, QKeySequence.Find)
+        self.act_find = self._act(e, "&Find…", self.focus_search, QKeySequence.StandardKey.Find)
         self.act_add_fact = self._act(
             e, "&Add fact…", lambda: self._on_tab("add_fact"), "Ctrl+Shift+N"
         )
@@ -560,7 +561,7 @@ class MainWindow(QMainWindow):
             e, "Change &category…", lambda: self._on_tab("recategorize_selected"), "Ctrl+K"
         )
         self.act_delete = self._act(
-            e, "&Delete", lambda: self._on_tab("delete_selected"), QKeySequence.Delete
+            e, "&Delete", lambda: self._on_tab("delete_selected"), QKeySequence.StandardKey.Delete
         )
         self.act_pin.setIcon(icon("pin"))
         self.act_delete.setIcon(icon("delete"))
@@ -604,7 +605,7 @@ class MainWindow(QMainWindow):
         self.file_menu.removeAction(self.act_quit_early)
         self.act_quit_early.setEnabled(False)  # one Ctrl+Q: the tray's
         self.tray.act_compile_all.setIcon(icon("compile"))
-        self.act_cancel.setShortcutContext(Qt.WindowShortcut)
+        self.act_cancel.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         # the controller's shortcuts must work without opening the menu
         for a in (self.tray.act_compile_all, self.tray.act_gc, self.tray.act_quit):
             self.addAction(a)
@@ -811,10 +812,10 @@ class MainWindow(QMainWindow):
         n = info.fact_count if info is not None else 0
         who = name if name == slug else f"{name} ({slug})"
         box = QMessageBox(
-            QMessageBox.Question,
+            QMessageBox.Icon.Question,
             "Remove agent",
             f"Remove the agent “{who}” and its {n:,} fact(s)?",
-            QMessageBox.Yes | QMessageBox.No,
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
             self,
         )
         box.setInformativeText(
@@ -822,14 +823,14 @@ class MainWindow(QMainWindow):
             "brings it back with every memory until you empty the trash. (To erase it "
             "and leave no trace, use Forget.)"
         )
-        box.button(QMessageBox.Yes).setText(f"Remove {slug}")
-        box.button(QMessageBox.No).setText("Keep it")
-        box.setDefaultButton(QMessageBox.No)
-        box.setEscapeButton(QMessageBox.No)
+        box.button(QMessageBox.StandardButton.Yes).setText(f"Remove {slug}")
+        box.button(QMessageBox.StandardButton.No).setText("Keep it")
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        box.setEscapeButton(QMessageBox.StandardButton.No)
         self.remove_box = box
         answer = box.exec()
         self.remove_box = None
-        if answer != QMessageBox.Yes:
+        if answer != QMessageBox.StandardButton.Yes:
             return 0
         engram = self.engram
         return self.runner.start(
@@ -858,7 +859,7 @@ class MainWindow(QMainWindow):
     def open_trash(self) -> TrashDialog:
         dlg = TrashDialog(self.engram, self.runner, self)
         dlg.changed.connect(self.sync_agents)
-        dlg.setAttribute(Qt.WA_DeleteOnClose)
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.trash_dialog = dlg
         dlg.show()
         return dlg
@@ -911,7 +912,7 @@ class MainWindow(QMainWindow):
         dupes = sum(r.duplicates for r in reports)
         self.show_message(f"Imported {added} fact(s), {dupes} duplicate(s) skipped")
         self.import_report = ImportReportDialog(slug, results, self)
-        self.import_report.setAttribute(Qt.WA_DeleteOnClose)
+        self.import_report.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.import_report.show()
         self.on_store_changed()
 
@@ -925,9 +926,9 @@ class MainWindow(QMainWindow):
             from PySide6.QtWidgets import QFileDialog
 
             dlg = QFileDialog(self, f"Transcripts for {tab.memory.slug}")
-            dlg.setFileMode(QFileDialog.Directory)
-            dlg.setOption(QFileDialog.ShowDirsOnly, True)
-            dlg.setOption(QFileDialog.DontUseNativeDialog, True)
+            dlg.setFileMode(QFileDialog.FileMode.Directory)
+            dlg.setOption(QFileDialog.Option.ShowDirsOnly, True)
+            dlg.setOption(QFileDialog.Option.DontUseNativeDialog, True)
             self.transcripts_dialog = dlg
             ok = dlg.exec()
             self.transcripts_dialog = None
@@ -1009,10 +1010,12 @@ class MainWindow(QMainWindow):
             return
         from ui.forget_dialog import describe_receipt
 
-        box = QMessageBox(QMessageBox.Information, "Forgotten", describe_receipt(receipt, about))
+        box = QMessageBox(
+            QMessageBox.Icon.Information, "Forgotten", describe_receipt(receipt, about)
+        )
         box.setInformativeText("View → Privacy lists every receipt.")
         box.setParent(self, box.windowFlags())
-        box.setAttribute(Qt.WA_DeleteOnClose)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.receipt_box = box
         box.show()
         self.show_message(describe_receipt(receipt, about).splitlines()[1])
@@ -1020,7 +1023,7 @@ class MainWindow(QMainWindow):
     @Slot()
     def open_privacy(self) -> PrivacyView:
         dlg = PrivacyView(self.engram, self)
-        dlg.setAttribute(Qt.WA_DeleteOnClose)
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.privacy = dlg
         dlg.show()
         return dlg
@@ -1159,22 +1162,22 @@ class MainWindow(QMainWindow):
             if not a.shortcut().isEmpty():
                 rows.append(
                     f"<tr><td>{a.text().replace('&', '')}</td>"
-                    f"<td><b>{a.shortcut().toString(QKeySequence.NativeText)}</b></td></tr>"
+                    f"<td><b>{a.shortcut().toString(QKeySequence.SequenceFormat.NativeText)}</b></td></tr>"
                 )
         for menu in self.menuBar().findChildren(QMenu):
             for a in menu.actions():
                 if not a.shortcut().isEmpty():
                     rows.append(
                         f"<tr><td>{a.text().replace('&', '')}</td>"
-                        f"<td><b>{a.shortcut().toString(QKeySequence.NativeText)}</b></td></tr>"
+                        f"<td><b>{a.shortcut().toString(QKeySequence.SequenceFormat.NativeText)}</b></td></tr>"
                     )
         for what, key in EXTRA_KEYS:
             rows.append(f"<tr><td>{what}</td><td><b>{key}</b></td></tr>")
         box = QMessageBox(
-            QMessageBox.Information,
+            QMessageBox.Icon.Information,
             "Keyboard shortcuts",
             "<table>" + "".join(dict.fromkeys(rows)) + "</table>",
-            QMessageBox.Ok,
+            QMessageBox.StandardButton.Ok,
             self,
         )
         self.shortcuts_box = box
