@@ -1147,7 +1147,21 @@ class MainWindow(QMainWindow):
         IntegrationsDialog(self.engram, self).exec()
 
     def show_message(self, text: str) -> None:
-        self.statusBar().showMessage(text, 8000)
+        """A status message that fits beside the Undo notice and the job bar: cut with "…"
+        where it would be clipped mid-word (a compile summary at 900 px was), whole in the
+        bar's tooltip."""
+        from PySide6.QtCore import Qt  # here, not at the top: see TYPE_CHECKING above
+
+        bar = self.statusBar()
+        taken = sum(
+            w.width() + 12
+            for w in (self.notice, getattr(self, "jobs", None))
+            if w and w.isVisible()
+        )
+        room = max(80, bar.width() - taken - 24)
+        shown = bar.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight, room)
+        bar.setToolTip(text if shown != text else "")
+        bar.showMessage(shown, 8000)
 
     def show_error(self, text: str) -> None:
         self.show_message(text)
