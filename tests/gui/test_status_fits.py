@@ -23,8 +23,10 @@ def test_a_long_compile_summary_fits_beside_the_undo_notice_at_900px(window, see
     shown = bar.currentMessage()
     assert shown.startswith("Compile: claude: today 126/2000")
     assert shown.endswith("…") and shown != f"Compile: {summary}"
-    room = bar.width() - window.notice.width() - (
-        window.jobs.width() if window.jobs.isVisible() else 0
+    room = (
+        bar.width()
+        - window.notice.width()
+        - (window.jobs.width() if window.jobs.isVisible() else 0)
     )
     assert bar.fontMetrics().horizontalAdvance(shown) < room
     assert bar.toolTip() == f"Compile: {summary}"
