@@ -24,6 +24,8 @@ import sys
 import time
 from pathlib import Path
 
+from bench.synth import noisy_vectors
+
 ROOT = Path(__file__).resolve().parent.parent
 SLUG = "bench"
 
@@ -106,12 +108,7 @@ def fill_vectors(store: Path) -> None:
     sql = "SELECT content FROM fact WHERE agent_id = ? ORDER BY random() LIMIT 300"
     base = e.embedder.embed([r[0] for r in e.db.execute_sql(sql, (m.agent_id,)).fetchall()])
     rng = np.random.default_rng(11)
-    for s in range(0, len(ids), 5000):
-        part = ids[s : s + 5000]
-        v = base[rng.integers(0, len(base), len(part))]
-        v = v + rng.normal(0, 0.03, v.shape).astype(np.float32)
-        v /= np.linalg.norm(v, axis=1, keepdims=True)
-        e.index.upsert(m.agent_id, part, [""] * len(part), v)
+    noisy_vectors(e.index, m.agent_id, ids, base, rng)
     e.close()
 
 
@@ -160,7 +157,7 @@ class Heartbeat:
         return round(stalls[-1], 1), round(stalls[int(0.95 * (len(stalls) - 1))], 1)
 
 
-def _until(cond, timeout_s=900.0) -> float:
+def _until(cond, timeout_s=900.0, every_ms: int = 2) -> float:
     """Run the event loop (blocking in it, as the app does: a busy processEvents loop
     would take the GIL from the worker) until ``cond()`` holds."""
     from PySide6.QtCore import QEventLoop, QTimer
@@ -174,7 +171,7 @@ def _until(cond, timeout_s=900.0) -> float:
             loop.quit()
 
     timer.timeout.connect(check)
-    timer.start(2)
+    timer.start(every_ms)
     if not cond():
         loop.exec()
     timer.stop()
@@ -371,7 +368,6 @@ def child_ui(store: Path, vectors: bool = False) -> dict:
 
 def child(store: Path, demo: bool) -> dict:
     """In the tree on PYTHONPATH: the window over ``store``, driven as a user would."""
-    from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
     from services.config import StoreConfig
@@ -382,22 +378,7 @@ def child(store: Path, demo: bool) -> dict:
     app.setQuitOnLastWindowClosed(False)  # the quit row closes the window itself
 
     def until(cond, timeout_s=900.0) -> float:
-        """Run the event loop (blocking in it, as the app does: a busy processEvents loop
-        would take the GIL from the worker) until ``cond()`` holds."""
-        t = time.perf_counter()
-        loop = QEventLoop()
-        timer = QTimer()
-
-        def check():
-            if cond() or time.perf_counter() - t > timeout_s:
-                loop.quit()
-
-        timer.timeout.connect(check)
-        timer.start(10)
-        if not cond():
-            loop.exec()
-        timer.stop()
-        return time.perf_counter() - t
+        return _until(cond, timeout_s, every_ms=10)
 
     out: dict = {}
     e = Engram.open(StoreConfig(data_dir=store, semantic=False))

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.synth import noisy_vectors
+
 SLUG = "scale"
 
 
@@ -118,12 +120,7 @@ def step(size: int, data_dir: Path, vectors: bool, queries: int = 200, seed: int
         ]
         base = e.embedder.embed(base_txt)
         t = time.perf_counter()
-        for s in range(0, len(ids), 5000):
-            part = ids[s : s + 5000]
-            v = base[rng.integers(0, len(base), len(part))]
-            v = v + rng.normal(0, 0.03, v.shape).astype(np.float32)
-            v /= np.linalg.norm(v, axis=1, keepdims=True)
-            e.index.upsert(m.agent_id, part, [""] * len(part), v)
+        noisy_vectors(e.index, m.agent_id, ids, base, rng)
         out["index_fill_s"] = round(time.perf_counter() - t, 1)
         lat = []
         for q in qs:

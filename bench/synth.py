@@ -163,3 +163,17 @@ class Generator:
         words = [w.strip(";:,.—#") for w in s.split() if len(w) > 3]
         k = min(len(words), self.r.randint(2, 4))
         return " ".join(self.r.sample(words, k)) if words else "release"
+
+
+def noisy_vectors(index, agent_id: int, ids: list[int], base, rng) -> None:
+    """A vector for each of ``ids``: a noisy copy (sigma 0.03, unit length) of one of the real
+    embeddings ``base``, upserted 5,000 at a time (embedding 10^5 texts is out of a bench's
+    budget; the model's own rate is the throughput bench)."""
+    import numpy as np
+
+    for s in range(0, len(ids), 5000):
+        part = ids[s : s + 5000]
+        v = base[rng.integers(0, len(base), len(part))]
+        v = v + rng.normal(0, 0.03, v.shape).astype(np.float32)
+        v /= np.linalg.norm(v, axis=1, keepdims=True)
+        index.upsert(agent_id, part, [""] * len(part), v)

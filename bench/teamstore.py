@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.scale import _pct
+from bench.synth import noisy_vectors
 
 SLUG = "bench"
 
@@ -72,12 +73,7 @@ def measure(config, n: int, vectors: bool, queries: int, seed: int = 11) -> dict
     if pgvector:
         e.db.execute_sql("DROP INDEX IF EXISTS fact_vector_hnsw")
     t = time.perf_counter()
-    for s in range(0, len(ids), 5000):
-        part = ids[s : s + 5000]
-        v = base[rng.integers(0, len(base), len(part))]
-        v = v + rng.normal(0, 0.03, v.shape).astype(np.float32)
-        v /= np.linalg.norm(v, axis=1, keepdims=True)
-        e.index.upsert(m.agent_id, part, [""] * len(part), v)
+    noisy_vectors(e.index, m.agent_id, ids, base, rng)
     out["index_fill_s"] = round(time.perf_counter() - t, 1)
     if pgvector:
         from models.server_schema import VECTOR_SQL
