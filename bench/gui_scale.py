@@ -24,8 +24,6 @@ import sys
 import time
 from pathlib import Path
 
-from bench.synth import noisy_vectors
-
 ROOT = Path(__file__).resolve().parent.parent
 SLUG = "bench"
 
@@ -96,8 +94,10 @@ def fill_vectors(store: Path) -> None:
     """Vectors for every fact, as ``scale.py`` makes them: noisy copies of 300 real
     embeddings (the real model embedding 100k texts would take an hour here), so the
     hybrid search's HNSW query works on a 100k-vector index."""
+    # here, not at the top: the old tree's child imports this file with its own bench/
     import numpy as np
 
+    from bench.synth import noisy_vectors
     from services.config import StoreConfig
     from services.engram import Engram
 

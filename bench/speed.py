@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import shutil
 import statistics
@@ -436,8 +437,31 @@ def run(quick: bool, work: Path, old_dir: Path | None = None) -> dict:
                 f"forget 1 % @{size:,}{' with vectors' if vec else ''}", "s", o, n, "forget_1pct_s"
             )
         )
+    for text in gui_rows(old, work, quick, res):
+        emit(text)
     res["table"] = rows
     return res
+
+
+def gui_rows(old: Path, work: Path, quick: bool, res: dict) -> list[str]:
+    """The window over a large store (``bench/gui_scale.py``: select a row, type a search,
+    20× PageDown, drag to the oldest; GC preview, run, quit and the demo in the full run),
+    old and new side by side, as table rows of this report."""
+    from bench import gui_scale
+
+    facts, parts = (10_000, {"ui"}) if quick else (100_000, {"ui", "gc", "demo"})
+    g = gui_scale.run(facts, old, None, work / "gui", frozenset(parts))
+    res["rows"][f"gui_{facts}"] = g
+    o, n = g.get("old", {}), g.get("new", {})
+    out = []
+    for label, key, load in gui_scale.ROWS:
+        if key not in o and key not in n:
+            continue
+        unit = "s" if key.endswith("_s") else "ms"
+        name = f"app @{facts:,}: " + re.sub(r" (ms|s)(?= \(|$)", "", label)
+        was, now = ({key: d.get(key, "–"), "load": d.get(f"{load}_load")} for d in (o, n))
+        out.append(line(name, unit, was, now, key))
+    return out
 
 
 def keyword_only(
