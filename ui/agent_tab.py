@@ -277,9 +277,8 @@ class AgentTab(QWidget):
         if columns is not None:
             h = self.table.horizontalHeader()
             h.restoreState(columns)
-            h.setSortIndicator(
-                5, Qt.SortOrder.DescendingOrder
-            )  # the model's order, not the saved one
+            # the model's order, not the saved one
+            h.setSortIndicator(5, Qt.SortOrder.DescendingOrder)
 
     # first paint (the benchmark's "time to first page") -----------------------------------
     def eventFilter(self, obj, ev):
