@@ -30,6 +30,19 @@ def world(tmp_path, monkeypatch):
     return home, project
 
 
+def _claude_after_forget(topic, index) -> dict:
+    """The bytes a Claude Code memory folder keeps once the bakery fact is forgotten: the
+    statement and its index line go, the topic's description falls back to its name."""
+    return {
+        topic: CLAUDE_TOPIC.replace(
+            "description: Buys bread at Quokka Bakery every Friday", 'description: "Food"'
+        )
+        .replace("- The user buys bread at Quokka Bakery every Friday.\n", "")
+        .encode(),
+        index: CLAUDE_INDEX.replace(" — buys bread at Quokka Bakery", "").encode(),
+    }
+
+
 def _write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(text.encode("utf-8"))
@@ -103,12 +116,7 @@ def test_claude_code_auto_memory(world, cli):
     role = _write(mem / "user_role.md", CLAUDE_ROLE)
     assert cli("import", "--agent", "cc", str(mem))[0] == 0
     expected = {
-        topic: CLAUDE_TOPIC.replace(
-            "description: Buys bread at Quokka Bakery every Friday", 'description: "Food"'
-        )
-        .replace("- The user buys bread at Quokka Bakery every Friday.\n", "")
-        .encode(),
-        index: CLAUDE_INDEX.replace(" — buys bread at Quokka Bakery", "").encode(),
+        **_claude_after_forget(topic, index),
         role: CLAUDE_ROLE.encode(),
     }
     _forget_and_check(cli, "cc", expected, [home])
@@ -405,12 +413,7 @@ def test_claude_code_subagent_memory(world, cli):
     index = _write(mem / "MEMORY.md", CLAUDE_INDEX)
     assert cli("import", "--agent", "rev", str(mem))[0] == 0
     expected = {
-        topic: CLAUDE_TOPIC.replace(
-            "description: Buys bread at Quokka Bakery every Friday", 'description: "Food"'
-        )
-        .replace("- The user buys bread at Quokka Bakery every Friday.\n", "")
-        .encode(),
-        index: CLAUDE_INDEX.replace(" — buys bread at Quokka Bakery", "").encode(),
+        **_claude_after_forget(topic, index),
     }
     _forget_and_check(cli, "rev", expected, [project])
 
