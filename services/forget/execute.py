@@ -10,10 +10,12 @@ from __future__ import annotations
 import shutil
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from datetime import datetime
 from pathlib import Path
 
 from models import Agent, AuditEvent, CompiledLayer, Episode, ForgetReceipt, Session
+from models.db import writer_lock
 from services.errors import InvalidInput
 from services.forget.files import Terms, apply_edit
 from services.forget.preview import NATIVE_NOTE, AgentPreview, ForgetPreview, verify_sample
@@ -236,38 +238,55 @@ def delete_rows(
     counts: dict[str, int] = {}
     hashes: set[str] = set()
     label = scope.label or f"forgotten {datetime.now():%Y-%m-%d %H:%M}"
-    with engram.db.atomic():
-        if scope.wants_rule and scope.all_agents:
-            terms = [x for ap in pv.agents for x in _rule_terms(scope, ap)] or (
-                [scope.matching] if scope.matching else []
-            )
-            if terms:
-                forget_rules.add_rule(key, None, label, terms)
-                counts["rules"] = 1
-        for ap in pv.agents:
-            for k, v in ap.counts().items():
-                counts[k] = counts.get(k, 0) + v
-            hashes.update(keyed(key, x) for x in ap.terms)
-            _delete_agent_rows(ap)
-            if scope.wants_rule and ap.terms and not scope.all_agents:
-                forget_rules.add_rule(key, ap.agent_id, label, _rule_terms(scope, ap))
-                counts["rules"] = counts.get("rules", 0) + 1
-            # session rows stay (ids and paths, no content, logs cleared): they are the
-            # processed-once claims that stop a hook re-reading the same transcript
-            record_audit(
-                ap.agent_id,
-                "forget",
-                after={"scope": scope.kind, "counts": ap.counts()},
-                reason="forget (receipt kept)",
-            )
-        counts["backups"] = len(pv.backups)
-        slug = scope.agent or (pv.agents[0].slug if len(pv.agents) == 1 else None)
-        return ForgetReceipt.create(
-            agent_slug=None if scope.all_agents else slug,
-            scope=scope.to_receipt(key),
-            counts=counts,
-            hashes=sorted(hashes),
+    with ExitStack() as held:
+        # a team store: each agent's writer lock, as a compile holds it while it checks that
+        # no forget landed since it read and writes its layers (SQLite's write lock does this)
+        for aid in sorted({ap.agent_id for ap in pv.agents}):
+            held.enter_context(writer_lock(engram.db, aid))
+        held.enter_context(engram.db.atomic())
+        return _delete_rows_locked(engram, scope, pv, key, counts, hashes, label)
+
+
+def _delete_rows_locked(
+    engram: EngramHandle,
+    scope: ForgetScope,
+    pv: ForgetPreview,
+    key: bytes,
+    counts: dict[str, int],
+    hashes: set[str],
+    label: str,
+) -> ForgetReceipt:
+    if scope.wants_rule and scope.all_agents:
+        terms = [x for ap in pv.agents for x in _rule_terms(scope, ap)] or (
+            [scope.matching] if scope.matching else []
         )
+        if terms:
+            forget_rules.add_rule(key, None, label, terms)
+            counts["rules"] = 1
+    for ap in pv.agents:
+        for k, v in ap.counts().items():
+            counts[k] = counts.get(k, 0) + v
+        hashes.update(keyed(key, x) for x in ap.terms)
+        _delete_agent_rows(ap)
+        if scope.wants_rule and ap.terms and not scope.all_agents:
+            forget_rules.add_rule(key, ap.agent_id, label, _rule_terms(scope, ap))
+            counts["rules"] = counts.get("rules", 0) + 1
+        # session rows stay (ids and paths, no content, logs cleared): they are the
+        # processed-once claims that stop a hook re-reading the same transcript
+        record_audit(
+            ap.agent_id,
+            "forget",
+            after={"scope": scope.kind, "counts": ap.counts()},
+            reason="forget (receipt kept)",
+        )
+    counts["backups"] = len(pv.backups)
+    slug = scope.agent or (pv.agents[0].slug if len(pv.agents) == 1 else None)
+    return ForgetReceipt.create(
+        agent_slug=None if scope.all_agents else slug,
+        scope=scope.to_receipt(key),
+        counts=counts,
+        hashes=sorted(hashes),
+    )
 
 
 def _rule_terms(scope: ForgetScope, ap: AgentPreview) -> list[str]:

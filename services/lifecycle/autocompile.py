@@ -92,11 +92,14 @@ class Recompiler:
         memory = self.engram.agent(row.slug)
         self._busy.on = True
         try:
+            after = self.after_compile
             CompileService(memory).compile(
-                rewrite=False, skip_unchanged=True, export=False, keep_history=KEEP_HISTORY
+                rewrite=False,
+                skip_unchanged=True,
+                export=False,
+                keep_history=KEEP_HISTORY,
+                after_write=None if after is None else (lambda: after(memory)),
             )
-            if self.after_compile is not None:
-                self.after_compile(memory)
         except Exception:  # a failed recompile must not fail the write that caused it
             log.exception("recompiling %s after a change failed", row.slug)
             return None

@@ -21,7 +21,8 @@ from datetime import date, datetime, timedelta
 
 import peewee as pw
 
-from models import CompiledLayer, Fact
+from models import AuditEvent, CompiledLayer, Fact, ForgetReceipt
+from models.db import writer_lock
 from models.tables import utcnow
 from services.errors import EngramError
 from services.lifecycle.config import LifecycleConfig, config_for
@@ -311,63 +312,54 @@ class CompileService:
         skip_unchanged: bool = False,
         export: bool = True,
         keep_history: int | None = None,
+        after_write: Callable[[], object] | None = None,
     ) -> CompileResult:
         """``rewrite=False`` keeps the layers extractive (no LLM call: the automatic
         recompile after a write); ``skip_unchanged`` writes no new layer rows or files when
         every layer would come out as it is on disk already; ``export=False`` leaves the
         workspace alone (its two-way sync reports conflicts, so it runs when asked for);
         ``keep_history`` keeps only that many compilations of each layer (a recompile after
-        every write would otherwise pile up a copy of the layers per write)."""
+        every write would otherwise pile up a copy of the layers per write); ``after_write``
+        runs under the same lock, after the layers are on disk (or found unchanged): the
+        files written from ``memory.md`` for agents follow it without a forget between."""
         now = now or datetime.now()  # local: episodes and event dates are local days
         today = now.date() if isinstance(now, datetime) else now
         result = CompileResult()
-        steps = [
-            ("today", lambda: self._today(today)),
-            ("week", lambda: self._week(today)),
-            ("longterm", lambda: self._longterm(today)),
-            ("memory", lambda: self._memory(today)),
-        ]
-        total = len(steps) + 2
-        built: dict[str, tuple[str, list, int]] = {}
-        for i, (name, fn) in enumerate(steps):
-            if cancelled and cancelled():
-                result.cancelled = True
-                return result
-            built[name] = fn()
-            if progress:
-                progress(i + 1, total, f"compiled {name}.md")
+        total = len(LAYERS) + 2
+        seen = change_stamp()
+        built = self._build(today, progress, cancelled, total)
+        if built is None:
+            result.cancelled = True
+            return result
         self._warn_unfit_pinned(built["memory"][1], result)
         if rewrite:
             self._maybe_rewrite(built, result)
         if cancelled and cancelled():
             result.cancelled = True
             return result
-        if skip_unchanged and self._unchanged(built):
-            result.unchanged = True
+        # What was read above may be gone by now: an agent's hook recompiles as its command
+        # ends while the user forgets in the app. The layers are written under the write
+        # lock, and if a forget or an edit landed since the read they are built again there
+        # (extractive, no LLM call while the lock is held), so a compile never writes back
+        # text a forget removed. The files are written under the lock too: a forget's own
+        # recompile cannot slip between this run's rows and its files.
+        with writer_lock(self.memory.db, self.memory.agent_id), self.memory.db.atomic():
+            if change_stamp() != seen:
+                built = self._build(today, None, None, total)
+                assert built is not None  # nothing to cancel
+                if result.rewritten:
+                    result.warnings.append(
+                        "kept extractive: memory changed while the LLM rewrite ran"
+                    )
+                    result.rewritten = []
+            if skip_unchanged and self._unchanged(built):
+                result.unchanged = True
+            else:
+                self._write(built, result, keep_history)
+            if after_write is not None:
+                self._after_write(after_write, result)
+        if result.unchanged:
             return result
-        out_dir = self.memory.data_dir
-        stamp = utcnow()
-        with self.memory.db.atomic():
-            for name in LAYERS:
-                md, prov, tokens = built[name]
-                path = out_dir / f"{name}.md"
-                CompiledLayer.create(
-                    agent=self.memory.agent_id,
-                    layer=name,
-                    markdown=md,
-                    token_count=tokens,
-                    budget=self.config.budget(name),
-                    provenance=prov,
-                    compiled_at=stamp,
-                    path=str(path),
-                )
-                result.layers[name] = LayerResult(
-                    name, str(path), md, tokens, self.config.budget(name), prov, stamp
-                )
-            if keep_history:
-                self._prune(keep_history)
-        for name in LAYERS:
-            atomic_write(out_dir / f"{name}.md", built[name][0])
         if progress:
             progress(total - 1, total, "wrote layers")
         if self.memory.info.workspace and export:
@@ -377,6 +369,55 @@ class CompileService:
             progress(total, total, "done")
         self.memory.engram.bus.emit("compile.done", agent_id=self.memory.agent_id)
         return result
+
+    def _build(self, today: date, progress, cancelled, total: int):
+        """Every layer's (markdown, provenance, tokens); None when cancelled."""
+        steps = [
+            ("today", lambda: self._today(today)),
+            ("week", lambda: self._week(today)),
+            ("longterm", lambda: self._longterm(today)),
+            ("memory", lambda: self._memory(today)),
+        ]
+        built: dict[str, tuple[str, list, int]] = {}
+        for i, (name, fn) in enumerate(steps):
+            if cancelled and cancelled():
+                return None
+            built[name] = fn()
+            if progress:
+                progress(i + 1, total, f"compiled {name}.md")
+        return built
+
+    def _write(self, built, result: CompileResult, keep_history: int | None) -> None:
+        out_dir = self.memory.data_dir
+        stamp = utcnow()
+        for name in LAYERS:
+            md, prov, tokens = built[name]
+            path = out_dir / f"{name}.md"
+            CompiledLayer.create(
+                agent=self.memory.agent_id,
+                layer=name,
+                markdown=md,
+                token_count=tokens,
+                budget=self.config.budget(name),
+                provenance=prov,
+                compiled_at=stamp,
+                path=str(path),
+            )
+            result.layers[name] = LayerResult(
+                name, str(path), md, tokens, self.config.budget(name), prov, stamp
+            )
+        if keep_history:
+            self._prune(keep_history)
+        for name in LAYERS:
+            atomic_write(out_dir / f"{name}.md", built[name][0])
+
+    @staticmethod
+    def _after_write(fn: Callable[[], object], result: CompileResult) -> None:
+        try:
+            fn()
+        except Exception as exc:  # the layers stand; a file written from them may not
+            log.exception("after compiling: %s", exc)
+            result.warnings.append(f"after compiling: {exc}")
 
     def _prune(self, keep: int) -> None:
         for name in LAYERS:
@@ -491,6 +532,14 @@ class CompileService:
                 text += "\n"
             atomic_write(path, text + "\n".join(blocks))
             result.episodes_exported += len(blocks)
+
+
+def change_stamp() -> tuple[int, int]:
+    """Moves on with every forget (receipts are never deleted) and every audited edit,
+    delete or write: what a compile compares before it writes what it read."""
+    receipts = ForgetReceipt.select(pw.fn.MAX(ForgetReceipt.id)).scalar() or 0
+    audits = AuditEvent.select(pw.fn.MAX(AuditEvent.id)).scalar() or 0
+    return receipts, audits
 
 
 def render_episode(e) -> str:

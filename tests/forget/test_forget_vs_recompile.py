@@ -1,0 +1,103 @@
+"""A forget that lands while another process or thread is recompiling the same agent.
+
+CI once caught it through an agent's hook: the hook's `engram remember` recompiles the agent
+when the command ends, and its compile read the facts just before the user's forget deleted
+them, then wrote its layers (rows and ``memory.md``) just after. The receipt said four places
+still held the forgotten name. These tests stop the compile between reading and writing, run
+the whole forget there, and check the layer rows and the files on disk afterwards."""
+
+from __future__ import annotations
+
+import threading
+
+from services.config import StoreConfig
+from services.engram import Engram
+from services.forget.service import ForgetScope, ForgetService
+from services.ingest.pipeline import NewFact
+from services.lifecycle import compile as compile_mod
+
+NAME = "Wolfgang Quibble"
+
+
+def _store(tmp_path):
+    e = Engram.open(StoreConfig(data_dir=tmp_path / "store"))
+    m = e.agent("w", create=True)
+    m.remember_many(
+        [
+            NewFact(content=f"Pager rota {i}: {NAME} covers week {i}", subject=f"r{i}")
+            for i in range(6)
+        ]
+        + [NewFact(content=f"Kitchen note {i}: buy {i} lemons", subject=f"k{i}") for i in range(6)],
+        near_duplicate=None,
+    )
+    return e, m
+
+
+def _paused_compile(monkeypatch, e):
+    """A follow-changes recompile (what the CLI runs when a hook's command ends) that stops
+    after it has built the layers and before it writes them."""
+    built, go = threading.Event(), threading.Event()
+    real = compile_mod.CompileService._warn_unfit_pinned
+    first = [True]
+
+    def pause(self, prov, result):
+        if first[0] and threading.current_thread().name == "hook-compile":
+            first[0] = False
+            built.set()
+            assert go.wait(120), "the test never let the compile go on"
+        return real(self, prov, result)
+
+    monkeypatch.setattr(compile_mod.CompileService, "_warn_unfit_pinned", pause)
+    rec = e.follow_changes("sync")
+    rec._dirty[e.agent("w").agent_id] = 0.0  # as if the hook's own write had just landed
+    errors: list[BaseException] = []
+
+    def run():
+        try:
+            rec.flush()
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+        finally:
+            e.db.close()
+
+    t = threading.Thread(target=run, name="hook-compile")
+    t.start()
+    assert built.wait(60), "the compile never built its layers"
+    return t, go, errors
+
+
+def test_a_compile_that_read_before_a_forget_does_not_write_the_forgotten_text_back(
+    tmp_path, monkeypatch
+):
+    e, m = _store(tmp_path)
+    try:
+        t, go, errors = _paused_compile(monkeypatch, e)
+        receipt = ForgetService(e).execute(ForgetScope(agent="w", matching=NAME))
+        go.set()
+        t.join(60)
+        assert not t.is_alive() and not errors, errors
+        assert receipt["counts"]["facts"] == 6
+        assert ForgetService(e).verify([NAME]).ok, ForgetService(e).verify([NAME])
+        memory_md = (tmp_path / "store" / "agents" / "w" / "memory.md").read_bytes()
+        assert NAME.encode() not in memory_md
+        assert b"buy 3 lemons" in memory_md  # the compile still wrote the layers it owed
+    finally:
+        e.close()
+
+
+def test_a_fact_the_user_deletes_while_a_hook_recompiles_is_not_written_back(
+    tmp_path, monkeypatch
+):
+    e, m = _store(tmp_path)
+    try:
+        gone = next(f for f in m.list() if "buy 4 lemons" in f.content)
+        t, go, errors = _paused_compile(monkeypatch, e)
+        m.delete([gone.id])  # the app's Delete key, while the hook's compile has read
+        go.set()
+        t.join(60)
+        assert not t.is_alive() and not errors, errors
+        memory_md = (tmp_path / "store" / "agents" / "w" / "memory.md").read_text("utf-8")
+        assert "buy 4 lemons" not in memory_md
+        assert "buy 3 lemons" in memory_md
+    finally:
+        e.close()
