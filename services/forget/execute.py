@@ -18,7 +18,13 @@ from models import Agent, AuditEvent, CompiledLayer, Episode, ForgetReceipt, Ses
 from models.db import writer_lock
 from services.errors import InvalidInput
 from services.forget.files import Terms, apply_edit
-from services.forget.preview import NATIVE_NOTE, AgentPreview, ForgetPreview, verify_sample
+from services.forget.preview import (
+    NATIVE_NOTE,
+    AgentPreview,
+    ForgetPreview,
+    matching_layers,
+    verify_sample,
+)
 from services.forget.purge import compact_store, purge_vectors
 from services.forget.scope import ForgetScope, keyed
 from services.forget.scrub import scrub_file
@@ -264,6 +270,11 @@ def _delete_rows_locked(
             forget_rules.add_rule(key, None, label, terms)
             counts["rules"] = 1
     for ap in pv.agents:
+        # under the lock, again: a compile that ran since the preview (an agent's hook, the
+        # app's recompile) may have written layers that still held the text
+        a = Agent.get_or_none(Agent.id == ap.agent_id)
+        if a is not None:
+            ap.layers = matching_layers(a, scope, Terms(ap.terms))
         for k, v in ap.counts().items():
             counts[k] = counts.get(k, 0) + v
         hashes.update(keyed(key, x) for x in ap.terms)

@@ -225,7 +225,7 @@ def _agent_preview(engram: EngramHandle, a: Agent, scope: ForgetScope) -> AgentP
     ap.history = _history(a, scope, t, set(ids))
     ap.metadata = _metadata(a, t, set(ids)) if not scope.whole else []
     ap.sessions = _sessions(a, scope, t)
-    ap.layers = _layers(a, scope, t)
+    ap.layers = matching_layers(a, scope, t)
     ap.layer_files = _layer_files(engram, a, scope, t)
     ap.vectors = _vectors(engram, a, ids)
     ap.workspace = [ed for p in workspace_files(a.workspace) if (ed := plan_file(p, t))]
@@ -299,7 +299,8 @@ def _sessions(a: Agent, scope: ForgetScope, t: Terms) -> list[dict]:
     return out
 
 
-def _layers(a: Agent, scope: ForgetScope, t: Terms) -> list[dict]:
+def matching_layers(a: Agent, scope: ForgetScope, t: Terms) -> list[dict]:
+    """The compiled layer rows (every kept compilation) that mention a term."""
     return [
         {"id": L.id, "layer": L.layer, "path": L.path, "compiled_at": L.compiled_at.isoformat()}
         for L in CompiledLayer.select().where(CompiledLayer.agent == a.id)

@@ -85,9 +85,7 @@ def test_a_compile_that_read_before_a_forget_does_not_write_the_forgotten_text_b
         e.close()
 
 
-def test_a_fact_the_user_deletes_while_a_hook_recompiles_is_not_written_back(
-    tmp_path, monkeypatch
-):
+def test_a_fact_the_user_deletes_while_a_hook_recompiles_is_not_written_back(tmp_path, monkeypatch):
     e, m = _store(tmp_path)
     try:
         gone = next(f for f in m.list() if "buy 4 lemons" in f.content)
@@ -99,5 +97,39 @@ def test_a_fact_the_user_deletes_while_a_hook_recompiles_is_not_written_back(
         memory_md = (tmp_path / "store" / "agents" / "w" / "memory.md").read_text("utf-8")
         assert "buy 4 lemons" not in memory_md
         assert "buy 3 lemons" in memory_md
+    finally:
+        e.close()
+
+
+def test_layers_a_compile_wrote_after_the_preview_are_forgotten_too(tmp_path, monkeypatch):
+    """The other order: the hook's compile reads *and* writes between the forget's preview
+    (which listed the layers to delete) and its purge of the rows."""
+    from services.forget import execute
+    from services.lifecycle.compile import CompileService
+
+    e, m = _store(tmp_path)
+    try:
+        real = execute.delete_rows
+
+        def compile_then_purge(*args, **kw):
+            def hook():
+                try:
+                    CompileService(e.agent("w")).compile(rewrite=False, export=False)
+                finally:
+                    e.db.close()
+
+            t = threading.Thread(target=hook)
+            t.start()
+            t.join(60)
+            return real(*args, **kw)
+
+        monkeypatch.setattr(execute, "delete_rows", compile_then_purge)
+        receipt = ForgetService(e).execute(ForgetScope(agent="w", matching=NAME))
+        assert receipt["counts"]["remaining_after_verify"] == 0, receipt["notes"]
+        assert ForgetService(e).verify([NAME]).ok
+        agent_dir = tmp_path / "store" / "agents" / "w"
+        for name in ("today", "week", "longterm", "memory"):
+            assert NAME.encode() not in (agent_dir / f"{name}.md").read_bytes()
+        assert b"buy 3 lemons" in (agent_dir / "memory.md").read_bytes()
     finally:
         e.close()
