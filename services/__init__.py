@@ -97,6 +97,7 @@ _EXPORTS: dict[str, str] = {
     "expand_entity": "services.forget.entity_scope",
     # integrations (MCP)
     "MCP_TARGET_NAMES": "services.integrations.mcp_status",
+    "engram_argv": "services.integrations.hooks_install",
     "mcp_registrations": "services.integrations.mcp_status",
     "set_mcp_registration": "services.integrations.mcp_status",
     "mcp_review_required": "services.integrations.mcp_status",
@@ -110,6 +111,8 @@ _EXPORTS: dict[str, str] = {
     "save_password": "services.teamstore",
     "team_agents": "services.teamstore",
     "add_member": "services.teamstore",
+    # sync of a local store with a PostgreSQL store
+    "sync_status_here": "services.teamsync.engine",
 }
 _ALIASES = {
     "explain_store_error": "explain",
@@ -117,6 +120,7 @@ _ALIASES = {
     "validate_pii_policy": "validate_policy",
     "ENTITY_TYPES": "TYPES",
     "MCP_TARGET_NAMES": "TARGET_NAMES",
+    "sync_status_here": "status_here",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -149,6 +153,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazil
     from services.forget.service import SEMANTIC_THRESHOLD, ForgetScope, ForgetService
     from services.ingest.bulk import bulk_remember
     from services.ingest.pipeline import NewFact
+    from services.integrations.hooks_install import engram_argv
     from services.integrations.mcp_status import TARGET_NAMES as MCP_TARGET_NAMES
     from services.integrations.mcp_status import (
         mcp_registrations,
@@ -192,3 +197,4 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazil
         save_password,
         team_agents,
     )
+    from services.teamsync.engine import status_here as sync_status_here

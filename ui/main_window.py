@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from ui.search_panel import SearchPanel
     from ui.settings_dialog import SettingsDialog
     from ui.store_watcher import StoreWatcher
+    from ui.sync_box import SyncIndicator
     from ui.team_store_dialog import TeamStoreDialog
     from ui.trash import RemoveAgentCommand, TrashDialog
     from ui.tray import TrayController
@@ -59,7 +60,7 @@ def load_store_parts() -> None:
     global EngramError, ImportFormatError, AgentTab, FactEditor, ForgetDialog, GCCommand
     global GCPreviewDialog, ImportDialog, ImportReportDialog, NewAgentDialog, PrivacyView
     global SearchPanel, SettingsDialog, StoreWatcher, TeamStoreDialog, RemoveAgentCommand
-    global TrashDialog, TrayController, WelcomePage, WorkspaceWatcher, VIEWS
+    global TrashDialog, TrayController, WelcomePage, WorkspaceWatcher, VIEWS, SyncIndicator
     global Qt, JobRunner, JobsBar, UndoKeys, QInputDialog, QMessageBox, QSplitter
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QInputDialog, QMessageBox, QSplitter
@@ -76,6 +77,7 @@ def load_store_parts() -> None:
     from ui.search_panel import SearchPanel
     from ui.settings_dialog import SettingsDialog
     from ui.store_watcher import StoreWatcher
+    from ui.sync_box import SyncIndicator
     from ui.team_store_dialog import TeamStoreDialog
     from ui.trash import RemoveAgentCommand, TrashDialog
     from ui.tray import TrayController
@@ -247,6 +249,10 @@ class MainWindow(QMainWindow):
 
         self.jobs = JobsBar(self.runner)
         self.statusBar().addPermanentWidget(self.jobs)
+        self.sync_indicator = SyncIndicator(engram, self.runner, self)
+        self.sync_indicator.clicked.connect(self.open_team_store)
+        self.statusBar().addPermanentWidget(self.sync_indicator)
+        self.sync_indicator.refresh()
         self._attach_menus()
         self.tabs.currentChanged.connect(self._on_tab_changed)
         self.sync_agents()
@@ -525,9 +531,7 @@ class MainWindow(QMainWindow):
         self.act_reindex = self._act(f, "Re-&index vectors", self.reindex, "Ctrl+Shift+R")
         f.addSeparator()
         self.act_settings = self._act(f, "&Settings…", self.open_settings, "Ctrl+,")
-        self._act(
-            f, "&Team store…", lambda: TeamStoreDialog(self.engram.config.data_dir, self).exec()
-        )
+        self._act(f, "&Team store and sync…", self.open_team_store)
         self.act_integrations = self._act(
             f,
             "Agent &integrations (MCP)…",
@@ -1104,6 +1108,7 @@ class MainWindow(QMainWindow):
             self._label_tab(a.slug)
         for tab in self.agent_tabs.values():
             tab.refresh()
+        self.sync_indicator.refresh()
         if self.engram.semantic_enabled:
             # hooks store facts without vectors (no model load in a hook): embed them here
             engram, slugs = self.engram, [a.slug for a in agents]
@@ -1139,6 +1144,14 @@ class MainWindow(QMainWindow):
     @Slot()
     def open_settings(self) -> None:
         SettingsDialog(self.engram, self).exec()
+
+    @Slot()
+    def open_team_store(self) -> None:
+        d = TeamStoreDialog(self.engram.config.data_dir, self)
+        if d.sync_box is not None:
+            d.sync_box.synced.connect(self.on_store_changed)
+        d.exec()
+        self.sync_indicator.refresh()
 
     @Slot()
     def open_integrations(self) -> None:

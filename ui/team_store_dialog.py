@@ -2,7 +2,8 @@
 a file), the Chroma server URL, and a Test connection button that says in one line per
 server what is wrong (refused, unauthorised, unreachable).
 
-When the app is on a team store, a Sharing section lists the agents this role sees with their
+When the app is on its local store, a Sync section (ui/sync_box.py) shows what waits to be
+pushed to a PostgreSQL store and runs a round. When the app is on a team store, a Sharing section lists the agents this role sees with their
 owner: the owner shares or privatises one (the server checks it), and the admin role adds a
 member (a login role; the password goes to that person out of band).
 
@@ -57,6 +58,7 @@ class TeamStoreDialog(QDialog):
         for lab in (self.db_status, self.vec_status):
             lab.setWordWrap(True)
             lab.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            lab.hide()  # no empty rows before the first test or save
         form = QFormLayout()
         form.addRow("PostgreSQL URL", self.db_url)
         form.addRow("Password", self.password)
@@ -67,21 +69,35 @@ class TeamStoreDialog(QDialog):
         buttons.accepted.connect(self.save)
         buttons.rejected.connect(self.reject)
         lay = QVBoxLayout(self)
-        lay.addLayout(form)
-        lay.addWidget(self.test_button)
-        lay.addWidget(self.db_status)
-        lay.addWidget(self.vec_status)
-        lay.addWidget(
-            QLabel(
-                "The app connects to the team store from its next start. Leave the URL empty "
-                "to use the local store."
-            )
+        team = QGroupBox("Work on a team store (instead of this computer's store)")
+        inner = QVBoxLayout(team)
+        inner.addLayout(form)
+        inner.addWidget(self.test_button)
+        inner.addWidget(self.db_status)
+        inner.addWidget(self.vec_status)
+        note = QLabel(
+            "The app connects to the team store from its next start. Leave the URL empty "
+            "to use the local store."
         )
+        note.setWordWrap(True)
+        inner.addWidget(note)
+        lay.addWidget(team)
         self.engram = getattr(parent, "engram", None)
         self.sharing = self._sharing_box() if self.engram is not None else None
         if self.sharing is not None:
             lay.addWidget(self.sharing)
+        self.sync_box = None
+        if self.engram is not None and not _is_team(self.engram):
+            from ui.sync_box import SyncBox
+
+            self.sync_box = SyncBox(self.engram, self)
+            lay.addWidget(self.sync_box)
         lay.addWidget(buttons)
+
+    def done(self, result: int) -> None:
+        if self.sync_box is not None:
+            self.sync_box.stop()
+        super().done(result)
 
     # sharing (a team store only) ----------------------------------------------------------
     def _sharing_box(self) -> QGroupBox | None:
@@ -198,10 +214,13 @@ class TeamStoreDialog(QDialog):
             ("✔ " if res.database.startswith("connected") else "✖ ") + (problem or res.database)
         )
         self.vec_status.setText(("✔ " if "answers" in res.vectors else "• ") + res.vectors)
+        self.db_status.show()
+        self.vec_status.show()
         return res.ok and problem is None
 
     @Slot()
     def save(self) -> None:
+        self.db_status.show()
         problem = self._store_password()
         if problem:
             self.db_status.setText("✖ " + problem)

@@ -6,6 +6,12 @@ by this client's id and a sequence (a retried push applies once); others' change
 by the server's change cursor; a forget travels as an erasure of ids, never as text.
 """
 
-from services.teamsync.engine import SyncReport, SyncStatus, sync_round, sync_status
+from services.teamsync.engine import (
+    SyncReport,
+    SyncStatus,
+    status_here,
+    sync_round,
+    sync_status,
+)
 
-__all__ = ["SyncReport", "SyncStatus", "sync_round", "sync_status"]
+__all__ = ["SyncReport", "SyncStatus", "status_here", "sync_round", "sync_status"]

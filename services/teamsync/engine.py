@@ -69,21 +69,34 @@ def _local(config: StoreConfig):
 def sync_status(config: StoreConfig, server: str | None = None) -> SyncStatus:
     e = _local(replace(config, semantic=False))
     try:
-        with e.db.atomic():
-            local_state.collect(e.db)
-        pending: dict[str, int] = {}
-        for _, op, _, _, _ in local_state.queued(e.db):
-            pending[op] = pending.get(op, 0) + 1
-        return SyncStatus(
-            client_id=local_state.client_id(e.db),
-            server=server or local_state.get(e.db, "server"),
-            pending=pending,
-            cursor=int(local_state.get(e.db, "cursor", "0") or 0),
-            last_round=local_state.get(e.db, "last_round"),
-            last_problem=local_state.get(e.db, "last_problem"),
-        )
+        st = status_here(e.db, server)
+        assert st is not None  # _local made the tables
+        return st
     finally:
         e.close()
+
+
+def status_here(db, server: str | None = None) -> SyncStatus | None:
+    """What waits to be pushed from a local store that is open already (the app's); None
+    when this store never synced and no server is named (nothing to show)."""
+    from models.db import is_postgres
+
+    if is_postgres(db) or (server is None and not local_state.exists(db)):
+        return None  # a team store is the server itself: it has nothing to sync
+    with db.atomic():
+        local_state.ensure(db)
+        local_state.collect(db)
+    pending: dict[str, int] = {}
+    for _, op, _, _, _ in local_state.queued(db):
+        pending[op] = pending.get(op, 0) + 1
+    return SyncStatus(
+        client_id=local_state.client_id(db),
+        server=server or local_state.get(db, "server"),
+        pending=pending,
+        cursor=int(local_state.get(db, "cursor", "0") or 0),
+        last_round=local_state.get(db, "last_round"),
+        last_problem=local_state.get(db, "last_problem"),
+    )
 
 
 def sync_round(config: StoreConfig, server_url: str) -> SyncReport:

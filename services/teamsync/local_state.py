@@ -23,6 +23,14 @@ LOCAL_SQL = [
 ]
 
 
+def exists(db) -> bool:
+    """Has this store ever synced (its sync tables were made on first use)?"""
+    row = db.execute_sql(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sync_state'"
+    ).fetchone()
+    return row is not None
+
+
 def ensure(db) -> None:
     for stmt in LOCAL_SQL:
         db.execute_sql(stmt)

@@ -1,0 +1,232 @@
+"""Sync this computer's store with a PostgreSQL store, from the Team store dialog: what waits
+to be pushed, when the last round ran and what stopped it, and a Sync now button.
+
+The round runs as a child ``engram sync`` process, not in a thread: a round opens the server
+store as well, and Engram binds its models to one database per process, so the app's own
+connection must not be rebound under its open tabs. The child is the same command a user or
+a cron job runs; Cancel kills it, and a killed round is safe by design (services/teamsync:
+pushes are idempotent, the cursor moves only after the pulls are applied). Its password,
+typed once here, goes to the OS keyring, where the child finds it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from PySide6.QtCore import QProcess, Qt, Signal, Slot
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+)
+
+from services import engram_argv, save_password, sync_status_here
+
+
+def describe_pending(pending: dict[str, int]) -> str:
+    """``{"upsert": 3, "erase": 1}`` → "3 changes and 1 erasure waiting to be pushed"."""
+    up, gone = pending.get("upsert", 0), pending.get("erase", 0)
+    parts = []
+    if up:
+        parts.append(f"{up} change{'s' if up != 1 else ''}")
+    if gone:
+        parts.append(f"{gone} erasure{'s' if gone != 1 else ''}")
+    if not parts:
+        return "nothing waiting to be pushed"
+    return " and ".join(parts) + " waiting to be pushed"
+
+
+def describe_round(report: dict) -> str:
+    if not report.get("online", True):
+        return f"✖ offline: {report.get('problem')} (the changes stay queued)"
+    return (
+        f"✔ pushed {report.get('pushed', 0)}, pulled {report.get('pulled', 0)}, erased here "
+        f"{report.get('erased_here', 0)}, erased there {report.get('erased_there', 0)}, "
+        f"conflicts {report.get('conflicts', 0)}, blocked {report.get('blocked', 0)}"
+    )
+
+
+class SyncBox(QGroupBox):
+    synced = Signal()  # a round ended (the store may hold what it pulled)
+
+    def __init__(self, engram, parent=None):
+        super().__init__("Sync with a PostgreSQL store (this computer's memory, everywhere)")
+        if parent is not None:
+            self.setParent(parent)
+        self.engram = engram
+        self.process: QProcess | None = None
+        self.server = QLineEdit()
+        self.server.setPlaceholderText("postgresql://you@db.example.org:5432/engram")
+        self.password = QLineEdit()
+        self.password.setEchoMode(QLineEdit.EchoMode.Password)
+        self.password.setPlaceholderText("kept in the OS keyring (or leave empty: ~/.pgpass)")
+        self.status = QLabel()
+        self.result = QLabel()
+        for lab in (self.status, self.result):
+            lab.setWordWrap(True)
+            lab.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.sync_button = QPushButton("S&ync now")
+        self.sync_button.clicked.connect(self.start)
+        self.cancel_button = QPushButton("Stop sync")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        form = QFormLayout()
+        form.addRow("Server URL", self.server)
+        form.addRow("Password", self.password)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.sync_button)
+        buttons.addWidget(self.cancel_button)
+        buttons.addStretch(1)
+        lay = QVBoxLayout(self)
+        lay.addLayout(form)
+        lay.addWidget(self.status)
+        lay.addLayout(buttons)
+        lay.addWidget(self.result)
+        self.refresh()
+        if not self.server.text():
+            self.server.setText(os.environ.get("ENGRAM_SYNC_URL", ""))
+
+    # what waits ------------------------------------------------------------------------------
+    def refresh(self) -> None:
+        try:
+            st = sync_status_here(self.engram.db)
+        except Exception as exc:  # a locked or damaged store: say so, keep the dialog usable
+            self.status.setText(f"✖ could not read the sync state: {exc}")
+            return
+        if st is None:
+            self.status.setText(
+                "Never synced. Name a PostgreSQL store (your own or a team's) and press Sync "
+                "now: your agents keep using this computer's store, offline or not."
+            )
+            return
+        if st.server and not self.server.text():
+            self.server.setText(st.server)
+        lines = [describe_pending(st.pending).capitalize() + "."]
+        lines.append(f"Last sync: {st.last_round or 'never'}.")
+        if st.last_problem:
+            lines.append(f"Last problem: {st.last_problem}")
+        self.status.setText(" ".join(lines))
+
+    # the round --------------------------------------------------------------------------------
+    @Slot()
+    def start(self) -> None:
+        url = self.server.text().strip()
+        if not url.startswith(("postgresql://", "postgres://")):
+            self.result.setText("✖ the server URL starts with postgresql://")
+            return
+        if self.password.text():
+            ok, msg = save_password(url, self.password.text())
+            if not ok:
+                self.result.setText(f"✖ password not saved: {msg}")
+                return
+            self.password.clear()
+        words = engram_argv(self.engram.config.data_dir) + ["sync", "--server", url, "--json"]
+        p = QProcess(self)
+        p.setProgram(words[0])
+        p.setArguments(words[1:])
+        p.finished.connect(self._finished)
+        p.errorOccurred.connect(self._error)
+        self.process = p
+        self.sync_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.result.setText("Syncing… (pushing this computer's changes, then pulling others')")
+        p.start()
+
+    @Slot()
+    def cancel(self) -> None:
+        if self.process is not None:
+            self.process.kill()  # safe: an interrupted round is picked up by the next one
+
+    @Slot(QProcess.ProcessError)
+    def _error(self, err) -> None:
+        p = self.process
+        if err == QProcess.ProcessError.FailedToStart and p is not None:
+            self.result.setText(f"✖ could not start `engram sync`: {p.errorString()}")
+            self._done()
+
+    @Slot(int, QProcess.ExitStatus)
+    def _finished(self, code: int, status) -> None:
+        p = self.process
+        if p is None:
+            return
+        out = bytes(p.readAllStandardOutput().data()).decode("utf-8", "replace")
+        err = bytes(p.readAllStandardError().data()).decode("utf-8", "replace")
+        if status == QProcess.ExitStatus.CrashExit:
+            self.result.setText("Sync stopped; what it pushed stays pushed, the rest waits.")
+        else:
+            try:
+                self.result.setText(describe_round(json.loads(out)))
+            except ValueError:
+                last = (err.strip().splitlines() or [f"exit code {code}"])[-1]
+                self.result.setText(f"✖ {last}")
+        self._done()
+        self.synced.emit()
+
+    def _done(self) -> None:
+        self.process = None
+        self.sync_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+        self.refresh()
+
+    def running(self) -> bool:
+        return self.process is not None
+
+    def stop(self) -> None:
+        """The dialog closes: a round still running is killed (it resumes next time)."""
+        if self.process is not None:
+            self.process.kill()
+            self.process.waitForFinished(5000)
+
+
+class SyncIndicator(QPushButton):
+    """The status bar's "⇅ 3 to sync": shown only for a store that syncs, with what waits or
+    the last round's problem; a click opens the dialog with Sync now."""
+
+    def __init__(self, engram, runner, parent=None):
+        super().__init__(parent)
+        self.engram, self.runner = engram, runner
+        self.setFlat(True)
+        self.setObjectName("syncIndicator")
+        self.hide()
+        self._busy = False
+
+    def refresh(self) -> None:
+        if self._busy:
+            return
+        self._busy = True
+        db = self.engram.db
+        # queueing what changed is a write: the serial lane, after the user's own edits
+        self.runner.start(
+            "Checking what waits to sync",
+            lambda p, c: sync_status_here(db),
+            success=self._show,
+            failure=lambda _msg: self._show(None),
+            visible=False,
+            serial=True,
+        )
+
+    def _show(self, st) -> None:
+        self._busy = False
+        if st is None:
+            self.hide()
+            return
+        n = sum(st.pending.values())
+        if st.last_problem:
+            self.setText(f"⇅ {n} to sync (offline)" if n else "⇅ sync: offline")
+            self.setToolTip(
+                f"Last sync problem: {st.last_problem}. {describe_pending(st.pending)}."
+            )
+        elif n:
+            self.setText(f"⇅ {n} to sync")
+            self.setToolTip(describe_pending(st.pending).capitalize() + f" to {st.server}.")
+        else:
+            self.setText("⇅ synced")
+            self.setToolTip(
+                f"Nothing waits; last sync {st.last_round or 'never'} with {st.server}."
+            )
+        self.show()
