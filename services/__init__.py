@@ -113,6 +113,7 @@ _EXPORTS: dict[str, str] = {
     "add_member": "services.teamstore",
     # sync of a local store with a PostgreSQL store
     "sync_status_here": "services.teamsync.engine",
+    "store_syncs": "services.teamsync.engine",
 }
 _ALIASES = {
     "explain_store_error": "explain",
@@ -121,6 +122,7 @@ _ALIASES = {
     "ENTITY_TYPES": "TYPES",
     "MCP_TARGET_NAMES": "TARGET_NAMES",
     "sync_status_here": "status_here",
+    "store_syncs": "syncs",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -198,3 +200,4 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazil
         team_agents,
     )
     from services.teamsync.engine import status_here as sync_status_here
+    from services.teamsync.engine import syncs as store_syncs

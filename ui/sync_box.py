@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from services import engram_argv, save_password, sync_status_here
+from services import engram_argv, save_password, store_syncs, sync_status_here
 
 
 def describe_pending(pending: dict[str, int]) -> str:
@@ -198,8 +198,14 @@ class SyncIndicator(QPushButton):
     def refresh(self) -> None:
         if self._busy:
             return
-        self._busy = True
         db = self.engram.db
+        try:
+            if not store_syncs(db):  # most stores: no job, nothing shown
+                self.hide()
+                return
+        except Exception:  # the store went away under us: nothing to say here
+            return
+        self._busy = True
         # queueing what changed is a write: the serial lane, after the user's own edits
         self.runner.start(
             "Checking what waits to sync",

@@ -76,13 +76,21 @@ def sync_status(config: StoreConfig, server: str | None = None) -> SyncStatus:
         e.close()
 
 
+def syncs(db) -> bool:
+    """Has this local store ever synced (one catalogue lookup: cheap enough for a GUI
+    thread)? A team store is the server itself: it has nothing to sync."""
+    from models.db import is_postgres
+
+    return not is_postgres(db) and local_state.exists(db)
+
+
 def status_here(db, server: str | None = None) -> SyncStatus | None:
     """What waits to be pushed from a local store that is open already (the app's); None
     when this store never synced and no server is named (nothing to show)."""
     from models.db import is_postgres
 
     if is_postgres(db) or (server is None and not local_state.exists(db)):
-        return None  # a team store is the server itself: it has nothing to sync
+        return None
     with db.atomic():
         local_state.ensure(db)
         local_state.collect(db)
