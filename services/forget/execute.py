@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import shutil
 import time
-from collections.abc import Callable
-from contextlib import ExitStack
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from datetime import datetime
 from pathlib import Path
 
@@ -30,6 +30,8 @@ from services.forget.scope import ForgetScope, keyed
 from services.forget.scrub import scrub_file
 from services.forget.verify import verify_forgotten
 from services.ingest import forget_rules
+from services.interop.sync import sync_lock
+from services.interop.writeback import writeback_lock
 from services.store import fact_rows
 from services.store.audit import record_audit
 from services.store.backup import backup_store
@@ -71,17 +73,18 @@ def run_forget(
     backup = (
         backup_store(engram, "before-forget-everything") if scope.kind == "everything" else None
     )
-    step("files")
-    files_done = _edit_files(engram, scope, pv, notes)
-    native = _edit_native(engram, pv, notes)
-    step("vectors")
-    for ap in pv.agents:
-        if ap.vectors or scope.whole:
-            notes += purge_vectors(
-                engram, ap.agent_id, {f["id"] for f in ap.facts}, drop=scope.whole
-            )
-    step("rows")
-    receipt = delete_rows(engram, scope, pv, key)
+    with _files_held(engram, pv):
+        step("files")
+        files_done = _edit_files(engram, scope, pv, notes)
+        native = _edit_native(engram, pv, notes)
+        step("vectors")
+        for ap in pv.agents:
+            if ap.vectors or scope.whole:
+                notes += purge_vectors(
+                    engram, ap.agent_id, {f["id"] for f in ap.facts}, drop=scope.whole
+                )
+        step("rows")
+        receipt = delete_rows(engram, scope, pv, key)
     step("layers")
     for ap in pv.agents:
         if ap.layers and not scope.whole:
@@ -114,6 +117,20 @@ def run_forget(
         engram.bus.emit("fact.deleted", agent_id=ap.agent_id, ids=[f["id"] for f in ap.facts])
     engram.bus.emit("forget.done", receipt=receipt.id)
     return receipt.id, notes
+
+
+@contextmanager
+def _files_held(engram: EngramHandle, pv: ForgetPreview) -> Iterator[None]:
+    """From the first file edited to the rows deleted, the files say "forgotten" and the
+    rows do not: a workspace sync or a write-back run then (the app's watcher, an agent's
+    hook) would read the rows and write the text back. Each agent's sync and write-back
+    locks are held over that stretch (in id order, as nothing else takes two)."""
+    with ExitStack() as held:
+        for ap in sorted(pv.agents, key=lambda a: a.agent_id):
+            agent_dir = engram.config.agent_dir(ap.slug)
+            held.enter_context(sync_lock(agent_dir))
+            held.enter_context(writeback_lock(agent_dir))
+        yield
 
 
 def _edit_files(

@@ -302,9 +302,10 @@ def workspace_signature(memory: MemoryHandle) -> tuple:
     return tuple(out)
 
 
-def _sync_lock(memory: MemoryHandle):
-    """One sync per agent at a time (the app's watcher and `engram sync` may overlap)."""
-    return exclusive_lock(memory.data_dir / ".sync.lock")
+def sync_lock(agent_dir: Path):
+    """One sync per agent at a time (the app's watcher and `engram sync` may overlap, and a
+    forget holds it while the workspace's files and the rows disagree)."""
+    return exclusive_lock(agent_dir / ".sync.lock")
 
 
 # the sync ----------------------------------------------------------------------------------
@@ -315,7 +316,7 @@ def sync_workspace(
         raise InvalidInput("direction must be both, pull or push")
     if prefer not in (None, "engram", "file"):
         raise InvalidInput("prefer must be engram or file")
-    with _sync_lock(memory):
+    with sync_lock(memory.data_dir):
         return _sync(memory, direction, prefer, dry_run)
 
 

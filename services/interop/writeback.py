@@ -145,10 +145,16 @@ def render(st: Statement, lines: list[str], content: str) -> list[str]:
     return [ln + cr for ln in new]
 
 
+def writeback_lock(agent_dir: Path):
+    """One write-back per agent at a time; a forget holds it while the agent's own files
+    and the rows disagree."""
+    return exclusive_lock(agent_dir / ".writeback.lock")
+
+
 def write_back(
     memory: MemoryHandle, prefer: str | None = None, dry_run: bool = False
 ) -> SyncReport:
-    with exclusive_lock(memory.data_dir / ".writeback.lock"):
+    with writeback_lock(memory.data_dir):
         state = _load(memory)
         report = SyncReport()
         by_file: dict[str, list[tuple[str, dict]]] = {}

@@ -133,3 +133,44 @@ def test_layers_a_compile_wrote_after_the_preview_are_forgotten_too(tmp_path, mo
         assert b"buy 3 lemons" in (agent_dir / "memory.md").read_bytes()
     finally:
         e.close()
+
+
+def test_a_workspace_sync_during_a_forget_does_not_bring_the_entry_back(store, monkeypatch):
+    """The app's workspace watcher (or `engram sync --agent`) runs while a forget is between
+    editing the workspace's MEMORY.md and deleting the rows: the entry must not come back,
+    and the agent's other entries and facts must stay as they were."""
+    from forget_data import MEMORY_MD, ONE_FACT
+
+    from services.forget import execute
+    from services.interop.sync import sync_workspace
+
+    a = store.agent("alice")
+    memory_md = store.root / "ws_alice" / "memories" / "MEMORY.md"
+    assert ONE_FACT in memory_md.read_text("utf-8")
+    others_before = {f.content for f in a.list() if f.content != ONE_FACT}
+    real = execute.delete_rows
+    synced: list = []
+
+    def sync_then_purge(*args, **kw):
+        def watcher():
+            try:
+                synced.append(sync_workspace(store.agent("alice")))
+            finally:
+                store.db.close()
+
+        t = threading.Thread(target=watcher)
+        t.start()
+        t.join(3)  # a sync that waits for the forget is fine too: it finishes after it
+        synced.append(t)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(execute, "delete_rows", sync_then_purge)
+    fid = next(f.id for f in a.list() if f.content == ONE_FACT)
+    receipt = ForgetService(store).execute(ForgetScope(agent="alice", fact_ids=(fid,)))
+    synced[-1].join(60)
+    assert receipt["counts"]["remaining_after_verify"] == 0, receipt["notes"]
+    assert ONE_FACT.encode() not in memory_md.read_bytes()
+    assert ForgetService(store).verify([ONE_FACT], agent="alice").ok
+    assert {f.content for f in a.list()} >= others_before  # nothing else lost
+    text = memory_md.read_text("utf-8")
+    assert all(c in text for c in others_before if c in MEMORY_MD)  # other entries stay
