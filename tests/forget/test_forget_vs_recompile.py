@@ -174,3 +174,48 @@ def test_a_workspace_sync_during_a_forget_does_not_bring_the_entry_back(store, m
     assert {f.content for f in a.list()} >= others_before  # nothing else lost
     text = memory_md.read_text("utf-8")
     assert all(c in text for c in others_before if c in MEMORY_MD)  # other entries stay
+
+
+def test_a_write_back_during_a_forget_does_not_undo_the_agents_file_edit(
+    keyword_engram, tmp_path, monkeypatch
+):
+    """Claude Code's own memory folder, imported; a write-back (the app after an edit, `engram
+    writeback`) runs while the forget is between editing that folder and deleting the rows."""
+    import shutil
+    from pathlib import Path
+
+    from services.forget import execute
+    from services.interop.writeback import write_back
+
+    native = Path(__file__).resolve().parents[1] / "importers" / "fixtures" / "native"
+    mem = keyword_engram.agent("cc", create=True, kind="claude-code")
+    folder = tmp_path / "memory"
+    shutil.copytree(native / "claude_memory", folder)
+    mem.import_path(folder)
+    phrase = "release manager rotates"
+    assert any(phrase in p.read_text("utf-8") for p in folder.iterdir())
+    real = execute.delete_rows
+    threads: list[threading.Thread] = []
+
+    def write_back_then_purge(*args, **kw):
+        def app():
+            try:
+                write_back(keyword_engram.agent("cc"))
+            finally:
+                keyword_engram.db.close()
+
+        t = threading.Thread(target=app)
+        t.start()
+        t.join(3)  # waiting for the forget is the right answer: it then finds nothing to do
+        threads.append(t)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(execute, "delete_rows", write_back_then_purge)
+    receipt = ForgetService(keyword_engram).execute(ForgetScope(agent="cc", matching=phrase))
+    threads[0].join(60)
+    assert receipt["counts"]["facts"] >= 1
+    assert receipt["counts"]["remaining_after_verify"] == 0, receipt["notes"]
+    assert [p.name for p in folder.iterdir() if phrase in p.read_text("utf-8").lower()] == []
+    assert "integration tests hit a real database" in (folder / "MEMORY.md").read_text("utf-8")
+    testing = (folder / "feedback_testing.md").read_text("utf-8")
+    assert "must run against a real PostgreSQL" in testing  # the agent's other memories stay
