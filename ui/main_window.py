@@ -4,6 +4,7 @@ every main action, a job bar (progress + Cancel) and the store watcher."""
 from __future__ import annotations
 
 import logging
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -460,9 +461,22 @@ class MainWindow(QMainWindow):
         or delete can miss its vectors. Search is keyword-only until it is ready."""
         engram = self.engram
         self.show_message("Loading the embedding model… (keyword search works meanwhile)")
+        # the job takes the serial lane now (writes queue behind it) but imports onnxruntime
+        # and chromadb (~1 s of Python holding the GIL) only once the first page is on screen
+        painted = threading.Event()
+        self.first_page_painted.connect(painted.set)
+        if self.current_agent_tab() is None:  # the Welcome or All agents page: shown now
+            QTimer.singleShot(0, painted.set)
+
+        def load(p, c):
+            for _ in range(60):  # at most 3 s; a window closed meanwhile cancels the wait
+                if painted.wait(0.05) or c():
+                    break
+            return False if c() else engram.load_semantic()
+
         self.runner.start(
             "Loading the embedding model",
-            lambda p, c: engram.load_semantic(),
+            load,
             visible=False,
             serial=True,
             success=self._semantic_loaded,

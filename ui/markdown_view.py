@@ -8,13 +8,14 @@ links open only when clicked and only for http/https.
 from __future__ import annotations
 
 from functools import partial
+from typing import TYPE_CHECKING
 
-import bleach
-import markdown as md
-from bleach.linkifier import LinkifyFilter
 from PySide6.QtCore import QUrl, Signal, Slot
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QTextBrowser
+
+if TYPE_CHECKING:  # markdown and bleach load on the first render, not with the app's tabs
+    import markdown as md
 
 ALLOWED_TAGS = {
     "p",
@@ -60,6 +61,9 @@ td, th { padding: 2px 6px; }
 
 def render_markdown(text: str) -> str:
     """Markdown → sanitized HTML. Raw HTML in the source survives only as escaped text."""
+    import bleach
+    from bleach.linkifier import LinkifyFilter
+
     html = _converter().convert(text or "")
     cleaner = bleach.Cleaner(
         tags=ALLOWED_TAGS,
@@ -72,6 +76,8 @@ def render_markdown(text: str) -> str:
 
 
 def _converter() -> md.Markdown:
+    import markdown as md
+
     conv = md.Markdown(extensions=["tables", "fenced_code", "sane_lists"], output_format="html")
     # without these two, markdown copies the source's raw HTML through verbatim; with them
     # it is escaped and shown as text

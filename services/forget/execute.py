@@ -30,8 +30,6 @@ from services.forget.scope import ForgetScope, keyed
 from services.forget.scrub import scrub_file
 from services.forget.verify import verify_forgotten
 from services.ingest import forget_rules
-from services.interop.sync import sync_lock
-from services.interop.writeback import writeback_lock
 from services.store import fact_rows
 from services.store.audit import record_audit
 from services.store.backup import backup_store
@@ -125,6 +123,9 @@ def _files_held(engram: EngramHandle, pv: ForgetPreview) -> Iterator[None]:
     rows do not: a workspace sync or a write-back run then (the app's watcher, an agent's
     hook) would read the rows and write the text back. Each agent's sync and write-back
     locks are held over that stretch (in id order, as nothing else takes two)."""
+    from services.interop.sync import sync_lock  # the importers behind it: only to forget
+    from services.interop.writeback import writeback_lock
+
     with ExitStack() as held:
         for ap in sorted(pv.agents, key=lambda a: a.agent_id):
             agent_dir = engram.config.agent_dir(ap.slug)

@@ -15,8 +15,6 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from services.forget.scrub import scrub_file
 from services.store import fact_rows
 
@@ -63,6 +61,8 @@ def purge_vectors(
     pairs = [(i, v) for i, v in zip(keep_ids, keep_vecs) if i in rows]
     idx.drop(agent_id)
     if pairs:
+        import numpy as np  # here: the app's forget dialog loads this module at start
+
         ids = [p[0] for p in pairs]
         idx.upsert(
             agent_id,

@@ -17,8 +17,10 @@ import struct
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # numpy loads where a scan runs, not with the app's forget dialog
+    import numpy as np
 
 CHUNK = 8 << 20
 SKIP_DIRS = {".git", "node_modules", ".venv", "__pycache__"}
@@ -68,6 +70,8 @@ class NeedleScan:
     """
 
     def __init__(self, needles: dict[str, bytes]):
+        import numpy as np
+
         self.needles = {k: v for k, v in needles.items() if v}
         self.short = {k: v for k, v in self.needles.items() if len(v) < 15}
         self.longest = max((len(v) for v in self.needles.values()), default=0)
@@ -95,6 +99,8 @@ class NeedleScan:
 
     def starts(self, buf: bytes) -> dict[str, set[int]]:
         """Start offsets of every needle in ``buf``."""
+        import numpy as np
+
         out: dict[str, set[int]] = {k: set() for k in self.needles}
         for k, v in self.short.items():
             i = buf.find(v)
@@ -126,6 +132,8 @@ def _word(b: bytes, at: int) -> int:
 
 
 def _member(values: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
+    import numpy as np
+
     if not len(sorted_keys):
         return np.zeros(len(values), dtype=bool)
     pos = np.searchsorted(sorted_keys, values)
@@ -285,6 +293,8 @@ class HnswSegment:
 def read_hnsw_segment(seg_dir: Path) -> HnswSegment | None:
     """Decode hnswlib's persisted ``header.bin`` + ``data_level0.bin`` (the layout Chroma's
     Rust HNSW writes): every element is [level-0 links][vector float32 × dim][label u64]."""
+    import numpy as np
+
     header = seg_dir / "header.bin"
     data_path = seg_dir / "data_level0.bin"
     if not header.is_file() or not data_path.is_file():
@@ -329,6 +339,8 @@ def vector_hits(
     """(segment dir, element index, cosine, which vector) for every stored vector that is
     (nearly) one of the given ones, including elements hnswlib only marked deleted. Each
     segment is read once, whatever the number of vectors."""
+    import numpy as np
+
     q = np.asarray(vectors, dtype=np.float32)
     if q.ndim != 2 or not len(q):
         return []
@@ -349,6 +361,8 @@ def vector_hits(
 def vector_bytes_present(paths: Iterable[Path], vectors) -> list[tuple[Path, int]]:
     """(file, which vector) for files holding the exact float32 bytes of a vector (Chroma's
     queue and metadata tables store the vector as given)."""
+    import numpy as np
+
     needles = {
         str(k): np.asarray(v, dtype=np.float32).tobytes()[:64] for k, v in enumerate(vectors)
     }

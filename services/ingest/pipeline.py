@@ -11,8 +11,6 @@ from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from models.tables import MEMORY_TYPES, utcnow
 from services.entities.service import link_row
 from services.errors import InvalidInput
@@ -33,6 +31,8 @@ from services.store.text import (
 )
 
 if TYPE_CHECKING:
+    import numpy as np  # at run time where vectors are used: the app's tabs import this
+
     from services.store.handle import MemoryHandle
 
 NEAR_DUPLICATE = 0.95
@@ -107,6 +107,8 @@ class _Bucket:
     ring grows as it fills: most signatures hold one memory."""
 
     def __init__(self, dim: int, dtype: np.dtype) -> None:
+        import numpy as np
+
         self.ring = np.empty((1, dim), dtype=dtype)
         self.positions: list[int] = []  # batch positions, in ring order
         self._next = 0
@@ -115,6 +117,8 @@ class _Bucket:
         n = len(self.positions)
         if n < BATCH_WINDOW:
             if n == len(self.ring):
+                import numpy as np
+
                 grown = np.empty((min(2 * n, BATCH_WINDOW), self.ring.shape[1]), self.ring.dtype)
                 grown[:n] = self.ring
                 self.ring = grown
@@ -324,6 +328,8 @@ class Ingestor:
     ) -> None:
         m = self.m
         if ids and have_vectors and m.engram.index is not None:
+            import numpy as np
+
             m.engram.index.upsert(m.agent_id, ids, texts, np.stack(vecs))
         if ids:
             m.engram.bus.emit("fact.added", agent_id=m.agent_id, ids=ids)
@@ -422,7 +428,7 @@ class Ingestor:
         if not bucket.positions:
             return None
         sims = bucket.similarities(vectors[j])
-        for best in np.argsort(-sims):
+        for best in (-sims).argsort():
             if sims[best] < threshold:
                 break
             k = bucket.positions[int(best)]
