@@ -469,7 +469,7 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, painted.set)
 
         def load(p, c):
-            for _ in range(60):  # at most 3 s; a window closed meanwhile cancels the wait
+            for _ in range(200):  # at most 10 s; a window closed meanwhile cancels the wait
                 if painted.wait(0.05) or c():
                     break
             return False if c() else engram.load_semantic()
