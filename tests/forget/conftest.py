@@ -22,14 +22,15 @@ def template(tmp_path_factory):
     return root
 
 
-@pytest.fixture
-def store(template, tmp_path):
-    """A fresh copy of the template store, opened, with paths rewritten to the copy."""
+def open_copy(template: Path, root: Path):
+    """A copy of the template store, opened, every absolute path in it rewritten to the copy.
+    A path left at the template would let a forget here edit the template's files (alice's
+    workspace, the files her facts came from), and every later copy would start without
+    what it erased (CI once failed that way)."""
     from models import CompiledLayer
     from services.config import StoreConfig
     from services.engram import Engram
 
-    root = tmp_path / "t"
     shutil.copytree(template, root)
     e = Engram.open(StoreConfig(data_dir=root / "store"))
     e.update_agent("alice", workspace=str(root / "ws_alice"))
@@ -38,7 +39,23 @@ def store(template, tmp_path):
         if L.path and L.path.startswith(old):
             L.path = new + L.path[len(old) :]
             L.save()
+    for col in ("source_ref", "metadata"):
+        e.db.execute_sql(
+            f"UPDATE fact SET {col} = replace({col}, ?, ?) WHERE instr({col}, ?) > 0",
+            (old, new, old),
+        )
+    for state in (root / "store").rglob("*.json"):
+        text = state.read_text("utf-8")
+        if old in text:
+            state.write_text(text.replace(old, new), "utf-8")
     e.root = root
+    return e
+
+
+@pytest.fixture
+def store(template, tmp_path):
+    """A fresh copy of the template store, opened, with paths rewritten to the copy."""
+    e = open_copy(template, tmp_path / "t")
     yield e
     e.close()
 

@@ -150,6 +150,7 @@ def test_a_workspace_sync_during_a_forget_does_not_bring_the_entry_back(store, m
     others_before = {f.content for f in a.list() if f.content != ONE_FACT}
     real = execute.delete_rows
     synced: list = []
+    threads: list[threading.Thread] = []
 
     def sync_then_purge(*args, **kw):
         def watcher():
@@ -161,13 +162,14 @@ def test_a_workspace_sync_during_a_forget_does_not_bring_the_entry_back(store, m
         t = threading.Thread(target=watcher)
         t.start()
         t.join(3)  # a sync that waits for the forget is fine too: it finishes after it
-        synced.append(t)
+        threads.append(t)
         return real(*args, **kw)
 
     monkeypatch.setattr(execute, "delete_rows", sync_then_purge)
     fid = next(f.id for f in a.list() if f.content == ONE_FACT)
     receipt = ForgetService(store).execute(ForgetScope(agent="alice", fact_ids=(fid,)))
-    synced[-1].join(60)
+    threads[0].join(60)
+    assert synced, "the watcher's sync did not run"
     assert receipt["counts"]["remaining_after_verify"] == 0, receipt["notes"]
     assert ONE_FACT.encode() not in memory_md.read_bytes()
     assert ForgetService(store).verify([ONE_FACT], agent="alice").ok

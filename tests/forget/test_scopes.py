@@ -264,15 +264,12 @@ def test_forgotten_text_in_another_agents_vector_segment_is_found_and_cleared(te
     that had handled alice's text, bob's segment file could carry it (seen in this suite
     before the allocator was hardened, see services/vectors/memory_hygiene.py). Forgetting alice must
     find text in bob's segment too and rewrite bob's index without changing bob's vectors."""
-    import shutil
+    from conftest import open_copy
 
-    from services.config import StoreConfig
-    from services.engram import Engram
     from services.forget.isolated import segment_owners
 
     root = tmp_path / "t"
-    shutil.copytree(template, root)
-    e = Engram.open(StoreConfig(data_dir=root / "store"))
+    e = open_copy(template, root)
     try:
         b = e.agent("bob")
         before = e.index.vectors(b.agent_id)  # Chroma has loaded (and re-written) bob's segment
@@ -295,3 +292,17 @@ def test_forgotten_text_in_another_agents_vector_segment_is_found_and_cleared(te
         assert b.search("Kraken Protocol", mode="semantic", k=1)[0].fact.content == SHARED
     finally:
         e.close()
+
+
+def test_a_forget_in_one_copy_of_the_template_leaves_the_template_alone(store, template):
+    """The fixture's own promise: forgetting all of alice in a copy erases her workspace
+    entries there, never in the template (CI once ran a test on a copy whose workspace file
+    an earlier test's forget had emptied through the template's path)."""
+    src = template / "ws_alice" / "memories" / "MEMORY.md"
+    before = src.read_bytes()
+    assert ONE_FACT.encode() in before
+    receipt = ForgetService(store).execute(ForgetScope(agent="alice", all=True))
+    assert receipt["counts"]["remaining_after_verify"] == 0, receipt["notes"]
+    copy = store.root / "ws_alice" / "memories" / "MEMORY.md"
+    assert ONE_FACT.encode() not in copy.read_bytes()
+    assert src.read_bytes() == before
