@@ -264,7 +264,7 @@ def test_forgotten_text_in_another_agents_vector_segment_is_found_and_cleared(te
     that had handled alice's text, bob's segment file could carry it (seen in this suite
     before the allocator was hardened, see services/vectors/memory_hygiene.py). Forgetting alice must
     find text in bob's segment too and rewrite bob's index without changing bob's vectors."""
-    from conftest import open_copy
+    from forget_data import open_copy
 
     from services.forget.isolated import segment_owners
 
