@@ -127,18 +127,27 @@ class ChangeListener:
     never in a transaction; ``fileno`` lets the app wake on the socket, ``drain`` says
     whether anything arrived. Not a team store: ``available`` is False."""
 
-    def __init__(self, engram: EngramHandle):
-        from models.db import is_postgres
+    def __init__(self, engram: EngramHandle | None, url: str | None = None):
+        from models.db import is_postgres, open_postgres
 
         self.conn = None
-        if not is_postgres(engram.db):
+        if url is not None:  # a sync server, not the store this process works on
+            db = open_postgres(url, database_password(url))
+        elif engram is not None and is_postgres(engram.db):
+            db = engram.db
+        else:
             return
-        db = engram.db
         # the same connection parameters as the store's own (URL, service entry, password)
         self.conn = db._adapter.connect(db, **db.connect_params)
         self.conn.autocommit = True
         with self.conn.cursor() as cur:
             cur.execute(f"LISTEN {CHANNEL}")
+
+    @classmethod
+    def for_url(cls, url: str) -> ChangeListener:
+        """LISTEN on a PostgreSQL store this client syncs with (its others' writes are what
+        the next sync round pulls). Raises when the server does not answer."""
+        return cls(None, url)
 
     @property
     def available(self) -> bool:

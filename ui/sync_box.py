@@ -11,10 +11,9 @@ typed once here, goes to the OS keyring, where the child finds it.
 
 from __future__ import annotations
 
-import json
 import os
 
-from PySide6.QtCore import QProcess, Qt, Signal, Slot
+from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
@@ -25,7 +24,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from services import engram_argv, save_password, store_syncs, sync_status_here
+from services import save_password, store_syncs, sync_status_here
+from ui.sync_round import SyncRound
 
 
 def describe_pending(pending: dict[str, int]) -> str:
@@ -41,16 +41,6 @@ def describe_pending(pending: dict[str, int]) -> str:
     return " and ".join(parts) + " waiting to be pushed"
 
 
-def describe_round(report: dict) -> str:
-    if not report.get("online", True):
-        return f"✖ offline: {report.get('problem')} (the changes stay queued)"
-    return (
-        f"✔ pushed {report.get('pushed', 0)}, pulled {report.get('pulled', 0)}, erased here "
-        f"{report.get('erased_here', 0)}, erased there {report.get('erased_there', 0)}, "
-        f"conflicts {report.get('conflicts', 0)}, blocked {report.get('blocked', 0)}"
-    )
-
-
 class SyncBox(QGroupBox):
     synced = Signal()  # a round ended (the store may hold what it pulled)
 
@@ -59,7 +49,8 @@ class SyncBox(QGroupBox):
         if parent is not None:
             self.setParent(parent)
         self.engram = engram
-        self.process: QProcess | None = None
+        self.round = SyncRound(engram.config.data_dir, self)
+        self.round.ended.connect(self._ended)
         self.server = QLineEdit()
         self.server.setPlaceholderText("postgresql://you@db.example.org:5432/engram")
         self.password = QLineEdit()
@@ -125,62 +116,29 @@ class SyncBox(QGroupBox):
                 self.result.setText(f"✖ password not saved: {msg}")
                 return
             self.password.clear()
-        words = engram_argv(self.engram.config.data_dir) + ["sync", "--server", url, "--json"]
-        p = QProcess(self)
-        p.setProgram(words[0])
-        p.setArguments(words[1:])
-        p.finished.connect(self._finished)
-        p.errorOccurred.connect(self._error)
-        self.process = p
+        if not self.round.start(url):
+            return
         self.sync_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
         self.result.setText("Syncing… (pushing this computer's changes, then pulling others')")
-        p.start()
 
     @Slot()
     def cancel(self) -> None:
-        if self.process is not None:
-            self.process.kill()  # safe: an interrupted round is picked up by the next one
+        self.round.cancel()  # safe: an interrupted round is picked up by the next one
 
-    @Slot(QProcess.ProcessError)
-    def _error(self, err) -> None:
-        p = self.process
-        if err == QProcess.ProcessError.FailedToStart and p is not None:
-            self.result.setText(f"✖ could not start `engram sync`: {p.errorString()}")
-            self._done()
-
-    @Slot(int, QProcess.ExitStatus)
-    def _finished(self, code: int, status) -> None:
-        p = self.process
-        if p is None:
-            return
-        out = bytes(p.readAllStandardOutput().data()).decode("utf-8", "replace")
-        err = bytes(p.readAllStandardError().data()).decode("utf-8", "replace")
-        if status == QProcess.ExitStatus.CrashExit:
-            self.result.setText("Sync stopped; what it pushed stays pushed, the rest waits.")
-        else:
-            try:
-                self.result.setText(describe_round(json.loads(out)))
-            except ValueError:
-                last = (err.strip().splitlines() or [f"exit code {code}"])[-1]
-                self.result.setText(f"✖ {last}")
-        self._done()
-        self.synced.emit()
-
-    def _done(self) -> None:
-        self.process = None
+    def _ended(self, report, text: str) -> None:
+        self.result.setText(text)
         self.sync_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
         self.refresh()
+        self.synced.emit()
 
     def running(self) -> bool:
-        return self.process is not None
+        return self.round.running()
 
     def stop(self) -> None:
         """The dialog closes: a round still running is killed (it resumes next time)."""
-        if self.process is not None:
-            self.process.kill()
-            self.process.waitForFinished(5000)
+        self.round.stop()
 
 
 class SyncIndicator(QPushButton):
