@@ -114,6 +114,7 @@ _EXPORTS: dict[str, str] = {
     # sync of a local store with a PostgreSQL store
     "sync_status_here": "services.teamsync.engine",
     "store_syncs": "services.teamsync.engine",
+    "sync_server": "services.teamsync.engine",
 }
 _ALIASES = {
     "explain_store_error": "explain",
@@ -200,4 +201,5 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazil
         team_agents,
     )
     from services.teamsync.engine import status_here as sync_status_here
+    from services.teamsync.engine import sync_server
     from services.teamsync.engine import syncs as store_syncs

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from ui.search_panel import SearchPanel
     from ui.settings_dialog import SettingsDialog
     from ui.store_watcher import StoreWatcher
+    from ui.sync_auto import AutoSync
     from ui.sync_box import SyncIndicator
     from ui.team_store_dialog import TeamStoreDialog
     from ui.trash import RemoveAgentCommand, TrashDialog
@@ -62,6 +63,7 @@ def load_store_parts() -> None:
     global GCPreviewDialog, ImportDialog, ImportReportDialog, NewAgentDialog, PrivacyView
     global SearchPanel, SettingsDialog, StoreWatcher, TeamStoreDialog, RemoveAgentCommand
     global TrashDialog, TrayController, WelcomePage, WorkspaceWatcher, VIEWS, SyncIndicator
+    global AutoSync
     global Qt, JobRunner, JobsBar, UndoKeys, QInputDialog, QMessageBox, QSplitter
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QInputDialog, QMessageBox, QSplitter
@@ -78,6 +80,7 @@ def load_store_parts() -> None:
     from ui.search_panel import SearchPanel
     from ui.settings_dialog import SettingsDialog
     from ui.store_watcher import StoreWatcher
+    from ui.sync_auto import AutoSync
     from ui.sync_box import SyncIndicator
     from ui.team_store_dialog import TeamStoreDialog
     from ui.trash import RemoveAgentCommand, TrashDialog
@@ -253,6 +256,10 @@ class MainWindow(QMainWindow):
         self.sync_indicator = SyncIndicator(engram, self.runner, self)
         self.sync_indicator.clicked.connect(self.open_team_store)
         self.statusBar().addPermanentWidget(self.sync_indicator)
+        self.autosync = AutoSync(engram, parent=self)
+        self.sync_indicator.pending_counted.connect(self.autosync.pending)
+        self.autosync.round_ended.connect(lambda *_: self.sync_indicator.refresh())
+        self.autosync.start()
         self.sync_indicator.refresh()
         self._attach_menus()
         self.tabs.currentChanged.connect(self._on_tab_changed)
@@ -1164,7 +1171,9 @@ class MainWindow(QMainWindow):
         d = TeamStoreDialog(self.engram.config.data_dir, self)
         if d.sync_box is not None:
             d.sync_box.synced.connect(self.on_store_changed)
+        self.autosync.stop()  # one round at a time: the dialog's Sync now, while it is open
         d.exec()
+        self.autosync.start()  # a first sync or the checkbox may have changed what it does
         self.sync_indicator.refresh()
 
     @Slot()
@@ -1275,6 +1284,7 @@ class MainWindow(QMainWindow):
             app.removeEventFilter(self._undo_keys)
         self.watcher.stop()
         self.workspaces.stop()
+        self.autosync.stop()
         self.runner.cancel_all()
         for tab in self.agent_tabs.values():
             tab.close_down()

@@ -15,6 +15,7 @@ import os
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
+    QCheckBox,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from services import save_password, store_syncs, sync_status_here
+from ui.sync_auto import automatic_enabled, set_automatic
 from ui.sync_round import SyncRound
 
 
@@ -63,6 +65,13 @@ class SyncBox(QGroupBox):
             lab.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.sync_button = QPushButton("S&ync now")
         self.sync_button.clicked.connect(self.start)
+        self.automatic = QCheckBox("Sync automatically while Engram runs")
+        self.automatic.setChecked(automatic_enabled())
+        self.automatic.setToolTip(
+            "Push this computer's changes a few seconds after they are made, pull others' as "
+            "the server announces them, and try again every few minutes while offline"
+        )
+        self.automatic.toggled.connect(set_automatic)
         self.cancel_button = QPushButton("Stop sync")
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel)
@@ -77,6 +86,7 @@ class SyncBox(QGroupBox):
         lay.addLayout(form)
         lay.addWidget(self.status)
         lay.addLayout(buttons)
+        lay.addWidget(self.automatic)
         lay.addWidget(self.result)
         self.refresh()
         if not self.server.text():
@@ -153,6 +163,8 @@ class SyncIndicator(QPushButton):
         self.hide()
         self._busy = False
 
+    pending_counted = Signal(int)  # what waits to be pushed (automatic sync pushes it)
+
     def refresh(self) -> None:
         if self._busy:
             return
@@ -180,6 +192,7 @@ class SyncIndicator(QPushButton):
             self.hide()
             return
         n = sum(st.pending.values())
+        self.pending_counted.emit(n)
         if st.last_problem:
             self.setText(f"⇅ {n} to sync (offline)" if n else "⇅ sync: offline")
             self.setToolTip(

@@ -84,6 +84,13 @@ def syncs(db) -> bool:
     return not is_postgres(db) and local_state.exists(db)
 
 
+def sync_server(db) -> str | None:
+    """The server this local store last synced with (its URL without a password)."""
+    if not syncs(db):
+        return None
+    return local_state.get(db, "server") or None
+
+
 def status_here(db, server: str | None = None) -> SyncStatus | None:
     """What waits to be pushed from a local store that is open already (the app's); None
     when this store never synced and no server is named (nothing to show)."""

@@ -1,0 +1,123 @@
+"""The app keeps a synced store in step by itself: another machine's push reaches it through
+the server's NOTIFY, its own writes are pushed a moment after the status bar counts them,
+and a server that goes away and comes back is found again. A real PostgreSQL (stopped and
+started mid-test) and the real child `engram sync`; the other machine is the CLI on a second
+data dir."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.teamstore.servers import start_postgres
+
+pytestmark = [pytest.mark.gui, pytest.mark.postgres]
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def server():
+    pg = start_postgres()
+    con = pg.admin()
+    con.cursor().execute("CREATE DATABASE mine")
+    con.close()
+    yield pg
+    pg.stop()
+
+
+def _cli(data_dir, *args) -> str:
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", "--data-dir", str(data_dir), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+
+
+def test_pushes_pulls_on_notify_and_finds_the_server_again(qtbot, tmp_path, server, monkeypatch):
+    from PySide6.QtCore import QSettings
+
+    from services.config import StoreConfig
+    from services.engram import Engram
+    from ui.sync_auto import AutoSync, set_automatic
+
+    QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(tmp_path))
+    set_automatic(True)
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    url = server.url("mine")
+    laptop, desktop = tmp_path / "laptop", tmp_path / "desktop"
+    _cli(laptop, "agent", "add", "notes")
+    _cli(laptop, "remember", "--agent", "notes", "Recycling goes out on Thursday evenings")
+    _cli(laptop, "sync", "--server", url)
+    assert "pulled 1" in _cli(desktop, "sync", "--server", url)
+    e = Engram.open(StoreConfig(data_dir=laptop, semantic=False))
+    # an hour between periodic rounds: within the test, only NOTIFY or the count starts one
+    auto = AutoSync(e, interval_ms=3_600_000, push_delay_ms=100, pull_delay_ms=100)
+    try:
+        assert auto.start() and auto.listener is not None  # listening on the server
+
+        # another machine pushes: the server's NOTIFY starts a round here, nobody presses
+        _cli(desktop, "remember", "--agent", "notes", "The desktop's backup disk is the blue one")
+        with qtbot.waitSignal(auto.round_ended, timeout=120_000) as got:
+            _cli(desktop, "sync")
+        report, text = got.args
+        assert report["online"] and report["pulled"] == 1, text
+        assert "The desktop's backup disk is the blue one" in {
+            f.content for f in e.agent("notes").list()
+        }
+
+        # a write here: the status bar's count (what the indicator emits) pushes it
+        e.agent("notes").remember("The laptop charger lives in the red bag")
+        with qtbot.waitSignal(auto.round_ended, timeout=120_000) as got:
+            auto.pending(1)
+        assert got.args[0]["pushed"] == 1, got.args[1]
+        assert "pulled 1" in _cli(desktop, "sync")
+
+        # offline: the round says so, the notifications stop; back online, both come back
+        server.pause()
+        qtbot.waitUntil(lambda: auto.listener is None or not auto.round.running(), timeout=5000)
+        with qtbot.waitSignal(auto.round_ended, timeout=120_000) as got:
+            auto.sync_now()
+        assert got.args[0] is not None and not got.args[0]["online"], got.args[1]
+        qtbot.waitUntil(lambda: auto.listener is None, timeout=30_000)
+        server.resume()
+        with qtbot.waitSignal(auto.round_ended, timeout=120_000) as got:
+            auto.sync_now()  # what the periodic timer does
+        assert got.args[0]["online"], got.args[1]
+        assert auto.listener is not None  # listening again
+        with qtbot.waitSignal(auto.round_ended, timeout=120_000) as got:
+            _cli(desktop, "remember", "--agent", "notes", "Ines feeds the cat on Tuesdays")
+            _cli(desktop, "sync")
+        assert got.args[0]["pulled"] == 1, got.args[1]
+    finally:
+        auto.stop()
+        e.close()
+
+
+def test_off_in_the_settings_means_no_rounds(qtbot, tmp_path, server):
+    from PySide6.QtCore import QSettings
+
+    from services.config import StoreConfig
+    from services.engram import Engram
+    from ui.sync_auto import AutoSync, set_automatic
+
+    QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(tmp_path))
+    laptop = tmp_path / "laptop"
+    _cli(laptop, "agent", "add", "notes")
+    _cli(laptop, "sync", "--server", server.url("mine"))
+    e = Engram.open(StoreConfig(data_dir=laptop, semantic=False))
+    auto = AutoSync(e, push_delay_ms=10)
+    try:
+        set_automatic(False)
+        assert not auto.start() and not auto.active
+        auto.pending(3)
+        qtbot.wait(300)
+        assert not auto.round.running() and auto.listener is None
+    finally:
+        set_automatic(True)
+        auto.stop()
+        e.close()
