@@ -50,10 +50,11 @@ def watched_start(self, config):
 so.StoreOpener.start = watched_start
 
 def watched_attach(self, engram):
-    attach(self, engram)
-    # connected after the bench's own line: runs as the first page is on screen
+    # connected after the bench's own line and before attach's own slots (the model job's
+    # go-ahead among them): runs as the first page is on screen, before anything it starts
     self.first_page_painted.connect(lambda: print(json.dumps({
         "at_content": [m for m in HEAVY if m in sys.modules]}), flush=True))
+    attach(self, engram)
 
 attach = main_window.MainWindow.attach
 main_window.MainWindow.attach = watched_attach
