@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import logging
 
-from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
+
+from ui.listening import Listening
 
 log = logging.getLogger(__name__)
 
@@ -27,8 +29,7 @@ class StoreWatcher(QObject):
         self.timer = QTimer(self)
         self.timer.setInterval(interval_ms)
         self.timer.timeout.connect(self.poll)
-        self.listener = None
-        self.notifier: QSocketNotifier | None = None
+        self.listening: Listening | None = None
         self._listen()
 
     def _listen(self) -> None:
@@ -41,9 +42,13 @@ class StoreWatcher(QObject):
             return
         if not listener.available:
             return
-        self.listener = listener
-        self.notifier = QSocketNotifier(listener.fileno(), QSocketNotifier.Type.Read, self)
-        self.notifier.activated.connect(self._notified)
+        self.listening = Listening(listener, self)
+        self.listening.notified.connect(self._notified)
+        self.listening.lost.connect(self._lost)
+
+    @property
+    def listener(self):
+        return self.listening.listener if self.listening is not None else None
 
     def _version(self) -> int | None:
         try:
@@ -57,27 +62,18 @@ class StoreWatcher(QObject):
 
     def stop(self) -> None:
         self.timer.stop()
-        if self.notifier is not None:
-            self.notifier.setEnabled(False)
-            self.notifier = None
-        if self.listener is not None:
-            self.listener.close()
-            self.listener = None
+        if self.listening is not None:
+            self.listening.close()
+            self.listening = None
 
-    @Slot()
-    def _notified(self) -> None:
-        if self.listener is None:
-            return
-        try:
-            tables = self.listener.drain()
-        except Exception as exc:  # connection lost: fall back to polling
-            log.warning("team-store notifications stopped: %s", exc)
-            self.stop()
-            self.timer.start()
-            return
-        if tables:
-            self._last = self._version()
-            self.changed.emit()
+    def _lost(self, why: str) -> None:  # connection lost: fall back to polling
+        log.warning("team-store notifications stopped: %s", why)
+        self.stop()
+        self.timer.start()
+
+    def _notified(self, _tables) -> None:
+        self._last = self._version()
+        self.changed.emit()
 
     @Slot()
     def poll(self) -> bool:

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import logging
 
-from PySide6.QtCore import QObject, QSettings, QSocketNotifier, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, QSettings, QTimer, Signal, Slot
 
 from services import ChangeListener, sync_server
+from ui.listening import Listening
 from ui.sync_round import SyncRound
 
 log = logging.getLogger(__name__)
@@ -57,8 +58,7 @@ class AutoSync(QObject):
         self.soon.setSingleShot(True)
         self.soon.timeout.connect(self.sync_now)
         self.push_delay_ms, self.pull_delay_ms = push_delay_ms, pull_delay_ms
-        self.listener: ChangeListener | None = None
-        self.notifier: QSocketNotifier | None = None
+        self.listening: Listening | None = None
         self._again = False
 
     @property
@@ -114,6 +114,10 @@ class AutoSync(QObject):
             self.soon.start(0)
 
     # the server's notifications -----------------------------------------------------------
+    @property
+    def listener(self):
+        return self.listening.listener if self.listening is not None else None
+
     def _listen(self) -> None:
         assert self.server is not None
         try:
@@ -121,31 +125,19 @@ class AutoSync(QObject):
         except Exception as exc:  # offline: the periodic round finds out when it is back
             log.info("cannot LISTEN on %s: %s", self.server, exc)
             return
-        self.listener = listener
-        self.notifier = QSocketNotifier(listener.fileno(), QSocketNotifier.Type.Read, self)
-        self.notifier.activated.connect(self._notified)
+        self.listening = Listening(listener, self)
+        self.listening.notified.connect(self._notified)
+        self.listening.lost.connect(self._lost)
 
     def _unlisten(self) -> None:
-        if self.notifier is not None:
-            self.notifier.setEnabled(False)
-            self.notifier.deleteLater()
-            self.notifier = None
-        if self.listener is not None:
-            try:
-                self.listener.close()
-            except Exception:
-                pass
-            self.listener = None
+        if self.listening is not None:
+            self.listening.close()
+            self.listening = None
 
-    @Slot()
-    def _notified(self) -> None:
-        if self.listener is None:
-            return
-        try:
-            changed = self.listener.drain()
-        except Exception as exc:  # the server went away: listen again after a round reaches it
-            log.info("sync server notifications stopped: %s", exc)
-            self._unlisten()
-            return
-        if changed and not self.soon.isActive():
+    def _lost(self, why: str) -> None:  # listen again after a round reaches the server
+        log.info("sync server notifications stopped: %s", why)
+        self.listening = None
+
+    def _notified(self, _tables) -> None:
+        if not self.soon.isActive():
             self.soon.start(self.pull_delay_ms)

@@ -59,3 +59,17 @@ def members(team_store, pg_server, tmp_path, monkeypatch):
         return pg_server.url(team_store.dbname, role=name)
 
     return url
+
+
+@pytest.fixture
+def own_server():
+    """A PostgreSQL of this test's own, with a database "mine": stopped and started again
+    mid-test (a laptop going offline), so it cannot be the session's shared server."""
+    from tests.teamstore.servers import start_postgres
+
+    pg = start_postgres()
+    con = pg.admin()
+    con.cursor().execute("CREATE DATABASE mine")
+    con.close()
+    yield pg
+    pg.stop()

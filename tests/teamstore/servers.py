@@ -288,3 +288,16 @@ def start_or_fail(start):
         return start()
     except Exception as exc:
         pytest.fail(f"could not start a test server: {exc}", pytrace=False)
+
+
+def run_cli(data_dir, *args) -> str:
+    """``engram --data-dir D ARGS…`` as its own process (another machine, a hook); its
+    stdout, and an error when it fails."""
+    root = Path(__file__).resolve().parents[2]
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", "--data-dir", str(data_dir), *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout

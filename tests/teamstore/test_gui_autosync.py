@@ -6,39 +6,19 @@ data dir."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.teamstore.servers import start_postgres
+from tests.teamstore.servers import run_cli as _cli
 
 pytestmark = [pytest.mark.gui, pytest.mark.postgres]
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
-def server():
-    pg = start_postgres()
-    con = pg.admin()
-    con.cursor().execute("CREATE DATABASE mine")
-    con.close()
-    yield pg
-    pg.stop()
-
-
-def _cli(data_dir, *args) -> str:
-    return subprocess.run(
-        [sys.executable, "-m", "app.cli", "--data-dir", str(data_dir), *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-
-
-def test_pushes_pulls_on_notify_and_finds_the_server_again(qtbot, tmp_path, server, monkeypatch):
+def test_pushes_pulls_on_notify_and_finds_the_server_again(
+    qtbot, tmp_path, own_server, monkeypatch
+):
     from PySide6.QtCore import QSettings
 
     from services.config import StoreConfig
@@ -48,7 +28,7 @@ def test_pushes_pulls_on_notify_and_finds_the_server_again(qtbot, tmp_path, serv
     QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(tmp_path))
     set_automatic(True)
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
-    url = server.url("mine")
+    url = own_server.url("mine")
     laptop, desktop = tmp_path / "laptop", tmp_path / "desktop"
     _cli(laptop, "agent", "add", "notes")
     _cli(laptop, "remember", "--agent", "notes", "Recycling goes out on Thursday evenings")
@@ -78,13 +58,13 @@ def test_pushes_pulls_on_notify_and_finds_the_server_again(qtbot, tmp_path, serv
         assert "pulled 1" in _cli(desktop, "sync")
 
         # offline: the round says so, the notifications stop; back online, both come back
-        server.pause()
+        own_server.pause()
         qtbot.waitUntil(lambda: auto.listener is None or not auto.round.running(), timeout=5000)
         with qtbot.waitSignal(auto.round_ended, timeout=120_000) as got:
             auto.sync_now()
         assert got.args[0] is not None and not got.args[0]["online"], got.args[1]
         qtbot.waitUntil(lambda: auto.listener is None, timeout=30_000)
-        server.resume()
+        own_server.resume()
         with qtbot.waitSignal(auto.round_ended, timeout=120_000) as got:
             auto.sync_now()  # what the periodic timer does
         assert got.args[0]["online"], got.args[1]
@@ -98,7 +78,7 @@ def test_pushes_pulls_on_notify_and_finds_the_server_again(qtbot, tmp_path, serv
         e.close()
 
 
-def test_off_in_the_settings_means_no_rounds(qtbot, tmp_path, server):
+def test_off_in_the_settings_means_no_rounds(qtbot, tmp_path, own_server):
     from PySide6.QtCore import QSettings
 
     from services.config import StoreConfig
@@ -108,7 +88,7 @@ def test_off_in_the_settings_means_no_rounds(qtbot, tmp_path, server):
     QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(tmp_path))
     laptop = tmp_path / "laptop"
     _cli(laptop, "agent", "add", "notes")
-    _cli(laptop, "sync", "--server", server.url("mine"))
+    _cli(laptop, "sync", "--server", own_server.url("mine"))
     e = Engram.open(StoreConfig(data_dir=laptop, semantic=False))
     auto = AutoSync(e, push_delay_ms=10)
     try:

@@ -6,27 +6,15 @@ own store, and what it pushed on the server."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from PySide6.QtWidgets import QWidget
 
-from tests.teamstore.servers import start_postgres
+from tests.teamstore.servers import run_cli as _cli
 
 pytestmark = [pytest.mark.gui, pytest.mark.postgres]
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def server():
-    pg = start_postgres()
-    con = pg.admin()
-    con.cursor().execute("CREATE DATABASE mine")
-    con.close()
-    yield pg
-    pg.stop()
 
 
 class _Window(QWidget):
@@ -35,17 +23,6 @@ class _Window(QWidget):
     def __init__(self, engram):
         super().__init__()
         self.engram = engram
-
-
-def _cli(data_dir, *args) -> str:
-    out = subprocess.run(
-        [sys.executable, "-m", "app.cli", "--data-dir", str(data_dir), *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return out.stdout
 
 
 def _sync(qtbot, box):
@@ -60,7 +37,9 @@ def _left():
     return Qt.MouseButton.LeftButton
 
 
-def test_the_dialog_syncs_shows_what_waits_and_says_offline(qtbot, tmp_path, server, monkeypatch):
+def test_the_dialog_syncs_shows_what_waits_and_says_offline(
+    qtbot, tmp_path, own_server, monkeypatch
+):
     from services.config import StoreConfig
     from services.engram import Engram
     from ui.team_store_dialog import TeamStoreDialog
@@ -68,7 +47,7 @@ def test_the_dialog_syncs_shows_what_waits_and_says_offline(qtbot, tmp_path, ser
     monkeypatch.delenv("ENGRAM_SYNC_URL", raising=False)
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     here, other = tmp_path / "laptop", tmp_path / "desktop"
-    url = server.url("mine")
+    url = own_server.url("mine")
     _cli(other, "agent", "add", "notes")
     _cli(other, "remember", "--agent", "notes", "The desktop's backup disk is the blue one")
     _cli(other, "sync", "--server", url)
@@ -95,12 +74,12 @@ def test_the_dialog_syncs_shows_what_waits_and_says_offline(qtbot, tmp_path, ser
         box.refresh()
         assert "1 change waiting to be pushed" in box.status.text()
 
-        server.pause()
+        own_server.pause()
         text = _sync(qtbot, box)
         assert text.startswith("✖ offline: refused"), text
         assert "1 change waiting" in box.status.text() and "Last problem:" in box.status.text()
 
-        server.resume()
+        own_server.resume()
         assert _sync(qtbot, box).startswith("✔ pushed 1, pulled 0")
         st = json.loads(_cli(here, "sync", "--status", "--json"))
         assert st["pending"] == {} and st["last_problem"] in ("", None)
@@ -110,7 +89,7 @@ def test_the_dialog_syncs_shows_what_waits_and_says_offline(qtbot, tmp_path, ser
 
 
 def test_the_status_bar_indicator_counts_pending_and_stop_leaves_the_queue(
-    qtbot, tmp_path, server, monkeypatch
+    qtbot, tmp_path, own_server, monkeypatch
 ):
     from services.config import StoreConfig
     from services.engram import Engram
@@ -129,7 +108,7 @@ def test_the_status_bar_indicator_counts_pending_and_stop_leaves_the_queue(
         qtbot.waitUntil(lambda: not ind._busy, timeout=10_000)
         assert ind.isHidden()  # a store that never synced shows nothing
 
-        _cli(here, "sync", "--server", server.url("mine"))
+        _cli(here, "sync", "--server", own_server.url("mine"))
         m.remember("Ines feeds the cat on Tuesdays")
         m.remember("The boiler service is due in March")
         ind.refresh()
@@ -139,7 +118,7 @@ def test_the_status_bar_indicator_counts_pending_and_stop_leaves_the_queue(
 
         box = SyncBox(e)
         qtbot.addWidget(box)
-        box.server.setText(server.url("mine"))
+        box.server.setText(own_server.url("mine"))
         with qtbot.waitSignal(box.synced, timeout=60_000):
             box.start()
             box.cancel()  # Stop sync at once: the child dies before it pushes anything

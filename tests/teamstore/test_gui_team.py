@@ -21,7 +21,7 @@ def test_the_watcher_wakes_on_another_clients_write(qtbot, keyword_engram_pg, te
 
     keyword_engram_pg.agent("team", create=True)
     w = StoreWatcher(keyword_engram_pg, interval_ms=60_000)  # the poll cannot be what fires
-    assert w.listener is not None and w.notifier is not None
+    assert w.listener is not None and w.listening.notifier is not None
     try:
         code = (
             "import sys\n"

@@ -7,10 +7,7 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from app.cli import main
-from tests.teamstore.servers import start_postgres
 
 SHARED = "The Halcyon project demo is on the twelfth of May"
 LAPTOP = [
@@ -23,17 +20,6 @@ DESKTOP = [
     "Quarterly tax forms are due at the end of January",
     "Kubernetes upgrades go through the staging cluster first",
 ]
-
-
-@pytest.fixture
-def own_server():
-    """A PostgreSQL of this test's own: it is stopped and started again mid-test."""
-    pg = start_postgres()
-    con = pg.admin()
-    con.cursor().execute("CREATE DATABASE mine")
-    con.close()
-    yield pg
-    pg.stop()
 
 
 def _run(capsys, data, *args):
