@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 from services.config import StoreConfig
 from services.engram import Engram
 from services.forget.service import ForgetScope, ForgetService
@@ -135,6 +137,7 @@ def test_layers_a_compile_wrote_after_the_preview_are_forgotten_too(tmp_path, mo
         e.close()
 
 
+@pytest.mark.slow  # the forget tests' template store (built once per worker)
 def test_a_workspace_sync_during_a_forget_does_not_bring_the_entry_back(store, monkeypatch):
     """The app's workspace watcher (or `engram sync --agent`) runs while a forget is between
     editing the workspace's MEMORY.md and deleting the rows: the entry must not come back,
