@@ -92,7 +92,7 @@ def pytest_generate_tests(metafunc):
         metafunc.parametrize("store_backend", marker.args, indirect=True)
 
 
-_SERVER_FIXTURES = {"team_store", "pg_server", "chroma_server", "_pg_template"}
+_SERVER_FIXTURES = {"team_store", "pg_server", "chroma_server", "_pg_template", "own_server"}
 
 
 _SPAWN_WORDS = ("subprocess", "sys.executable", "Popen", "multiprocessing")

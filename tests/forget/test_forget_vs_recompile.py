@@ -19,6 +19,7 @@ from services.ingest.pipeline import NewFact
 from services.lifecycle import compile as compile_mod
 
 NAME = "Wolfgang Quibble"
+pytestmark = pytest.mark.slow  # threads held at a point, full forgets: the whole suite runs them
 
 
 def _store(tmp_path):
@@ -137,7 +138,6 @@ def test_layers_a_compile_wrote_after_the_preview_are_forgotten_too(tmp_path, mo
         e.close()
 
 
-@pytest.mark.slow  # the forget tests' template store (built once per worker)
 def test_a_workspace_sync_during_a_forget_does_not_bring_the_entry_back(store, monkeypatch):
     """The app's workspace watcher (or `engram sync --agent`) runs while a forget is between
     editing the workspace's MEMORY.md and deleting the rows: the entry must not come back,
