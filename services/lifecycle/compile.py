@@ -326,7 +326,7 @@ class CompileService:
         today = now.date() if isinstance(now, datetime) else now
         result = CompileResult()
         total = len(LAYERS) + 2
-        seen = change_stamp()
+        seen = change_stamp(self.memory.agent_id)
         built = self._build(today, progress, cancelled, total)
         if built is None:
             result.cancelled = True
@@ -344,7 +344,7 @@ class CompileService:
         # text a forget removed. The files are written under the lock too: a forget's own
         # recompile cannot slip between this run's rows and its files.
         with writer_lock(self.memory.db, self.memory.agent_id), self.memory.db.atomic():
-            if change_stamp() != seen:
+            if change_stamp(self.memory.agent_id) != seen:
                 built = self._build(today, None, None, total)
                 assert built is not None  # nothing to cancel
                 if result.rewritten:
@@ -534,11 +534,15 @@ class CompileService:
             result.episodes_exported += len(blocks)
 
 
-def change_stamp() -> tuple[int, int]:
-    """Moves on with every forget (receipts are never deleted) and every audited edit,
-    delete or write: what a compile compares before it writes what it read."""
+def change_stamp(agent_id: int) -> tuple[int, int]:
+    """Moves on with every forget (receipts are never deleted; a forget may span agents) and
+    every audited edit, delete or write of this agent (the audit table's agent index makes
+    its newest id one lookup): what a compile compares before it writes what it read."""
     receipts = ForgetReceipt.select(pw.fn.MAX(ForgetReceipt.id)).scalar() or 0
-    audits = AuditEvent.select(pw.fn.MAX(AuditEvent.id)).scalar() or 0
+    audits = (
+        AuditEvent.select(pw.fn.MAX(AuditEvent.id)).where(AuditEvent.agent == agent_id).scalar()
+        or 0
+    )
     return receipts, audits
 
 
