@@ -5,8 +5,9 @@ whenever the server answers, without anyone pressing Sync now:
   round runs a moment after a notification (a burst of writes is one round);
 - this computer's writes (the app's and the agents' hooks'): the status bar's count of what
   waits to be pushed starts a round a few seconds after it goes above zero;
+- at start, a first round pulls what others wrote while the app was closed;
 - offline: a round every few minutes finds out when the server is back, and the LISTEN is
-  made again after the first round that reaches it.
+  made (again) after the first round that reaches it.
 
 A round is the child ``engram sync`` (ui/sync_round.py), one at a time; a reason to sync
 during a round runs one more round after it. The rounds add no loop: a round that pushed
@@ -78,7 +79,10 @@ class AutoSync(QObject):
             return False
         self.server = server
         self.timer.start()
-        self._listen()
+        # a first round soon, which pulls what others wrote while the app was closed; the
+        # LISTEN connects after it has reached the server, never on the way to the window (an
+        # unreachable host would hold the GUI thread for the connect timeout)
+        self.soon.start(self.push_delay_ms)
         return True
 
     def stop(self) -> None:

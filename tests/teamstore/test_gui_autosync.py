@@ -38,7 +38,10 @@ def test_pushes_pulls_on_notify_and_finds_the_server_again(
     # an hour between periodic rounds: within the test, only NOTIFY or the count starts one
     auto = AutoSync(e, interval_ms=3_600_000, push_delay_ms=100, pull_delay_ms=100)
     try:
-        assert auto.start() and auto.listener is not None  # listening on the server
+        # started: a first round (nothing to pull yet), then it listens on the server
+        with qtbot.waitSignal(auto.round_ended, timeout=120_000) as got:
+            assert auto.start()
+        assert got.args[0]["online"] and auto.listener is not None, got.args[1]
 
         # another machine pushes: the server's NOTIFY starts a round here, nobody presses
         _cli(desktop, "remember", "--agent", "notes", "The desktop's backup disk is the blue one")
