@@ -143,9 +143,6 @@ class SyncBox(QGroupBox):
         self.refresh()
         self.synced.emit()
 
-    def running(self) -> bool:
-        return self.round.running()
-
     def stop(self) -> None:
         """The dialog closes: a round still running is killed (it resumes next time)."""
         self.round.stop()
