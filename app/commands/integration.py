@@ -158,10 +158,28 @@ def cmd_hooks(args, ctx):
             context_budget=args.budget,
             mcp=args.mcp,
         )
-    else:
+        return _show_and_apply(plan, args, eng.config.data_dir)
+    # without --agent: every agent installed into this target's files (an install for
+    # "alpha" is not the default slug's), the latest first; each plan is made after the
+    # previous one is applied, as they may share a file
+    slugs = [slug]
+    if not args.agent:
+        slugs = hooks.installed_agents(
+            args.target, eng.config.data_dir, home=home, project=project, mcp=args.mcp
+        ) or [slug]
+    for s in slugs:
+        if slugs != [slug]:  # the user did not name it: say whose part goes
+            print(f"{args.target}, agent {s}:")
         plan = hooks.plan_uninstall(
-            slug, args.target, eng.config.data_dir, home=home, project=project, mcp=args.mcp
+            s, args.target, eng.config.data_dir, home=home, project=project, mcp=args.mcp
         )
+        _show_and_apply(plan, args, eng.config.data_dir)
+    return 0
+
+
+def _show_and_apply(plan, args, data_dir: Path) -> int:
+    from services.integrations import hooks_install as hooks
+
     sys.stdout.write(plan.preview())
     for n in plan.notes:
         print(f"note: {n}")
@@ -170,11 +188,12 @@ def cmd_hooks(args, ctx):
     if not args.yes or args.dry_run:
         print(f"(plan only: run again with --yes to {args.action})")
         return 0
-    touched = hooks.apply(plan, eng.config.data_dir)
+    touched = hooks.apply(plan, data_dir)
     for c in plan.pending:
         print(f"{'wrote' if c.after is not None else 'removed'} {c.path}")
     for b in touched:
         print(f"{'backup' if args.action == 'install' else 'removed backup'} {b}")
+    return 0
 
 
 def cmd_hooks_status(args, ctx):

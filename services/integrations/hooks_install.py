@@ -560,6 +560,32 @@ def plan_uninstall(
     return plan
 
 
+def installed_agents(
+    target: str,
+    data_dir: Path,
+    home: Path | None = None,
+    project: Path | None = None,
+    mcp: bool | str = True,
+) -> list[str]:
+    """The agents whose part of ``target``'s files (at this home and project) the manifest
+    records, the latest install first: what ``hooks uninstall TARGET`` without ``--agent``
+    removes. Records are kept per (file, agent), so the target's default slug alone would
+    miss an install made for any other agent."""
+    home = Path(home or Path.home()).expanduser()
+    latest: dict[str, int] = {}
+    for key, rec in _load_manifest(data_dir).items():
+        slug = rec.get("agent")
+        if rec.get("target") != target or not slug:
+            continue
+        try:
+            paths = _targets(target, home, project, slug, mcp)
+        except InvalidInput:
+            return []
+        if _rec_path(key, rec) in {str(p) for p in paths.values()}:
+            latest[slug] = max(latest.get(slug, 0), rec.get("seq", 0))
+    return sorted(latest, key=lambda s: -latest[s])
+
+
 def _uninstall_one(plan, manifest, role, target, path, slug) -> FileChange:
     raw = _read(path)
     _, rec = _find_record(manifest, path, slug)
