@@ -27,6 +27,7 @@ from services.ingest.policy import Target, policy_for, sanitize_for
 
 # registers what accepting an MCP client's forget/delete request in the review inbox does
 from services.integrations import mcp_requests  # noqa: F401
+from services.integrations.delete_for_good import DeletedAgent
 from services.records import AgentInfo, FactView, RememberResult, SearchHit
 from services.search.hybrid import Searcher, SearchWeights
 from services.store import fact_rows
@@ -324,15 +325,22 @@ class Engram:
                 out.append(TrashedAgent(a.slug, a.name, n, a.settings[TRASH_KEY]))
         return out
 
-    def empty_trash(self, slug: str | None = None) -> list[str]:
-        """Delete trashed agents for good (one, or all): rows, history and vectors."""
-        gone = []
-        for t in self.trashed_agents():
-            if slug is None or t.slug == slug:
-                self._drop(Agent.get(Agent.slug == t.slug))
-                gone.append(t.slug)
-        if slug is not None and not gone:
+    def empty_trash(self, slug: str | None = None) -> list[DeletedAgent]:
+        """Delete trashed agents for good (one, or all) from every place they live, as a
+        whole-agent forget does, unwire the integrations that loaded their memory, then
+        drop their rows and compact (``services/integrations/delete_for_good.py``)."""
+        from services.forget.service import ForgetService
+        from services.integrations.delete_for_good import erase_agent
+
+        chosen = [t.slug for t in self.trashed_agents() if slug is None or t.slug == slug]
+        if slug is not None and not chosen:
             raise NotFound(f"no agent {slug!r} in the trash (see `engram agent trash`)")
+        gone = []
+        for s in chosen:
+            gone.append(erase_agent(self, s))
+            self._drop(Agent.get(Agent.slug == s))
+        if gone:  # the rows just dropped (name, paths, sessions) leave no free page either
+            gone[-1].notes += ForgetService(self).compact()
         return gone
 
     def _drop(self, a: Agent) -> None:

@@ -111,13 +111,15 @@ class TrashDialog(QDialog):
         self.restore_btn.setEnabled(on)
         self.delete_btn.setEnabled(on)
 
-    def _run(self, title: str, op, done_text: str) -> None:
-        def ok(_r):
+    def _run(self, title: str, op, done_text) -> None:
+        """``done_text``: the status message, or a function of what ``op`` returned."""
+
+        def ok(r):
             self.reload()
             self.changed.emit()
             parent = self.parent()
             if parent is not None and hasattr(parent, "show_message"):
-                parent.show_message(done_text)
+                parent.show_message(done_text(r) if callable(done_text) else done_text)
 
         self.runner.start(title, lambda p, c: op(), serial=True, success=ok, failure=self._fail)
 
@@ -158,6 +160,18 @@ class TrashDialog(QDialog):
         if box.exec() != QMessageBox.Yes:
             return
         engram = self.engram
-        self._run(
-            f"Deleting {slug}", lambda: engram.empty_trash(slug), f"Deleted agent {slug} for good."
-        )
+        self._run(f"Deleting {slug}", lambda: engram.empty_trash(slug), _deleted_text)
+
+
+def _deleted_text(gone) -> str:
+    """What Delete for good did: the agent, the agents' files it was unwired from, and
+    whether the verification found any of its text left."""
+    parts = []
+    for d in gone:
+        text = f"Deleted agent {d.slug} for good"
+        if d.unwired:
+            text += f"; its integration left {len(d.unwired)} file(s)"
+        if d.remaining:
+            text += f"; {d.remaining} place(s) still hold its text (forget receipt {d.receipt})"
+        parts.append(text + ".")
+    return " ".join(parts)

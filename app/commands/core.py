@@ -217,8 +217,17 @@ def cmd_agent_restore(args, ctx):
 def cmd_agent_trash(args, ctx):
     if args.empty:
         gone = ctx.engram().empty_trash(args.agent)
-        print(f"Deleted for good: {', '.join(gone)}" if gone else "The trash is empty.")
-        return
+        if not gone:
+            print("The trash is empty.")
+        for d in gone:
+            print(f"Deleted for good: {d.slug} (forget receipt {d.receipt})")
+            for path in d.unwired:
+                print(f"  removed Engram's integration for {d.slug} from {path}")
+            for n in d.notes:
+                print(f"  note: {n}")
+            if d.remaining:
+                print(f"  still found in {d.remaining} place(s): see `engram receipts`")
+        return 1 if any(d.remaining for d in gone) else 0
     items = ctx.engram(semantic=False).trashed_agents()
     if args.json:
         emit_json([t.__dict__ for t in items])

@@ -586,6 +586,34 @@ def installed_agents(
     return sorted(latest, key=lambda s: -latest[s])
 
 
+def plan_uninstall_agent(slug: str, data_dir: Path, target: str) -> Plan:
+    """Agent ``slug``'s part of ``target``'s files wherever the manifest says it was
+    installed (any home, any project): what deleting the agent for good removes, so no
+    agent keeps loading a memory that no longer exists."""
+    manifest = _load_manifest(data_dir)
+    plan = Plan("uninstall", target, slug)
+    recs = sorted(manifest.items(), key=lambda kr: kr[1].get("seq", 0))
+    for key, rec in recs:
+        if rec.get("agent") != slug or rec.get("target") != target:
+            continue
+        path, role = Path(_rec_path(key, rec)), rec.get("role") or ""
+        if role == "link":
+            before = os.readlink(path).encode() if path.is_symlink() else None
+            plan.changes.append(FileChange(path, before, None, symlink=True, role=role))
+        elif role:
+            plan.changes.append(_uninstall_one(plan, manifest, role, target, path, slug))
+        else:  # an early version's record does not say what it is
+            plan.notes.append(f"{path}: Engram's entry for {slug} not removed (unknown kind)")
+    _check_writable(plan)
+    return plan
+
+
+def agent_targets(slug: str, data_dir: Path) -> list[str]:
+    """The targets the manifest records an install of agent ``slug`` for."""
+    recs = _load_manifest(data_dir).values()
+    return sorted({r["target"] for r in recs if r.get("agent") == slug and r.get("target")})
+
+
 def _uninstall_one(plan, manifest, role, target, path, slug) -> FileChange:
     raw = _read(path)
     _, rec = _find_record(manifest, path, slug)
