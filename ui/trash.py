@@ -152,7 +152,10 @@ class TrashDialog(QDialog):
             QMessageBox.Yes | QMessageBox.No,
             self,
         )
-        box.setInformativeText("This cannot be undone.")
+        box.setInformativeText(
+            "This cannot be undone. Its compiled memory files, its entries in the agent's own "
+            "memory files and Engram's hooks for it are removed too."
+        )
         box.button(QMessageBox.Yes).setText(f"Delete {slug}")
         box.setDefaultButton(QMessageBox.No)
         box.setEscapeButton(QMessageBox.No)

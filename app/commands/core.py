@@ -47,7 +47,12 @@ def register(sub) -> None:
     a.add_argument("slug")
     a.set_defaults(func=cmd_agent_restore)
     a = asub.add_parser("trash", help="list removed agents; --empty deletes them for good")
-    a.add_argument("--empty", action="store_true", help="delete every agent in the trash")
+    a.add_argument(
+        "--empty",
+        action="store_true",
+        help="delete every agent in the trash for good: every trace (as `forget --all` does), "
+        "Engram's hooks for it, then its row",
+    )
     a.add_argument("--agent", help="with --empty: only this agent")
     a.add_argument("--json", action="store_true")
     a.set_defaults(func=cmd_agent_trash)
