@@ -173,7 +173,7 @@ def _deleted_text(gone) -> str:
     for d in gone:
         text = f"Deleted agent {d.slug} for good"
         if d.unwired:
-            text += f"; its integration left {len(d.unwired)} file(s)"
+            text += f"; Engram's hooks for it removed from {len(d.unwired)} file(s)"
         if d.remaining:
             text += f"; {d.remaining} place(s) still hold its text (forget receipt {d.receipt})"
         parts.append(text + ".")

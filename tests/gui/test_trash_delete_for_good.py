@@ -58,7 +58,9 @@ def test_delete_for_good_erases_every_trace(window, seeded, engram, qtbot, tmp_p
     assert engram.trashed_agents() == [] and engram.agents() == []
     bar = window.statusBar()
     said = bar.toolTip() or bar.currentMessage()
-    assert said == "Deleted agent claude for good; its integration left 3 file(s).", said
+    assert said == "Deleted agent claude for good; Engram's hooks for it removed from 3 file(s).", (
+        said
+    )
 
     assert raw_scan(data, texts) == []
     assert not adir.exists()
