@@ -57,10 +57,11 @@ $(AGENT_STAMP): $(AGENT_CLIS)/package.json $(AGENT_CLIS)/package-lock.json
 	cd $(AGENT_CLIS) && npm install --no-save --no-audit --no-fund --loglevel=error
 	touch $@
 
-# the whole suite, one worker per core (each worker starts its own test servers)
+# the whole suite, one worker per core (each worker starts its own test servers);
+# PYTEST_ARGS narrows it, e.g. PYTEST_ARGS=tests/integration/test_real_agent_clis.py
 test: $(STAMP) agent-clis
 	PATH="$(CURDIR)/$(AGENT_CLIS)/node_modules/.bin:$$PATH" QT_QPA_PLATFORM=offscreen \
-		$(BIN)/python -m pytest -q -p no:cacheprovider -n auto --dist loadfile
+		$(BIN)/python -m pytest -q -p no:cacheprovider -n auto --dist loadfile $(PYTEST_ARGS)
 
 # the inner loop: no GUI, no servers, no child processes, no benchmarks, nothing slow
 FAST := not gui and not slow and not postgres and not subprocess and not bench
