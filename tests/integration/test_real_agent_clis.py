@@ -68,12 +68,9 @@ def engram(home: Path, store: Path, *argv: str) -> str:
 def agent_env(home: Path) -> dict:
     """The agent's world: a fresh $HOME, no API keys (no login needed), its default
     timeouts, and the Engram under test importable by the server it starts."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("ENGRAM_", "XDG_")) and not k.endswith("_API_KEY")
-        and k not in TIMEOUT_VARS
-    }  # fmt: skip
+    dropped = [k for k in os.environ if k.startswith(("ENGRAM_", "XDG_")) or k in TIMEOUT_VARS]
+    dropped += [k for k in os.environ if k.endswith("_API_KEY")]
+    env = {k: v for k, v in os.environ.items() if k not in dropped}
     env.update(
         HOME=str(home),
         XDG_CONFIG_HOME=str(home / ".config"),
