@@ -7,7 +7,7 @@ APT_PACKAGES := libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-keysyms1 
 	libxcb-render-util0 libxcb-image0 libxcb-randr0 libxcb-xinerama0 libegl1 libgl1 \
 	libfontconfig1 libdbus-1-3 xvfb xauth git
 
-.PHONY: install system-deps run test test-fast lint format bench bench-quick demo screenshots package clean
+.PHONY: install system-deps agent-clis run test test-fast lint format bench bench-quick demo screenshots package clean
 
 install: $(STAMP)
 
@@ -39,9 +39,29 @@ run: $(STAMP)
 		xvfb-run -a $(BIN)/python -m app.main --demo-if-empty; \
 	else $(BIN)/python -m app.main --demo-if-empty; fi
 
-# the whole suite, one worker per core (each worker starts its own test servers)
-test: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider -n auto --dist loadfile
+# The agents' own CLIs that tests/integration/test_real_agent_clis.py drives, at the exact
+# versions tools/agent-clis pins: for the tests only (users of the app do not need them), so
+# `make test` installs them from the npm registry into tools/agent-clis/node_modules (ignored
+# by git) and again only when the pinned files change. `install --no-save`, not `ci`: the
+# lock holds only the platform packages the registry served when it was made, which `ci`
+# calls out of sync; --no-save installs what the lock pins and never edits it.
+AGENT_CLIS := tools/agent-clis
+AGENT_STAMP := $(AGENT_CLIS)/node_modules/.installed
+
+agent-clis:
+	@if command -v npm >/dev/null 2>&1; then $(MAKE) -s --no-print-directory $(AGENT_STAMP); \
+	else echo "npm not found: skipping the real agent CLI tests (claude, codex, gemini, opencode)"; fi
+
+$(AGENT_STAMP): $(AGENT_CLIS)/package.json $(AGENT_CLIS)/package-lock.json
+	@echo "installing the agent CLIs pinned in $(AGENT_CLIS) (npm)"
+	cd $(AGENT_CLIS) && npm install --no-save --no-audit --no-fund --loglevel=error
+	touch $@
+
+# the whole suite, one worker per core (each worker starts its own test servers);
+# PYTEST_ARGS narrows it, e.g. PYTEST_ARGS=tests/integration/test_real_agent_clis.py
+test: $(STAMP) agent-clis
+	PATH="$(CURDIR)/$(AGENT_CLIS)/node_modules/.bin:$$PATH" QT_QPA_PLATFORM=offscreen \
+		$(BIN)/python -m pytest -q -p no:cacheprovider -n auto --dist loadfile $(PYTEST_ARGS)
 
 # the inner loop: no GUI, no servers, no child processes, no benchmarks, nothing slow
 FAST := not gui and not slow and not postgres and not subprocess and not bench
