@@ -40,12 +40,12 @@ run: $(STAMP)
 	else $(BIN)/python -m app.main --demo-if-empty; fi
 
 # The agents' own CLIs that tests/integration/test_real_agent_clis.py drives, at the exact
-# versions tools/agent-clis pins: for the tests only (users of the app do not need them), so
-# `make test` installs them from the npm registry into tools/agent-clis/node_modules (ignored
+# versions tests/agent-clis pins: for the tests only (users of the app do not need them), so
+# `make test` installs them from the npm registry into tests/agent-clis/node_modules (ignored
 # by git) and again only when the pinned files change. `install --no-save`, not `ci`: the
 # lock holds only the platform packages the registry served when it was made, which `ci`
 # calls out of sync; --no-save installs what the lock pins and never edits it.
-AGENT_CLIS := tools/agent-clis
+AGENT_CLIS := tests/agent-clis
 AGENT_STAMP := $(AGENT_CLIS)/node_modules/.installed
 
 agent-clis:

@@ -1,5 +1,5 @@
 """The real agents' own CLIs (npm: @anthropic-ai/claude-code, @openai/codex,
-@google/gemini-cli, opencode-ai, pinned in tools/agent-clis and installed there by `make test`)
+@google/gemini-cli, opencode-ai, pinned in tests/agent-clis and installed there by `make test`)
 on a fake $HOME, offline and logged out: each lists and connects to the servers
 `engram hooks install` registered, within its own default timeout; installing and uninstalling
 gives back, byte for byte, the config the CLI itself wrote; Claude Code's SessionEnd hook is
@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PINNED = ROOT / "tools" / "agent-clis"
+PINNED = ROOT / "tests" / "agent-clis"
 CLIS = {"claude-code": "claude", "codex": "codex", "gemini": "gemini", "opencode": "opencode"}
 PACKAGES = {
     "claude": "@anthropic-ai/claude-code",
