@@ -551,6 +551,8 @@ class AgentMemory:
             "pending" if verdict.pending and snap.get("status") == "active" else snap.get("status")
         )
         fields = {k: snap.get(k) for k in ("subject", "tags", "metadata")}
+        if snap.get("category") is not None:
+            fields["category"] = snap["category"]
         _clean_fields(policy_for(self), fields)
         view = self.facts.restore(
             {**snap, **fields, "content": verdict.text, "status": status}, actor=actor
@@ -656,6 +658,8 @@ class AgentMemory:
 
 
 def _clean_fields(policy, changes: dict) -> None:
+    if changes.get("category") is not None:
+        changes["category"] = policy.category(changes["category"])
     if changes.get("subject") is not None:
         changes["subject"] = policy.field(changes["subject"]) or CleanText("")
     if changes.get("tags") is not None:
