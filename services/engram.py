@@ -440,7 +440,7 @@ class AgentMemory:
         )
         self.episodes = EpisodeStore(agent.id, engram.db, engram.bus)
         self._search = Searcher(self)
-        self.review = ReviewInbox(self, erase=self._erase_facts)
+        self.review = ReviewInbox(self, erase=self._erase_facts, edit=self._edit_in_review)
         self.entities = EntityService(agent.id, engram.db, name_check(self))
 
     @property
@@ -461,13 +461,23 @@ class AgentMemory:
                 self.agent_id, [f.id for f in facts], [f.content for f in facts]
             )
 
-    def _erase_facts(self, ids: list[int]) -> dict:
+    def _erase_facts(
+        self, ids: list[int], label: str = "rejected in review", rule: bool | None = None
+    ) -> dict:
         """Erase facts everywhere the forget service reaches (a rejected review candidate):
         the receipt."""
         from services.forget.service import ForgetScope, ForgetService
 
-        scope = ForgetScope(agent=self.slug, fact_ids=tuple(ids), label="rejected in review")
+        scope = ForgetScope(agent=self.slug, fact_ids=tuple(ids), label=label, rule=rule)
         return ForgetService(self.engram).execute(scope)
+
+    def _edit_in_review(self, fact_id: int, content: str, actor: str) -> tuple[int, dict | None]:
+        from services.ingest.review_edit import edit_and_accept
+
+        def erase(ids: list[int]) -> dict:  # a correction, not a ban: no forget rule
+            return self._erase_facts(ids, label="edited in review", rule=False)
+
+        return edit_and_accept(self, fact_id, content, erase, actor=actor)
 
     # writes ------------------------------------------------------------------------------
     def remember(
@@ -559,6 +569,8 @@ class AgentMemory:
             "pending" if verdict.pending and snap.get("status") == "active" else snap.get("status")
         )
         fields = {k: snap.get(k) for k in ("subject", "tags", "metadata")}
+        if snap.get("category") is not None:
+            fields["category"] = snap["category"]
         _clean_fields(policy_for(self), fields)
         view = self.facts.restore(
             {**snap, **fields, "content": verdict.text, "status": status}, actor=actor
@@ -664,6 +676,8 @@ class AgentMemory:
 
 
 def _clean_fields(policy, changes: dict) -> None:
+    if changes.get("category") is not None:
+        changes["category"] = policy.category(changes["category"])
     if changes.get("subject") is not None:
         changes["subject"] = policy.field(changes["subject"]) or CleanText("")
     if changes.get("tags") is not None:

@@ -190,12 +190,15 @@ class ReviewView(QWidget):
                 return 0
         memory, new = self.memory, text.strip()
 
-        def decide():
-            memory.edit(fid, content=new)
-            return memory.review.accept([fid])
-
         def op(p, c):
-            return _with_states(memory, [fid], decide)
+            from ui.undo import review_state
+
+            # the original is erased everywhere (its text may be what the user took out) and
+            # the correction stored as a new memory; the undo step holds the original in
+            # memory only, and puts it back in the inbox under the new id
+            was = review_state(memory.get(fid))
+            new_id = memory.review.edit(fid, new)
+            return [new_id], {new_id: was}, {new_id: review_state(memory.get(new_id))}
 
         return self.runner.start(
             "Edit and accept",

@@ -156,8 +156,8 @@ def cmd_review(args, ctx) -> int:
     if args.action == "edit":
         if len(args.ids) != 1 or not args.content:
             raise InvalidInput("review edit: one ID and --content 'the corrected text'")
-        memory.edit(args.ids[0], content=args.content, actor="user")
-        done = memory.review.accept(args.ids)
+        # the original is erased, the correction stored as a new memory: print its id
+        done = [memory.review.edit(args.ids[0], args.content, actor="user")]
         verb = "edited and accepted"
     elif args.action == "accept":
         done, verb = memory.review.accept(args.ids), "accepted"
@@ -165,7 +165,7 @@ def cmd_review(args, ctx) -> int:
         done, verb = memory.review.not_now(args.ids), "kept hidden (not now)"
     else:
         done, verb = memory.review.reject(args.ids), "rejected and erased"
-    receipt = memory.review.last_receipt if args.action == "reject" else None
+    receipt = memory.review.last_receipt if args.action in ("reject", "edit") else None
     if args.json:
         emit_json({"action": args.action, "ids": done, "receipt": receipt})
         return 0

@@ -127,7 +127,7 @@ def bulk_remember(
             counts["duplicate"] += 1
             continue
         seen.add(h)
-        cat = item.category or "fact"
+        cat = policy.category(item.category)
         buf.append(
             {
                 "agent": m.agent_id,

@@ -212,7 +212,12 @@ class Ingestor:
             # every text field beside the content passes the policy too: a subject is indexed
             # and shown, tags are searched, metadata is exported and read by the entity linker
             tags: list[str] = list(policy.tags(item.tags))
-            item = replace(item, subject=policy.field(item.subject), tags=tags)
+            item = replace(
+                item,
+                subject=policy.field(item.subject),
+                tags=tags,
+                category=policy.category(item.category),
+            )
             note = verdict.audit_note()
             if note:
                 notes[i] = note

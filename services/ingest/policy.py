@@ -96,10 +96,33 @@ class WritePolicy:
         policy would change or block is dropped, not stored half-redacted."""
         out: list[CleanText] = []
         for tag in tags or ():
-            text = self.field(str(tag))
-            if text is not None and text == str(tag).strip() and text not in out:
+            text = self.label(str(tag))
+            if text is not None and text not in out:
                 out.append(text)
         return out
+
+    def label(self, text: str) -> CleanText | None:
+        """A short name (a tag, a category), kept only when the policy leaves it as it is.
+        Importers slug names into labels ("a@b.org" → "a-b.org"), which hides an address
+        from the detector, so each way of reading a "-" back as the "@" is judged too."""
+        text = text.strip()
+        if not text or self.field(text) != text:
+            return None
+        for reading in _unslugged(text):
+            if self.field(reading) != reading:
+                return None
+        return CleanText(text)
+
+    def category(self, category: str | None) -> CleanText:
+        """A category is shown, compiled into the layers and filtered on: a secret or
+        personal data in it leaves it. What is left is its kind ("rel" of "rel:<name>") when
+        that passes, else the default."""
+        value = (category or "").strip() or "fact"
+        for candidate in (value, value.split(":", 1)[0]):
+            clean = self.label(candidate)
+            if clean is not None:
+                return clean
+        return CleanText("fact")
 
     def field(self, text: str | None, strip: bool = True) -> CleanText | None:
         """A short field beside the content (a subject, a metadata string): stored redacted,
@@ -182,6 +205,8 @@ def scrub_snapshot(snap: Any, policy: WritePolicy) -> Any:
             if k in ("content", "summary", "markdown") and isinstance(v, str):
                 verdict = policy.sanitize(v, Target.OTHER)
                 out[k] = "" if verdict.blocked_by else str(verdict.text)
+            elif k == "category" and isinstance(v, str):
+                out[k] = policy.category(v)
             elif k == "subject" and isinstance(v, str):
                 out[k] = policy.field(v)
             elif k == "tags" and isinstance(v, list):
@@ -197,6 +222,16 @@ def scrub_snapshot(snap: Any, policy: WritePolicy) -> Any:
 
 
 _DROP = object()
+_SLUG_READINGS = 16  # a label with more dashes is not read back (no slug of a name has that)
+
+
+def _unslugged(text: str) -> list[str]:
+    if "@" in text or "-" not in text:
+        return []
+    parts = text.split("-")
+    if len(parts) > _SLUG_READINGS:
+        return []
+    return ["-".join(parts[:i]) + "@" + "-".join(parts[i:]) for i in range(1, len(parts))]
 
 
 def _clean_json(value: Any, policy: WritePolicy) -> Any:

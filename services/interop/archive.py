@@ -364,6 +364,7 @@ def _clean_fields(policy: WritePolicy, d: dict) -> dict:
     """Subject, tags and metadata are memory text too (issue 20: the policy covers every
     field); what the policy blocks is left out."""
     return {
+        "category": policy.category(d.get("category")),
         "subject": policy.field(d.get("subject")),
         "tags": policy.tags(d.get("tags") or []),
         "metadata": policy.metadata(d.get("metadata") or {}),

@@ -74,11 +74,29 @@ def _place(src: list[str], start: int, body: list[str]) -> int | None:
     return None
 
 
+def _inside(name: str, base: Path | None) -> Path:
+    """Where ``name`` points, refused unless it stays inside ``base`` once ``~``, ``..`` and
+    symlinks are resolved: Gemini CLI only ever writes its own memory folder, and a proposal
+    is text an agent wrote, so it must not reach ``~/.bashrc``."""
+    path = Path(name).expanduser() if name.startswith("~") else Path(name)
+    target = path if path.is_absolute() or base is None else base / path
+    if base is not None:
+        root = base.resolve()
+        if not target.resolve().is_relative_to(root):
+            raise InvalidInput(
+                f"the patch changes {name}, outside the Gemini memory folder {root}; "
+                "nothing was applied"
+            )
+    return target
+
+
 def patched(patch: FilePatch, base: Path | None = None) -> tuple[Path, str | None]:
     """The file the patch changes and its new text (None: removed)."""
     name = patch.new or patch.old
     assert name is not None
-    target = Path(name) if Path(name).is_absolute() or base is None else base / name
+    for other in {patch.old, patch.new} - {None, name}:
+        _inside(str(other), base)
+    target = _inside(name, base)
     src = target.read_text(encoding="utf-8").splitlines() if patch.old is not None else []
     if patch.old is not None and not target.exists():
         raise InvalidInput(f"{target} does not exist any more; the patch cannot be applied")

@@ -97,15 +97,20 @@ def _item(row: Any) -> ReviewItem:
 
 
 Eraser = Callable[[builtins.list[int]], dict]
+# (fact id, corrected text, actor) → (the accepted memory's id, the original's erasure receipt)
+Editor = Callable[[int, str, str], tuple[int, dict | None]]
 
 
 class ReviewInbox:
     """One agent's inbox (``memory.review``). ``erase`` is the forget service's erasure of
     facts (the façade passes it in: the store sits below the forget package)."""
 
-    def __init__(self, memory: MemoryHandle, erase: Eraser | None = None):
+    def __init__(
+        self, memory: MemoryHandle, erase: Eraser | None = None, edit: Editor | None = None
+    ):
         self.m = memory
         self._erase = erase
+        self._edit = edit  # ``services.ingest.review_edit``, passed in by the façade
         self.last_receipt: dict | None = None  # the forget receipt of the last reject
 
     def _rows(self) -> Any:
@@ -163,6 +168,15 @@ class ReviewInbox:
             if patch:
                 Path(patch).unlink(missing_ok=True)
         return done
+
+    def edit(self, fact_id: int, content: str, actor: str = "user") -> int:
+        """Accept a corrected version of a candidate; the original text is erased everywhere
+        (receipt: ``last_receipt``). The id of the accepted memory (a new one when the text
+        changed)."""
+        if self._edit is None:
+            raise InvalidInput("editing needs the forget service; open the agent via Engram")
+        fid, self.last_receipt = self._edit(int(fact_id), content, actor)
+        return fid
 
     def not_now(self, ids: Iterable[int], actor: str = "user") -> builtins.list[int]:
         """Hide the candidates and keep them (archived, never revived by a restatement)."""

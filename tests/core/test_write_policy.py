@@ -368,6 +368,8 @@ def _field_kwargs(field: str, text: str) -> dict:
         return {"tags": ["work", text]}
     if field == "metadata":
         return {"metadata": {"note": text, "nested": {"seen": [text, 3]}, text: "as a key"}}
+    if field == "category":
+        return {"category": f"rel:{text}"}
     assert field == "review-note"
     from services.store.review import review_metadata
 
@@ -381,7 +383,11 @@ def _f_remember(mem, field, text, tmp):
 def _f_cli_remember(mem, field, text, tmp):
     from app.cli import main
 
-    flag = {"subject": ["--subject", text], "tags": ["--tags", f"work,{text}"]}[field]
+    flag = {
+        "subject": ["--subject", text],
+        "tags": ["--tags", f"work,{text}"],
+        "category": ["--category", f"rel:{text}"],
+    }[field]
     data = str(mem.engram.config.data_dir)
     rc = main(["--data-dir", data, "remember", "--agent", mem.slug, "Likes rye bread", *flag])
     assert rc == 0
@@ -473,6 +479,13 @@ def _f_entities(mem, field, text, tmp):
 
 
 FIELD_PATHS = {
+    # the category is shown, filtered on and compiled into the layers (issue #30, finding 11)
+    ("remember", "category"): _f_remember,
+    ("cli-remember", "category"): _f_cli_remember,
+    ("edit", "category"): _f_edit,
+    ("undo-delete", "category"): _f_restore,
+    ("import-engram-json", "category"): _f_import_json,
+    ("bulk", "category"): _f_bulk,
     ("remember", "subject"): _f_remember,
     ("remember", "tags"): _f_remember,
     ("remember", "metadata"): _f_remember,

@@ -155,8 +155,13 @@ def test_review_edit_corrects_then_accepts(window, agent, qtbot):
     tab.review.table.selectRow(0)
     with qtbot.waitSignal(tab.review.decided, timeout=15000) as sig:
         tab.review.edit_current("Uses Fedora 41 on the laptop")
-    assert sig.args == ["edit", [r.fact_id]]
-    f = agent.get(r.fact_id)
+    [new_id] = sig.args[1]
+    assert sig.args[0] == "edit"
+    f = agent.get(new_id)
     assert (f.content, f.status) == ("Uses Fedora 41 on the laptop", "active")
+    # the original is erased, not kept in the history of an edited row
+    assert [h["action"] for h in agent.facts.history(new_id)] == ["create"]
+    assert "Fedora 39" not in str(agent.facts.history(new_id))
+    assert [f.content for f in agent.list()] == ["Uses Fedora 41 on the laptop"]
     assert tab.review.table.rowCount() == 0 and tab.views.tabText(4) == "Review"
     qtbot.waitUntil(lambda: not window.runner.is_busy(), timeout=15000)

@@ -87,7 +87,7 @@ def test_reject_asks_naming_it_enter_keeps_and_erase_leaves_no_trace(window, age
 
 
 def test_edit_then_undo_puts_back_the_words_and_the_inbox(window, agent, qtbot):
-    ids = _pending(agent, ("nushell",))
+    _pending(agent, ("nushell",))
     tab, rv = _inbox(window, qtbot)
 
     def type_it(box):
@@ -98,10 +98,12 @@ def test_edit_then_undo_puts_back_the_words_and_the_inbox(window, agent, qtbot):
         answer_modal(
             qtbot, lambda: qtbot.keyClick(rv.table, Qt.Key_E), check=type_it, button_text="OK"
         )
-    f = agent.get(ids[0])
+    # the correction is a new memory, the original erased (issue #30, finding 10)
+    [f] = agent.list()
     assert (f.status, f.content) == ("active", "Prefers nushell for scripts")
-    assert window.notice.text() == f"Edited and accepted memory #{ids[0]} — Undo"
+    assert "Maybe: prefers" not in str(agent.facts.history(f.id))
+    assert window.notice.text() == f"Edited and accepted memory #{f.id} — Undo"
     with wait_write(qtbot, tab):
         window.act_undo.trigger()
-    f = agent.get(ids[0])
+    f = agent.get(f.id)
     assert (f.status, f.content) == ("pending", "Maybe: prefers nushell for scripts")

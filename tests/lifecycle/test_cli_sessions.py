@@ -109,10 +109,12 @@ def test_ingest_folders_once_review_and_episodes(tmp_path, capsys):
     rc, _, err = run(capsys, "--data-dir", d, "review", "reject", "--agent", "claude")
     assert rc != 0 and "candidate id" in err
 
-    # episodes: /clear and warm-up made none
+    # episodes: /clear and warm-up made none; the edit in review erased the original
+    # candidate everywhere (issue #30, finding 10), the episode that only quoted it too
     rc, out, _ = run(capsys, "--data-dir", d, "episodes", "--agent", "claude", "--json")
     eps = json.loads(out)
-    assert len(eps) == 2
+    assert len(eps) == 1
+    assert not any("I use the staging box" in e["summary"] for e in eps)
     assert any("Ended: done" in e["summary"] and "integer cents" in e["summary"] for e in eps)
     rc, out, _ = run(
         capsys, "--data-dir", d, "episodes", "--agent", "claude", "--since", "2099-01-01"

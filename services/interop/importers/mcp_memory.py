@@ -44,16 +44,32 @@ def detect(path: Path) -> bool:
     f = _file(path)
     if f is None:
         return False
+    # the first line that reads as JSON decides: a damaged or hostile first line (the parse
+    # reports it) must not make the whole graph "not a format Engram can import"
     try:
         with f.open("rb") as fh:
-            first = fh.readline(1_000_000).decode("utf-8", "replace").strip()
-        obj = json.loads(first)
-    except (OSError, ValueError):
+            for _ in range(_DETECT_LINES):
+                obj = _json_line(fh.readline(1_000_000))
+                if obj is not None:
+                    break
+            else:
+                return False
+    except OSError:
         return False
     if not isinstance(obj, dict):
         return False
     kind = _kind(obj)
     return (kind == "entity" and "name" in obj) or (kind == "relation" and "from" in obj)
+
+
+_DETECT_LINES = 8
+
+
+def _json_line(raw: bytes) -> object | None:
+    try:
+        return json.loads(raw.decode("utf-8", "replace")) if raw.strip() else None
+    except (ValueError, RecursionError):
+        return None
 
 
 def _obs_text(o) -> tuple[str, str | None]:
@@ -81,6 +97,9 @@ def parse(path: Path) -> ParsedSource:
             obj = json.loads(line)
         except ValueError:
             out.problems.append(ImportProblem(rel, no, "not a JSON line"))
+            continue
+        except RecursionError:  # the parser recurses per level: a hostile line, not the file
+            out.problems.append(ImportProblem(rel, no, "JSON nested too deep to read"))
             continue
         if not isinstance(obj, dict) or _kind(obj) is None:
             continue
