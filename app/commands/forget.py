@@ -50,7 +50,7 @@ def register(sub) -> None:
         "--verify",
         metavar="TEXT",
         action="append",
-        help="scan every store and file for TEXT (and each of its words); exit 1 while any remains",
+        help="scan every store and file for TEXT (and each part of a known name); exit 1 while any remains",
     )
     p.add_argument("--keyword-only", action="store_true", help="--matching: no semantic matches")
     p.add_argument(

@@ -239,6 +239,17 @@ def name_parts(agent_id: int, phrase: str) -> list[str]:
     return out
 
 
+def known_name_parts(phrase: str, agent: str | None = None) -> list[str]:
+    """``name_parts`` over one agent (by slug) or every agent."""
+    q = Agent.select(Agent.id)
+    if agent:
+        q = q.where(Agent.slug == agent)
+    out: list[str] = []
+    for a in q:
+        out += [p for p in name_parts(a.id, phrase) if p not in out]
+    return out
+
+
 def _partials(engram: EngramHandle, a: Agent, scope: ForgetScope, taken: set[int]) -> dict:
     """Facts naming only part of the entity's name (fact id -> the part), beyond ``taken``."""
     found: dict[int, str] = {}

@@ -57,6 +57,9 @@ def test_matching_a_phrase_forgets_only_the_phrase(cli, tmp_path):
         assert row == rows_before[content]  # the kept rows are untouched
     # the workspace file lost the one entry naming the phrase (any case, any spacing)
     assert memory_md.read_bytes() == "\n§\n".join(ENTRIES[1:]).encode() + b"\n"
+    # --verify checks what the forget matched, the phrase: the kept facts are no remains
+    rc, out, _ = cli("forget", "--verify", "Orion migration")
+    assert rc == 0 and "nothing remains" in out, out
     # the compiled layer lost only the forgotten fact's line
     assert layer.read_text().splitlines(keepends=True) == [
         ln for ln in layer_before if FACTS[0] not in ln and "ORION migration" not in ln
@@ -101,6 +104,8 @@ def test_include_partial_forgets_the_parts_too(cli):
     )
     assert rc == 0 and "remaining_after_verify 0" in out, out + err
     assert list(_rows(cli)) == ["Uses Gradle"]
+    rc, out, _ = cli("forget", "--verify", "Alice Martin")  # its parts are checked too
+    assert rc == 0 and "nothing remains" in out, out
 
 
 def test_an_unknown_two_word_phrase_lists_no_part(cli):
