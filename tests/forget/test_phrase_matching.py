@@ -64,6 +64,10 @@ def test_matching_a_phrase_forgets_only_the_phrase(cli, tmp_path):
     assert layer.read_text().splitlines(keepends=True) == [
         ln for ln in layer_before if FACTS[0] not in ln and "ORION migration" not in ln
     ]
+    # the forget rule blocks the phrase, not its words
+    assert cli("remember", "--agent", "a", "Orion rises early in winter")[0] == 0
+    rc, _, err = cli("remember", "--agent", "a", "the orion migration restarted")
+    assert rc == 3 and "forget rule" in err
 
 
 def test_part_of_a_known_name_is_listed_apart_and_kept_unless_ticked(cli):
