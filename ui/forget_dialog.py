@@ -116,6 +116,7 @@ class ForgetDialog(QDialog):
         self.on_finished = on_finished
         self.running = False
         self._previewed_scope = None
+        self._partial_tops: list[QTreeWidgetItem] = []  # groups listed apart, unticked
         self.setWindowTitle(f"Forget — {slug}")
         self.engram, self.runner, self.slug = engram, runner, slug
         self.fact_ids = list(fact_ids)
@@ -234,8 +235,10 @@ class ForgetDialog(QDialog):
     def _fill_items(self, p) -> None:
         self.items.blockSignals(True)
         self.items.clear()
+        self._partial_tops = []
         for a in getattr(p, "agents", []):
             facts, eps = list(a.facts), list(getattr(a, "episodes", []) or [])
+            self._fill_partial(a)
             if not facts and not eps:
                 continue
             top = QTreeWidgetItem([f"{a.slug}: {len(facts)} fact(s), {len(eps)} episode(s)", ""])
@@ -259,16 +262,45 @@ class ForgetDialog(QDialog):
             top.setExpanded(True)
         self.items.blockSignals(False)
 
-    def unticked_ids(self) -> list[int]:
+    def _fill_partial(self, a) -> None:
+        """Facts naming only part of the name: shown unticked, forgotten only if ticked."""
+        partial = list(getattr(a, "partial", []) or [])
+        if not partial:
+            return
+        top = QTreeWidgetItem(
+            [f"{a.slug}: also mentions part of the name (not forgotten unless ticked)", ""]
+        )
+        self._partial_tops.append(top)
+        self.items.addTopLevelItem(top)
+        for f in partial:
+            text = str(f.get("content", "")).replace("\n", " ")
+            item = QTreeWidgetItem([f"#{f.get('id')} {text}", why_matched(f)])
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(0, Qt.CheckState.Unchecked)
+            item.setData(0, Qt.ItemDataRole.UserRole, f.get("id"))
+            item.setToolTip(0, text)
+            top.addChild(item)
+        top.setExpanded(True)
+
+    def _fact_items(self, partial: bool) -> list[tuple[int, bool]]:
+        """(fact id, ticked) of the plan's facts, or of the part-of-the-name ones."""
         out = []
         for i in range(self.items.topLevelItemCount()):
             top = self.items.topLevelItem(i)
+            if top is None or any(top is t for t in self._partial_tops) != partial:
+                continue
             for j in range(top.childCount()):
                 it = top.child(j)
-                fid = it.data(0, Qt.UserRole)
-                if fid is not None and it.checkState(0) != Qt.Checked:
-                    out.append(int(fid))
+                fid = it.data(0, Qt.ItemDataRole.UserRole) if it is not None else None
+                if it is not None and fid is not None:
+                    out.append((int(fid), it.checkState(0) == Qt.CheckState.Checked))
         return out
+
+    def unticked_ids(self) -> list[int]:
+        return [fid for fid, ticked in self._fact_items(partial=False) if not ticked]
+
+    def ticked_partial_ids(self) -> list[int]:
+        return [fid for fid, ticked in self._fact_items(partial=True) if ticked]
 
     @Slot()
     def _ticked(self, *_):
@@ -283,9 +315,9 @@ class ForgetDialog(QDialog):
             return
         if not self.confirm():
             return
-        keep = tuple(self.unticked_ids())
-        if keep and scope == self._previewed_scope:
-            scope = replace(scope, exclude_ids=tuple(scope.exclude_ids) + keep)
+        keep, also = tuple(self.unticked_ids()), tuple(self.ticked_partial_ids())
+        if (keep or also) and scope == self._previewed_scope:
+            scope = replace(scope, exclude_ids=tuple(scope.exclude_ids) + keep, include_ids=also)
         svc = ForgetService(self.engram)
         self.execute_btn.setEnabled(False)
         self.running = True

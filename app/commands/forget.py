@@ -36,7 +36,11 @@ def register(sub) -> None:
     )
     g = p.add_mutually_exclusive_group()
     g.add_argument("--fact", type=int, action="append", metavar="ID", help="one fact (repeatable)")
-    g.add_argument("--matching", metavar="TEXT", help="every fact about TEXT (keyword + semantic)")
+    g.add_argument(
+        "--matching",
+        metavar="TEXT",
+        help="every fact holding the phrase TEXT (whole words, in order) or saying it otherwise",
+    )
     g.add_argument(
         "--entity", metavar="NAME", help="a person, project…: its facts and every mention"
     )
@@ -46,9 +50,14 @@ def register(sub) -> None:
         "--verify",
         metavar="TEXT",
         action="append",
-        help="scan every store and file for TEXT (and each of its words); exit 1 while any remains",
+        help="scan every store and file for TEXT (and each part of a known name); exit 1 while any remains",
     )
     p.add_argument("--keyword-only", action="store_true", help="--matching: no semantic matches")
+    p.add_argument(
+        "--include-partial",
+        action="store_true",
+        help="--matching a known name: also forget facts naming only part of it",
+    )
     p.add_argument(
         "--threshold",
         type=float,
@@ -113,6 +122,7 @@ def _scope(args):
         exclude_ids=tuple(args.exclude),
         rule=rule,
         label=args.label,
+        include_partial=args.include_partial,
     )
 
 
@@ -134,6 +144,7 @@ def _print_preview(pv) -> None:
             print(f"    #{f['id']} [{why}] {f['content'][:100]}")
         if len(ap.facts) > 200:
             print(f"    … and {len(ap.facts) - 200} more")
+        _print_partial(ap.partial)
         for e in ap.episodes[:20]:
             print(f"    episode {e['id']} {e['day']}: {e['summary'][:80]}")
         for ed in ap.native:
@@ -154,6 +165,16 @@ def _print_preview(pv) -> None:
         print("  nothing matches.")
     else:
         print(f"Total: {sum(v for v in c.values())} item(s). Run again with --yes to forget.")
+
+
+def _print_partial(partial: list[dict]) -> None:
+    if not partial:
+        return
+    print("    also mentions part of the name (not forgotten unless --include-partial / ticked):")
+    for f in partial[:50]:
+        print(f"      #{f['id']} [{f['why']}] {f['content'][:100]}")
+    if len(partial) > 50:
+        print(f"      … and {len(partial) - 50} more")
 
 
 def _print_native(ed) -> None:

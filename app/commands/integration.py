@@ -229,9 +229,13 @@ def cmd_mcp(args, ctx):
     # mcp_fast_start.py), then the store opens and the SDK loads; the model and Chroma load
     # in the background after that, recall is keyword-only until they are ready
     from app.settings import store_config
-    from services.integrations.mcp_fast_start import Relay
+    from services.integrations.mcp_fast_start import Relay, refuse_missing_agent
 
-    relay = Relay(store_config(ctx.data_dir, semantic=False).data_dir, args.agent)
+    cfg = store_config(ctx.data_dir, semantic=False)
+    # a removed agent fails here, before the client is told it is connected
+    if not args.create and not refuse_missing_agent(cfg.database_url, args.agent):
+        _served_agent(ctx.engram(semantic=False), args.agent, args.create)
+    relay = Relay(cfg.data_dir, args.agent)
     relay.start()
     try:
         eng = ctx.engram(semantic=False)

@@ -16,20 +16,9 @@ from services.entities.queries import find
 from services.errors import InvalidInput
 from services.forget.files import Terms
 from services.forget.matching import fold
-from services.forget.scope import ForgetScope
+from services.forget.scope import ForgetScope, short_names
 from services.store import fact_rows
 from services.store.handle import EngramHandle
-from services.store.text import words
-
-
-def short_names(name: str) -> list[str]:
-    """A person is named by parts of their name too ("MARGARETHE asked…" for Margarethe
-    Schulz): each part of three letters or more that is not an initial or a title."""
-    parts = [p for p in words(name) if len(p) >= 3 and not p.isdigit() and p not in _TITLES]
-    return parts if len(parts) >= 2 else []
-
-
-_TITLES = frozenset("mr mrs ms miss dr prof sir von van der den de del la le jr sr".split())
 
 
 def entity_terms(entity) -> list[str]:

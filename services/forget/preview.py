@@ -16,7 +16,7 @@ from pathlib import Path
 from models import Agent, AuditEvent, CompiledLayer, Episode, Session
 from services.forget.files import FileEdit, Terms, plan_file, workspace_files
 from services.forget.raw_scan import byte_pattern, iter_files, scan_file
-from services.forget.scope import ForgetScope, as_dt, select_agents, select_facts
+from services.forget.scope import ForgetScope, as_dt, select_agents, select_with_partial
 from services.forget.verify import snapshot_text
 from services.store import fact_rows, imported_rows
 from services.store.backup import store_backups
@@ -29,6 +29,8 @@ class AgentPreview:
     slug: str
     agent_id: int
     facts: list[dict] = field(default_factory=list)  # id, content, status, why, score
+    # facts naming only part of the entity's name: listed for review, not forgotten
+    partial: list[dict] = field(default_factory=list)
     history: list[int] = field(default_factory=list)  # audit event ids
     fts: int = 0
     vectors: list[int] = field(default_factory=list)
@@ -65,6 +67,7 @@ class AgentPreview:
             "agent": self.slug,
             "counts": self.counts(),
             "facts": self.facts,
+            "partial": self.partial,
             "history_events": self.history,
             "vectors": self.vectors,
             "episodes": self.episodes,
@@ -210,7 +213,7 @@ def _real(p: Path) -> Path:
 
 def _agent_preview(engram: EngramHandle, a: Agent, scope: ForgetScope) -> AgentPreview:
     ap = AgentPreview(a.slug, a.id)
-    ap.facts = select_facts(engram, a, scope)
+    ap.facts, ap.partial = select_with_partial(engram, a, scope)
     ids = [f["id"] for f in ap.facts]
     terms = [f["content"] for f in ap.facts]
     if scope.matching:

@@ -1,10 +1,15 @@
 """What a forget covers: the scope a person chose, and the agents and facts it selects.
 
-Scopes: ``fact_ids``; ``matching`` (facts containing the text, FTS phrase matches, and facts
-whose cosine to it is >= ``threshold``: a paraphrase is listed with its score for review and
-can be left out with ``exclude_ids``); ``before`` (created before a date); ``all`` (one
-agent's whole memory; the agent row and settings stay); ``all_agents`` alone (everything)
-or with ``matching`` (that text in every agent).
+Scopes: ``fact_ids``; ``matching`` (facts containing the text as a phrase: folded, whole
+words, in order; and facts whose cosine to it is >= ``threshold``: a paraphrase is listed
+with its score for review and can be left out with ``exclude_ids``); ``before`` (created
+before a date); ``all`` (one agent's whole memory; the agent row and settings stay);
+``all_agents`` alone (everything) or with ``matching`` (that text in every agent).
+
+A phrase is never widened to its separate words: "Orion migration" is not "the migration of
+birds". Only when the phrase is a known entity's name are facts naming part of it ("Alice"
+for Alice Martin) looked for, and those are listed apart (``partial``), left out unless the
+person ticks them (``include_partial``, ``include_ids``).
 """
 
 from __future__ import annotations
@@ -67,6 +72,8 @@ class ForgetScope:
     rule: bool | None = None  # add a forget rule (default: for fact and matching scopes)
     label: str | None = None  # the rule's label, in the user's words
     terms: tuple[str, ...] = ()  # more strings to erase and verify (an entity's name, aliases)
+    include_partial: bool = False  # matching: also facts naming only part of the entity's name
+    include_ids: tuple[int, ...] = ()  # such facts the user ticked one by one
 
     @property
     def kind(self) -> str:
@@ -145,7 +152,16 @@ Why = dict[int, tuple[str, float | None]]
 
 def select_facts(engram: EngramHandle, a: Agent, scope: ForgetScope) -> list[dict]:
     """The facts of agent ``a`` the scope covers, each with why it was chosen."""
+    return select_with_partial(engram, a, scope)[0]
+
+
+def select_with_partial(
+    engram: EngramHandle, a: Agent, scope: ForgetScope
+) -> tuple[list[dict], list[dict]]:
+    """(the facts the scope covers, the facts naming only part of the entity's name that the
+    user has not ticked: shown for review, not forgotten)."""
     kind = scope.kind
+    unticked: list[int] = []
     if kind == "fact":
         rows = fact_rows.brief_rows(a.id, ids=scope.fact_ids)
         if scope.agent and len(rows) < len(set(scope.fact_ids)):
@@ -160,9 +176,13 @@ def select_facts(engram: EngramHandle, a: Agent, scope: ForgetScope) -> list[dic
         why = {r.id: ("all", None) for r in rows}
     else:
         why = _matching(engram, a, scope)
+        for fid, part in _partials(engram, a, scope, set(why)).items():
+            why[fid] = (f"{PART}{part}", None)
+            if not (scope.include_partial or fid in scope.include_ids):
+                unticked.append(fid)
         rows = fact_rows.brief_rows(a.id, ids=list(why)) if why else []
-    excl = set(scope.exclude_ids)
-    return [
+    excl = set(scope.exclude_ids) | set(unticked)
+    listed = [
         {
             "id": r.id,
             "content": r.content,
@@ -172,8 +192,9 @@ def select_facts(engram: EngramHandle, a: Agent, scope: ForgetScope) -> list[dic
             "reason": reason(scope, why[r.id][0], why[r.id][1]),
         }
         for r in sorted(rows, key=lambda r: r.id)
-        if r.id not in excl
     ]
+    partial = [{**f, "ticked": False} for f in listed if f["id"] in set(unticked)]
+    return [f for f in listed if f["id"] not in excl], partial
 
 
 def reason(scope: ForgetScope, why: str, score: float | None) -> str:
@@ -186,11 +207,57 @@ def reason(scope: ForgetScope, why: str, score: float | None) -> str:
         return "all of the agent's memory"
     if why == "keyword":
         return f'contains "{scope.matching}" as whole words'
-    if why.startswith("word: "):
-        return f'contains the word "{why[6:]}" (one of the names in "{scope.matching}")'
+    if why.startswith(PART):
+        return f'mentions only "{why[len(PART) :]}", part of the name "{scope.matching}"'
     if why == "semantic":
         return f'says the same as "{scope.matching}" in other words (cosine {score:.2f})'
     return why
+
+
+PART = "part of the name: "
+
+
+def short_names(name: str) -> list[str]:
+    """A person is named by parts of their name too ("MARGARETHE asked…" for Margarethe
+    Schulz): each part of three letters or more that is not an initial or a title."""
+    parts = [p for p in words(name) if len(p) >= 3 and not p.isdigit() and p not in _TITLES]
+    return parts if len(parts) >= 2 else []
+
+
+_TITLES = frozenset("mr mrs ms miss dr prof sir von van der den de del la le jr sr".split())
+
+
+def name_parts(agent_id: int, phrase: str) -> list[str]:
+    """The parts of the name of a known entity the phrase names (its name or an alias):
+    empty when the phrase is no entity's name, so a phrase is never split on a guess."""
+    from services.entities.identity import by_name
+
+    out: list[str] = []
+    for e in by_name(agent_id, phrase):
+        for n in (e.name, *(e.aliases or ())):
+            out += [p for p in short_names(n) if p not in out]
+    return out
+
+
+def known_name_parts(phrase: str, agent: str | None = None) -> list[str]:
+    """``name_parts`` over one agent (by slug) or every agent."""
+    q = Agent.select(Agent.id)
+    if agent:
+        q = q.where(Agent.slug == agent)
+    out: list[str] = []
+    for a in q:
+        out += [p for p in name_parts(a.id, phrase) if p not in out]
+    return out
+
+
+def _partials(engram: EngramHandle, a: Agent, scope: ForgetScope, taken: set[int]) -> dict:
+    """Facts naming only part of the entity's name (fact id -> the part), beyond ``taken``."""
+    found: dict[int, str] = {}
+    for part in name_parts(a.id, scope.matching or ""):
+        for fid in _keyword_ids(engram, a, part):
+            if fid not in taken:
+                found.setdefault(fid, part)
+    return found
 
 
 def _matching(engram: EngramHandle, a: Agent, scope: ForgetScope) -> Why:
@@ -198,9 +265,6 @@ def _matching(engram: EngramHandle, a: Agent, scope: ForgetScope) -> Why:
     why: Why = {}
     for fid in _keyword_ids(engram, a, text):
         why.setdefault(fid, ("keyword", None))
-    for w in distinct_words(text):
-        for fid in _keyword_ids(engram, a, w):
-            why.setdefault(fid, (f"word: {w}", None))
     if scope.semantic and engram.semantic_enabled:
         for fid, cos in _semantic_ids(engram, a, text, scope.threshold):
             why.setdefault(fid, ("semantic", cos))

@@ -35,6 +35,7 @@ from services.forget.scope import (
     ForgetScope,
     distinct_words,
     keyed,
+    known_name_parts,
 )
 from services.forget.verify import VerifyForgetReport, verify_forgotten
 from services.ingest import forget_rules
@@ -81,11 +82,11 @@ class ForgetService:
     def verify(
         self, texts, agent: str | None = None, vectors: bool = True, each_word: bool = False
     ) -> VerifyForgetReport:
-        """``each_word``: a several-word text is also checked word by word (its halves may
-        sit in different facts)."""
+        """``each_word``: a known entity's name is also checked part by part (its halves
+        may sit in different facts); any other text is a phrase, as ``--matching`` reads it."""
         texts = list(texts)
         if each_word:
-            texts += [w for t in texts for w in distinct_words(t)]
+            texts += [w for t in texts for w in known_name_parts(t, agent)]
         return verify_forgotten(self.e, texts, agent=agent, vectors=vectors)
 
     def rules(self) -> list[forget_rules.RuleView]:

@@ -31,6 +31,43 @@ log = logging.getLogger(__name__)
 CACHE = "mcp-initialize.json"
 
 
+def refuse_missing_agent(database_url: str, slug: str) -> bool:
+    """Raise NotFound, before any handshake is answered, when ``slug`` is not an agent of the
+    store or is in the trash: a recorded ``initialize`` would otherwise tell the client the
+    server is connected, and it would close at the first call. Read straight from the SQLite
+    file (no peewee, no SDK: this runs before the fast answer). False when it cannot tell (a
+    team store, an unreadable file): the caller then opens the store first."""
+    import sqlite3
+
+    from services.errors import NotFound
+
+    if "://" in database_url:
+        return False
+    if not Path(database_url).is_file():
+        raise NotFound(f"no agent {slug!r}: the store {database_url} has no agents yet")
+    try:
+        con = sqlite3.connect(f"file:{database_url}?mode=ro", uri=True, timeout=5)
+        try:
+            row = con.execute("SELECT settings FROM agent WHERE slug = ?", (slug,)).fetchone()
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return False
+    if row is None:
+        raise NotFound(f"no agent {slug!r} (see `engram agents`); the MCP server was not started")
+    try:
+        settings = json.loads(row[0] or "{}")
+    except ValueError:
+        settings = {}
+    # services.engram.TRASH_KEY, not imported: the façade pulls in the whole store
+    if isinstance(settings, dict) and settings.get("trashed_at"):
+        raise NotFound(
+            f"agent {slug!r} is in the trash (`engram agent restore {slug}`); "
+            "the MCP server was not started"
+        )
+    return True
+
+
 def _key(slug: str) -> str:
     """Changes whenever the SDK or this server's definition (title, instructions) changes."""
     from services.version import VERSION

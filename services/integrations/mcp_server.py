@@ -165,23 +165,38 @@ def _register_writes(server, mem: Callable[[], MemoryHandle]) -> None:
         name="delete_memory",
         title="Ask to delete a memory",
         description=(
-            "Ask the user to delete one memory by id. Nothing is deleted by this call: the "
-            "request waits in the user's Engram review inbox until they approve it (it stays "
+            "Ask the user to delete one memory by id. Nothing is deleted on your word alone: "
+            "the user is asked in your client if it supports elicitation, else the request "
+            "waits in the user's Engram review inbox until they approve it (it stays "
             "undoable). To ask for a subject to be forgotten everywhere, use `forget`."
         ),
         annotations=_annotations(readOnlyHint=False, destructiveHint=True, idempotentHint=True),
     )
     @expected
-    def delete_memory(
+    async def delete_memory(
         id: Annotated[int, Field(description="the memory's id")], ctx: Context
     ) -> dict[str, Any]:
-        return tools.delete_memory(mem(), id, client=client_name(ctx))
+        memory, client = mem(), client_name(ctx)
+        if _can_ask(ctx):
+            answer = await ctx.elicit(
+                tools.delete_question(memory, id, client=client), schema=DeleteConfirmation
+            )
+            if answer.action == "accept" and answer.data.delete:
+                return tools.delete_approved(memory, id, client=client)
+            if answer.action in ("accept", "decline"):
+                return {"deleted": False, "id": id, "status": "the user declined"}
+        # no way to ask in the client (or the question was dismissed): the inbox holds it
+        return tools.delete_memory(memory, id, client=client)
 
     _register_forget(server, mem)
 
 
 class ForgetConfirmation(BaseModel):
     erase: bool = Field(description="erase these memories for good and refuse them from now on")
+
+
+class DeleteConfirmation(BaseModel):
+    delete: bool = Field(description="delete this memory (it can be undone in Engram)")
 
 
 def _can_ask(ctx) -> bool:
@@ -221,11 +236,8 @@ def _register_forget(server, mem: Callable[[], MemoryHandle]) -> None:
         if preview:
             return plan
         if _can_ask(ctx):
-            n = len(plan["would_forget"])
             answer = await ctx.elicit(
-                f"{client or 'An MCP client'} asks Engram to forget {n} memor"
-                f"{'y' if n == 1 else 'ies'} mentioning {matching!r} for good, and to refuse "
-                "that text from now on. Erase them?",
+                tools.forget_question(client, matching, plan["would_forget"]),
                 schema=ForgetConfirmation,
             )
             if answer.action == "accept" and answer.data.erase:

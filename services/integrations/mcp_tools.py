@@ -209,6 +209,47 @@ def forget(
     return mcp_requests.queue_forget(memory, matching, ids, actor_for(client))
 
 
+ASKED_MAX = 10  # memories quoted in a question; the rest are counted
+ASKED_CHARS = 120
+
+
+def _quote(text: str) -> str:
+    q = one_line(text)  # stored text is data: one line, prompt tags neutralised
+    return q if len(q) <= ASKED_CHARS else q[: ASKED_CHARS - 1] + "…"
+
+
+def forget_question(client: str | None, matching: str, would_forget: list[dict]) -> str:
+    """What the person is asked in their client: each memory that would go (capped), so they
+    answer about the memories, not about a number."""
+    n = len(would_forget)
+    lines = [
+        f"{client or 'An MCP client'} asks Engram to forget {n} memor"
+        f"{'y' if n == 1 else 'ies'} mentioning {matching!r} for good, and to refuse that "
+        "text from now on:"
+    ]
+    lines += [f"- {_quote(f['content'])}" for f in would_forget[:ASKED_MAX]]
+    if n > ASKED_MAX:
+        lines.append(f"+{n - ASKED_MAX} more")
+    lines.append("Erase them?")
+    return "\n".join(lines)
+
+
+def delete_question(memory: MemoryHandle, id: int, client: str | None = None) -> str:
+    fact = memory.get(int(id))  # NotFound for another agent's id: nothing to ask
+    return (
+        f"{client or 'An MCP client'} asks Engram to delete memory #{fact.id}:\n"
+        f"- {_quote(fact.content)}\n"
+        "It goes to Engram's history (it can be undone there). Delete it?"
+    )
+
+
+def delete_approved(memory: MemoryHandle, id: int, client: str | None = None) -> dict:
+    """The user said yes in their client (MCP elicitation): delete now, as a user delete."""
+    memory.get(int(id))
+    memory.delete([int(id)], actor=f"user via {actor_for(client)}", reason="approved in client")
+    return {"deleted": True, "id": int(id)}
+
+
 def forget_approved(memory: MemoryHandle, matching: str, client: str | None = None) -> dict:
     """The user said yes in their client (MCP elicitation): erase now."""
     from services.integrations import mcp_requests

@@ -5,20 +5,21 @@ from __future__ import annotations
 from services.forget.service import ForgetScope, ForgetService
 
 
-def test_matching_several_words_finds_each_word_and_verify_checks_each(keyword_engram):
+def test_several_words_are_a_phrase_unless_they_are_a_known_name(keyword_engram):
+    """Issue #30 finding 2 replaced the word-by-word match: an unknown name is a phrase."""
     mem = keyword_engram.agent("a", create=True)
     first = mem.remember("Frobnitz is the codename of the new router").fact_id
     second = mem.remember("The landlord's surname is Wexleythorpe").fact_id
-    other = mem.remember("Prefers pnpm over npm").fact_id
     svc = ForgetService(keyword_engram)
-    before = svc.verify(["Frobnitz Wexleythorpe"], each_word=True)
-    assert not before.ok and len(before.remaining) >= 2
     pv = svc.preview(ForgetScope(agent="a", matching="Frobnitz Wexleythorpe", semantic=False))
-    listed = {f["id"]: f["why"] for f in pv.agents[0].facts}
-    assert listed == {first: "word: frobnitz", second: "word: wexleythorpe"}
-    svc.execute(ForgetScope(agent="a", matching="Frobnitz Wexleythorpe", semantic=False))
+    assert pv.agents[0].facts == [] and pv.agents[0].partial == []
+    # --verify reads the text as the forget does: no fact holds the phrase
     assert svc.verify(["Frobnitz Wexleythorpe"], each_word=True).ok
-    assert [f.id for f in mem.list()] == [other]
+    # once it is a known name, its parts are checked one by one
+    mem.remember("My landlord is Frobnitz Wexleythorpe.")
+    after = svc.verify(["Frobnitz Wexleythorpe"], each_word=True)
+    places = {place for place, _ in after.remaining}
+    assert {f"a/fact {first}", f"a/fact {second}"} <= places, places
 
 
 def test_common_words_are_not_forgotten_one_by_one(keyword_engram):
@@ -30,13 +31,17 @@ def test_common_words_are_not_forgotten_one_by_one(keyword_engram):
 
 
 def test_cli_verify_fails_while_either_half_remains(cli):
+    """The halves of a known name are listed apart and go with --include-partial."""
     assert cli("remember", "--agent", "a", "--create-agent", "Frobnitz router codename")[0] == 0
     assert cli("remember", "--agent", "a", "Landlord surname Wexleythorpe")[0] == 0
+    assert cli("remember", "--agent", "a", "My landlord is Frobnitz Wexleythorpe.")[0] == 0
     rc, out, _err = cli("forget", "--verify", "Frobnitz Wexleythorpe")
     assert rc == 1 and "remain" in out
     rc, out, _err = cli("forget", "--agent", "a", "--matching", "Frobnitz Wexleythorpe")
-    assert rc == 0 and "word: frobnitz" in out and "word: wexleythorpe" in out
-    assert cli("forget", "--agent", "a", "--matching", "Frobnitz Wexleythorpe", "--yes")[0] == 0
+    assert rc == 0 and "part of the name: frobnitz" in out
+    assert "part of the name: wexleythorpe" in out
+    args = ("forget", "--agent", "a", "--matching", "Frobnitz Wexleythorpe", "--include-partial")
+    assert cli(*args, "--yes")[0] == 0
     rc, out, _err = cli("forget", "--verify", "Frobnitz Wexleythorpe")
     assert rc == 0, out
 
