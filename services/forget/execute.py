@@ -168,7 +168,11 @@ def _edit_native(engram: EngramHandle, pv: ForgetPreview, notes: list[str]) -> d
     done: list = []
     out: dict = {"native_files_rewritten": 0, "native_not_erased": 0, "native_backups": 0}
     # kept in the stored receipt too (paths and reasons, never the text)
-    files: dict[str, list[str]] = {"native_backup_files": [], "native_not_erased_files": []}
+    files: dict[str, list[str]] = {
+        "native_rewritten_files": [],
+        "native_backup_files": [],
+        "native_not_erased_files": [],
+    }
     for ap in pv.agents:
         for ed in ap.native:
             if ed.problem:
@@ -184,6 +188,7 @@ def _edit_native(engram: EngramHandle, pv: ForgetPreview, notes: list[str]) -> d
                 files["native_not_erased_files"].append(f"{ed.path}: not erased: {exc}")
                 continue
             out["native_files_rewritten"] += 1
+            files["native_rewritten_files"].append(str(ed.path))
             done.append(ed)
             lines = ", ".join(map(str, ed.lines[:20])) or f"{len(ed.removed)} entr(ies)"
             notes.append(f"{ed.path}: erased ({ed.kind}: {lines})")
@@ -237,13 +242,15 @@ def _verify_after(engram: EngramHandle, scope: ForgetScope, pv: ForgetPreview, n
         keep = set(alone)
         for ap in pv.agents:
             ap.terms = [x for x in ap.terms if x in keep]
+    held = _held_by_kept(pv, notes)
     groups = (
-        [(None, [x for ap in pv.agents for x in ap.terms])]
+        [(None, [x for ap in pv.agents for x in ap.terms if x not in held])]
         if scope.all_agents
-        else [(ap.slug, ap.terms) for ap in pv.agents]
+        else [(ap.slug, [x for x in ap.terms if x not in held]) for ap in pv.agents]
     )
+    extra = [scope.matching] if scope.matching and scope.matching not in held else []
     for slug, terms in groups:
-        sample = verify_sample(terms, [scope.matching] if scope.matching else [])
+        sample = verify_sample(terms, extra)
         if not sample:
             continue
         rep = verify_forgotten(engram, sample, agent=slug)
@@ -254,6 +261,21 @@ def _verify_after(engram: EngramHandle, scope: ForgetScope, pv: ForgetPreview, n
         remaining += len(rep.remaining)
         notes += [f"still present: {p} ({d})" for p, d in rep.remaining[:20]]
     return checked, remaining
+
+
+def _held_by_kept(pv: ForgetPreview, notes: list[str]) -> set[str]:
+    """Terms (the scope's words) that a fact the user kept still says: they stay, by the
+    user's choice, so the check after the forget looks for the forgotten facts' own texts."""
+    from services.forget.matching import mentions
+
+    kept = [k for ap in pv.agents for k in ap.kept]
+    held = {x for ap in pv.agents for x in ap.terms if any(mentions(k, x) for k in kept)}
+    if held:
+        notes.append(
+            f"{len(held)} text(s) of the scope are also in the fact(s) you kept: "
+            "verified by the forgotten facts' own texts"
+        )
+    return held
 
 
 def delete_rows(
@@ -292,7 +314,7 @@ def _delete_rows_locked(
         # app's recompile) may have written layers that still held the text
         a = Agent.get_or_none(Agent.id == ap.agent_id)
         if a is not None:
-            ap.layers = matching_layers(a, scope, Terms(ap.terms))
+            ap.layers = matching_layers(a, scope, ap.term_set())
         for k, v in ap.counts().items():
             counts[k] = counts.get(k, 0) + v
         hashes.update(keyed(key, x) for x in ap.terms)
@@ -328,7 +350,7 @@ def _delete_agent_rows(ap: AgentPreview) -> None:
         AuditEvent.delete().where(AuditEvent.id.in_(list(part))).execute()
     for part in chunks([e["id"] for e in ap.episodes]):
         Episode.delete().where(Episode.id.in_(list(part))).execute()
-    t = Terms(ap.terms)
+    t = ap.term_set()
     for fid in ap.metadata:
         fact_rows.rewrite_metadata(fid, lambda meta: prune_strings(meta, t))
     for sinfo in ap.sessions:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from models import Agent, AuditEvent, CompiledLayer, Episode, Session
 from services.forget.files import FileEdit, Terms, plan_file, workspace_files
+from services.forget.plan import PlanTerms
 from services.forget.raw_scan import byte_pattern, iter_files, scan_file
 from services.forget.scope import ForgetScope, as_dt, select_agents, select_facts
 from services.forget.verify import snapshot_text
@@ -41,6 +42,11 @@ class AgentPreview:
     native: list[FileEdit] = field(default_factory=list)  # the agent's own files (native.py)
     metadata: list[int] = field(default_factory=list)  # kept facts whose metadata mentions it
     terms: list[str] = field(default_factory=list, repr=False)  # what must be gone (content!)
+    # the texts of the candidates the user left out: no term reaches them (plan.PlanTerms)
+    kept: list[str] = field(default_factory=list, repr=False)
+
+    def term_set(self) -> Terms:
+        return PlanTerms(self.terms, self.kept)
 
     def counts(self) -> dict:
         return {
@@ -149,7 +155,7 @@ def _plan_native(engram: EngramHandle, pv: ForgetPreview) -> None:
             continue
         linked = linked_files(engram, agents[ap.slug])
         roots = allowed_roots(engram, [agents[ap.slug]], linked)
-        t = Terms(ap.terms)
+        t = ap.term_set()
         for p, fmt in sorted(linked.items()):
             if _real(p) not in taken and (ed := plan_native(p, fmt, t, roots)):
                 taken.add(_real(p))
@@ -157,7 +163,7 @@ def _plan_native(engram: EngramHandle, pv: ForgetPreview) -> None:
     terms = [x for ap in pv.agents for x in ap.terms]
     if not terms or not pv.agents:
         return
-    t = Terms(terms)
+    t = PlanTerms(terms, [k for ap in pv.agents for k in ap.kept])
     everyone = pv.scope.all_agents
     roots = allowed_roots(engram, list(agents.values()), {})
     for p, fmt in sorted(discovered_files(engram.config.data_dir).items()):
@@ -216,11 +222,13 @@ def _agent_preview(engram: EngramHandle, a: Agent, scope: ForgetScope) -> AgentP
     if scope.matching:
         terms.append(scope.matching)
     terms += list(scope.terms)
-    eps = _episodes(a, scope, Terms(terms))
+    if scope.exclude_ids:
+        ap.kept = [c for _, c in fact_rows.texts_of(list(scope.exclude_ids)) if c]
+    eps = _episodes(a, scope, PlanTerms(terms, ap.kept))
     ap.episodes = [{"id": e.id, "day": e.day.isoformat(), "summary": e.summary} for e in eps]
     terms += [e.summary for e in eps]
-    t = Terms(terms)
     ap.terms = terms
+    t = ap.term_set()
     ap.fts = len(ids) + len(eps)
     ap.history = _history(a, scope, t, set(ids))
     ap.metadata = _metadata(a, t, set(ids)) if not scope.whole else []

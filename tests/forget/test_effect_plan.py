@@ -1,0 +1,73 @@
+"""Issue #30, one effect plan: what the preview lists is what the forget does. A candidate
+left out after review (``--exclude``) is no longer a term for any file, layer, episode or
+native file edit, so its line in an instruction file the agent imported stays byte for byte,
+and the preview stops naming that file when nothing else in it goes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+INSTRUCTIONS = """# Project
+
+- Always run the linter before committing.
+- Lunch orders go to Quokka Bakery on Tuesdays.
+- Team dinner at Quokka Bakery on Fridays.
+- Prefer small pull requests.
+"""
+GONE = "- Lunch orders go to Quokka Bakery on Tuesdays.\n"
+KEPT = "Team dinner at Quokka Bakery on Fridays."
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    home, proj = tmp_path / "home", tmp_path / "proj"
+    home.mkdir()
+    proj.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    monkeypatch.chdir(proj)
+    return proj
+
+
+def _ids(cli, agent: str) -> dict[str, int]:
+    rc, out, _ = cli("list", "--agent", agent, "--json")
+    assert rc == 0
+    return {f["content"]: f["id"] for f in json.loads(out)}
+
+
+def test_cli_excluded_fact_keeps_its_line_in_the_imported_claude_md(project, cli):
+    f = project / "CLAUDE.md"
+    f.write_bytes(INSTRUCTIONS.encode())
+    assert cli("import", "--agent", "p", str(f))[0] == 0
+    ids = _ids(cli, "p")
+    keep = next(i for c, i in ids.items() if "Team dinner" in c)
+    args = ("forget", "--agent", "p", "--matching", "Quokka Bakery", "--keyword-only")
+    rc, out, _ = cli(*args, "--exclude", str(keep))
+    assert rc == 0 and f"#{keep}" not in out
+    # the plan names the file for the one line that goes, and only that line
+    assert "Lunch orders" in out and KEPT not in out, out
+    rc, out, err = cli(*args, "--exclude", str(keep), "--yes")
+    assert rc == 0 and "remaining_after_verify 0" in out, out + err
+    assert f.read_bytes() == INSTRUCTIONS.replace(GONE, "").encode(), out + err
+    assert any(KEPT in c for c in _ids(cli, "p"))
+    backup = next(ln for ln in out.splitlines() if "backup (forgotten" in ln).rsplit(": ", 1)[1]
+    assert KEPT in Path(backup).read_text(), "the backup must keep the line that was kept"
+
+
+def test_cli_a_file_only_the_kept_fact_is_in_leaves_the_plan(project, cli):
+    f = project / "CLAUDE.md"
+    only_kept = INSTRUCTIONS.replace(GONE, "")
+    f.write_bytes(only_kept.encode())
+    assert cli("import", "--agent", "p", str(f))[0] == 0
+    assert cli("remember", "--agent", "p", GONE[2:].strip())[0] == 0
+    keep = next(i for c, i in _ids(cli, "p").items() if "Team dinner" in c)
+    args = ("forget", "--agent", "p", "--matching", "Quokka Bakery", "--keyword-only")
+    rc, out, _ = cli(*args, "--exclude", str(keep))
+    assert rc == 0 and "Lunch orders" in out and str(f) not in out, out
+    rc, out, err = cli(*args, "--exclude", str(keep), "--yes")
+    assert rc == 0 and "remaining_after_verify 0" in out, out + err
+    assert f.read_bytes() == only_kept.encode()
+    assert [c for c in _ids(cli, "p") if "Quokka" in c] == [KEPT]
