@@ -312,10 +312,11 @@ def _verify_after(engram: EngramHandle, scope: ForgetScope, pv: ForgetPreview, n
 def _held_by_kept(pv: ForgetPreview, notes: list[str]) -> set[str]:
     """Terms (the scope's words) that a fact the user kept still says: they stay, by the
     user's choice, so the check after the forget looks for the forgotten facts' own texts."""
-    from services.forget.matching import mentions
+    from services.forget.plan import said_by_kept
 
-    kept = [k for ap in pv.agents for k in ap.kept]
-    held = {x for ap in pv.agents for x in ap.terms if any(mentions(k, x) for k in kept)}
+    held = said_by_kept(
+        [x for ap in pv.agents for x in ap.terms], [k for ap in pv.agents for k in ap.kept]
+    )
     if held:
         notes.append(
             f"{len(held)} text(s) of the scope are also in the fact(s) you kept: "

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from services.forget.files import Terms
-from services.forget.matching import fold, found_at
+from services.forget.matching import fold, found_at, mentions
 
 
 class PlanTerms(Terms):
@@ -45,3 +45,10 @@ def _blank(n: str, kept: list[str]) -> str:
             else:
                 i = n.find(k, i + 1)
     return n
+
+
+def said_by_kept(terms: Iterable[str], kept: Iterable[str]) -> set[str]:
+    """The terms (the scope's words) a kept fact still says: they stay, by the user's
+    choice, so a store copy or the check afterwards is judged by the other terms."""
+    kept = list(kept)
+    return {x for x in terms if any(mentions(k, x) for k in kept)} if kept else set()

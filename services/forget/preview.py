@@ -15,7 +15,7 @@ from pathlib import Path
 
 from models import Agent, AuditEvent, CompiledLayer, Episode, Session
 from services.forget.files import FileEdit, Terms, plan_file, workspace_files
-from services.forget.plan import PlanTerms
+from services.forget.plan import PlanTerms, said_by_kept
 from services.forget.raw_scan import byte_pattern, iter_files, scan_file
 from services.forget.scope import ForgetScope, as_dt, select_agents, select_facts
 from services.forget.verify import snapshot_text
@@ -122,7 +122,7 @@ def build_preview(engram: EngramHandle, scope: ForgetScope) -> ForgetPreview:
         pv.agents.append(_agent_preview(engram, a, scope))
     _plan_native(engram, pv)
     _native_notes(pv)
-    all_terms = [x for ap in pv.agents for x in ap.terms]
+    all_terms = _not_kept([x for ap in pv.agents for x in ap.terms], pv)
     if all_terms or scope.kind == "everything":
         for b in store_backups(engram):
             if scope.kind == "everything" or backup_holds(b, all_terms):
@@ -139,6 +139,13 @@ def build_preview(engram: EngramHandle, scope: ForgetScope) -> ForgetPreview:
             + "): only facts that contain the words are listed"
         )
     return pv
+
+
+def _not_kept(terms: list[str], pv: ForgetPreview) -> list[str]:
+    """A store copy holding only a kept fact (found by the scope's words) holds nothing
+    forgotten and stays."""
+    held = said_by_kept(terms, [k for ap in pv.agents for k in ap.kept])
+    return [x for x in terms if x not in held]
 
 
 def _plan_native(engram: EngramHandle, pv: ForgetPreview) -> None:

@@ -71,3 +71,26 @@ def test_cli_a_file_only_the_kept_fact_is_in_leaves_the_plan(project, cli):
     assert rc == 0 and "remaining_after_verify 0" in out, out + err
     assert f.read_bytes() == only_kept.encode()
     assert [c for c in _ids(cli, "p") if "Quokka" in c] == [KEPT]
+
+
+def test_cli_a_store_backup_holding_only_the_kept_fact_is_not_destroyed(project, cli, tmp_path):
+    from services.config import StoreConfig
+    from services.engram import Engram
+    from services.store.backup import backup_store
+
+    assert cli("remember", "--agent", "p", "--create-agent", KEPT)[0] == 0
+    e = Engram.open(StoreConfig(data_dir=tmp_path / "cli-store", semantic=False))
+    try:  # a dated copy of the store, as a migration or an earlier forget leaves one
+        backup = backup_store(e, "before-migration")
+    finally:
+        e.close()
+    assert backup is not None
+    assert cli("remember", "--agent", "p", GONE[2:].strip())[0] == 0
+    keep = next(i for c, i in _ids(cli, "p").items() if "Team dinner" in c)
+    args = ("forget", "--agent", "p", "--matching", "Quokka Bakery", "--keyword-only")
+    rc, out, _ = cli(*args, "--exclude", str(keep))
+    assert rc == 0 and str(backup) not in out, out
+    before = backup.read_bytes()
+    rc, out, err = cli(*args, "--exclude", str(keep), "--yes")
+    assert rc == 0 and "remaining_after_verify 0" in out, out + err
+    assert backup.read_bytes() == before, "a copy holding nothing forgotten was destroyed"
