@@ -209,6 +209,7 @@ def _edit_native(engram: EngramHandle, pv: ForgetPreview, notes: list[str]) -> d
     history of a Codex memories repository they are in."""
     from services.forget.git_history import erase_history
     from services.forget.native import apply_native, backup_dir
+    from services.forget.plan import said_by_kept
 
     bdir = backup_dir(engram.config.data_dir)
     done: list = []
@@ -243,7 +244,9 @@ def _edit_native(engram: EngramHandle, pv: ForgetPreview, notes: list[str]) -> d
                 files["native_backup_files"].append(backup)
                 notes.append(f"{ed.path}: backup (forgotten lines replaced by a marker): {backup}")
     terms = [x for ap in pv.agents for x in ap.terms]
-    hist = erase_history(done, terms, notes)
+    # the scope's words a kept fact says would be cut out of its line in every commit
+    held = said_by_kept(terms, [k for ap in pv.agents for k in ap.kept])
+    hist = erase_history(done, [x for x in terms if x not in held], notes)
     out.update(hist)
     out.update({k: v for k, v in files.items() if v})
     return out

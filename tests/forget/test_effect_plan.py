@@ -6,6 +6,8 @@ and the preview stops naming that file when nothing else in it goes."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -94,3 +96,41 @@ def test_cli_a_store_backup_holding_only_the_kept_fact_is_not_destroyed(project,
     rc, out, err = cli(*args, "--exclude", str(keep), "--yes")
     assert rc == 0 and "remaining_after_verify 0" in out, out + err
     assert backup.read_bytes() == before, "a copy holding nothing forgotten was destroyed"
+
+
+CODEX_SUMMARY = """## User preferences
+
+- Prefers pytest over unittest.
+- Buys lunch at Quokka Bakery.
+- Team dinner at Quokka Bakery on Fridays.
+"""
+
+
+def _git(root: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(root), *args], capture_output=True, text=True, check=True
+    ).stdout
+
+
+def test_cli_a_kept_fact_stays_in_the_codex_memories_git_history(project, cli):
+    home = Path(os.environ["HOME"])
+    repo = home / ".codex" / "memories"
+    f = repo / "user" / "memory" / "memory_summary.md"
+    f.parent.mkdir(parents=True)
+    f.write_bytes(CODEX_SUMMARY.encode())
+    _git(repo.parent, "init", "-q", str(repo))
+    for k, v in (("user.name", "codex"), ("user.email", "codex@example.invalid")):
+        _git(repo, "config", k, v)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "memories")
+    assert cli("import", "--agent", "cx", str(f.parent))[0] == 0
+    keep = next(i for c, i in _ids(cli, "cx").items() if "Team dinner" in c)
+    rc, out, err = cli(
+        "forget", "--agent", "cx", "--matching", "Quokka Bakery", "--keyword-only",
+        "--exclude", str(keep), "--yes",
+    )  # fmt: skip
+    assert rc == 0 and "git_histories_rewritten 1" in out, out + err
+    assert f.read_bytes() == CODEX_SUMMARY.replace("- Buys lunch at Quokka Bakery.\n", "").encode()
+    history = _git(repo, "log", "--all", "-p")
+    assert "Buys lunch" not in history
+    assert "- Team dinner at Quokka Bakery on Fridays." in history, history
