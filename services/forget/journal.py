@@ -70,7 +70,7 @@ def kill_here_for_tests(step: str) -> None:
     """TEST HOOK: ``ENGRAM_TEST_KILL_AT=<step>`` makes the process SIGKILL itself as the
     forget reaches that step (tests/forget/test_forget_resume.py); nothing sets it in use."""
     if os.environ.get("ENGRAM_TEST_KILL_AT") == step:
-        os.kill(os.getpid(), signal.SIGKILL)
+        os.kill(os.getpid(), getattr(signal, "SIGKILL", signal.SIGTERM))  # Windows: no SIGKILL
 
 
 # the receipt row: "incomplete" until every step has run -------------------------------
