@@ -98,7 +98,44 @@ def describe_receipt(r: dict, about: str | None = None) -> str:
         if k in PLACES and isinstance(n, int) and n
     ]
     lines += ["Removed:", *removed] if removed else ["Nothing was stored there."]
+    lines += _receipt_files(counts, r.get("notes") or [])
     return "\n".join(lines)
+
+
+def _receipt_files(counts: dict, notes: list) -> list[str]:
+    """The agents' own files, their backups, git histories and the check afterwards: what a
+    person must know to trust (or finish) the forget (issue #30, finding 14)."""
+
+    def paths(key: str) -> list[str]:
+        v = counts.get(key)
+        return [f"  {x}" for x in v] if isinstance(v, list) else []
+
+    out: list[str] = []
+    n = counts.get("native_files_rewritten") or 0
+    if n:
+        out += [f"Agents' own files rewritten without it: {n}", *paths("native_rewritten_files")]
+    if counts.get("native_backup_files"):
+        out += ["Backups kept of them (forgotten lines replaced by a marker):"]
+        out += paths("native_backup_files")
+    if counts.get("native_not_erased_files"):
+        out += ["Not erased (still holding it):", *paths("native_not_erased_files")]
+    if counts.get("git_histories_rewritten"):
+        out.append(f"Git histories rewritten without it: {counts['git_histories_rewritten']}")
+    if counts.get("git_histories_keeping_text"):
+        out.append(f"Git histories still holding it: {counts['git_histories_keeping_text']}")
+        out += [f"  {x}" for x in notes if isinstance(x, str) and "git" in x and "history" in x]
+    if isinstance(counts.get("incomplete"), list):
+        out += ["Incomplete: these steps did not run yet:", *paths("incomplete")]
+    if "remaining_after_verify" in counts:
+        left = counts["remaining_after_verify"]
+        out.append(
+            f"Checked afterwards: still present in {left} place(s)"
+            if left
+            else f"Checked afterwards: nothing remains ({counts.get('strings_verified', 0)} "
+            "text(s) looked for in every file)"
+        )
+        out += [f"  {x}" for x in notes if isinstance(x, str) and x.startswith("still present")]
+    return out
 
 
 class ForgetDialog(QDialog):
@@ -106,6 +143,7 @@ class ForgetDialog(QDialog):
 
     forgotten = Signal(object)
     previewed = Signal(bool)  # ok
+    replanned = Signal()  # an untick re-planned the forget: the preview shows the new plan
     started = Signal()  # the forget runs: its own file rewrites are not outside edits
 
     about: str | None = None  # what the receipt says was forgotten (an entity's name)
@@ -117,6 +155,11 @@ class ForgetDialog(QDialog):
         self.running = False
         self._previewed_scope = None
         self._partial_tops: list[QTreeWidgetItem] = []  # groups listed apart, unticked
+        # the plan the preview shows is the one executed (issue #30): an untick re-plans
+        self._plan = None
+        self._plan_gen = 0  # the newest re-plan asked for; older answers are dropped
+        self._planned_gen = 0
+        self._execute_when_planned = False
         self.setWindowTitle(f"Forget — {slug}")
         self.engram, self.runner, self.slug = engram, runner, slug
         self.fact_ids = list(fact_ids)
@@ -224,6 +267,9 @@ class ForgetDialog(QDialog):
         if not isValid(self):
             return
         self._previewed_scope = self.scope()
+        self._plan = p
+        self._plan_gen = self._planned_gen = 0
+        self._execute_when_planned = False
         self.preview_text.setPlainText(_describe_preview(p))
         self._fill_items(p)
         self.status.setText(
@@ -304,22 +350,71 @@ class ForgetDialog(QDialog):
 
     @Slot()
     def _ticked(self, *_):
-        n = len(self.unticked_ids())
-        if n:
-            self.status.setText(f"{n} fact(s) unticked: they are kept. The rest is forgotten.")
+        keep = self.unticked_ids()
+        if keep:
+            self.status.setText(
+                f"{len(keep)} fact(s) unticked: they are kept. The rest is forgotten."
+            )
+        self._replan(keep, self.ticked_partial_ids())
+
+    def _replan(self, keep: list[int], also: list[int]) -> None:
+        """Plan again without the unticked facts, so their text is no longer a term for any
+        file, layer or episode, and the list below stops naming what is no longer touched."""
+        base = self._previewed_scope
+        if base is None or self._plan is None:
+            return
+        scope = replace(
+            base,
+            exclude_ids=tuple(dict.fromkeys((*base.exclude_ids, *keep))),
+            include_ids=tuple(also),
+        )
+        svc = ForgetService(self.engram)
+        self._plan_gen += 1
+        gen = self._plan_gen
+        self.runner.start(
+            "Forget preview",
+            lambda p, c: svc.preview(scope),
+            visible=False,
+            success=lambda pv: self._replanned(pv, gen) if isValid(self) else None,
+            failure=lambda m: self._replan_failed(m, gen) if isValid(self) else None,
+        )
+
+    def _replanned(self, pv, gen: int) -> None:
+        if gen != self._plan_gen:
+            return  # another untick since: its plan is the one that counts
+        self._plan, self._planned_gen = pv, gen
+        self.preview_text.setPlainText(_describe_preview(pv))
+        self.replanned.emit()
+        if self._execute_when_planned:
+            self._execute_when_planned = False
+            self._run(pv)
+
+    def _replan_failed(self, message: str, gen: int) -> None:
+        if gen != self._plan_gen:
+            return
+        self._execute_when_planned = False
+        self._plan = None  # no plan matches the ticks: Preview again before forgetting
+        self.execute_btn.setEnabled(False)
+        self.status.setText(f"Could not plan without the unticked facts: {message}")
 
     @Slot()
     def execute(self) -> None:
         scope = self.scope()
-        if scope is None:
+        if scope is None or self._plan is None or scope != self._previewed_scope:
             return
         if not self.confirm():
             return
-        keep, also = tuple(self.unticked_ids()), tuple(self.ticked_partial_ids())
-        if (keep or also) and scope == self._previewed_scope:
-            scope = replace(scope, exclude_ids=tuple(scope.exclude_ids) + keep, include_ids=also)
-        svc = ForgetService(self.engram)
         self.execute_btn.setEnabled(False)
+        if self._planned_gen != self._plan_gen:  # the last untick is still being planned
+            self._execute_when_planned = True
+            self.status.setText("Planning without the unticked facts…")
+            return
+        self._run(self._plan)
+
+    def _run(self, plan) -> None:
+        """Execute exactly the plan the preview shows (no new preview in between)."""
+        scope = plan.scope
+        svc = ForgetService(self.engram)
         self.running = True
         self.started.emit()
         self.status.setText("Forgetting… (closing this window does not stop it)")
@@ -338,7 +433,7 @@ class ForgetDialog(QDialog):
 
         self.runner.start(
             "Forgetting",
-            lambda p, c: svc.execute(scope, progress=p, cancelled=c),
+            lambda p, c: svc.execute(scope, progress=p, cancelled=c, preview=plan),
             success=finished,
             failure=lambda m: finished(None, m),
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from datetime import date, datetime
 
@@ -196,6 +197,8 @@ def cmd_forget(args, ctx):
 
     eng = ctx.engram()
     svc = ForgetService(eng)
+    if not _finish_interrupted(svc) and not args.verify:
+        return 1
     if args.verify:
         if args.yes or args.all_agents:
             raise InvalidInput("--verify only checks; it takes TEXT and optionally --agent")
@@ -237,6 +240,24 @@ def cmd_forget(args, ctx):
     else:
         _print_receipt(receipt)
     return 0 if receipt["counts"].get("remaining_after_verify", 0) == 0 else 1
+
+
+def _finish_interrupted(svc) -> bool:
+    """Any forget command first finishes a forget that was killed half way (its plan was
+    journaled before its first change). False: it could not; its receipt says what is left."""
+    try:
+        done = svc.resume_pending()
+    except Exception as exc:  # said with the receipt, which stays "incomplete"
+        print(f"engram: an interrupted forget could not be finished: {exc}", file=sys.stderr)
+        for r in svc.receipts():
+            if isinstance(r["counts"].get("incomplete"), list):
+                _print_receipt(r)
+        return False
+    if done is not None:  # on stderr: a --json answer on stdout stays one document
+        with contextlib.redirect_stdout(sys.stderr):
+            print(f"finished an interrupted forget (receipt {done['id']}):")
+            _print_receipt(done)
+    return True
 
 
 def _print_receipt(r: dict) -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from models import Agent, AuditEvent, CompiledLayer, Episode, ForgetReceipt, Session
 from models.db import writer_lock
 from services.errors import InvalidInput
+from services.forget import journal
 from services.forget.files import Terms, apply_edit
 from services.forget.preview import (
     NATIVE_NOTE,
@@ -46,9 +47,13 @@ class _Steps:
         self.progress = progress
         self.cancelled = cancelled
 
-    def __call__(self, msg: str) -> None:
-        if self.cancelled and self.cancelled() and self.done < 2:  # nothing changed before files
+    def check(self) -> None:
+        """The last moment a cancel leaves everything as it was (nothing journaled yet)."""
+        if self.cancelled and self.cancelled():
             raise InvalidInput("forget cancelled; nothing was removed")
+
+    def __call__(self, msg: str) -> None:
+        journal.kill_here_for_tests(msg)
         if self.progress:
             self.progress(self.done, len(STEPS), msg)
         self.done += 1
@@ -60,61 +65,102 @@ def run_forget(
     pv: ForgetPreview,
     progress: Callable[[int, int, str], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
+    resume: int | None = None,
 ) -> tuple[int, list[str]]:
-    """Remove everything the preview lists; return the receipt id and the notes."""
+    """Carry out the plan ``pv``, step by step, crossing each step off the receipt; return
+    the receipt id and the notes. ``resume``: the receipt of a journaled plan a killed
+    forget left (journal.py): its steps not crossed off run again, the files re-checked."""
     t0 = time.perf_counter()
     step = _Steps(progress, cancelled)
     # the receipt says what happened to each native file (below), not what was planned
     notes = [n for n in pv.notes if not n.startswith(NATIVE_NOTE)]
     key = engram.forget_key()
-    step("backup")
-    backup = (
-        backup_store(engram, "before-forget-everything") if scope.kind == "everything" else None
-    )
+    ddir = engram.config.data_dir
+    if resume is None:
+        step.check()
+        rid = journal.open_receipt(scope, pv, key, STEPS)
+        journal.write(ddir, rid, pv)  # before the first change
+    else:
+        rid = resume
+        journal.refresh_edits(pv)
+        notes.append(f"an interrupted forget was finished from its journal (receipt {rid})")
+    left = set(journal.steps_left(rid))
+    if "backup" in left:
+        step("backup")
+        safety = None
+        if scope.kind == "everything":
+            safety = str(backup_store(engram, "before-forget-everything"))
+        journal.step_done(rid, "backup", {"safety_backup": safety} if safety else None)
     with _files_held(engram, pv):
-        step("files")
-        files_done = _edit_files(engram, scope, pv, notes)
-        native = _edit_native(engram, pv, notes)
-        step("vectors")
-        for ap in pv.agents:
-            if ap.vectors or scope.whole:
-                notes += purge_vectors(
-                    engram, ap.agent_id, {f["id"] for f in ap.facts}, drop=scope.whole
-                )
-        step("rows")
-        receipt = delete_rows(engram, scope, pv, key)
-    step("layers")
-    for ap in pv.agents:
-        if ap.layers and not scope.whole:
-            notes.append(recompile(engram, ap.slug))
-    step("compact")
-    compacted = compact_store(engram)
-    notes += compacted
-    step("backups")
-    for b in pv.backups:
-        scrub_file(Path(b))
-    if backup is not None:
-        scrub_file(backup)
+        if "files" in left:
+            step("files")
+            files_done = _edit_files(engram, scope, pv, notes)
+            native = _edit_native(engram, pv, notes)
+            journal.step_done(rid, "files", {"files_rewritten": files_done, **native})
+        if "vectors" in left:
+            step("vectors")
+            for ap in pv.agents:
+                if ap.vectors or scope.whole:
+                    notes += purge_vectors(
+                        engram, ap.agent_id, {f["id"] for f in ap.facts}, drop=scope.whole
+                    )
+            journal.step_done(rid, "vectors")
+        if "rows" in left:
+            step("rows")
+            delete_rows(engram, scope, pv, key, rid, notes)
+    _after_rows(engram, scope, pv, rid, left, step, notes)
     step("verify")
     checked, remaining = _verify_after(engram, scope, pv, notes)
-    counts = dict(receipt.counts)
-    counts["files_rewritten"] = files_done
-    counts.update(native)
-    if backup is not None:
+    counts = journal.receipt_counts(rid)
+    counts.pop("incomplete", None)
+    if counts.pop("safety_backup", None):
         counts["safety_backup_destroyed"] = 1
     counts["remaining_after_verify"] = remaining
-    rewritten = tables_rewritten(compacted)
-    if rewritten is not None:  # a team store: what really ran, not a claim
-        counts["server_tables_rewritten"] = rewritten
     counts["strings_verified"] = checked
     counts["seconds"] = round(time.perf_counter() - t0, 3)
-    ForgetReceipt.update(counts=counts).where(ForgetReceipt.id == receipt.id).execute()
+    ForgetReceipt.update(counts=counts).where(ForgetReceipt.id == rid).execute()
     if progress:
         progress(len(STEPS), len(STEPS), "done")
     for ap in pv.agents:
         engram.bus.emit("fact.deleted", agent_id=ap.agent_id, ids=[f["id"] for f in ap.facts])
-    engram.bus.emit("forget.done", receipt=receipt.id)
-    return receipt.id, notes
+    engram.bus.emit("forget.done", receipt=rid)
+    return rid, notes
+
+
+def _after_rows(
+    engram: EngramHandle,
+    scope: ForgetScope,
+    pv: ForgetPreview,
+    rid: int,
+    left: set[str],
+    step: _Steps,
+    notes: list[str],
+) -> None:
+    """Layers rebuilt, the store compacted, backups scrubbed; then the journal goes (the
+    check that follows scans every file of the data dir, the journal's text included)."""
+    if "layers" in left:
+        step("layers")
+        for ap in pv.agents:
+            if ap.layers and not scope.whole:
+                notes.append(recompile(engram, ap.slug))
+        journal.step_done(rid, "layers")
+    if "compact" in left:
+        step("compact")
+        compacted = compact_store(engram)
+        notes += compacted
+        rewritten = tables_rewritten(compacted)
+        # a team store: what really ran, not a claim
+        extra = {"server_tables_rewritten": rewritten} if rewritten is not None else None
+        journal.step_done(rid, "compact", extra)
+    if "backups" in left:
+        step("backups")
+        for b in pv.backups:
+            scrub_file(Path(b))
+        safety = journal.receipt_counts(rid).get("safety_backup")
+        if safety:
+            scrub_file(Path(safety))
+        journal.step_done(rid, "backups")
+    journal.clear(engram.config.data_dir)
 
 
 @contextmanager
@@ -163,12 +209,17 @@ def _edit_native(engram: EngramHandle, pv: ForgetPreview, notes: list[str]) -> d
     history of a Codex memories repository they are in."""
     from services.forget.git_history import erase_history
     from services.forget.native import apply_native, backup_dir
+    from services.forget.plan import said_by_kept
 
     bdir = backup_dir(engram.config.data_dir)
     done: list = []
     out: dict = {"native_files_rewritten": 0, "native_not_erased": 0, "native_backups": 0}
     # kept in the stored receipt too (paths and reasons, never the text)
-    files: dict[str, list[str]] = {"native_backup_files": [], "native_not_erased_files": []}
+    files: dict[str, list[str]] = {
+        "native_rewritten_files": [],
+        "native_backup_files": [],
+        "native_not_erased_files": [],
+    }
     for ap in pv.agents:
         for ed in ap.native:
             if ed.problem:
@@ -184,6 +235,7 @@ def _edit_native(engram: EngramHandle, pv: ForgetPreview, notes: list[str]) -> d
                 files["native_not_erased_files"].append(f"{ed.path}: not erased: {exc}")
                 continue
             out["native_files_rewritten"] += 1
+            files["native_rewritten_files"].append(str(ed.path))
             done.append(ed)
             lines = ", ".join(map(str, ed.lines[:20])) or f"{len(ed.removed)} entr(ies)"
             notes.append(f"{ed.path}: erased ({ed.kind}: {lines})")
@@ -192,7 +244,9 @@ def _edit_native(engram: EngramHandle, pv: ForgetPreview, notes: list[str]) -> d
                 files["native_backup_files"].append(backup)
                 notes.append(f"{ed.path}: backup (forgotten lines replaced by a marker): {backup}")
     terms = [x for ap in pv.agents for x in ap.terms]
-    hist = erase_history(done, terms, notes)
+    # the scope's words a kept fact says would be cut out of its line in every commit
+    held = said_by_kept(terms, [k for ap in pv.agents for k in ap.kept])
+    hist = erase_history(done, [x for x in terms if x not in held], notes)
     out.update(hist)
     out.update({k: v for k, v in files.items() if v})
     return out
@@ -237,13 +291,15 @@ def _verify_after(engram: EngramHandle, scope: ForgetScope, pv: ForgetPreview, n
         keep = set(alone)
         for ap in pv.agents:
             ap.terms = [x for x in ap.terms if x in keep]
+    held = _held_by_kept(pv, notes)
     groups = (
-        [(None, [x for ap in pv.agents for x in ap.terms])]
+        [(None, [x for ap in pv.agents for x in ap.terms if x not in held])]
         if scope.all_agents
-        else [(ap.slug, ap.terms) for ap in pv.agents]
+        else [(ap.slug, [x for x in ap.terms if x not in held]) for ap in pv.agents]
     )
+    extra = [scope.matching] if scope.matching and scope.matching not in held else []
     for slug, terms in groups:
-        sample = verify_sample(terms, [scope.matching] if scope.matching else [])
+        sample = verify_sample(terms, extra)
         if not sample:
             continue
         rep = verify_forgotten(engram, sample, agent=slug)
@@ -256,9 +312,31 @@ def _verify_after(engram: EngramHandle, scope: ForgetScope, pv: ForgetPreview, n
     return checked, remaining
 
 
+def _held_by_kept(pv: ForgetPreview, notes: list[str]) -> set[str]:
+    """Terms (the scope's words) that a fact the user kept still says: they stay, by the
+    user's choice, so the check after the forget looks for the forgotten facts' own texts."""
+    from services.forget.plan import said_by_kept
+
+    held = said_by_kept(
+        [x for ap in pv.agents for x in ap.terms], [k for ap in pv.agents for k in ap.kept]
+    )
+    if held:
+        notes.append(
+            f"{len(held)} text(s) of the scope are also in the fact(s) you kept: "
+            "verified by the forgotten facts' own texts"
+        )
+    return held
+
+
 def delete_rows(
-    engram: EngramHandle, scope: ForgetScope, pv: ForgetPreview, key: bytes
-) -> ForgetReceipt:
+    engram: EngramHandle,
+    scope: ForgetScope,
+    pv: ForgetPreview,
+    key: bytes,
+    rid: int,
+    notes: list[str],
+) -> None:
+    """The rows, in one transaction that also crosses "rows" off the receipt (rid)."""
     counts: dict[str, int] = {}
     hashes: set[str] = set()
     label = scope.label or f"forgotten {datetime.now():%Y-%m-%d %H:%M}"
@@ -268,7 +346,12 @@ def delete_rows(
         for aid in sorted({ap.agent_id for ap in pv.agents}):
             held.enter_context(writer_lock(engram.db, aid))
         held.enter_context(engram.db.atomic())
-        return _delete_rows_locked(engram, scope, pv, key, counts, hashes, label)
+        _delete_rows_locked(engram, scope, pv, key, counts, hashes, label, notes)
+        done = {**counts, **journal.receipt_counts(rid)}  # the files' outcomes stay
+        ForgetReceipt.update(counts=done, hashes=sorted(hashes)).where(
+            ForgetReceipt.id == rid
+        ).execute()
+        journal.step_done(rid, "rows")
 
 
 def _delete_rows_locked(
@@ -279,7 +362,8 @@ def _delete_rows_locked(
     counts: dict[str, int],
     hashes: set[str],
     label: str,
-) -> ForgetReceipt:
+    notes: list[str],
+) -> None:
     if scope.wants_rule and scope.all_agents:
         terms = [x for ap in pv.agents for x in _rule_terms(scope, ap)] or (
             [scope.matching] if scope.matching else []
@@ -292,7 +376,10 @@ def _delete_rows_locked(
         # app's recompile) may have written layers that still held the text
         a = Agent.get_or_none(Agent.id == ap.agent_id)
         if a is not None:
-            ap.layers = matching_layers(a, scope, Terms(ap.terms))
+            planned = {L["id"] for L in ap.layers}
+            ap.layers = matching_layers(a, scope, ap.term_set())
+            if {L["id"] for L in ap.layers} - planned:
+                notes.append(f"{ap.slug}: compiled layers written since the preview hold it too")
         for k, v in ap.counts().items():
             counts[k] = counts.get(k, 0) + v
         hashes.update(keyed(key, x) for x in ap.terms)
@@ -309,13 +396,6 @@ def _delete_rows_locked(
             reason="forget (receipt kept)",
         )
     counts["backups"] = len(pv.backups)
-    slug = scope.agent or (pv.agents[0].slug if len(pv.agents) == 1 else None)
-    return ForgetReceipt.create(
-        agent_slug=None if scope.all_agents else slug,
-        scope=scope.to_receipt(key),
-        counts=counts,
-        hashes=sorted(hashes),
-    )
 
 
 def _rule_terms(scope: ForgetScope, ap: AgentPreview) -> list[str]:
@@ -328,7 +408,7 @@ def _delete_agent_rows(ap: AgentPreview) -> None:
         AuditEvent.delete().where(AuditEvent.id.in_(list(part))).execute()
     for part in chunks([e["id"] for e in ap.episodes]):
         Episode.delete().where(Episode.id.in_(list(part))).execute()
-    t = Terms(ap.terms)
+    t = ap.term_set()
     for fid in ap.metadata:
         fact_rows.rewrite_metadata(fid, lambda meta: prune_strings(meta, t))
     for sinfo in ap.sessions:

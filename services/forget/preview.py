@@ -15,6 +15,7 @@ from pathlib import Path
 
 from models import Agent, AuditEvent, CompiledLayer, Episode, Session
 from services.forget.files import FileEdit, Terms, plan_file, workspace_files
+from services.forget.plan import PlanTerms, said_by_kept
 from services.forget.raw_scan import byte_pattern, iter_files, scan_file
 from services.forget.scope import ForgetScope, as_dt, select_agents, select_with_partial
 from services.forget.verify import snapshot_text
@@ -43,6 +44,11 @@ class AgentPreview:
     native: list[FileEdit] = field(default_factory=list)  # the agent's own files (native.py)
     metadata: list[int] = field(default_factory=list)  # kept facts whose metadata mentions it
     terms: list[str] = field(default_factory=list, repr=False)  # what must be gone (content!)
+    # the texts of the candidates the user left out: no term reaches them (plan.PlanTerms)
+    kept: list[str] = field(default_factory=list, repr=False)
+
+    def term_set(self) -> Terms:
+        return PlanTerms(self.terms, self.kept)
 
     def counts(self) -> dict:
         return {
@@ -119,7 +125,7 @@ def build_preview(engram: EngramHandle, scope: ForgetScope) -> ForgetPreview:
         pv.agents.append(_agent_preview(engram, a, scope))
     _plan_native(engram, pv)
     _native_notes(pv)
-    all_terms = [x for ap in pv.agents for x in ap.terms]
+    all_terms = _not_kept([x for ap in pv.agents for x in ap.terms], pv)
     if all_terms or scope.kind == "everything":
         for b in store_backups(engram):
             if scope.kind == "everything" or backup_holds(b, all_terms):
@@ -138,6 +144,13 @@ def build_preview(engram: EngramHandle, scope: ForgetScope) -> ForgetPreview:
     return pv
 
 
+def _not_kept(terms: list[str], pv: ForgetPreview) -> list[str]:
+    """A store copy holding only a kept fact (found by the scope's words) holds nothing
+    forgotten and stays."""
+    held = said_by_kept(terms, [k for ap in pv.agents for k in ap.kept])
+    return [x for x in terms if x not in held]
+
+
 def _plan_native(engram: EngramHandle, pv: ForgetPreview) -> None:
     """Every native file an agent loads that mentions the forgotten text: the agent's linked
     files are rewritten; a discovered file not linked to a forgotten agent is rewritten by
@@ -152,7 +165,7 @@ def _plan_native(engram: EngramHandle, pv: ForgetPreview) -> None:
             continue
         linked = linked_files(engram, agents[ap.slug])
         roots = allowed_roots(engram, [agents[ap.slug]], linked)
-        t = Terms(ap.terms)
+        t = ap.term_set()
         for p, fmt in sorted(linked.items()):
             if _real(p) not in taken and (ed := plan_native(p, fmt, t, roots)):
                 taken.add(_real(p))
@@ -160,7 +173,7 @@ def _plan_native(engram: EngramHandle, pv: ForgetPreview) -> None:
     terms = [x for ap in pv.agents for x in ap.terms]
     if not terms or not pv.agents:
         return
-    t = Terms(terms)
+    t = PlanTerms(terms, [k for ap in pv.agents for k in ap.kept])
     everyone = pv.scope.all_agents
     roots = allowed_roots(engram, list(agents.values()), {})
     for p, fmt in sorted(discovered_files(engram.config.data_dir).items()):
@@ -219,11 +232,13 @@ def _agent_preview(engram: EngramHandle, a: Agent, scope: ForgetScope) -> AgentP
     if scope.matching:
         terms.append(scope.matching)
     terms += list(scope.terms)
-    eps = _episodes(a, scope, Terms(terms))
+    if scope.exclude_ids:
+        ap.kept = [c for _, c in fact_rows.texts_of(list(scope.exclude_ids)) if c]
+    eps = _episodes(a, scope, PlanTerms(terms, ap.kept))
     ap.episodes = [{"id": e.id, "day": e.day.isoformat(), "summary": e.summary} for e in eps]
     terms += [e.summary for e in eps]
-    t = Terms(terms)
     ap.terms = terms
+    t = ap.term_set()
     ap.fts = len(ids) + len(eps)
     ap.history = _history(a, scope, t, set(ids))
     ap.metadata = _metadata(a, t, set(ids)) if not scope.whole else []

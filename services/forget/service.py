@@ -20,7 +20,8 @@ from collections.abc import Callable
 
 from models import ForgetReceipt
 from services.errors import NotFound
-from services.forget.execute import run_forget
+from services.forget import journal
+from services.forget.execute import STEPS, run_forget
 from services.forget.preview import (
     AgentPreview,
     ForgetPreview,
@@ -69,8 +70,38 @@ class ForgetService:
         cancelled: Callable[[], bool] | None = None,
         preview: ForgetPreview | None = None,
     ) -> dict:
-        pv = preview or self.preview(scope)
-        rid, notes = run_forget(self.e, scope, pv, progress=progress, cancelled=cancelled)
+        """Carry out the plan (``preview``, else one made now) exactly. An interrupted
+        forget's journaled plan is finished first (one forget at a time: journal.running)."""
+        with journal.running(self.e.config.data_dir):
+            self._resume_locked()
+            pv = preview or self.preview(scope)
+            rid, notes = run_forget(self.e, pv.scope, pv, progress=progress, cancelled=cancelled)
+        out = self._receipt_json(ForgetReceipt.get_by_id(rid))
+        out["notes"] = [n for n in notes if n]
+        return out
+
+    def resume_pending(self) -> dict | None:
+        """Finish a forget a kill or power cut interrupted, from its journal: its receipt,
+        or None when there is none (or it is running in another process right now). If it
+        fails, the journal stays and its receipt says "incomplete" with the steps left."""
+        ddir = self.e.config.data_dir
+        if not journal.pending(ddir):
+            return None
+        try:
+            with journal.running(ddir, wait=False):
+                return self._resume_locked()
+        except journal.Busy:
+            return None
+
+    def _resume_locked(self) -> dict | None:
+        doc = journal.read(self.e.config.data_dir)
+        if doc is None:
+            return None
+        pv = journal.plan_from(doc["plan"])
+        rid = doc["receipt"]
+        if ForgetReceipt.get_or_none(ForgetReceipt.id == rid) is None:  # a restored store
+            rid = journal.open_receipt(pv.scope, pv, self.e.forget_key(), STEPS)
+        rid, notes = run_forget(self.e, pv.scope, pv, resume=rid)
         out = self._receipt_json(ForgetReceipt.get_by_id(rid))
         out["notes"] = [n for n in notes if n]
         return out
@@ -87,7 +118,10 @@ class ForgetService:
         texts = list(texts)
         if each_word:
             texts += [w for t in texts for w in known_name_parts(t, agent)]
-        return verify_forgotten(self.e, texts, agent=agent, vectors=vectors)
+        rep = verify_forgotten(self.e, texts, agent=agent, vectors=vectors)
+        if journal.pending(self.e.config.data_dir):  # never "ok" over an unfinished plan
+            rep.remaining.insert(0, (str(journal.path(self.e.config.data_dir)), journal.PENDING))
+        return rep
 
     def rules(self) -> list[forget_rules.RuleView]:
         return forget_rules.list_rules()
