@@ -463,9 +463,13 @@ def cmd_discover(args, ctx):
 
 
 def cmd_writeback(args, ctx):
-    from services.interop.writeback import write_back
+    from services.interop.writeback import StoreBehindLinks, write_back
 
-    rep = write_back(ctx.engram().agent(args.agent), prefer=args.prefer, dry_run=args.dry_run)
+    try:
+        rep = write_back(ctx.engram().agent(args.agent), prefer=args.prefer, dry_run=args.dry_run)
+    except StoreBehindLinks as exc:  # a restored backup: refused like a conflict, nothing written
+        print(f"engram: refused: {exc}", file=sys.stderr)
+        return 4
     if args.json:
         emit_json(rep.to_json())
         return 4 if rep.conflicts else 0
