@@ -86,3 +86,31 @@ def test_a_copied_data_dir_syncs_as_its_own_client(sync_url, tmp_path, capsys):
         assert _facts(capsys, data) == sorted(every + [LATER_A])
     for data in (a, b, c):  # nothing left to move, nothing doubled
         assert "pushed 0, pulled 0" in _ok(capsys, data, "sync")
+
+
+def test_a_restored_older_database_syncs_as_a_new_client(sync_url, tmp_path, capsys):
+    """``cp engram.db.bak engram.db`` (the "store is damaged" advice): the file is older than
+    what the server has from this store; its queue restarts at sequence numbers the server
+    already holds from the newer file. It must push as a client of its own."""
+    a, c = tmp_path / "laptop", tmp_path / "desktop"
+    _ok(capsys, a, "agent", "add", "notes")
+    _ok(capsys, a, "remember", "--agent", "notes", BEFORE)
+    assert "pushed 1" in _ok(capsys, a, "sync")
+    backup = tmp_path / "engram.db.bak"
+    shutil.copy2(a / "engram.db", backup)
+
+    _ok(capsys, a, "remember", "--agent", "notes", ON_A)
+    assert "pushed 1" in _ok(capsys, a, "sync")
+    for p in (a / "engram.db-wal", a / "engram.db-shm"):
+        p.unlink(missing_ok=True)
+    shutil.copy(backup, a / "engram.db")  # in place: same path, same inode
+
+    _ok(capsys, a, "remember", "--agent", "notes", ON_B)
+    out = _ok(capsys, a, "sync")
+    assert "pushed 1" in out and "pulled 1" in out, out  # its new fact up, the lost one back
+    every = sorted([BEFORE, ON_A, ON_B])
+    assert _facts(capsys, a) == every
+    _ok(capsys, c, "sync")
+    assert _facts(capsys, c) == every
+    for data in (a, c):
+        assert "pushed 0, pulled 0" in _ok(capsys, data, "sync")
