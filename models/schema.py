@@ -208,7 +208,6 @@ SQLITE_UUID4 = (
     "substr('89ab', 1 + (abs(random()) % 4), 1) || substr(hex(randomblob(2)), 2) || "
     "hex(randomblob(6)))"
 )
-PG_UUID4 = "replace(gen_random_uuid()::text, '-', '')"
 STORE_IDENTITY_SQL = (
     "CREATE TABLE IF NOT EXISTS store_identity (key VARCHAR(255) PRIMARY KEY, value TEXT NOT NULL)"
 )
@@ -218,22 +217,20 @@ def _v10(db: pw.Database) -> None:
     """Stable identity: integer ids are local and reused (a restored backup hands them to
     other facts), so every fact and agent gets a uid, and the store an instance id
     (models/instance.py) that a copy or a restored file does not share with its original."""
-    pg = isinstance(db, pw.PostgresqlDatabase)
+    if isinstance(db, pw.PostgresqlDatabase):
+        from models.server_schema import migrate_v10
+
+        migrate_v10(db, _add_column)
+        return
     for table in ("fact", "agent"):
         _add_column(db, table, "uid", "VARCHAR(32)")
-        db.execute_sql(
-            f"UPDATE {table} SET uid = {PG_UUID4 if pg else SQLITE_UUID4} WHERE uid IS NULL"
-        )
+        db.execute_sql(f"UPDATE {table} SET uid = {SQLITE_UUID4} WHERE uid IS NULL")
         # not unique: an archive imported twice carries its facts' uids twice
         db.execute_sql(f"CREATE INDEX IF NOT EXISTS {table}_uid ON {table}(uid)")
     db.execute_sql(STORE_IDENTITY_SQL)
     from models.instance import new_instance
 
     new_instance(db)
-    if pg:
-        from models.access import grant_member_writes
-
-        grant_member_writes(db, ["store_identity"])  # members' write-back marks
 
 
 # Append new migrations here; never edit a released one. Versions are applied by what is
