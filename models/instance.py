@@ -118,7 +118,10 @@ def settle(db: pw.Database, db_path: Path) -> str | None:
             new_instance(db, why)
     want = {**here, "instance": instance(db), "checkpoint": (_checkpoints(db) or ("",))[0]}
     if marker != want:
-        _write_marker(db_path, want)
+        try:
+            _write_marker(db_path, want)
+        except OSError:
+            pass  # a read-only folder: the store still opens, the next writable open marks it
     return why
 
 

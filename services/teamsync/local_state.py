@@ -110,6 +110,7 @@ def collect(db) -> int:
     rows = list(fact_rows.sync_states())
     # a new shared fact is known by the fact's own uid: row ids repeat across copies of a store
     uids = all_fact_uids([r[0] for r in rows if r[0] not in known and r[3] in SYNCED_STATUSES])
+    taken = {uid for uid, _, _ in known.values()}
     for fid, aid, h, status in rows:
         alive.add(fid)
         if status not in SYNCED_STATUSES:
@@ -120,6 +121,9 @@ def collect(db) -> int:
                 continue
         else:
             uid, slug = uids.get(fid) or f"{cid}:{fid}", slugs[aid]
+            if uid in taken:  # an archive imported twice into this store carries a uid twice
+                uid = f"{cid}:{fid}"
+            taken.add(uid)
             map_fact(db, fid, uid, slug, None)
             if ("upsert", uid) in waiting:
                 continue

@@ -114,3 +114,21 @@ def test_a_restored_older_database_syncs_as_a_new_client(sync_url, tmp_path, cap
     assert _facts(capsys, c) == every
     for data in (a, c):
         assert "pushed 0, pulled 0" in _ok(capsys, data, "sync")
+
+
+def test_an_archive_imported_beside_its_agent_syncs_both_once(sync_url, tmp_path, capsys):
+    """``archive import --agent copy`` puts an agent's facts in the store a second time, uids
+    and all: each copy is still a shared fact of its own, pushed once, and the rounds after
+    move nothing (no two local facts under one shared uid, swapping back and forth)."""
+    a, c = tmp_path / "laptop", tmp_path / "desktop"
+    _ok(capsys, a, "agent", "add", "notes")
+    _ok(capsys, a, "remember", "--agent", "notes", BEFORE)
+    _ok(capsys, a, "archive", "export", "--agent", "notes", str(tmp_path / "notes.jsonl"))
+    _ok(capsys, a, "archive", "import", "--agent", "notes-copy", str(tmp_path / "notes.jsonl"))
+    assert "pushed 2" in _ok(capsys, a, "sync")
+    for _ in range(2):
+        assert "pushed 0, pulled 0" in _ok(capsys, a, "sync")
+    _ok(capsys, c, "sync")
+    for slug in ("notes", "notes-copy"):
+        out = _ok(capsys, c, "list", "--agent", slug, "--json")
+        assert [f["content"] for f in json.loads(out)] == [BEFORE], slug
