@@ -96,7 +96,10 @@ def _checkpoints(db: pw.Database) -> tuple[str, ...]:
 def why_not_the_same(marker: dict | None, db: pw.Database, here: dict) -> str | None:
     """Why the database open now is not the store the marker describes (None: it is)."""
     if marker is None:
-        return None  # the first open since v10 (or the marker was lost): trust the file
+        # the first open since v10 (or a folder where no marker could be written): trust the
+        # file; but a database that had a marker and now has none was copied without it
+        inst = instance(db)
+        return "copied without its marker" if _get(db, "marked") == inst else None
     if marker.get("instance") != instance(db):
         return "its marker names another store"
     if any(marker.get(k) != here[k] for k in ("path", "device", "inode")):
@@ -121,7 +124,10 @@ def settle(db: pw.Database, db_path: Path) -> str | None:
         try:
             _write_marker(db_path, want)
         except OSError:
-            pass  # a read-only folder: the store still opens, the next writable open marks it
+            return why  # a read-only folder: the store still opens, a writable open marks it
+    if _get(db, "marked") != want["instance"]:
+        with db.atomic():
+            _put(db, "marked", want["instance"])
     return why
 
 

@@ -54,13 +54,18 @@ def _facts(capsys, data) -> list[str]:
     return sorted(f["content"] for f in json.loads(out))
 
 
-def test_a_copied_data_dir_syncs_as_its_own_client(sync_url, tmp_path, capsys):
+@pytest.mark.parametrize("copied", ["data dir", "engram.db alone"])
+def test_a_copied_data_dir_syncs_as_its_own_client(sync_url, tmp_path, capsys, copied):
     a, b, c = tmp_path / "laptop", tmp_path / "laptop-copy", tmp_path / "desktop"
     _ok(capsys, a, "agent", "add", "notes")
     _ok(capsys, a, "remember", "--agent", "notes", BEFORE)
     assert "pushed 1" in _ok(capsys, a, "sync")
 
-    shutil.copytree(a, b, symlinks=True)  # cp -a: contents, times, modes
+    if copied == "data dir":
+        shutil.copytree(a, b, symlinks=True)  # cp -a: contents, times, modes
+    else:  # the database file to another folder, without the marker beside it
+        b.mkdir()
+        shutil.copy2(a / "engram.db", b / "engram.db")
     _ok(capsys, a, "remember", "--agent", "notes", ON_A)
     assert "pushed 1" in _ok(capsys, a, "sync")
     _ok(capsys, b, "remember", "--agent", "notes", ON_B)
