@@ -227,6 +227,12 @@ def _v10(db: pw.Database) -> None:
         db.execute_sql(f"UPDATE {table} SET uid = {SQLITE_UUID4} WHERE uid IS NULL")
         # not unique: an archive imported twice carries its facts' uids twice
         db.execute_sql(f"CREATE INDEX IF NOT EXISTS {table}_uid ON {table}(uid)")
+        # a row inserted without one (raw SQL: the bulk path, an older client) gets its uid
+        db.execute_sql(
+            f"CREATE TRIGGER IF NOT EXISTS {table}_uid_ai AFTER INSERT ON {table} "
+            f"WHEN new.uid IS NULL BEGIN UPDATE {table} SET uid = {SQLITE_UUID4} "
+            "WHERE id = new.id; END"
+        )
     db.execute_sql(STORE_IDENTITY_SQL)
     from models.instance import new_instance
 

@@ -164,6 +164,17 @@ def migrate_v10(db: pw.Database, add_column: Callable[[pw.Database, str, str, st
         add_column(db, table, "uid", "VARCHAR(32)")
         db.execute_sql(f"UPDATE {table} SET uid = {PG_UUID4} WHERE uid IS NULL")
         db.execute_sql(f"CREATE INDEX IF NOT EXISTS {table}_uid ON {table}(uid)")
+    # a row inserted without one (raw SQL: the bulk path, an older client) gets its uid
+    db.execute_sql(
+        "CREATE OR REPLACE FUNCTION engram_fill_uid() RETURNS trigger LANGUAGE plpgsql AS "
+        f"$$ BEGIN NEW.uid := coalesce(NEW.uid, {PG_UUID4}); RETURN NEW; END $$"
+    )
+    for table in ("fact", "agent"):
+        db.execute_sql(f"DROP TRIGGER IF EXISTS {table}_uid_fill ON {table}")
+        db.execute_sql(
+            f"CREATE TRIGGER {table}_uid_fill BEFORE INSERT ON {table} "
+            "FOR EACH ROW EXECUTE FUNCTION engram_fill_uid()"
+        )
     db.execute_sql(STORE_IDENTITY_SQL)
     new_instance(db)
     grant_member_writes(db, ["store_identity"])

@@ -43,7 +43,7 @@ class SchemaVersion(BaseModel):
 
 class Agent(BaseModel):
     slug = pw.CharField(unique=True)
-    uid = pw.CharField(default=new_uid)  # schema v10; indexed there
+    uid = pw.CharField(default=new_uid, null=True)  # schema v10 (index, trigger for raw inserts)
     name = pw.CharField()
     kind = pw.CharField(default="generic")  # claude-code, cursor, codex, hermes, lynn, generic
     workspace = pw.TextField(null=True)
@@ -61,7 +61,9 @@ MEMORY_TYPES = ("semantic", "episodic", "procedural", "temporal")
 
 class Fact(BaseModel):
     agent = pw.ForeignKeyField(Agent, backref="facts", on_delete="CASCADE", index=True)
-    uid = pw.CharField(default=new_uid)  # schema v10; write-back links and sync key on it
+    # schema v10; write-back links and sync key on it. NULL only until the insert trigger
+    # (v10) fills it: a raw INSERT (the bulk path) names the column without a value
+    uid = pw.CharField(default=new_uid, null=True)
     content = pw.TextField()
     content_hash = pw.CharField(index=True)  # sha256 of normalized content: exact dedup
     category = pw.CharField(default="fact", index=True)

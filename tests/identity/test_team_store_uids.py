@@ -66,16 +66,19 @@ def test_a_team_store_from_before_v10_gets_uids(pg_server):
         for t in TEXTS:
             Fact.create(agent=a, content=t, content_hash=t[:20])
         for table in ("fact", "agent"):  # back to what an Engram before v10 left
+            db.execute_sql(f"DROP TRIGGER {table}_uid_fill ON {table}")
             db.execute_sql(f"ALTER TABLE {table} DROP COLUMN uid")
         db.execute_sql("DROP TABLE store_identity")
         db.execute_sql("DELETE FROM schema_version WHERE version = 10")
         db.close()
 
         db = connect_database(url)
+        # a raw insert naming the column without a value (the bulk path) still gets one
+        Fact.insert(agent=a.id, content="Raw", content_hash="raw", uid=None).execute()
         uids = [u for (u,) in db.execute_sql("SELECT uid FROM fact").fetchall()]
         agent = db.execute_sql("SELECT uid FROM agent").fetchone()[0]
         inst = db.execute_sql("SELECT value FROM store_identity WHERE key = 'instance'")
-        assert len(uids) == 3 and len(set(uids + [agent])) == 4
+        assert len(uids) == 4 and len(set(uids + [agent])) == 5
         assert all(len(u) == 32 and u[12] == "4" for u in uids + [agent])
         assert len(inst.fetchone()[0]) == 32
         db.close()

@@ -16,6 +16,7 @@ def _as_v9(db: Path) -> None:
     """The store as an Engram before v10 left it (no uid columns, no instance)."""
     con = sqlite3.connect(db)
     for table in ("fact", "agent"):
+        con.execute(f"DROP TRIGGER {table}_uid_ai")
         con.execute(f"DROP INDEX {table}_uid")
         con.execute(f"ALTER TABLE {table} DROP COLUMN uid")
     con.execute("DROP TABLE store_identity")
@@ -60,3 +61,28 @@ def test_an_older_store_gets_uids_for_every_row_and_an_instance(tmp_path, cli):
     assert cli("remember", "--agent", "notes", "The fire drill is on Friday")[0] == 0
     now = _uids(db, "fact")
     assert now[:5] == facts and UUID4_HEX.match(now[5]) and now[5] not in facts
+
+
+def test_rows_inserted_without_a_uid_get_one(keyword_engram):
+    """The bulk path (services.bulk_remember, one prepared INSERT for every column) and a raw
+    INSERT of an older client leave the uid out or NULL: the store fills it in."""
+    from services import bulk_remember
+    from services.ingest.pipeline import NewFact
+
+    mem = keyword_engram.agent("bulk", create=True)
+    texts = [f"Build agent number {i} runs on the rack in room B" for i in range(50)]
+    counts = bulk_remember(mem, [NewFact(content=t) for t in texts])
+    assert counts["added"] == 50
+    db = keyword_engram.db
+    db.execute_sql(
+        "INSERT INTO agent (slug, name, kind, settings, created_at, visibility) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        ("raw", "raw", "generic", "{}", "2026-01-01 00:00:00", "shared"),
+    )
+    facts = [
+        u for (u,) in db.execute_sql("SELECT uid FROM fact WHERE agent_id = ?", (mem.agent_id,))
+    ]
+    agents = [u for (u,) in db.execute_sql("SELECT uid FROM agent")]
+    assert len(facts) == 50 and len(agents) == 2
+    assert all(UUID4_HEX.match(u or "") for u in facts + agents), facts + agents
+    assert len(set(facts + agents)) == 52
