@@ -346,8 +346,9 @@ def cmd_sync(args, ctx):
         try:
             rep = write_back(mem, prefer=args.prefer, dry_run=args.dry_run)
         except StoreBehindLinks as exc:  # a restored backup: nothing written
-            print(f"engram: refused: {exc}", file=sys.stderr)
-            return 4
+            from app.commands.core import _refused
+
+            return _refused(args, exc)
     else:
         rep = sync_workspace(
             mem, direction=args.direction, prefer=args.prefer, dry_run=args.dry_run

@@ -73,6 +73,10 @@ def test_writeback_from_a_restored_older_store_refuses_and_touches_nothing(tmp_p
         assert HAND_WRITTEN in topic.read_text()
         assert (data / "agents" / "cc" / "writeback.json").read_bytes() == links
 
+    rc, out, _ = cli("writeback", "--agent", "cc", "--json")
+    assert rc == 4 and "older than" in json.loads(out)["refused"]
+    assert _snapshot(folder) == before
+
     # the way out the message names: importing the files again links them to this store
     rc, _, err = cli("import", "--agent", "cc", str(folder))
     assert rc == 0, err
