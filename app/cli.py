@@ -152,18 +152,25 @@ def main(argv: list[str] | None = None) -> int:
         ctx.close()
 
 
+EXIT_SCHEMA_TOO_NEW = 5
+
+
 def run(args, ctx) -> int:
     """One parsed command, its errors as one line on stderr (also what the daemon runs)."""
     import sqlite3
 
     import peewee
 
+    from models.schema import SchemaTooNew
     from services.errors import EngramError
     from services.interop.importers.base import ImportFormatError
 
     try:
         rc = args.func(args, ctx)
         return int(rc or 0)
+    except SchemaTooNew as exc:  # its own code: a script must not read it as a damaged store
+        print(f"engram: {exc}", file=sys.stderr)
+        return EXIT_SCHEMA_TOO_NEW
     except (EngramError, ImportFormatError) as exc:
         print(f"engram: {exc}", file=sys.stderr)
         return 1

@@ -182,8 +182,6 @@ def open_database(url: str, password: str | None = None) -> peewee.Database:
 
 def connect_database(url: str, password: str | None = None) -> peewee.Database:
     """Open the database, bind the models to it and bring the schema up to date."""
-    from models.schema import migrate
-
     db = open_database(url, password)
     database_proxy.initialize(db)
     path = sqlite_path_from_url(url)
@@ -191,14 +189,28 @@ def connect_database(url: str, password: str | None = None) -> peewee.Database:
     # loser of that race sees "database is locked". One opener at a time, per store.
     with _open_lock(path):
         _connect(db)
-        if is_postgres(db):
-            with db.atomic():
-                # two clients opening a new team store at once: one migrates, one waits
-                db.execute_sql("SELECT pg_advisory_xact_lock(4242014)")
-                migrate(db)
-        else:
-            migrate(db)
+        try:
+            _bring_up_to_date(db, path)
+        except Exception:
+            db.close()  # a refused store keeps no connection (nor its -wal/-shm files)
+            raise
     return db
+
+
+def _bring_up_to_date(db, path: Path | None) -> None:
+    from models.schema import migrate
+
+    if is_postgres(db):
+        with db.atomic():
+            # two clients opening a new team store at once: one migrates, one waits
+            db.execute_sql("SELECT pg_advisory_xact_lock(4242014)")
+            migrate(db)
+        return
+    migrate(db)
+    if path is not None and path.is_file():
+        from models.instance import settle
+
+        settle(db, path)  # a copy or a restored file is not the store it came from
 
 
 def _connect(db) -> None:

@@ -202,11 +202,62 @@ def _v9(db: pw.Database) -> None:
     )
 
 
+# a UUID4 in hex, in SQL: the rows a store already holds get their uid in one statement
+SQLITE_UUID4 = (
+    "lower(hex(randomblob(6)) || '4' || substr(hex(randomblob(2)), 2) || "
+    "substr('89ab', 1 + (abs(random()) % 4), 1) || substr(hex(randomblob(2)), 2) || "
+    "hex(randomblob(6)))"
+)
+STORE_IDENTITY_SQL = (
+    "CREATE TABLE IF NOT EXISTS store_identity (key VARCHAR(255) PRIMARY KEY, value TEXT NOT NULL)"
+)
+
+
+def _v10(db: pw.Database) -> None:
+    """Stable identity: integer ids are local and reused (a restored backup hands them to
+    other facts), so every fact and agent gets a uid, and the store an instance id
+    (models/instance.py) that a copy or a restored file does not share with its original."""
+    if isinstance(db, pw.PostgresqlDatabase):
+        from models.server_schema import migrate_v10
+
+        migrate_v10(db, _add_column)
+        return
+    for table in ("fact", "agent"):
+        _add_column(db, table, "uid", "VARCHAR(32)")
+        db.execute_sql(f"UPDATE {table} SET uid = {SQLITE_UUID4} WHERE uid IS NULL")
+        # not unique: an archive imported twice carries its facts' uids twice
+        db.execute_sql(f"CREATE INDEX IF NOT EXISTS {table}_uid ON {table}(uid)")
+        # a row inserted without one (raw SQL: the bulk path, an older client) gets its uid
+        db.execute_sql(
+            f"CREATE TRIGGER IF NOT EXISTS {table}_uid_ai AFTER INSERT ON {table} "
+            f"WHEN new.uid IS NULL BEGIN UPDATE {table} SET uid = {SQLITE_UUID4} "
+            "WHERE id = new.id; END"
+        )
+    db.execute_sql(STORE_IDENTITY_SQL)
+    from models.instance import new_instance
+
+    new_instance(db)
+
+
 # Append new migrations here; never edit a released one. Versions are applied by what is
 # missing, not by "greater than the highest": branches add numbered migrations independently
 # (4 and 5 landed separately), and a store that got 5 first still gets 4 when it arrives.
-MIGRATIONS = [(1, _v1), (2, _v2), (3, _v3), (4, _v4), (5, _v5), (8, _v8), (9, _v9)]
+MIGRATIONS = [(1, _v1), (2, _v2), (3, _v3), (4, _v4), (5, _v5), (8, _v8), (9, _v9), (10, _v10)]
 CURRENT_VERSION = max(v for v, _ in MIGRATIONS)
+
+
+class SchemaTooNew(Exception):
+    """The store was migrated by a newer Engram: this one would write rows its schema does not
+    describe (a column it leaves empty, a rule it does not apply), so it opens nothing."""
+
+    def __init__(self, found: int, known: int, where: str = "") -> None:
+        self.found, self.known = found, known
+        at = f" ({where})" if where else ""
+        super().__init__(
+            f"this store{at} was written by a newer Engram (schema version {found}; this "
+            f"Engram knows up to {known}): nothing was opened or changed. Update Engram, or "
+            "open another data folder."
+        )
 
 
 def current_version(db: pw.Database) -> int:
@@ -244,6 +295,9 @@ def applied_versions(db: pw.Database) -> set[int]:
 def migrate(db: pw.Database) -> int:
     version = current_version(db)
     done = applied_versions(db)
+    known = max(v for v, _ in MIGRATIONS)
+    if version > known:  # before any write: not even the pre-migration backup
+        raise SchemaTooNew(version, known, str(getattr(db, "database", "") or ""))
     pending = sorted((v, fn) for v, fn in MIGRATIONS if v not in done)
     if not pending:
         return version

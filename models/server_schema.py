@@ -10,6 +10,7 @@ ON DELETE CASCADE). No text is stored with a vector, only a hash of the text it 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 import peewee as pw
 
@@ -146,3 +147,34 @@ def migrate_v8(db: pw.Database) -> None:
     db.execute_sql(f"GRANT SELECT, INSERT ON sync_push TO {TEAM_ROLE}")
     if vectors_in_database(db):  # least_privilege revoked it with the rest
         db.execute_sql(f"GRANT SELECT, INSERT, UPDATE, DELETE ON fact_vector TO {TEAM_ROLE}")
+
+
+PG_UUID4 = "replace(gen_random_uuid()::text, '-', '')"
+
+
+def migrate_v10(db: pw.Database, add_column: Callable[[pw.Database, str, str, str], None]) -> None:
+    """Stable identity on a team store (models/schema.py ``_v10``): uids for the rows it holds
+    (as the owner, so row security hides none of them), the store's instance id, and the
+    table members keep their write-back marks in."""
+    from models.access import grant_member_writes
+    from models.instance import new_instance
+    from models.schema import STORE_IDENTITY_SQL
+
+    for table in ("fact", "agent"):
+        add_column(db, table, "uid", "VARCHAR(32)")
+        db.execute_sql(f"UPDATE {table} SET uid = {PG_UUID4} WHERE uid IS NULL")
+        db.execute_sql(f"CREATE INDEX IF NOT EXISTS {table}_uid ON {table}(uid)")
+    # a row inserted without one (raw SQL: the bulk path, an older client) gets its uid
+    db.execute_sql(
+        "CREATE OR REPLACE FUNCTION engram_fill_uid() RETURNS trigger LANGUAGE plpgsql AS "
+        f"$$ BEGIN NEW.uid := coalesce(NEW.uid, {PG_UUID4}); RETURN NEW; END $$"
+    )
+    for table in ("fact", "agent"):
+        db.execute_sql(f"DROP TRIGGER IF EXISTS {table}_uid_fill ON {table}")
+        db.execute_sql(
+            f"CREATE TRIGGER {table}_uid_fill BEFORE INSERT ON {table} "
+            "FOR EACH ROW EXECUTE FUNCTION engram_fill_uid()"
+        )
+    db.execute_sql(STORE_IDENTITY_SQL)
+    new_instance(db)
+    grant_member_writes(db, ["store_identity"])

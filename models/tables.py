@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 from datetime import UTC, datetime
 
 import peewee as pw
@@ -13,6 +14,12 @@ from models.identity import current_origin, current_user
 
 def utcnow() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None, microsecond=0)
+
+
+def new_uid() -> str:
+    """A row's stable identity (schema v10): unlike the integer id, never reused by another
+    row, in this store or in a copy or restored backup of it."""
+    return uuid.uuid4().hex
 
 
 class JSONField(pw.TextField):
@@ -36,6 +43,7 @@ class SchemaVersion(BaseModel):
 
 class Agent(BaseModel):
     slug = pw.CharField(unique=True)
+    uid = pw.CharField(default=new_uid, null=True)  # schema v10 (index, trigger for raw inserts)
     name = pw.CharField()
     kind = pw.CharField(default="generic")  # claude-code, cursor, codex, hermes, lynn, generic
     workspace = pw.TextField(null=True)
@@ -53,6 +61,9 @@ MEMORY_TYPES = ("semantic", "episodic", "procedural", "temporal")
 
 class Fact(BaseModel):
     agent = pw.ForeignKeyField(Agent, backref="facts", on_delete="CASCADE", index=True)
+    # schema v10; write-back links and sync key on it. NULL only until the insert trigger
+    # (v10) fills it: a raw INSERT (the bulk path) names the column without a value
+    uid = pw.CharField(default=new_uid, null=True)
     content = pw.TextField()
     content_hash = pw.CharField(index=True)  # sha256 of normalized content: exact dedup
     category = pw.CharField(default="fact", index=True)

@@ -75,7 +75,7 @@ def migrate(source: StoreConfig, target: StoreConfig, agents: list[str] | None =
         return _import(target, archives)
 
 
-def _export(source: StoreConfig, agents, tmp: Path) -> dict[str, tuple[Path, set[str]]]:
+def _export(source: StoreConfig, agents, tmp: Path) -> dict[str, tuple[Path, set[str], str]]:
     from services.interop.archive import AGENT_FIELDS, FORMAT, TABLES, VERSION, _plain, _row
 
     src = _open(source)
@@ -87,7 +87,8 @@ def _export(source: StoreConfig, agents, tmp: Path) -> dict[str, tuple[Path, set
             if a is None:
                 raise NotFound(f"no agent {slug!r} in {source.data_dir}")
             lines = [{"type": FORMAT, "version": VERSION, "agent": slug}]
-            lines.append({"type": "agent", **{k: _plain(getattr(a, k)) for k in AGENT_FIELDS}})
+            fields = {k: _plain(getattr(a, k)) for k in AGENT_FIELDS}
+            lines.append({"type": "agent", **fields, "uid": a.uid})
             for kind, model in TABLES:
                 for r in model.select().where(model.agent == a.id).order_by(model.id):
                     lines.append({"type": kind, **_row(model, r)})
@@ -101,7 +102,7 @@ def _export(source: StoreConfig, agents, tmp: Path) -> dict[str, tuple[Path, set
             path.write_text(
                 "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), "utf-8"
             )
-            out[slug] = (path, _hashes(a.id))
+            out[slug] = (path, _hashes(a.id), a.uid)
         return out
     finally:
         src.close()
@@ -117,7 +118,7 @@ def _import(target: StoreConfig, archives) -> MigrateReport:
     rep = MigrateReport()
     dst = _open(target, create_index=True)
     try:
-        for slug, (path, hashes) in archives.items():
+        for slug, (path, hashes, uid) in archives.items():
             there = Agent.get_or_none(Agent.slug == slug)
             if there is not None and hashes and _is_leftover(there.id):
                 # a run that failed or was killed between creating the agent and committing
@@ -133,6 +134,8 @@ def _import(target: StoreConfig, archives) -> MigrateReport:
                     "nothing was merged (rename one of them first)"
                 )
             got = import_archive(dst, path)
+            # the same agent in another store, not a namesake (its facts keep theirs too)
+            Agent.update(uid=uid).where(Agent.slug == slug).execute()
             rep.copied[slug] = {**got.counts, "vectors": got.vectors, "embedded": got.embedded}
     finally:
         dst.close()

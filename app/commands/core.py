@@ -477,9 +477,12 @@ def cmd_discover(args, ctx):
 
 
 def cmd_writeback(args, ctx):
-    from services.interop.writeback import write_back
+    from services.interop.writeback import StoreBehindLinks, write_back
 
-    rep = write_back(ctx.engram().agent(args.agent), prefer=args.prefer, dry_run=args.dry_run)
+    try:
+        rep = write_back(ctx.engram().agent(args.agent), prefer=args.prefer, dry_run=args.dry_run)
+    except StoreBehindLinks as exc:  # a restored backup: refused like a conflict, nothing written
+        return _refused(args, exc)
     if args.json:
         emit_json(rep.to_json())
         return 4 if rep.conflicts else 0
@@ -492,6 +495,14 @@ def cmd_writeback(args, ctx):
         + (" (dry run: nothing written)" if args.dry_run else "")
     )
     return 4 if rep.conflicts else 0
+
+
+def _refused(args, exc) -> int:
+    """A write-back the store refused (it is older than the links): exit 4, like a conflict."""
+    if getattr(args, "json", False):
+        emit_json({"refused": str(exc), "pushed": 0, "conflicts": [], "changes": []})
+    print(f"engram: refused: {exc}", file=sys.stderr)
+    return 4
 
 
 def cmd_recall(args, ctx):

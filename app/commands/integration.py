@@ -358,7 +358,7 @@ def cmd_context(args, ctx):
 
 def cmd_sync(args, ctx):
     from services.interop.sync import sync_workspace
-    from services.interop.writeback import has_links, write_back
+    from services.interop.writeback import StoreBehindLinks, has_links, write_back
 
     if args.status or args.server or not args.agent:
         from app.commands.teamstore import cmd_server_sync
@@ -366,7 +366,12 @@ def cmd_sync(args, ctx):
         return cmd_server_sync(args, ctx)
     mem = ctx.engram().agent(args.agent)
     if not mem.info.workspace and has_links(mem):  # imported agent memory files (writeback.py)
-        rep = write_back(mem, prefer=args.prefer, dry_run=args.dry_run)
+        try:
+            rep = write_back(mem, prefer=args.prefer, dry_run=args.dry_run)
+        except StoreBehindLinks as exc:  # a restored backup: nothing written
+            from app.commands.core import _refused
+
+            return _refused(args, exc)
     else:
         rep = sync_workspace(
             mem, direction=args.direction, prefer=args.prefer, dry_run=args.dry_run

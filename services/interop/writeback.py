@@ -10,6 +10,12 @@ byte of the file stays as it was. A block the agent changed since the link, whos
 changed too, is a conflict: neither side is touched and the report says so (exit 4 in the
 CLI), unless ``prefer="engram"``. A block the agent changed alone is the next import's
 business, not ours. Files are written atomically and only if nobody wrote them meanwhile.
+
+Links key on facts' uids (a row id is reused, above all by a restored backup) and carry a
+mark, drawn anew at each save and kept in the store too (models/instance.py). A store that
+does not hold the links' mark is older than the links (a restored backup, another copy wrote
+back since): nothing is written and ``StoreBehindLinks`` says why. Links from before uids
+(keyed by row ids) are re-keyed only where the id still names a fact with the linked text.
 """
 
 from __future__ import annotations
@@ -19,7 +25,8 @@ import json
 import os
 from pathlib import Path
 
-from services.errors import NotFound
+from models import instance as store_instance
+from services.errors import EngramError, NotFound
 from services.interop.importers import frontmatter, gemini, hermes
 from services.interop.importers.claude_memory import merge_explanations
 from services.interop.importers.mdsplit import Statement, split_statements
@@ -28,6 +35,7 @@ from services.interop.sync import SyncConflict, SyncReport
 from services.store.atomic import atomic_write
 from services.store.filelock import exclusive_lock
 from services.store.handle import MemoryHandle
+from services.store.uids import agent_uid, fact_uids
 
 STATE_FILE = "writeback.json"
 BOM = b"\xef\xbb\xbf"
@@ -76,17 +84,81 @@ def _state_path(memory: MemoryHandle) -> Path:
     return memory.data_dir / STATE_FILE
 
 
+STATE_VERSION = 2
+
+
+class StoreBehindLinks(EngramError):
+    """The store open now is older than the agent's write-back links: writing back from it
+    would put old text (or another fact's text, under a reused id) into the agent's files."""
+
+
+def _empty() -> dict:
+    return {"version": STATE_VERSION, "links": {}}
+
+
 def _load(memory: MemoryHandle) -> dict:
     try:
-        return json.loads(_state_path(memory).read_text(encoding="utf-8"))
+        state = json.loads(_state_path(memory).read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return {"version": 1, "links": {}}
+        return _empty()
     except ValueError:
-        return {"version": 1, "links": {}}  # damaged: links start over at the next import
+        return _empty()  # damaged: links start over at the next import
+    return state if isinstance(state, dict) else _empty()
 
 
 def _save(memory: MemoryHandle, state: dict) -> None:
+    """A new mark in the store first, then the links file that names it (a crash between the
+    two leaves the links one mark behind, which the store still accepts)."""
+    uid = agent_uid(memory.agent_id)
+    state["version"] = STATE_VERSION
+    state["store"] = store_instance.instance(memory.db)
+    state["mark"] = store_instance.new_writeback_mark(memory.db, uid)
     atomic_write(_state_path(memory), json.dumps(state, indent=1, sort_keys=True) + "\n")
+
+
+def _behind(memory: MemoryHandle, state: dict) -> str | None:
+    """Why the store is older than these links (None: it is not)."""
+    if state.get("version") != STATE_VERSION or not state.get("links"):
+        return None  # no links yet, or links from before marks (re-keyed by their text)
+    marks = store_instance.writeback_marks(memory.db, agent_uid(memory.agent_id))
+    if state.get("mark") in marks:
+        return None
+    return (
+        f"the store is older than the write-back links of agent {memory.slug!r} (an older "
+        "engram.db was put back, or another copy of the store wrote back since): nothing was "
+        "written, every file was left as it is. Import the agent's memory files again to link "
+        "them to this store."
+    )
+
+
+def _rekey_v1(memory: MemoryHandle, state: dict) -> dict:
+    """Links from before uids, keyed by row ids: a link whose id still names a fact with the
+    linked text is kept under the fact's uid; any other is dropped, never acted on."""
+    old = state.get("links") or {}
+    ids = [int(k) for k in old if str(k).isdigit()]
+    uids = fact_uids(memory.agent_id, ids)
+    links = {}
+    for fid in ids:
+        link = old[str(fid)]
+        try:
+            f = memory.get(fid)
+        except NotFound:
+            continue
+        if fid in uids and _h(f.content) == link.get("fact"):
+            links[uids[fid]] = {**link, "id": fid}
+    return {"version": STATE_VERSION, "links": links}
+
+
+def _current(memory: MemoryHandle) -> dict:
+    """The agent's links as this version keeps them (old ones re-keyed); raises
+    ``StoreBehindLinks`` when the store is older than them."""
+    state = _load(memory)
+    if state.get("version") != STATE_VERSION:
+        return _rekey_v1(memory, state)
+    why = _behind(memory, state)
+    if why is not None:
+        raise StoreBehindLinks(why)
+    return state
 
 
 def has_links(memory: MemoryHandle) -> bool:
@@ -96,12 +168,22 @@ def has_links(memory: MemoryHandle) -> bool:
 
 def link_imported(memory: MemoryHandle, fact_ids: list[int]) -> int:
     """Remember, for the writable facts just imported, which block each came from. A fact
-    already linked keeps its link (its Engram-side hash must not forget an edit)."""
-    state = _load(memory)
+    already linked keeps its link (its Engram-side hash must not forget an edit). Links made
+    against a later state of the store than this one start over: the import just read what
+    the files hold now."""
+    try:
+        state = _current(memory)
+        # links re-keyed from before uids are saved as such
+        changed = state.get("mark") is None and _state_path(memory).exists()
+    except StoreBehindLinks:
+        state, changed = _empty(), True
     links = state.setdefault("links", {})
+    ids = list(dict.fromkeys(fact_ids))
+    uids = fact_uids(memory.agent_id, ids)
     n = 0
-    for fid in dict.fromkeys(fact_ids):
-        if str(fid) in links:
+    for fid in ids:
+        uid = uids.get(fid)
+        if uid is None or uid in links:
             continue
         try:
             f = memory.get(fid)
@@ -110,14 +192,15 @@ def link_imported(memory: MemoryHandle, fact_ids: list[int]) -> int:
         meta = f.metadata or {}
         if not writable(meta) or not meta.get("source_hash"):
             continue
-        links[str(fid)] = {
+        links[uid] = {
+            "id": fid,
             "file": meta["source_file"],
             "format": meta["source_format"],
             "block": meta["source_hash"],
             "fact": _h(f.content),
         }
         n += 1
-    if n:
+    if n or changed:
         _save(memory, state)
     return n
 
@@ -154,12 +237,29 @@ def writeback_lock(agent_dir: Path):
 def write_back(
     memory: MemoryHandle, prefer: str | None = None, dry_run: bool = False
 ) -> SyncReport:
+    """Raises ``StoreBehindLinks`` (and writes nothing) when the store is older than the
+    agent's links."""
     with writeback_lock(memory.data_dir):
-        state = _load(memory)
         report = SyncReport()
+        try:
+            state = _current(memory)
+        except StoreBehindLinks:
+            raise
+        except Exception as exc:  # a store that cannot say which links are its own: no write
+            report.conflicts.append(
+                SyncConflict(
+                    str(_state_path(memory)),
+                    None,
+                    None,
+                    None,
+                    f"could not read the store ({type(exc).__name__}: {exc}): the agent's "
+                    "files were left untouched",
+                )
+            )
+            return report
         by_file: dict[str, list[tuple[str, dict]]] = {}
-        for fid, link in state.get("links", {}).items():
-            by_file.setdefault(link["file"], []).append((fid, link))
+        for uid, link in state.get("links", {}).items():
+            by_file.setdefault(link["file"], []).append((uid, link))
         for file, links in sorted(by_file.items()):
             _file(memory, Path(file), links, state, report, prefer, dry_run)
         if not dry_run:
@@ -171,16 +271,28 @@ class _Doubt(Exception):
     """Reading a fact failed for a reason other than "it no longer exists"."""
 
 
-def _fact(memory: MemoryHandle, fid: str):
-    """The fact if Engram still keeps it active; None only when Engram *confirms* it is gone
-    (no such row, or deleted/forgotten/archived). Any other error is a doubt, and a doubt
-    never removes a user's text: the caller leaves the file alone and reports it."""
+def _uids_now(memory: MemoryHandle, links) -> dict[int, str]:
+    """id → uid, now, of the rows the links name (a row id another fact took is not the
+    linked fact)."""
     try:
-        f = memory.get(int(fid))
+        return fact_uids(memory.agent_id, [int(link["id"]) for _, link in links])
+    except Exception as exc:
+        raise _Doubt(f"{type(exc).__name__}: {exc}") from exc
+
+
+def _fact(memory: MemoryHandle, uid: str, link: dict, uids_now: dict[int, str]):
+    """The fact if Engram still keeps it active; None only when Engram *confirms* it is gone
+    (no such row, its id now another fact's, or deleted/forgotten/archived). Any other error
+    is a doubt, and a doubt never removes a user's text: the caller leaves the file alone and
+    reports it."""
+    try:
+        f = memory.get(int(link["id"]))
     except NotFound:
         return None
     except Exception as exc:
         raise _Doubt(f"{type(exc).__name__}: {exc}") from exc
+    if uids_now.get(f.id) != uid:
+        return None
     return f if f.status in ("active", "pending") else None
 
 
@@ -222,24 +334,26 @@ def _plan_file(
     blocks = {block_hash(s): s for s in statements(path, text, links[0][1]["format"])}
     edits: list[tuple[Statement, list[str] | None, str, dict]] = []
     gone: list[str] = []
-    facts = {fid: _fact(memory, fid) for fid, _ in links}  # every doubt before any change
-    for fid, link in links:
-        f = facts[fid]
+    uids_now = _uids_now(memory, links)
+    # every doubt before any change
+    facts = {uid: _fact(memory, uid, link, uids_now) for uid, link in links}
+    for uid, link in links:
+        f = facts[uid]
         st = blocks.get(link["block"])
         changed = f is None or _h(f.content) != link["fact"]
         if st is None:
             if f is None:
-                gone.append(fid)
+                gone.append(uid)
             elif changed and prefer != "file":
                 report.conflicts.append(
                     SyncConflict(
-                        str(path), int(fid), None, f.content, "changed in the file and in Engram"
+                        str(path), f.id, None, f.content, "changed in the file and in Engram"
                     )
                 )
             continue
         if not changed:
             continue
-        edits.append((st, None if f is None else render(st, lines, f.content), fid, link))
+        edits.append((st, None if f is None else render(st, lines, f.content), uid, link))
     if not dry_run:
         for fid in gone:
             state["links"].pop(fid, None)
@@ -249,13 +363,14 @@ def _plan_file(
     if why is not None:
         report.conflicts.append(SyncConflict(str(path), None, None, None, why))
         return
-    for st, new, fid, _link in sorted(edits, key=lambda e: -e[0].start):
+    for st, new, uid, link in sorted(edits, key=lambda e: -e[0].start):
+        fid = link["id"]
         if new is None:
             hermes_file = links[0][1]["format"] == "hermes"
             lo, hi = (hermes.removal_span if hermes_file else _removal_span)(lines, st)
             del lines[lo:hi]
             report.changes.append(f"{path.name}: removed the block of fact {fid} (line {st.start})")
-            state["links"].pop(fid, None)
+            state["links"].pop(uid, None)
         else:
             lines[st.start - 1 : st.end] = new
             report.changes.append(f"{path.name}: rewrote line {st.start} from fact {fid}")
@@ -289,13 +404,17 @@ def _finish(memory: MemoryHandle, path: Path, raw: bytes, text: str, state, repo
 
 def _relink(memory: MemoryHandle, path: Path, text: str, state) -> None:
     """After a write, every linked block of the file is found again by its new text."""
-    links = {fid: ln for fid, ln in state["links"].items() if ln["file"] == str(path)}
+    links = {uid: ln for uid, ln in state["links"].items() if ln["file"] == str(path)}
     if not links:
         return
     stmts = statements(path, text, next(iter(links.values()))["format"])
-    for fid, link in links.items():
+    try:
+        uids_now = _uids_now(memory, list(links.items()))
+    except _Doubt:
+        return  # the links stay as they were; the next write-back asks again
+    for uid, link in links.items():
         try:
-            f = _fact(memory, fid)
+            f = _fact(memory, uid, link, uids_now)
         except _Doubt:
             continue  # its link stays as it was; the next write-back asks again
         if f is None:

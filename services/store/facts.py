@@ -17,7 +17,7 @@ from typing import Any
 import peewee as pw
 
 from models import AuditEvent, Fact
-from models.tables import FACT_STATUSES, utcnow
+from models.tables import FACT_STATUSES, new_uid, utcnow
 from services.errors import InvalidInput, NotFound
 from services.records import FactView
 from services.store.audit import record_audit
@@ -102,6 +102,7 @@ def snapshot(f: Fact) -> dict:
     """Everything needed to restore a fact exactly (the basis of undo)."""
     return {
         "id": f.id,
+        "uid": f.uid,
         "content": f.content,
         "category": f.category,
         "memory_type": f.memory_type,
@@ -450,6 +451,8 @@ class FactStore:
             content = require_clean(snap["content"], "a restored fact's content")
             row = Fact.create(
                 id=snap["id"],
+                # the same fact again: write-back links and sync know it by its uid
+                uid=snap.get("uid") or self._uid_when_deleted(snap["id"]) or new_uid(),
                 agent=self.agent_id,
                 content=content,
                 content_hash=content_hash(content),
@@ -474,6 +477,22 @@ class FactStore:
         self._on_content([view])
         self._on_change("fact.added", [row.id])
         return view
+
+    def _uid_when_deleted(self, fact_id: int) -> str | None:
+        """The uid the deleted row had (its last delete event's snapshot): the app's undo
+        restores from a FactView, which does not carry it."""
+        before = (
+            AuditEvent.select(AuditEvent.before)
+            .where(
+                (AuditEvent.agent == self.agent_id)
+                & (AuditEvent.fact_id == fact_id)
+                & (AuditEvent.action == "delete")
+            )
+            .order_by(AuditEvent.id.desc())
+            .scalar()
+        )
+        got = before.get("uid") if isinstance(before, dict) else None
+        return got if isinstance(got, str) and got else None
 
     def touch(self, fact_ids: Sequence[int]) -> None:
         """Retrieval bumps last_accessed/access_count (what decay's access bonus reads)."""

@@ -151,6 +151,9 @@ def sync_round(config: StoreConfig, server_url: str) -> SyncReport:
         local_state.put(loc.db, "cursor", str(new_cursor))
         local_state.put(loc.db, "last_round", datetime.now(UTC).isoformat(timespec="seconds"))
         local_state.put(loc.db, "last_problem", "")
+        from models.instance import advance
+
+        advance(loc.db)  # the server now knows this state: an older file put back is a fork
     finally:
         loc.close()
     return rep

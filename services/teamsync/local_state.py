@@ -7,7 +7,9 @@ from __future__ import annotations
 import uuid
 
 from models import Agent
+from models import instance as store_instance
 from services.store import fact_rows
+from services.store.uids import all_fact_uids
 
 SYNCED_STATUSES = ("active", "archived")
 LOCAL_SQL = [
@@ -50,10 +52,19 @@ def put(db, key: str, value: str) -> None:
 
 
 def client_id(db) -> str:
+    """This store's id as a sync client, bound to the store's instance: a copy of the data
+    dir or a restored backup (a new instance, models/instance.py) pushes under an id of its
+    own, so the server never takes its pushes for the original's (same id, same sequence
+    numbers) and pulls what the original pushed. Its outbox stays queued for the new id:
+    what the server did not acknowledge from it goes again (pushes are idempotent by uid)."""
     cid = get(db, "client_id")
-    if cid is None:
+    inst = store_instance.instance(db)
+    bound = get(db, "client_instance")
+    if cid is None or (bound is not None and bound != inst):
         cid = uuid.uuid4().hex
         put(db, "client_id", cid)
+    if bound != inst:
+        put(db, "client_instance", inst)  # a store that synced before v10 keeps its id
     return cid
 
 
@@ -96,7 +107,11 @@ def collect(db) -> int:
     slugs = dict(Agent.select(Agent.id, Agent.slug).tuples())
     n = 0
     alive = set()
-    for fid, aid, h, status in fact_rows.sync_states():
+    rows = list(fact_rows.sync_states())
+    # a new shared fact is known by the fact's own uid: row ids repeat across copies of a store
+    uids = all_fact_uids([r[0] for r in rows if r[0] not in known and r[3] in SYNCED_STATUSES])
+    taken = {uid for uid, _, _ in known.values()}
+    for fid, aid, h, status in rows:
         alive.add(fid)
         if status not in SYNCED_STATUSES:
             continue  # superseded history and review candidates stay local
@@ -105,7 +120,10 @@ def collect(db) -> int:
             if synced == h or ("upsert", uid) in waiting:
                 continue
         else:
-            uid, slug = f"{cid}:{fid}", slugs[aid]
+            uid, slug = uids.get(fid) or f"{cid}:{fid}", slugs[aid]
+            if uid in taken:  # an archive imported twice into this store carries a uid twice
+                uid = f"{cid}:{fid}"
+            taken.add(uid)
             map_fact(db, fid, uid, slug, None)
             if ("upsert", uid) in waiting:
                 continue
