@@ -240,7 +240,20 @@ def compact_team_store(db, tables) -> list[str]:
     notes = [f"{REWROTE}{len(done)} table(s): {', '.join(done)} (CLUSTER, as their owner)"]
     if missed:
         notes.append(f"team store: not rewritten: {', '.join(missed)}")
-    return notes
+    return notes + clear_text_statistics(db)
+
+
+def clear_text_statistics(db) -> list[str]:
+    """Drop the planner's sampled values of memory text (none unless an ANALYZE ran with a
+    statistics target above 0, which schema v12 sets to 0), through the owner's function."""
+    try:
+        with db.atomic():
+            cleared = db.execute_sql("SELECT engram_clear_text_stats()").fetchone()[0]
+    except Exception as exc:  # a store before v12: say so
+        return [f"team store: statistics NOT checked ({str(exc).strip().splitlines()[0]})"]
+    if not cleared:
+        return []
+    return [f"team store: cleared planner statistics of {', '.join(cleared)}"]
 
 
 def team_forget_key(db) -> bytes | None:
@@ -255,6 +268,20 @@ def team_forget_key(db) -> bytes | None:
         return None
     row = db.execute_sql("SELECT value FROM team_secret WHERE name = 'forget'").fetchone()
     return bytes(row[0]) if row else None
+
+
+def receipt_roles(db, ids) -> dict[int, str]:
+    """The database role that wrote each forget receipt, as the server stamped it (empty on
+    a local store): the witness of who forgot, whatever a client says about itself."""
+    from models.db import is_postgres
+
+    ids = [int(i) for i in ids]
+    if not ids or not is_postgres(db):
+        return {}
+    rows = db.execute_sql(
+        "SELECT id, by_role FROM forget_receipt WHERE id = ANY(%s)", (ids,)
+    ).fetchall()
+    return {int(i): r for i, r in rows if r}
 
 
 @dataclass

@@ -1,0 +1,239 @@
+"""Schema v12 on PostgreSQL: the server is the witness (issue 31).
+
+What a member's client says about itself (who forgot, which agent, which lock it holds) is
+no longer taken on trust: triggers and ``SECURITY DEFINER`` functions owned by the admin role
+stamp the database role, check the agent, and keep an id-only record of what a forget
+erased. Each block below names the attack it answers; tests/teamstore/test_attacks.py keeps
+the SQL of each attack.
+"""
+
+from __future__ import annotations
+
+import peewee as pw
+
+from models.access import TEAM_ROLE, run_raw
+
+# the admin role (the tables' owner) and superusers; definer functions run as the owner, so
+# they ask about session_user, the role that logged in
+IS_ADMIN_SQL = """CREATE OR REPLACE FUNCTION engram_is_admin() RETURNS boolean
+    LANGUAGE sql STABLE AS $$
+    SELECT pg_has_role(session_user,
+        (SELECT relowner FROM pg_class WHERE oid = 'public.agent'::regclass), 'MEMBER')
+$$"""
+
+# 1, 2: a receipt is stamped with the role that wrote it and names only an agent that role
+# sees; every transaction that writes or completes a receipt is witnessed in a table no
+# member reaches, and an audit event is erased only under the eraser's own receipt for its
+# agent. Each erased event leaves its ids (never its text) in audit_erasure.
+RECEIPT_SQL = [
+    """CREATE TABLE IF NOT EXISTS forget_witness (
+        txid bigint NOT NULL, receipt_id integer NOT NULL, agent_slug text,
+        by_role text NOT NULL, PRIMARY KEY (txid, receipt_id))""",
+    f"REVOKE ALL ON forget_witness FROM PUBLIC, {TEAM_ROLE}",
+    """CREATE TABLE IF NOT EXISTS audit_erasure (
+        id bigserial PRIMARY KEY, receipt_id integer, by_role text NOT NULL,
+        agent_id integer, audit_id integer NOT NULL, fact_id integer, action text,
+        at timestamptz NOT NULL DEFAULT clock_timestamp())""",
+    f"REVOKE ALL ON audit_erasure FROM PUBLIC, {TEAM_ROLE}",
+    f"GRANT SELECT ON audit_erasure TO {TEAM_ROLE}",
+    "ALTER TABLE audit_erasure ENABLE ROW LEVEL SECURITY",
+    "DROP POLICY IF EXISTS audit_erasure_read ON audit_erasure",
+    """CREATE POLICY audit_erasure_read ON audit_erasure FOR SELECT
+        USING (by_role = session_user OR engram_agent_visible(agent_id))""",
+    """CREATE OR REPLACE FUNCTION engram_receipt_guard() RETURNS trigger
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = public AS $$ BEGIN
+        IF TG_OP = 'INSERT' THEN
+            NEW.txid := txid_current();
+            IF NOT engram_is_admin() THEN
+                NEW.by_role := session_user;
+                IF NEW.agent_slug IS NOT NULL AND NOT engram_slug_visible(NEW.agent_slug) THEN
+                    RAISE EXCEPTION 'no agent % for a forget receipt', NEW.agent_slug
+                        USING ERRCODE = 'insufficient_privilege';
+                END IF;
+            END IF;
+        ELSE
+            NEW.txid := OLD.txid;
+            NEW.by_role := OLD.by_role;
+            NEW.agent_slug := OLD.agent_slug;
+            NEW.created_at := OLD.created_at;
+        END IF;
+        INSERT INTO forget_witness VALUES (txid_current(), NEW.id, NEW.agent_slug, NEW.by_role)
+            ON CONFLICT DO NOTHING;
+        RETURN NEW; END $$""",
+    """CREATE OR REPLACE FUNCTION engram_audit_erase_check() RETURNS trigger
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = public AS $$
+        DECLARE s text; gone boolean; rid integer;
+        BEGIN
+        SELECT a.slug INTO s FROM agent a WHERE a.id = OLD.agent_id;
+        gone := NOT FOUND;
+        SELECT w.receipt_id INTO rid FROM forget_witness w
+            WHERE w.txid = txid_current() AND w.by_role = session_user
+            AND (gone OR w.agent_slug IS NULL OR w.agent_slug = s)
+            ORDER BY w.receipt_id DESC LIMIT 1;
+        IF rid IS NULL AND NOT engram_is_admin() THEN
+            RAISE EXCEPTION 'audit events of agent % are removed only by a forget of that agent (which leaves your receipt)', coalesce(s, OLD.agent_id::text)
+                USING ERRCODE = 'insufficient_privilege';
+        END IF;
+        INSERT INTO audit_erasure(receipt_id, by_role, agent_id, audit_id, fact_id, action)
+            VALUES (rid, session_user, OLD.agent_id, OLD.id, OLD.fact_id, OLD.action);
+        RETURN NULL; END $$""",
+]
+
+# 7: one writer per agent, as a row lock in a table only this function reaches: nobody can
+# take the lock of an agent they cannot see, a wait is bounded, and the holder is named
+LOCK_SQL = [
+    """CREATE TABLE IF NOT EXISTS agent_lock (
+        agent_id integer PRIMARY KEY REFERENCES agent(id) ON DELETE CASCADE)""",
+    f"REVOKE ALL ON agent_lock FROM PUBLIC, {TEAM_ROLE}",
+    """CREATE OR REPLACE FUNCTION engram_lock_agent(aid integer, wait_ms integer)
+        RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = public AS $$
+        DECLARE was text;
+        BEGIN
+        IF NOT EXISTS (SELECT 1 FROM agent a WHERE a.id = aid
+                AND (a.visibility = 'shared' OR a.owner = session_user)) THEN
+            RAISE EXCEPTION 'no agent %', aid USING ERRCODE = 'no_data_found';
+        END IF;
+        was := current_setting('lock_timeout');
+        PERFORM set_config('lock_timeout', greatest(wait_ms, 1)::text, true);
+        INSERT INTO agent_lock(agent_id) VALUES (aid) ON CONFLICT DO NOTHING;
+        PERFORM 1 FROM agent_lock WHERE agent_id = aid FOR UPDATE;
+        PERFORM set_config('lock_timeout', was, true);
+        END $$""",
+    # who holds it: the transaction that locked the row (its xmax) and that session's role
+    """CREATE OR REPLACE FUNCTION engram_lock_holder(aid integer) RETURNS text
+        LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public AS $$
+        SELECT s.usename::text FROM agent_lock l
+        JOIN pg_locks k ON k.locktype = 'transactionid' AND k.transactionid = l.xmax
+            AND k.granted AND k.mode = 'ExclusiveLock'
+        JOIN pg_stat_activity s ON s.pid = k.pid
+        WHERE l.agent_id = aid AND engram_agent_visible(aid) LIMIT 1
+    $$""",
+]
+
+# 9: memory text never reaches the planner's statistics (a sampled value is a copy of the
+# text in pg_statistic, which a forget cannot reach); the owner's function clears what an
+# ANALYZE before this version (or a DBA's, after raising the target) put there
+STATS_COLUMNS = (
+    ("fact", "content"),
+    ("fact", "subject"),
+    ("fact", "tags"),
+    ("fact", "metadata"),
+    ("fact", "source_ref"),
+    ("fact", "fts"),
+    ("audit_event", "before"),
+    ("audit_event", "after"),
+    ("audit_event", "reason"),
+    ("compiled_layer", "markdown"),
+    ("compiled_layer", "provenance"),
+    ("entity", "name"),
+    ("entity", "key"),
+    ("entity", "aliases"),
+    ("episode", "summary"),
+    ("episode", "tags"),
+    ("episode", "fts"),
+    ("session", "log"),
+    ("fact_vector", "embedding"),
+)
+_STATS_ARRAY = "ARRAY[" + ", ".join(f"'{t}.{c}'" for t, c in STATS_COLUMNS) + "]"
+
+STATS_SQL = [
+    # the text columns (table.column) whose statistics hold sampled values: names only, so
+    # asking is no oracle for another member's text
+    f"""CREATE OR REPLACE FUNCTION engram_sampled_text_columns() RETURNS text[]
+        LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public AS $$
+        SELECT coalesce(array_agg(s.tablename || '.' || s.attname ORDER BY 1), '{{}}')
+        FROM pg_stats s WHERE s.schemaname = 'public'
+        AND (s.tablename || '.' || s.attname) = ANY({_STATS_ARRAY})
+        AND (s.most_common_vals IS NOT NULL OR s.histogram_bounds IS NOT NULL
+             OR s.most_common_elems IS NOT NULL)
+    $$""",
+    # a column's statistics go only with its type: re-stating the same type drops them. A
+    # trigger naming the column, or a generated column computed from it (fts), blocks that:
+    # they are dropped and made again as they were (the generated column with its indexes
+    # and its statistics target)
+    """CREATE OR REPLACE FUNCTION engram_clear_text_stats() RETURNS text[]
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = public AS $$
+        DECLARE col text; t text; c text; ty text; r record; redo text[]; d text;
+            done text[] := '{}';
+        BEGIN
+        FOREACH col IN ARRAY engram_sampled_text_columns() LOOP
+            t := split_part(col, '.', 1); c := split_part(col, '.', 2);
+            SELECT format_type(a.atttypid, a.atttypmod) INTO ty FROM pg_attribute a
+                WHERE a.attrelid = t::regclass AND a.attname = c;
+            redo := '{}';
+            FOR r IN SELECT x.oid, x.tgname FROM pg_trigger x
+                JOIN pg_depend dp ON dp.objid = x.oid AND dp.classid = 'pg_trigger'::regclass
+                JOIN pg_attribute a ON a.attrelid = dp.refobjid AND a.attnum = dp.refobjsubid
+                WHERE x.tgrelid = t::regclass AND NOT x.tgisinternal AND a.attname = c LOOP
+                redo := redo || pg_get_triggerdef(r.oid);
+                EXECUTE format('DROP TRIGGER %I ON %I', r.tgname, t);
+            END LOOP;
+            FOR r IN SELECT g.attname, format_type(g.atttypid, g.atttypmod) AS gty,
+                    g.attstattarget, pg_get_expr(ad.adbin, ad.adrelid) AS expr
+                FROM pg_attribute g JOIN pg_attrdef ad
+                    ON ad.adrelid = g.attrelid AND ad.adnum = g.attnum
+                JOIN pg_depend dp ON dp.classid = 'pg_attrdef'::regclass AND dp.objid = ad.oid
+                JOIN pg_attribute a ON a.attrelid = dp.refobjid AND a.attnum = dp.refobjsubid
+                WHERE g.attrelid = t::regclass AND g.attgenerated = 's' AND a.attname = c
+                AND g.attname <> c LOOP
+                redo := redo || format('ALTER TABLE %I ADD COLUMN %I %s GENERATED ALWAYS AS (%s) STORED',
+                    t, r.attname, r.gty, r.expr);
+                redo := redo || ARRAY(SELECT pg_get_indexdef(i.indexrelid) FROM pg_index i
+                    WHERE i.indrelid = t::regclass AND (SELECT attnum FROM pg_attribute
+                        WHERE attrelid = t::regclass AND attname = r.attname) = ANY(i.indkey));
+                redo := redo || format('ALTER TABLE %I ALTER COLUMN %I SET STATISTICS %s',
+                    t, r.attname, greatest(r.attstattarget, 0));
+                EXECUTE format('ALTER TABLE %I DROP COLUMN %I', t, r.attname);
+            END LOOP;
+            EXECUTE format('ALTER TABLE %I ALTER COLUMN %I TYPE %s', t, c, ty);
+            FOREACH d IN ARRAY redo LOOP EXECUTE d; END LOOP;
+            done := done || col;
+        END LOOP;
+        RETURN done;
+        END $$""",
+]
+
+# 10: a vector is written only for a fact the writer sees, in that fact's agent; a hidden
+# fact and a missing one get the same answer (before the key and foreign-key checks run)
+VECTOR_SQL = [
+    """CREATE OR REPLACE FUNCTION engram_vector_guard() RETURNS trigger
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = public AS $$ BEGIN
+        IF NOT EXISTS (SELECT 1 FROM fact f JOIN agent a ON a.id = f.agent_id
+                WHERE f.id = NEW.fact_id AND f.agent_id = NEW.agent_id
+                AND (a.visibility = 'shared' OR a.owner = session_user)) THEN
+            RAISE EXCEPTION 'no fact % in agent % to hold a vector', NEW.fact_id, NEW.agent_id
+                USING ERRCODE = 'insufficient_privilege';
+        END IF;
+        RETURN NEW; END $$""",
+]
+
+FUNCTIONS = (
+    "engram_lock_agent(integer, integer)",
+    "engram_lock_holder(integer)",
+    "engram_sampled_text_columns()",
+    "engram_clear_text_stats()",
+)
+
+
+def _has_table(db: pw.Database, name: str) -> bool:
+    return bool(db.execute_sql("SELECT to_regclass(%s) IS NOT NULL", (name,)).fetchone()[0])
+
+
+def harden(db: pw.Database) -> None:
+    for stmt in [IS_ADMIN_SQL, *RECEIPT_SQL, *LOCK_SQL, *STATS_SQL]:
+        run_raw(db, stmt)
+    for table, column in STATS_COLUMNS:
+        if _has_table(db, table):
+            db.execute_sql(f"ALTER TABLE {table} ALTER COLUMN {column} SET STATISTICS 0")
+    db.execute_sql("SELECT engram_clear_text_stats()")
+    if _has_table(db, "fact_vector"):
+        for stmt in VECTOR_SQL:
+            run_raw(db, stmt)
+        db.execute_sql("DROP TRIGGER IF EXISTS vector_guard ON fact_vector")
+        db.execute_sql(
+            "CREATE TRIGGER vector_guard BEFORE INSERT OR UPDATE ON fact_vector "
+            "FOR EACH ROW EXECUTE FUNCTION engram_vector_guard()"
+        )
+    for fn in FUNCTIONS:
+        db.execute_sql(f"REVOKE ALL ON FUNCTION {fn} FROM PUBLIC")
+        db.execute_sql(f"GRANT EXECUTE ON FUNCTION {fn} TO {TEAM_ROLE}")
