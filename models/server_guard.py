@@ -207,6 +207,89 @@ VECTOR_SQL = [
         RETURN NEW; END $$""",
 ]
 
+# 8: the audit trail is the server's. Each event is stamped with the role that wrote it
+# (db_role; by_user stays as the client's label beside it); a fact written in SQL with no
+# event of Engram's in its transaction gets one from the server at commit (a forget's rows
+# are covered by its receipt); a shared fact does not move to another agent, and a shared
+# agent is not renamed and its personal-data policy not changed, except by its owner
+AUDIT_SQL = [
+    "ALTER TABLE audit_event ADD COLUMN IF NOT EXISTS db_role text",
+    "ALTER TABLE audit_event ADD COLUMN IF NOT EXISTS txid bigint",
+    """CREATE OR REPLACE FUNCTION engram_audit_stamp() RETURNS trigger
+        LANGUAGE plpgsql AS $$ BEGIN
+        IF TG_OP = 'INSERT' THEN
+            NEW.db_role := session_user;
+            NEW.txid := txid_current();
+        ELSE
+            NEW.db_role := OLD.db_role;
+            NEW.txid := OLD.txid;
+        END IF;
+        RETURN NEW; END $$""",
+    "DROP TRIGGER IF EXISTS audit_stamp ON audit_event",
+    """CREATE TRIGGER audit_stamp BEFORE INSERT OR UPDATE ON audit_event
+        FOR EACH ROW EXECUTE FUNCTION engram_audit_stamp()""",
+    """CREATE OR REPLACE FUNCTION engram_fact_audit() RETURNS trigger
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = public AS $$
+        DECLARE fid integer; aid integer; b text; a text;
+        BEGIN
+        IF TG_OP = 'UPDATE' AND NEW.content IS NOT DISTINCT FROM OLD.content
+            AND NEW.agent_id = OLD.agent_id AND NEW.status IS NOT DISTINCT FROM OLD.status THEN
+            RETURN NULL;
+        END IF;
+        IF TG_OP = 'DELETE' THEN fid := OLD.id; aid := OLD.agent_id;
+        ELSE fid := NEW.id; aid := NEW.agent_id; END IF;
+        IF EXISTS (SELECT 1 FROM audit_event e WHERE e.fact_id = fid
+                AND e.txid = txid_current())
+           OR EXISTS (SELECT 1 FROM forget_witness w WHERE w.txid = txid_current())
+           OR NOT EXISTS (SELECT 1 FROM agent g WHERE g.id = aid) THEN
+            RETURN NULL;
+        END IF;
+        IF TG_OP <> 'INSERT' THEN
+            b := json_build_object('content', OLD.content, 'status', OLD.status,
+                                   'agent_id', OLD.agent_id)::text;
+        END IF;
+        IF TG_OP <> 'DELETE' THEN
+            a := json_build_object('content', NEW.content, 'status', NEW.status,
+                                   'agent_id', NEW.agent_id)::text;
+        END IF;
+        INSERT INTO audit_event (agent_id, fact_id, action, before, after, actor, reason,
+                                 by_user, origin, created_at)
+        VALUES (aid, fid, 'sql.' || lower(TG_OP), b, a, 'sql',
+                'no audit event came with this write: recorded by the server', session_user,
+                'sql', timezone('utc', now()));
+        RETURN NULL; END $$""",
+    "DROP TRIGGER IF EXISTS fact_audit ON fact",
+    """CREATE CONSTRAINT TRIGGER fact_audit AFTER INSERT OR UPDATE OR DELETE ON fact
+        DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION engram_fact_audit()""",
+    """CREATE OR REPLACE FUNCTION engram_fact_move_guard() RETURNS trigger
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = public AS $$ BEGIN
+        IF NEW.agent_id <> OLD.agent_id AND NOT engram_is_admin() AND EXISTS (
+                SELECT 1 FROM agent a WHERE a.id IN (OLD.agent_id, NEW.agent_id)
+                AND a.owner IS DISTINCT FROM session_user) THEN
+            RAISE EXCEPTION 'a fact moves between agents only when you own both'
+                USING ERRCODE = 'insufficient_privilege';
+        END IF;
+        RETURN NEW; END $$""",
+    "DROP TRIGGER IF EXISTS fact_move_guard ON fact",
+    """CREATE TRIGGER fact_move_guard BEFORE UPDATE OF agent_id ON fact
+        FOR EACH ROW EXECUTE FUNCTION engram_fact_move_guard()""",
+    """CREATE OR REPLACE FUNCTION engram_agent_owner_guard() RETURNS trigger
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = public AS $$ BEGIN
+        IF OLD.owner IS NOT DISTINCT FROM session_user OR engram_is_admin() THEN
+            RETURN NEW;
+        END IF;
+        IF NEW.slug IS DISTINCT FROM OLD.slug OR NEW.name IS DISTINCT FROM OLD.name
+           OR NEW.kind IS DISTINCT FROM OLD.kind
+           OR (NEW.settings::jsonb -> 'pii') IS DISTINCT FROM (OLD.settings::jsonb -> 'pii') THEN
+            RAISE EXCEPTION 'only its owner (%) renames agent % or changes its personal-data policy', OLD.owner, OLD.slug
+                USING ERRCODE = 'insufficient_privilege';
+        END IF;
+        RETURN NEW; END $$""",
+    "DROP TRIGGER IF EXISTS agent_owner_guard ON agent",
+    """CREATE TRIGGER agent_owner_guard BEFORE UPDATE ON agent
+        FOR EACH ROW EXECUTE FUNCTION engram_agent_owner_guard()""",
+]
+
 FUNCTIONS = (
     "engram_lock_agent(integer, integer)",
     "engram_lock_holder(integer)",
@@ -220,7 +303,7 @@ def _has_table(db: pw.Database, name: str) -> bool:
 
 
 def harden(db: pw.Database) -> None:
-    for stmt in [IS_ADMIN_SQL, *RECEIPT_SQL, *LOCK_SQL, *STATS_SQL]:
+    for stmt in [IS_ADMIN_SQL, *RECEIPT_SQL, *LOCK_SQL, *STATS_SQL, *AUDIT_SQL]:
         run_raw(db, stmt)
     for table, column in STATS_COLUMNS:
         if _has_table(db, table):

@@ -284,6 +284,24 @@ def receipt_roles(db, ids) -> dict[int, str]:
     return {int(i): r for i, r in rows if r}
 
 
+def audit_roles(db, ids) -> dict[int, str]:
+    """The database role that wrote each audit event, as the server stamped it (schema v12;
+    empty on a local store or an older one). ``by_user`` beside it is the client's label."""
+    from models.db import is_postgres
+
+    ids = [int(i) for i in ids]
+    if not ids or not is_postgres(db):
+        return {}
+    try:
+        with db.atomic():
+            rows = db.execute_sql(
+                "SELECT id, db_role FROM audit_event WHERE id = ANY(%s)", (ids,)
+            ).fetchall()
+    except Exception:  # no db_role column: a store before v12
+        return {}
+    return {int(i): r for i, r in rows if r}
+
+
 @dataclass
 class TeamAgent:
     slug: str

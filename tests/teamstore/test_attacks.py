@@ -274,3 +274,52 @@ def test_10_fact_vector_answers_the_same_for_a_hidden_fact_and_a_missing_one(
         (team["team_fact"], team["team"], vec),
     )
     con.close()
+
+
+def test_8_sql_edits_are_audited_by_the_server_with_the_role_that_made_them(
+    members, team_store, pg_server, team, tmp_path, monkeypatch, capsys
+):
+    alice, adir = members("alice"), tmp_path / "a"
+    fid = team["team_fact"]
+    # Engram's own writes keep their own events (no server duplicate), stamped with the role
+    monkeypatch.setenv("ENGRAM_USER", "mallory")  # a label the client chooses
+    rc, out, err = _cli(capsys, monkeypatch, alice, adir, "pin", str(fid))
+    assert rc == 0, err
+    con = _sql(pg_server, team_store.dbname, "bob")
+    cur = con.cursor()
+    # the attacks: a silent SQL edit, a fact moved into his private agent, the shared agent
+    # renamed, its personal-data policy changed
+    cur.execute("UPDATE fact SET content = 'Releases are cut on Fridays' WHERE id = %s", (fid,))
+    cur.execute(
+        "INSERT INTO agent (slug, name, kind, settings, created_at, visibility) "
+        "VALUES ('bobs', 'bobs', 'generic', '{}', now(), 'private') RETURNING id"
+    )
+    mine = cur.fetchone()[0]
+    refused = [
+        ("UPDATE fact SET agent_id = %s WHERE id = %s", (mine, fid), "moves between agents"),
+        ("UPDATE agent SET slug = 'renamed' WHERE id = %s", (team["team"],), "only its owner"),
+        ("UPDATE agent SET name = 'renamed' WHERE id = %s", (team["team"],), "only its owner"),
+        (
+            'UPDATE agent SET settings = \'{"pii": "allow"}\' WHERE id = %s',
+            (team["team"],),
+            "only its owner",
+        ),
+    ]
+    for stmt, params, says in refused:
+        with pytest.raises(psycopg2.Error, match=says):
+            cur.execute(stmt, params)
+    cur.execute(
+        "SELECT action, by_user, db_role, origin FROM audit_event WHERE fact_id = %s ORDER BY id",
+        (fid,),
+    )
+    events = cur.fetchall()
+    con.close()
+    assert events[-1] == ("sql.update", "bob", "bob", "sql"), events
+    assert not any(a.startswith("sql.") for a, *_ in events[:-1]), events
+    pin = [e for e in events if e[0] == "pin"]
+    assert pin and pin[0][1:3] == ("mallory", "alice"), events  # the label beside the role
+    # alice sees it in the fact's history
+    rc, out, err = _cli(capsys, monkeypatch, alice, adir, "show", str(fid))
+    assert rc == 0, err
+    assert re.search(r"sql\.update by sql \(bob, sql\) \[database role bob\]", out), out
+    assert "[database role alice]" in out, out
