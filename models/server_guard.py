@@ -290,6 +290,50 @@ AUDIT_SQL = [
         FOR EACH ROW EXECUTE FUNCTION engram_agent_owner_guard()""",
 ]
 
+# 3: a member's rule covers the agents that member sees (a rule for every agent is the
+# admin's: a member's is written once per agent they see), and only an agent's owner (or the
+# admin) removes or changes its rules
+RULE_SQL = [
+    """CREATE OR REPLACE FUNCTION engram_rule_scope() RETURNS trigger
+        LANGUAGE plpgsql AS $$
+        DECLARE ids integer[];
+        BEGIN
+        IF NEW.agent_id IS NOT NULL OR engram_is_admin() THEN RETURN NEW; END IF;
+        SELECT array_agg(a.id ORDER BY a.id) INTO ids FROM agent a;  -- the rows this role sees
+        IF ids IS NULL THEN
+            RAISE EXCEPTION 'a forget rule for every agent is the admin''s (you see no agent)'
+                USING ERRCODE = 'insufficient_privilege';
+        END IF;
+        INSERT INTO forget_rule (agent_id, label, hashes, ngram, created_at)
+            SELECT x, NEW.label, NEW.hashes, NEW.ngram, NEW.created_at FROM unnest(ids[2:]) x;
+        NEW.agent_id := ids[1];
+        RETURN NEW; END $$""",
+    "DROP TRIGGER IF EXISTS rule_scope ON forget_rule",
+    """CREATE TRIGGER rule_scope BEFORE INSERT ON forget_rule
+        FOR EACH ROW EXECUTE FUNCTION engram_rule_scope()""",
+    """CREATE OR REPLACE FUNCTION engram_rule_owner_guard() RETURNS trigger
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = public AS $$
+        DECLARE who text; s text;
+        BEGIN
+        IF engram_is_admin() THEN
+            IF TG_OP = 'DELETE' THEN RETURN OLD; END IF;
+            RETURN NEW;
+        END IF;
+        SELECT a.owner, a.slug INTO who, s FROM agent a WHERE a.id = OLD.agent_id;
+        IF FOUND AND who IS DISTINCT FROM session_user THEN
+            RAISE EXCEPTION 'only the owner of agent % (%) removes or changes its forget rules', s, who
+                USING ERRCODE = 'insufficient_privilege';
+        ELSIF NOT FOUND AND OLD.agent_id IS NULL THEN
+            RAISE EXCEPTION 'a forget rule for every agent is the admin''s to remove'
+                USING ERRCODE = 'insufficient_privilege';
+        END IF;
+        IF TG_OP = 'DELETE' THEN RETURN OLD; END IF;
+        RETURN NEW; END $$""",
+    "DROP TRIGGER IF EXISTS rule_owner_guard ON forget_rule",
+    """CREATE TRIGGER rule_owner_guard BEFORE UPDATE OR DELETE ON forget_rule
+        FOR EACH ROW EXECUTE FUNCTION engram_rule_owner_guard()""",
+]
+
 FUNCTIONS = (
     "engram_lock_agent(integer, integer)",
     "engram_lock_holder(integer)",
@@ -303,7 +347,7 @@ def _has_table(db: pw.Database, name: str) -> bool:
 
 
 def harden(db: pw.Database) -> None:
-    for stmt in [IS_ADMIN_SQL, *RECEIPT_SQL, *LOCK_SQL, *STATS_SQL, *AUDIT_SQL]:
+    for stmt in [IS_ADMIN_SQL, *RECEIPT_SQL, *LOCK_SQL, *STATS_SQL, *AUDIT_SQL, *RULE_SQL]:
         run_raw(db, stmt)
     for table, column in STATS_COLUMNS:
         if _has_table(db, table):

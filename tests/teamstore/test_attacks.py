@@ -323,3 +323,77 @@ def test_8_sql_edits_are_audited_by_the_server_with_the_role_that_made_them(
     assert rc == 0, err
     assert re.search(r"sql\.update by sql \(bob, sql\) \[database role bob\]", out), out
     assert "[database role alice]" in out, out
+
+
+RULE = (
+    "INSERT INTO forget_rule (agent_id, label, hashes, ngram, created_at) "
+    "VALUES (%s, 'x', '[\"1:00\"]', 1, now()) RETURNING id, agent_id"
+)
+
+
+def test_3_a_members_forget_for_all_agents_covers_only_what_he_sees_and_only_owners_remove_rules(
+    members, team_store, pg_server, team, tmp_path, monkeypatch, capsys
+):
+    alice, bob = members("alice"), members("bob")
+    adir, bdir = tmp_path / "a", tmp_path / "b"
+    # alice's rule on her shared agent
+    rc, out, err = _cli(
+        capsys,
+        monkeypatch,
+        alice,
+        adir,
+        "forget",
+        "--agent",
+        "team",
+        "--matching",
+        "second reviewer",
+        "--yes",
+    )
+    assert rc == 0, (out, err)
+    # the attack: bob's forget for every agent, then alice writes the words to her diary
+    text = "Standup moves to the Kestrel room"
+    rc, out, err = _cli(capsys, monkeypatch, alice, adir, "remember", "--agent", "team", text)
+    assert rc == 0, (out, err)
+    rc, out, err = _cli(
+        capsys,
+        monkeypatch,
+        bob,
+        bdir,
+        "forget",
+        "--all-agents",
+        "--matching",
+        "Kestrel room",
+        "--yes",
+    )
+    assert rc == 0, (out, err)
+    rc, out, err = _cli(capsys, monkeypatch, alice, adir, "remember", "--agent", "diary", text)
+    assert rc == 0, (out, err)
+    rc, out, err = _cli(capsys, monkeypatch, alice, adir, "remember", "--agent", "team", text)
+    assert rc == 3, (out, err)  # the team's agent: bob's rule holds there
+    con = _sql(pg_server, team_store.dbname, "bob")
+    cur = con.cursor()
+    # in SQL: a rule for every agent becomes one per agent he sees
+    cur.execute(RULE, (None,))
+    assert cur.fetchone()[1] == team["team"]
+    # and he may not remove or weaken the rules of alice's agent
+    cur.execute("SELECT id FROM forget_rule WHERE agent_id = %s ORDER BY id", (team["team"],))
+    alices = cur.fetchone()[0]
+    for stmt in (
+        "DELETE FROM forget_rule WHERE id = %s",
+        "UPDATE forget_rule SET hashes = '[]' WHERE id = %s",
+    ):
+        with pytest.raises(psycopg2.Error, match="only the owner of agent team"):
+            cur.execute(stmt, (alices,))
+    con.close()
+    rc, out, err = _cli(capsys, monkeypatch, bob, bdir, "rules", "remove", str(alices))
+    assert rc != 0 and "only the owner of agent team (alice)" in err, (rc, out, err)
+    admin = _sql(pg_server, team_store.dbname, "engram_admin")
+    with admin.cursor() as c:
+        c.execute(
+            "SELECT count(*) FROM forget_rule WHERE agent_id IS NULL OR agent_id = %s",
+            (team["diary"],),
+        )
+        assert c.fetchone()[0] == 0
+        c.execute("SELECT count(*) FROM forget_rule WHERE id = %s", (alices,))
+        assert c.fetchone()[0] == 1
+    admin.close()
