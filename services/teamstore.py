@@ -270,9 +270,10 @@ def team_forget_key(db) -> bytes | None:
     return bytes(row[0]) if row else None
 
 
-def receipt_roles(db, ids) -> dict[int, str]:
-    """The database role that wrote each forget receipt, as the server stamped it (empty on
-    a local store): the witness of who forgot, whatever a client says about itself."""
+def receipt_roles(db, ids) -> dict[int, tuple[str, int | None]]:
+    """Per forget receipt, as the server recorded it: the database role that wrote it and
+    how many audit events were erased under it (None: a store before schema v12). Empty on
+    a local store. The witness of who forgot, whatever a client says about itself."""
     from models.db import is_postgres
 
     ids = [int(i) for i in ids]
@@ -281,7 +282,19 @@ def receipt_roles(db, ids) -> dict[int, str]:
     rows = db.execute_sql(
         "SELECT id, by_role FROM forget_receipt WHERE id = ANY(%s)", (ids,)
     ).fetchall()
-    return {int(i): r for i, r in rows if r}
+    erased: dict[int, int] | None = None
+    try:
+        with db.atomic():
+            erased = dict(
+                db.execute_sql(
+                    "SELECT receipt_id, count(*) FROM audit_erasure WHERE receipt_id = ANY(%s) "
+                    "GROUP BY receipt_id",
+                    (ids,),
+                ).fetchall()
+            )
+    except Exception:  # no audit_erasure: a store before v12
+        pass
+    return {int(i): (r, None if erased is None else erased.get(int(i), 0)) for i, r in rows if r}
 
 
 def audit_roles(db, ids) -> dict[int, str]:

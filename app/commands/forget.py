@@ -226,12 +226,16 @@ def _with_roles(engram, recs: list[dict]) -> None:
     roles = receipt_roles(engram.db, [r["id"] for r in recs])
     for r in recs:
         if r["id"] in roles:
-            r["by_role"] = roles[r["id"]]
+            r["by_role"], erased = roles[r["id"]]
+            if erased is not None:
+                r["audit_events_erased"] = erased
 
 
 def _print_receipt(r: dict) -> None:
     c = r["counts"]
     by = f", by {r['by_role']} (database role)" if r.get("by_role") else ""
+    if "audit_events_erased" in r:  # the server's own count, not the client's
+        by += f", {r['audit_events_erased']} audit event(s) erased"
     print(
         f"receipt {r['id']} at {r['created_at']} ({r['scope'].get('kind')}"
         f"{', agent ' + r['agent'] if r.get('agent') else ''}{by}):"
