@@ -201,6 +201,11 @@ def _bring_up_to_date(db, path: Path | None) -> None:
     from models.schema import migrate
 
     if is_postgres(db):
+        from models.schema import pending
+
+        if not pending(db):  # a store up to date takes no lock, so nobody can hold it shut
+            migrate(db)  # applies nothing; refuses a store from a newer Engram
+            return
         with db.atomic():
             # two clients opening a new team store at once: one migrates, one waits
             db.execute_sql("SELECT pg_advisory_xact_lock(4242014)")
@@ -235,22 +240,39 @@ def _open_lock(path: Path | None):
     return exclusive_lock(Path(str(path) + ".open-lock"))
 
 
-WRITER_LOCK_SPACE = 4242  # advisory lock keys: (this, agent id)
+WRITER_LOCK_SPACE = 4242  # advisory lock keys before schema v12: (this, agent id)
 
 
 @contextmanager
 def writer_lock(db, agent_id: int):
     """One writer per agent at a time on a team store: the exact/near-duplicate check and
     the insert must see each other's rows, or two clients saying the same thing at once
-    would store it twice. SQLite serialises writers itself (BEGIN IMMEDIATE)."""
+    would store it twice. SQLite serialises writers itself (BEGIN IMMEDIATE).
+
+    On PostgreSQL it is a row lock taken through the owner's function (schema v12): held to
+    the end of the transaction opened here, only on an agent the caller sees, and a wait
+    for it is bounded and names who holds it. Advisory locks are a namespace every role
+    can take, so one member could hold every client out."""
     if not is_postgres(db):
         yield
         return
-    try:
-        db.execute_sql("SELECT pg_advisory_lock(%s, %s)", (WRITER_LOCK_SPACE, int(agent_id)))
-    except peewee.OperationalError as exc:
-        raise peewee.OperationalError(explain_timeout(str(exc)) or str(exc)) from None
-    try:
+    with db.atomic():
+        try:
+            with db.atomic():  # a savepoint: a refused lock leaves the transaction usable
+                db.execute_sql(
+                    "SELECT engram_lock_agent(%s, %s)",
+                    (int(agent_id), int(_seconds("lock_timeout") * 1000)),
+                )
+        except peewee.OperationalError as exc:
+            raise peewee.OperationalError(_lock_wait(db, agent_id, str(exc))) from None
         yield
-    finally:
-        db.execute_sql("SELECT pg_advisory_unlock(%s, %s)", (WRITER_LOCK_SPACE, int(agent_id)))
+
+
+def _lock_wait(db, agent_id: int, text: str) -> str:
+    if "lock timeout" not in text.lower():
+        return explain_timeout(text) or text
+    holder = db.execute_sql("SELECT engram_lock_holder(%s)", (int(agent_id),)).fetchone()[0]
+    return (
+        f"lock wait: {holder or 'another client'} held the writer lock of agent {agent_id} "
+        f"longer than {_seconds('lock_timeout'):g} s (ENGRAM_PG_LOCK_TIMEOUT); try again"
+    )

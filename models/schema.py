@@ -239,10 +239,22 @@ def _v10(db: pw.Database) -> None:
     new_instance(db)
 
 
+def _v12(db: pw.Database) -> None:
+    """Team stores: the server is the witness of who forgot, holds the writer locks and
+    keeps memory text out of planner statistics (models/server_guard.py)."""
+    if not isinstance(db, pw.PostgresqlDatabase):
+        return
+    from models.server_guard import harden
+
+    harden(db)
+
+
 # Append new migrations here; never edit a released one. Versions are applied by what is
 # missing, not by "greater than the highest": branches add numbered migrations independently
 # (4 and 5 landed separately), and a store that got 5 first still gets 4 when it arrives.
-MIGRATIONS = [(1, _v1), (2, _v2), (3, _v3), (4, _v4), (5, _v5), (8, _v8), (9, _v9), (10, _v10)]
+MIGRATIONS = [
+    (1, _v1), (2, _v2), (3, _v3), (4, _v4), (5, _v5), (8, _v8), (9, _v9), (10, _v10), (12, _v12),
+]  # fmt: skip
 CURRENT_VERSION = max(v for v, _ in MIGRATIONS)
 
 
@@ -290,6 +302,11 @@ def applied_versions(db: pw.Database) -> set[int]:
     if not db.table_exists("schema_version"):
         return set()
     return {v for (v,) in SchemaVersion.select(SchemaVersion.version).tuples()}
+
+
+def pending(db: pw.Database) -> bool:
+    """Some migration has not run on this store."""
+    return bool({v for v, _ in MIGRATIONS} - applied_versions(db))
 
 
 def migrate(db: pw.Database) -> int:

@@ -240,7 +240,20 @@ def compact_team_store(db, tables) -> list[str]:
     notes = [f"{REWROTE}{len(done)} table(s): {', '.join(done)} (CLUSTER, as their owner)"]
     if missed:
         notes.append(f"team store: not rewritten: {', '.join(missed)}")
-    return notes
+    return notes + clear_text_statistics(db)
+
+
+def clear_text_statistics(db) -> list[str]:
+    """Drop the planner's sampled values of memory text (none unless an ANALYZE ran with a
+    statistics target above 0, which schema v12 sets to 0), through the owner's function."""
+    try:
+        with db.atomic():
+            cleared = db.execute_sql("SELECT engram_clear_text_stats()").fetchone()[0]
+    except Exception as exc:  # a store before v12: say so
+        return [f"team store: statistics NOT checked ({str(exc).strip().splitlines()[0]})"]
+    if not cleared:
+        return []
+    return [f"team store: cleared planner statistics of {', '.join(cleared)}"]
 
 
 def team_forget_key(db) -> bytes | None:
@@ -255,6 +268,51 @@ def team_forget_key(db) -> bytes | None:
         return None
     row = db.execute_sql("SELECT value FROM team_secret WHERE name = 'forget'").fetchone()
     return bytes(row[0]) if row else None
+
+
+def receipt_roles(db, ids) -> dict[int, tuple[str, int | None]]:
+    """Per forget receipt, as the server recorded it: the database role that wrote it and
+    how many audit events were erased under it (None: a store before schema v12). Empty on
+    a local store. The witness of who forgot, whatever a client says about itself."""
+    from models.db import is_postgres
+
+    ids = [int(i) for i in ids]
+    if not ids or not is_postgres(db):
+        return {}
+    rows = db.execute_sql(
+        "SELECT id, by_role FROM forget_receipt WHERE id = ANY(%s)", (ids,)
+    ).fetchall()
+    erased: dict[int, int] | None = None
+    try:
+        with db.atomic():
+            erased = dict(
+                db.execute_sql(
+                    "SELECT receipt_id, count(*) FROM audit_erasure WHERE receipt_id = ANY(%s) "
+                    "GROUP BY receipt_id",
+                    (ids,),
+                ).fetchall()
+            )
+    except Exception:  # no audit_erasure: a store before v12
+        pass
+    return {int(i): (r, None if erased is None else erased.get(int(i), 0)) for i, r in rows if r}
+
+
+def audit_roles(db, ids) -> dict[int, str]:
+    """The database role that wrote each audit event, as the server stamped it (schema v12;
+    empty on a local store or an older one). ``by_user`` beside it is the client's label."""
+    from models.db import is_postgres
+
+    ids = [int(i) for i in ids]
+    if not ids or not is_postgres(db):
+        return {}
+    try:
+        with db.atomic():
+            rows = db.execute_sql(
+                "SELECT id, db_role FROM audit_event WHERE id = ANY(%s)", (ids,)
+            ).fetchall()
+    except Exception:  # no db_role column: a store before v12
+        return {}
+    return {int(i): r for i, r in rows if r}
 
 
 @dataclass

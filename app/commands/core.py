@@ -340,6 +340,12 @@ def cmd_show(args, ctx):
     mem = eng.agent(eng.locate_fact(args.id))
     f = mem.get(args.id)
     hist = mem.facts.history(args.id)
+    from services.teamstore import audit_roles
+
+    roles = audit_roles(eng.db, [h["id"] for h in hist])
+    for h in hist:  # a team store: the database role that wrote it, stamped by the server
+        if h["id"] in roles:
+            h["db_role"] = roles[h["id"]]
     if args.json:
         emit_json({**f.to_json(), "agent": mem.slug, "history": hist})
     else:
@@ -356,6 +362,8 @@ def cmd_show(args, ctx):
             print(f"written by {prov['created_by']} from {prov.get('created_from') or 'unknown'}")
         for h in hist:
             who = f" ({h['by_user']}, {h['origin'] or 'unknown'})" if h.get("by_user") else ""
+            if h.get("db_role"):
+                who += f" [database role {h['db_role']}]"
             print(f"  {h['created_at']} {h['action']} by {h['actor']}{who} {h['reason'] or ''}")
 
 

@@ -235,6 +235,7 @@ def cmd_forget(args, ctx):
         print("engram: nothing to forget", file=sys.stderr)
         return 0
     receipt = svc.execute(scope, preview=pv)
+    _with_roles(eng, [receipt])
     if args.json:
         emit_json(receipt)
     else:
@@ -260,11 +261,26 @@ def _finish_interrupted(svc) -> bool:
     return True
 
 
+def _with_roles(engram, recs: list[dict]) -> None:
+    """On a team store: who forgot, as the server recorded it (the database role)."""
+    from services.teamstore import receipt_roles
+
+    roles = receipt_roles(engram.db, [r["id"] for r in recs])
+    for r in recs:
+        if r["id"] in roles:
+            r["by_role"], erased = roles[r["id"]]
+            if erased is not None:
+                r["audit_events_erased"] = erased
+
+
 def _print_receipt(r: dict) -> None:
     c = r["counts"]
+    by = f", by {r['by_role']} (database role)" if r.get("by_role") else ""
+    if "audit_events_erased" in r:  # the server's own count, not the client's
+        by += f", {r['audit_events_erased']} audit event(s) erased"
     print(
         f"receipt {r['id']} at {r['created_at']} ({r['scope'].get('kind')}"
-        f"{', agent ' + r['agent'] if r.get('agent') else ''}):"
+        f"{', agent ' + r['agent'] if r.get('agent') else ''}{by}):"
     )
     print("  " + ", ".join(f"{k} {v}" for k, v in sorted(c.items()) if not isinstance(v, list)))
     for k, v in sorted(c.items()):
@@ -300,7 +316,9 @@ def cmd_rules_remove(args, ctx):
 def cmd_receipts(args, ctx):
     from services.forget.service import ForgetService
 
-    recs = ForgetService(ctx.engram(semantic=False)).receipts()
+    svc = ForgetService(ctx.engram(semantic=False))
+    recs = svc.receipts()
+    _with_roles(svc.e, recs)
     if args.json:
         emit_json(recs)
         return

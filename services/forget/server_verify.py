@@ -58,6 +58,12 @@ def server_checks(
             if not unvacuumed
             else f"not yet: {', '.join(unvacuumed)} not rewritten since the last forget"
         )
+        sampled = _sampled_statistics(engram.db)
+        remaining += [
+            ("pg_statistic", f"planner statistics of {c} hold sampled values")
+            for c in sampled or []
+        ]
+        notes.append(_statistics_note(sampled))
         notes.append(
             "out of reach: WAL segments, replicas and base backups on the PostgreSQL "
             "server keep old pages until the server recycles them (the operator's part)"
@@ -86,6 +92,32 @@ def server_checks(
             "the vectors; freed bytes on the server disk are the operator's part)"
         )
     return remaining, notes
+
+
+def _sampled_statistics(db) -> list[str] | None:
+    """Memory-text columns whose planner statistics hold sampled values (pg_stats, read by
+    the owner's function: a member cannot read the statistics of tables under row
+    security). None: a store before schema v12, which cannot say."""
+    try:
+        with db.atomic():
+            return list(db.execute_sql("SELECT engram_sampled_text_columns()").fetchone()[0])
+    except Exception:
+        return None
+
+
+def _statistics_note(sampled: list[str] | None) -> str:
+    if sampled is None:
+        return "not checked: planner statistics (the store predates schema v12)"
+    if not sampled:
+        return (
+            "held: no planner statistics hold sampled memory text (pg_stats queried; text "
+            "columns have statistics target 0)"
+        )
+    return (
+        f"failed: planner statistics of {', '.join(sampled)} hold sampled values, which may "
+        "include the forgotten text (an ANALYZE ran with a statistics target above 0, e.g. "
+        "a DBA's by hand); the next forget on this store clears them"
+    )
 
 
 def _fulltext(db, texts, agents) -> list[tuple[str, str]]:

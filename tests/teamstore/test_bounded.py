@@ -36,8 +36,6 @@ def test_every_team_connection_is_bounded(team_store, tmp_path):
 def test_a_writer_lock_held_elsewhere_ends_in_a_lock_wait_message(
     team_store, pg_server, tmp_path, monkeypatch, capsys
 ):
-    from models.db import WRITER_LOCK_SPACE
-
     assert (
         _cli(capsys, monkeypatch, team_store.db_url, tmp_path / "c", "agent", "add", "team")[0] == 0
     )
@@ -45,7 +43,8 @@ def test_a_writer_lock_held_elsewhere_ends_in_a_lock_wait_message(
     aid = e.agent("team").agent_id
     e.close()
     holder = pg_server.admin(team_store.dbname)  # another client, mid-write, never finishing
-    holder.cursor().execute("SELECT pg_advisory_lock(%s, %s)", (WRITER_LOCK_SPACE, aid))
+    holder.autocommit = False  # the writer lock is a row lock, held to the end of its transaction
+    holder.cursor().execute("SELECT engram_lock_agent(%s, 1000)", (aid,))
     try:
         monkeypatch.setenv("ENGRAM_PG_LOCK_TIMEOUT", "1")
         rc, out, err = _cli(
