@@ -51,3 +51,88 @@ def test_relative_data_dir_forget_and_verify(how, tmp_path, monkeypatch, capsys)
     assert _raw_hits(work / "rel", "Borogove") == []
     rc, out, _ = _run(capsys, *base, "list", "--agent", "a")
     assert "pnpm" in out and "Borogove" not in out
+
+
+# finding 8 -------------------------------------------------------------------------------
+RULES = """# Team rules
+
+- Always run the linter before committing.
+- Lunch orders go to Quokka Bakery on Tuesdays.
+- Prefer small pull requests.
+"""
+PHRASE = "Quokka Bakery"
+GONE = "- Lunch orders go to Quokka Bakery on Tuesdays.\n"
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """A home and a project: the forget discovers agents' files only there."""
+    home, proj = tmp_path / "home", tmp_path / "proj"
+    home.mkdir()
+    proj.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    monkeypatch.chdir(proj)
+    return proj
+
+
+def _cli(tmp_path, capsys):
+    d = str(tmp_path / "store")
+
+    def run(*argv):
+        return _run(capsys, "--data-dir", d, *argv)
+
+    return run
+
+
+ENCODINGS = {  # how Windows editors save a file: (BOM, codec)
+    "utf-16-le": (b"\xff\xfe", "utf-16-le"),
+    "utf-16-be": (b"\xfe\xff", "utf-16-be"),
+    "utf-8-bom": (b"\xef\xbb\xbf", "utf-8"),
+}
+
+
+@pytest.mark.parametrize("enc", sorted(ENCODINGS))
+def test_a_rules_file_in_another_encoding_is_erased_in_its_encoding(enc, project, tmp_path, capsys):
+    bom, codec = ENCODINGS[enc]
+    f = project / ".clinerules" / "team.md"
+    f.parent.mkdir()
+    text = RULES.replace("\n", "\r\n") if enc == "utf-16-le" else RULES  # Notepad's CRLF
+    f.write_bytes(bom + text.encode(codec))
+    cli = _cli(tmp_path, capsys)
+    rc, out, err = cli("import", "--agent", "rules", str(f))
+    assert rc == 0 and "added 3" in out, out + err  # the importer reads it
+    rc, vout, _ = cli("forget", "--verify", PHRASE)  # before: verify sees it
+    assert rc == 1 and f"remains: native: {f.resolve()}" in vout, vout
+    args = ("forget", "--agent", "rules", "--matching", PHRASE, "--keyword-only", "--yes")
+    rc, out, err = cli(*args)
+    assert rc == 0 and "remaining_after_verify 0" in out, out + err
+    gone = GONE.replace("\n", "\r\n") if enc == "utf-16-le" else GONE
+    assert f.read_bytes() == bom + text.replace(gone, "").encode(codec)
+    backup = next(ln for ln in out.splitlines() if "backup (forgotten" in ln).rsplit(": ", 1)[1]
+    raw = Path(backup).read_bytes()
+    assert raw.startswith(bom) and "Prefer small pull requests." in raw[len(bom) :].decode(codec)
+    assert "Quokka" not in raw[len(bom) :].decode(codec)
+    rc, vout, _ = cli("forget", "--verify", PHRASE)
+    assert rc == 0 and "nothing remains" in vout and f"checked {f.resolve()}" in vout, vout
+
+
+def test_a_rules_file_engram_cannot_read_is_named_not_erased(project, tmp_path, capsys):
+    """A UTF-16 BOM over bytes that are not UTF-16 (a lone surrogate): nothing can be cut
+    out of it and what can be read does not say whether it holds the text, so the receipt
+    and verify name it instead of skipping it."""
+    cli = _cli(tmp_path, capsys)
+    good = project / ".clinerules" / "team.md"
+    good.parent.mkdir()
+    good.write_text(RULES, encoding="utf-8")
+    bad = project / ".clinerules" / "broken.md"
+    bad.write_bytes(b"\xff\xfe" + "Other notes".encode("utf-16-le") + b"\x00\xd8x\x00")
+    assert cli("import", "--agent", "rules", str(good))[0] == 0
+    args = ("forget", "--agent", "rules", "--matching", PHRASE, "--keyword-only", "--yes")
+    rc, out, err = cli(*args)
+    assert f"{bad}: not erased: cannot read (" in out, out + err
+    assert good.read_bytes() == RULES.replace(GONE, "").encode()
+    assert bad.read_bytes().startswith(b"\xff\xfe")  # left alone
+    rc, vout, _ = cli("forget", "--verify", PHRASE)
+    assert rc == 1 and f"remains: unreadable: {bad.resolve()}: cannot read (" in vout, vout
+    assert "remains: native" not in vout  # the file Engram could read is clean
