@@ -77,7 +77,7 @@ def run_forget(
         native = _edit_native(engram, pv, notes)
         step("vectors")
         for ap in pv.agents:
-            if ap.vectors or scope.whole:
+            if ap.vectors or scope.whole or ap.history:  # history: facts deleted earlier
                 notes += purge_vectors(
                     engram, ap.agent_id, {f["id"] for f in ap.facts}, drop=scope.whole
                 )

@@ -136,3 +136,38 @@ def test_a_rules_file_engram_cannot_read_is_named_not_erased(project, tmp_path, 
     rc, vout, _ = cli("forget", "--verify", PHRASE)
     assert rc == 1 and f"remains: unreadable: {bad.resolve()}: cannot read (" in vout, vout
     assert "remains: native" not in vout  # the file Engram could read is clean
+
+
+# finding 9 -------------------------------------------------------------------------------
+def test_forgetting_a_fact_deleted_earlier_purges_chroma(tmp_path, capsys):
+    """A deleted fact's row is gone but Chroma's log (``embeddings_queue``) still holds its
+    text and vector: the forget of its text must take them too."""
+    cli = _cli(tmp_path, capsys)
+    assert cli("remember", "--agent", "a", "--create-agent", "Prefers pnpm over npm")[0] == 0
+    assert cli("remember", "--agent", "a", PET)[0] == 0
+    fid = max(f["id"] for f in json.loads(cli("list", "--agent", "a", "--json")[1]))
+    assert cli("delete", str(fid))[0] == 0
+    rc, out, err = cli("forget", "--agent", "a", "--matching", "Borogove", "--yes")
+    assert rc == 0 and "remaining_after_verify 0" in out, out + err
+    assert _raw_hits(tmp_path / "store", "Borogove") == []
+    rc, vout, _ = cli("forget", "--verify", "Borogove")
+    assert rc == 0 and "nothing remains" in vout, vout
+    rc, out, _ = cli("recall", "--agent", "a", "pnpm")  # the kept fact is still found
+    assert "Prefers pnpm over npm" in out
+
+
+def test_forgetting_a_deleted_fact_of_a_large_agent_purges_its_vector(store, capsys):
+    """Past Chroma's sync threshold the vectors live in the HNSW files: a deleted fact's
+    vector stays there (only marked) until the forget rewrites the segment."""
+    from forget_data import ONE_FACT, hnsw_hits, raw_hits
+
+    d = str(store.config.data_dir)
+    alice = store.agent("alice")
+    fid = next(f.id for f in alice.list() if f.content == ONE_FACT)
+    assert _run(capsys, "--data-dir", d, "delete", str(fid))[0] == 0
+    assert hnsw_hits(store, [ONE_FACT])  # deleted, yet its vector is in the segment files
+    args = ("forget", "--agent", "alice", "--matching", "Wombatrix", "--yes")
+    rc, out, err = _run(capsys, "--data-dir", d, *args)
+    assert rc == 0 and "remaining_after_verify 0" in out, out + err
+    assert hnsw_hits(store, [ONE_FACT]) == []
+    assert raw_hits(store, ["Wombatrix"]) == []
