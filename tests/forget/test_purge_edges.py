@@ -5,6 +5,7 @@ while the forget rebuilds the vectors. Run through the real CLI on real stores."
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -171,3 +172,89 @@ def test_forgetting_a_deleted_fact_of_a_large_agent_purges_its_vector(store, cap
     assert rc == 0 and "remaining_after_verify 0" in out, out + err
     assert hnsw_hits(store, [ONE_FACT]) == []
     assert raw_hits(store, ["Wombatrix"]) == []
+
+
+# finding 7 -------------------------------------------------------------------------------
+# an agent's hook with the model loaded: each note is a row and a vector in the same
+# collection the forget rebuilds. It writes until told to stop, then says how many it wrote.
+AGENT_WRITER = """
+import sys
+import traceback
+from pathlib import Path
+from services.config import StoreConfig
+from services.engram import Engram
+d, stop = sys.argv[1], Path(sys.argv[2])
+e = Engram.open(StoreConfig(data_dir=d))
+m = e.agent("w")
+n = bad = 0
+while not stop.exists() or n < 3:
+    try:
+        r = m.remember(f"Hook note {n}: the deploy of service s{n} finished on node {n % 7}")
+        bad += r.status != "added"
+    except Exception as exc:
+        print(f"error {type(exc).__name__}: {exc}", flush=True)
+        traceback.print_exc()  # on stderr: the test shows it when it fails
+        bad += 1
+    n += 1
+    print(f"wrote {n}", flush=True)
+e.close()
+print(f"done {n} failures {bad}", flush=True)
+"""
+
+
+WHO = ("Wolfgang Quibble", "Zorblax Yonder", "Mirabel Quench")
+
+
+def test_forget_while_an_agent_writes_vectors_succeeds_and_loses_nothing(tmp_path, capsys):
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    d = tmp_path / "store"
+    cli = _cli(tmp_path, capsys)
+    from services.config import StoreConfig
+    from services.engram import Engram
+    from services.ingest.pipeline import NewFact
+
+    e = Engram.open(StoreConfig(data_dir=d))
+    m = e.agent("w", create=True)
+    m.remember_many(
+        [
+            NewFact(content=f"Pager rota {i}: {who} covers week {i}", subject=f"{who} {i}")
+            for i in range(12)
+            for who in WHO
+        ]
+        + [NewFact(content=f"Buy {i} lemons and {i} limes", subject=f"k{i}") for i in range(60)],
+        near_duplicate=None,
+    )
+    e.close()
+    script, stop = tmp_path / "writer.py", tmp_path / "stop"
+    script.write_text(AGENT_WRITER)
+    proc = subprocess.Popen(
+        [sys.executable, str(script), str(d), str(stop)],
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().startswith("wrote"), proc.stderr.read()  # it is busy
+        results = []
+        for who in WHO:  # a few forgets, each a rebuild of the collection it writes to
+            results.append(cli("forget", "--agent", "w", "--matching", who, "--yes"))
+    finally:
+        stop.touch()
+        out, err = proc.communicate(timeout=240)
+    for rc, fout, ferr in results:
+        assert rc == 0 and "Error finding id" not in ferr, fout + ferr
+        assert "facts 12," in fout and "remaining_after_verify 0" in fout, fout
+    done = out.strip().splitlines()[-1]
+    assert proc.returncode == 0 and done.endswith("failures 0"), out + err
+    wrote = int(done.split()[1])
+    rc, out, _ = cli("list", "--agent", "w", "--json")
+    notes = [f["content"] for f in json.loads(out) if f["content"].startswith("Hook note")]
+    assert len(notes) == wrote  # every note the agent wrote is there
+    rc, out, err = cli("verify")  # and every row has its vector: SQLite, FTS, Chroma agree
+    assert rc == 0, out + err
