@@ -118,6 +118,33 @@ def test_a_rules_file_in_another_encoding_is_erased_in_its_encoding(enc, project
     assert rc == 0 and "nothing remains" in vout and f"checked {f.resolve()}" in vout, vout
 
 
+HERMES = (
+    "# MEMORY.md\n\n\u00a7\n[2026-04-12][pref] Prefers pnpm over npm\n\u00a7\n"
+    "[2026-04-13][fact] Buys lunch at Quokka Bakery on Fridays\n\u00a7\n"
+    "[2026-04-15][rule] Never push to main without a PR\n"
+)
+
+
+def test_a_utf16_workspace_memory_file_is_erased_in_utf16(project, tmp_path, capsys):
+    """The agent's own workspace (a Windows Hermes install saved it as UTF-16): the entry
+    goes, every other entry keeps its bytes, and the file stays UTF-16 with its BOM."""
+    cli = _cli(tmp_path, capsys)
+    ws = tmp_path / "ws"
+    f = ws / "memories" / "MEMORY.md"
+    f.parent.mkdir(parents=True)
+    f.write_bytes(b"\xff\xfe" + HERMES.encode("utf-16-le"))
+    assert cli("agent", "add", "her", "--workspace", str(ws))[0] == 0
+    rc, out, err = cli("import", "--agent", "her", str(ws))
+    assert rc == 0 and "added 3" in out, out + err
+    args = ("forget", "--agent", "her", "--matching", PHRASE, "--keyword-only", "--yes")
+    rc, out, err = cli(*args)
+    assert rc == 0 and "remaining_after_verify 0" in out, out + err
+    kept = HERMES.replace("[2026-04-13][fact] Buys lunch at Quokka Bakery on Fridays\n\u00a7\n", "")
+    assert f.read_bytes() == b"\xff\xfe" + kept.encode("utf-16-le")
+    rc, vout, _ = cli("forget", "--verify", PHRASE)
+    assert rc == 0 and "nothing remains" in vout, vout
+
+
 def test_a_rules_file_engram_cannot_read_is_named_not_erased(project, tmp_path, capsys):
     """A UTF-16 BOM over bytes that are not UTF-16 (a lone surrogate): nothing can be cut
     out of it and what can be read does not say whether it holds the text, so the receipt
