@@ -184,6 +184,7 @@ def test_forgetting_a_fact_deleted_earlier_purges_chroma(tmp_path, capsys):
     assert "Prefers pnpm over npm" in out
 
 
+@pytest.mark.slow  # the template store / a writer process
 def test_forgetting_a_deleted_fact_of_a_large_agent_purges_its_vector(store, capsys):
     """Past Chroma's sync threshold the vectors live in the HNSW files: a deleted fact's
     vector stays there (only marked) until the forget rewrites the segment."""
@@ -232,6 +233,7 @@ print(f"done {n} failures {bad}", flush=True)
 WHO = ("Wolfgang Quibble", "Zorblax Yonder", "Mirabel Quench")
 
 
+@pytest.mark.slow  # the template store / a writer process
 def test_forget_while_an_agent_writes_vectors_succeeds_and_loses_nothing(tmp_path, capsys):
     import subprocess
     import sys
