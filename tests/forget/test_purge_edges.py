@@ -287,3 +287,20 @@ def test_forget_while_an_agent_writes_vectors_succeeds_and_loses_nothing(tmp_pat
     assert len(notes) == wrote  # every note the agent wrote is there
     rc, out, err = cli("verify")  # and every row has its vector: SQLite, FTS, Chroma agree
     assert rc == 0, out + err
+
+
+@pytest.mark.parametrize("how", [("--all-agents",), ("--agent", "b")])
+def test_forgetting_the_facts_of_an_agent_in_the_trash(how, tmp_path, capsys):
+    """A removed agent keeps its rows and vectors in the trash until it is emptied: a
+    forget reaches them (semantic matching included) instead of failing on the trash."""
+    cli = _cli(tmp_path, capsys)
+    assert cli("remember", "--agent", "a", "--create-agent", "Prefers pnpm over npm")[0] == 0
+    assert cli("remember", "--agent", "b", "--create-agent", PET)[0] == 0
+    assert cli("agent", "remove", "b")[0] == 0
+    rc, out, err = cli("forget", *how, "--matching", "Borogove", "--yes")
+    assert rc == 0 and "remaining_after_verify 0" in out, out + err
+    assert _raw_hits(tmp_path / "store", "Borogove") == []
+    rc, vout, _ = cli("forget", "--verify", "Borogove")
+    assert rc == 0 and "nothing remains" in vout, vout
+    rc, out, _ = cli("agent", "trash")  # still in the trash, still restorable
+    assert rc == 0 and "b\t" in out, out
