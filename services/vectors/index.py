@@ -29,6 +29,7 @@ _STALE = ("NotFoundError", "InvalidCollectionException")
 # another process is between dropping and recreating the collection (a forget's rebuild):
 # its row exists before its segments do
 _BUSY = ("Error getting collection", "Missing metadata segment", "hnsw segment reader")
+_TRIES = 8
 
 
 def _retry_stale(method):
@@ -54,9 +55,6 @@ def _retry_stale(method):
         raise AssertionError("unreachable")
 
     return wrapper
-
-
-_TRIES = 8
 
 
 def http_client(url: str, settings=None):
@@ -338,7 +336,7 @@ class VectorIndex:
             try:
                 res = col.get(ids=[str(i) for i in part], include=["embeddings"])
             except Exception as exc:
-                if type(exc).__name__ != "InternalError":
+                if "Error finding id" not in str(exc):
                     raise
                 if len(part) == 1:
                     bad.append(part[0])
