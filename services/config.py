@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,7 +17,11 @@ class StoreConfig:
     extra: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.data_dir = Path(self.data_dir)
+        # absolute once, here: a forget's child processes run in another cwd, and a later
+        # chdir must not move the store (a relative `--data-dir`/`ENGRAM_HOME`)
+        self.data_dir = _absolute(self.data_dir)
+        if self.model_dir is not None:
+            self.model_dir = _absolute(self.model_dir)
 
     @property
     def database_url(self) -> str:
@@ -29,3 +34,8 @@ class StoreConfig:
     def agent_dir(self, slug: str) -> Path:
         """Where compiled layers and exports of one agent are written."""
         return self.data_dir / "agents" / slug
+
+
+def _absolute(p: str | Path) -> Path:
+    # abspath, not resolve(): it keeps the user's symlinks in the paths the receipt names
+    return Path(os.path.abspath(Path(p).expanduser()))

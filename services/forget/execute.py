@@ -100,7 +100,7 @@ def run_forget(
         if "vectors" in left:
             step("vectors")
             for ap in pv.agents:
-                if ap.vectors or scope.whole:
+                if ap.vectors or scope.whole or ap.history:  # history: facts deleted earlier
                     notes += purge_vectors(
                         engram, ap.agent_id, {f["id"] for f in ap.facts}, drop=scope.whole
                     )

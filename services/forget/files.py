@@ -20,6 +20,7 @@ HEADING = re.compile(r"^## ", re.M)
 WORKSPACE_FILES = ("memories/MEMORY.md", "memories/USER.md", "MEMORY.md", "USER.md")
 WORKSPACE_DIRS = ("episodes", "memories/episodes", "memories")
 PREVIEW = 80
+TEXT_SUFFIXES = {".md", ".txt", ".json", ".jsonl", ".markdown", ".mdc"}
 
 
 class Terms:
@@ -70,6 +71,47 @@ class Terms:
 _WORD_START = re.compile(r"(?<!\S)\S")
 
 
+class Unreadable(ValueError):
+    """A file whose bytes are not text Engram can cut entries out of (the message says why)."""
+
+
+@dataclass(frozen=True)
+class TextForm:
+    """How a file's text was stored, so a rewrite keeps its encoding and byte order mark."""
+
+    codec: str = "utf-8"
+    bom: bytes = b""
+
+    def encode(self, text: str) -> bytes:
+        return self.bom + text.encode(self.codec)
+
+
+_BOMS = ((b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"), (b"\xef\xbb\xbf", "utf-8"))
+
+
+def decode(raw: bytes) -> tuple[str, TextForm]:
+    """The text of a file as the importers read it (``importers.common.read_text``: UTF-16
+    with a BOM as Windows editors save it, UTF-8 with or without a BOM), so a forget and its
+    verification see every file an import did. Raises ``Unreadable``."""
+    form = next((TextForm(c, b) for b, c in _BOMS if raw.startswith(b)), TextForm())
+    body = raw[len(form.bom) :]
+    try:
+        text = body.decode(form.codec)
+    except UnicodeDecodeError as exc:
+        name = "UTF-16" if form.codec.startswith("utf-16") else "UTF-8"
+        raise Unreadable(f"not valid {name} at byte {exc.start + len(form.bom)}") from exc
+    if "\0" in text[:65536]:
+        raise Unreadable("binary data, not text")
+    return text, form
+
+
+def lossy_text(raw: bytes) -> str:
+    """What can still be read of an unreadable file: enough to tell it holds a term."""
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return raw.decode("utf-16", errors="replace")
+    return raw.decode("utf-8", errors="replace")
+
+
 @dataclass
 class FileEdit:
     path: Path
@@ -83,6 +125,10 @@ class FileEdit:
     lines: list[int] = field(default_factory=list)
     base: bytes | None = field(default=None, repr=False)
     user_owned: bool = False
+    form: TextForm = TextForm()
+
+    def new_bytes(self) -> bytes:
+        return self.form.encode(self.new_data or "")
 
     def to_json(self) -> dict:
         out = {
@@ -194,17 +240,19 @@ def plan_file(
     except OSError as exc:
         return FileEdit(path, "lines", problem=f"cannot read: {exc.strerror or exc}")
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        # not text: we cannot cut entries out of it; if it holds a forgotten term in plain
-        # bytes the verifier will name it
-        return None
+        text, form = decode(raw)
+    except Unreadable as exc:
+        if path.suffix.lower() not in TEXT_SUFFIXES:
+            return None  # an archive or a binary: the raw-bytes verifier names a plain term
+        return FileEdit(path, "lines", problem=f"not erased: cannot read ({exc})")
     ids = ids or set()
     if path.suffix == ".jsonl":
         new, gone = _jsonl(text, terms, ids)
         if not gone:
             return None
-        return FileEdit(path, "lines", [_short(g) for g in gone], new if new.strip() else None)
+        ed = FileEdit(path, "lines", [_short(g) for g in gone], new if new.strip() else None)
+        ed.form = form
+        return ed
     if not terms.mentions(text):
         return None
     name = path.name
@@ -221,7 +269,7 @@ def plan_file(
         kind, (new, gone) = "lines", _lines(text, terms)
     if not gone:
         return None
-    edit = FileEdit(path, kind, [_short(g) for g in gone], new)
+    edit = FileEdit(path, kind, [_short(g) for g in gone], new, form=form)
     if not new.strip() or (kind == "entries" and not new.replace(ENTRY_SEP, "").strip()):
         edit.new_data = None
     return edit
@@ -233,7 +281,7 @@ def apply_edit(edit: FileEdit) -> bool:
     if edit.new_data is None:
         scrub_file(edit.path)
     else:
-        scrub_replace(edit.path, edit.new_data)
+        scrub_replace(edit.path, edit.new_bytes())
     return True
 
 

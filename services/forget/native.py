@@ -23,7 +23,16 @@ import re
 from datetime import datetime
 from pathlib import Path
 
-from services.forget.files import ENTRY_SEP, FileEdit, Terms, _entries, _short
+from services.forget.files import (
+    ENTRY_SEP,
+    FileEdit,
+    Terms,
+    Unreadable,
+    _entries,
+    _short,
+    decode,
+    lossy_text,
+)
 from services.forget.native_files import not_writable
 
 USER_OWNED = "instructions"
@@ -48,11 +57,10 @@ def plan_native(path: Path, fmt: str, terms: Terms, roots: list[Path]) -> FileEd
     except OSError:
         return None  # gone or unreadable: verify's scan says whether it holds anything
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        if terms.mentions(raw.decode("utf-8", errors="replace")):
-            return _problem(path, fmt, "not UTF-8 text: Engram does not rewrite it")
-        return None
+        text, form = decode(raw)
+    except Unreadable as exc:
+        # whether it holds the text is unknown: named, never skipped in silence
+        return _problem(path, fmt, f"cannot read ({exc})")
     if not terms.mentions(text):
         return None
     if path.suffix.lower() == ".jsonl":
@@ -65,7 +73,7 @@ def plan_native(path: Path, fmt: str, terms: Terms, roots: list[Path]) -> FileEd
         new, gone, lines = _markdown(path, text, fmt, terms)
         kind = "lines"
     edit = FileEdit(path, kind, [_short(g) for g in gone], new)
-    edit.fmt, edit.lines, edit.base = fmt, lines, raw
+    edit.fmt, edit.lines, edit.base, edit.form = fmt, lines, raw, form
     edit.user_owned = fmt in (USER_OWNED, USER_RULES)
     why = not_writable(path, roots)
     if why is not None:
@@ -240,20 +248,20 @@ def apply_native(edit: FileEdit, backup_dir: Path) -> str | None:
     backup = None
     if edit.user_owned:
         backup = _backup(edit, backup_dir)
-    scrub_replace(edit.path, edit.new_data or "")
+    scrub_replace(edit.path, edit.new_bytes())
     return backup
 
 
 def _backup(edit: FileEdit, backup_dir: Path) -> str:
     from services.store.atomic import atomic_write
 
-    old = (edit.base or b"").decode("utf-8").split("\n")
+    old = decode(edit.base or b"")[0].split("\n")
     drop = {n - 1 for n in edit.lines}
     kept = [MARKER if i in drop else ln for i, ln in enumerate(old)]
     backup_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     n = len(list(backup_dir.iterdir())) + 1
     dest = backup_dir / f"{n:03d}-{edit.path.name}"
-    atomic_write(dest, "\n".join(kept))
+    atomic_write(dest, edit.form.encode("\n".join(kept)))  # the file's own encoding
     return str(dest)
 
 
@@ -261,16 +269,25 @@ def backup_dir(data_dir: Path) -> Path:
     return Path(data_dir) / "forget-backups" / datetime.now().strftime("%Y%m%d-%H%M%S-%f")
 
 
-def scan_native(paths: dict[Path, str], terms: Terms) -> list[tuple[Path, list[int]]]:
-    """Native files that still mention a term, with the lines (for verify)."""
+def scan_native(
+    paths: dict[Path, str], terms: Terms, unreadable: list[tuple[Path, str]] | None = None
+) -> list[tuple[Path, list[int]]]:
+    """Native files that still mention a term, with the lines (for verify). A file that
+    cannot be decoded and shows no term in what can be read goes to ``unreadable``."""
     out = []
     for p in sorted(paths):
         try:
             if p.stat().st_size > 64 * MAX_BYTES:
                 continue
-            text = p.read_bytes().decode("utf-8", errors="replace")
+            raw = p.read_bytes()
         except OSError:
             continue
+        try:
+            text = decode(raw)[0]
+        except Unreadable as exc:
+            text = lossy_text(raw)
+            if not terms.mentions(text) and unreadable is not None:
+                unreadable.append((p, str(exc)))
         if not terms.mentions(text):
             continue
         hits = [i for i, ln in enumerate(text.split("\n"), 1) if terms.mentions(ln)]

@@ -59,12 +59,25 @@ def engram_text_files(engram: EngramHandle, target) -> list[Path]:
 _TEXT = {".md", ".json", ".jsonl", ".txt"}
 
 
+class _Unreadable(list):
+    """A file verify cannot decode: it cannot say the text is gone, so the file is named
+    among what remains, with why."""
+
+    def __init__(self, rep) -> None:
+        super().__init__()
+        self.rep = rep
+
+    def append(self, item: tuple[Path, str]) -> None:
+        p, why = item
+        self.rep.remaining.append(("unreadable", f"{p}: cannot read ({why})"))
+
+
 def check_engram_text(engram: EngramHandle, rep, t: Terms, target) -> None:
     from services.forget.native import scan_native
 
     files = {_real(p): "" for p in engram_text_files(engram, target) if p.is_file()}
     said = " ".join(d for _, d in rep.remaining)
-    for p, lines in scan_native(files, t):
+    for p, lines in scan_native(files, t, _Unreadable(rep)):
         if str(p) not in said:
             rep.remaining.append(("text", f"{p}, line(s) {', '.join(map(str, lines[:20]))}"))
     rep.checked.append(
@@ -78,7 +91,7 @@ def check_native(engram: EngramHandle, rep, t: Terms, texts: list[str], target, 
 
     check_engram_text(engram, rep, t, target)
     mine, theirs = native_places(engram, target, others)
-    hits = dict(scan_native(mine, t))
+    hits = dict(scan_native(mine, t, _Unreadable(rep)))
     for p in sorted(mine):
         rep.checked.append((f"checked {p}", f"{mine[p] or 'native file'}, folded text"))
         if p in hits:

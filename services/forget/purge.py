@@ -10,6 +10,7 @@ checkpoints the WAL, VACUUMs and truncates the WAL; ``secure_delete`` zeroes fre
 
 from __future__ import annotations
 
+import logging
 import shutil
 import time
 from pathlib import Path
@@ -20,6 +21,8 @@ from services.store import fact_rows
 
 if TYPE_CHECKING:
     from services.store.handle import EngramHandle
+
+log = logging.getLogger(__name__)
 
 
 def purge_vectors(
@@ -45,36 +48,30 @@ def purge_vectors(
     if drop:
         idx.drop(agent_id)
         return notes
-    col = idx.collection(agent_id)
-    keep_ids, keep_vecs = [], []
-    offset, page = 0, 5000
-    while True:
-        got = col.get(include=["embeddings"], limit=page, offset=offset)
-        for i, v in zip(got["ids"], got["embeddings"]):
-            if int(i) not in drop_ids:
-                keep_ids.append(int(i))
-                keep_vecs.append(v)
-        if len(got["ids"]) < page:
-            break
-        offset += page
+    # held from reading the vectors to writing them back: an agent's hook writing now
+    # waits (and then writes into the new collection) instead of losing its vector
+    with idx.writing(agent_id):
+        _rebuild(idx, agent_id, drop_ids)
+    return notes
+
+
+def _rebuild(idx, agent_id: int, drop_ids: set[int]) -> None:
+    vecs, unreadable = idx.readable_vectors(agent_id)
+    # rows after vectors: a row committed in between is embedded below, not lost
     rows = {i: c for i, c in fact_rows.fact_texts(agent_id) if i not in drop_ids}
-    pairs = [(i, v) for i, v in zip(keep_ids, keep_vecs) if i in rows]
+    keep = [i for i in vecs if i in rows]
     idx.drop(agent_id)
-    if pairs:
+    if keep:
         import numpy as np  # here: the app's forget dialog loads this module at start
 
-        ids = [p[0] for p in pairs]
-        idx.upsert(
-            agent_id,
-            ids,
-            [rows[i] for i in ids],
-            np.asarray([p[1] for p in pairs], dtype=np.float32),
-        )
-    kept = set(keep_ids)
-    missing = [i for i in rows if i not in kept]
-    if missing:  # rows that had no vector yet: embed them now so the index is whole
+        idx.upsert(agent_id, keep, [rows[i] for i in keep], np.stack([vecs[i] for i in keep]))
+    # rows that had no vector yet, or one this process could not read (written by another
+    # process since it opened Chroma): embedded now, so the index is whole
+    missing = [i for i in rows if i not in vecs]
+    if missing:
         idx.upsert(agent_id, missing, [rows[i] for i in missing])
-    return notes
+    if unreadable:
+        log.info("vector rebuild: %d vector(s) re-embedded from their rows", len(unreadable))
 
 
 def _vectors_in_postgres(engram: EngramHandle) -> bool:

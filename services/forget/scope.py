@@ -301,7 +301,11 @@ def _whole(ids: list[int], needle: str) -> list[int]:
 def _semantic_ids(
     engram: EngramHandle, a: Agent, text: str, threshold: float
 ) -> list[tuple[int, float]]:
-    hits = engram.agent(a.slug).search(
+    try:
+        mem = engram.agent(a.slug)
+    except NotFound:  # in the trash: its rows and vectors stay until it is emptied
+        return _semantic_in_index(engram, a, text, threshold)
+    hits = mem.search(
         text,
         k=SEMANTIC_K,
         mode="semantic",
@@ -315,6 +319,22 @@ def _semantic_ids(
         if cos >= threshold and same_numbers(text, h.fact.content):
             out.append((h.fact.id, round(cos, 4)))
     return out
+
+
+def _semantic_in_index(
+    engram: EngramHandle, a: Agent, text: str, threshold: float
+) -> list[tuple[int, float]]:
+    """The semantic match of an agent the façade no longer opens (one in the trash): the
+    agent's vectors queried directly, with the same threshold and number check."""
+    if engram.index is None or engram.embedder is None:
+        return []
+    near = engram.index.query(a.id, engram.embedder.embed([text])[0], k=SEMANTIC_K)
+    texts = dict(fact_rows.texts_of([fid for fid, _ in near]))
+    return [
+        (fid, round(cos, 4))
+        for fid, cos in near
+        if fid in texts and cos >= threshold and same_numbers(text, texts[fid])
+    ]
 
 
 def _phrase_ids(db, agent_id: int, phrase: str, text: str) -> list[int]:

@@ -89,7 +89,12 @@ class Recompiler:
         row = Agent.get_or_none(Agent.id == agent_id)
         if row is None:  # the agent was removed since
             return None
-        memory = self.engram.agent(row.slug)
+        from services.errors import NotFound
+
+        try:
+            memory = self.engram.agent(row.slug)
+        except NotFound:  # in the trash (a forget reached it): it compiles nothing
+            return None
         self._busy.on = True
         try:
             after = self.after_compile

@@ -10,7 +10,9 @@ from __future__ import annotations
 import functools
 import logging
 import threading
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
@@ -23,20 +25,34 @@ log = logging.getLogger(__name__)
 HNSW = {"space": "cosine", "ef_construction": 200, "ef_search": 500, "max_neighbors": 32}
 
 
+_STALE = ("NotFoundError", "InvalidCollectionException")
+# another process is between dropping and recreating the collection (a forget's rebuild):
+# its row exists before its segments do
+_BUSY = ("Error getting collection", "Missing metadata segment", "hnsw segment reader")
+_TRIES = 8
+
+
 def _retry_stale(method):
     """Another process (a CLI forget, ``verify --repair``) may drop and recreate an agent's
-    collection while this one holds a handle to the old one: forget the handle, retry once."""
+    collection while this one holds a handle to the old one: forget the handle, retry. While
+    the other is half way through, Chroma answers with an internal error: wait, retry."""
 
     @functools.wraps(method)
     def wrapper(self, agent_id, *args, **kwargs):
-        try:
-            return method(self, agent_id, *args, **kwargs)
-        except Exception as exc:
-            if type(exc).__name__ not in ("NotFoundError", "InvalidCollectionException"):
-                raise
-            with self._lock:
-                self._collections.pop(agent_id, None)
-            return method(self, agent_id, *args, **kwargs)
+        for attempt in range(_TRIES):
+            try:
+                return method(self, agent_id, *args, **kwargs)
+            except Exception as exc:
+                busy = type(exc).__name__ == "InternalError" and any(b in str(exc) for b in _BUSY)
+                if type(exc).__name__ not in _STALE and not busy:
+                    raise
+                if attempt == _TRIES - 1 or (not busy and attempt > 0):
+                    raise
+                with self._lock:
+                    self._collections.pop(agent_id, None)
+                if busy:
+                    time.sleep(0.05 * (attempt + 1))
+        raise AssertionError("unreachable")
 
     return wrapper
 
@@ -147,10 +163,38 @@ class VectorIndex:
         self.embedder = embedder
         self._collections: dict[int, object] = {}
         self._lock = threading.Lock()
+        self._held: dict[int, int] = {}  # agent id -> thread holding its writer lock here
+
+    @contextmanager
+    def writing(self, agent_id: int) -> Iterator[None]:
+        """Hold an agent's vector writes still, across processes: every upsert and delete
+        takes this lock, and a rebuild (a forget's purge) holds it from reading the vectors
+        to writing them back, so a vector an agent adds meanwhile is neither dropped with the
+        old collection nor written half way through. Re-entrant in the thread holding it."""
+        me = threading.get_ident()
+        if self.path is None or self._held.get(agent_id) == me:
+            yield  # a Chroma server orders its own writes
+            return
+        from services.store.filelock import exclusive_lock
+
+        with exclusive_lock(self.path / f".engram-agent-{agent_id}.lock"):
+            self._held[agent_id] = me
+            try:
+                yield
+            finally:
+                self._held.pop(agent_id, None)
 
     # collections -------------------------------------------------------------------------
     def collection(self, agent_id: int):
         with self._lock:
+            col = self._collections.get(agent_id)
+        if col is not None:
+            return col
+        # opened under the agent's writer lock: a forget in another process drops and
+        # recreates the collection under it, and a handle taken half way through (its row
+        # there, its segments not yet) stays broken in this process. The file lock first,
+        # then the thread lock, in the order ``drop`` takes them.
+        with self.writing(agent_id), self._lock:
             col = self._collections.get(agent_id)
             if col is None:
                 kwargs = {"configuration": {"hnsw": dict(HNSW)}}
@@ -163,7 +207,7 @@ class VectorIndex:
             return col
 
     def drop(self, agent_id: int) -> None:
-        with self._lock:
+        with self.writing(agent_id), self._lock:
             self._collections.pop(agent_id, None)
             try:
                 self.client.delete_collection(collection_name(agent_id))
@@ -187,6 +231,10 @@ class VectorIndex:
             if self.embedder is None:
                 return
             vectors = self.embedder.embed(list(texts))
+        with self.writing(agent_id):
+            self._upsert(agent_id, ids, texts, vectors, metadatas, batch)
+
+    def _upsert(self, agent_id, ids, texts, vectors, metadatas, batch) -> None:
         col = self.collection(agent_id)
         for s in range(0, len(ids), batch):
             kwargs = dict(
@@ -211,7 +259,8 @@ class VectorIndex:
     def delete(self, agent_id: int, ids: Iterable[int]) -> None:
         keys = [str(i) for i in ids]
         if keys:
-            self.collection(agent_id).delete(ids=keys)
+            with self.writing(agent_id):
+                self.collection(agent_id).delete(ids=keys)
 
     @_retry_stale
     def query(
@@ -270,6 +319,33 @@ class VectorIndex:
             if len(got) < page:
                 return out
             offset += page
+
+    @_retry_stale
+    def readable_vectors(self, agent_id: int, page: int = 5000) -> tuple[dict, list[int]]:
+        """Every vector of the collection this process can read, and the ids it cannot.
+        Another process's writes reach this one's SQLite view at once but not its in-memory
+        HNSW: a read of such an id fails ("Error finding id"). The rows are the truth, so
+        the caller embeds those again instead of failing."""
+        ids = sorted(self.all_ids(agent_id))
+        col = self.collection(agent_id)
+        got: dict[int, np.ndarray] = {}
+        bad: list[int] = []
+        todo = [ids[s : s + page] for s in range(0, len(ids), page)]
+        while todo:
+            part = todo.pop()
+            try:
+                res = col.get(ids=[str(i) for i in part], include=["embeddings"])
+            except Exception as exc:
+                if "Error finding id" not in str(exc):
+                    raise
+                if len(part) == 1:
+                    bad.append(part[0])
+                else:  # halve until the ids this process cannot read are found
+                    todo += [part[: len(part) // 2], part[len(part) // 2 :]]
+                continue
+            for i, v in zip(res["ids"], res["embeddings"]):
+                got[int(i)] = np.asarray(v, dtype=np.float32)
+        return got, bad
 
     @_retry_stale
     def documents(self, agent_id: int, ids: Sequence[int]) -> dict[int, str]:
