@@ -25,7 +25,7 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from models import ForgetReceipt
-from services.forget.files import FileEdit, plan_file
+from services.forget.files import FileEdit, TextForm, plan_file
 from services.forget.preview import AgentPreview, ForgetPreview
 from services.forget.scope import ForgetScope
 from services.forget.scrub import scrub_file
@@ -163,6 +163,8 @@ def _edit_json(e: FileEdit) -> dict:
     d = {f.name: getattr(e, f.name) for f in fields(e)}
     d["path"] = str(e.path)
     d["base"] = base64.b64encode(e.base).decode("ascii") if e.base is not None else None
+    # the file's own encoding and BOM: a resumed rewrite keeps them (a UTF-16 rules file)
+    d["form"] = {"codec": e.form.codec, "bom": base64.b64encode(e.form.bom).decode("ascii")}
     return d
 
 
@@ -170,6 +172,9 @@ def _edit_from(d: dict) -> FileEdit:
     d = dict(d)
     d["path"] = Path(d["path"])
     d["base"] = base64.b64decode(d["base"]) if d.get("base") is not None else None
+    form = d.pop("form", None)
+    if form is not None:
+        d["form"] = TextForm(form["codec"], base64.b64decode(form["bom"]))
     return FileEdit(**d)
 
 
@@ -195,6 +200,6 @@ def refresh_edits(pv: ForgetPreview) -> None:
 
 def _made(e: FileEdit) -> bool:
     try:
-        return e.path.read_bytes() == (e.new_data or "").encode("utf-8")
+        return e.path.read_bytes() == e.new_bytes()
     except OSError:
         return False

@@ -210,7 +210,7 @@ def _mcp_line(ln: str, terms: Terms, gone: list[str]) -> str | None:
     end = ln[len(ln.rstrip("\r\n")) :]
     try:
         d = json.loads(ln)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested too deep to read: unreadable, like bad JSON
         gone.append(ln)
         return None
     kind = d.get("type") or d.get("_type") if isinstance(d, dict) else None

@@ -96,12 +96,6 @@ def test_forget_and_verify_on_the_same_file_leave_the_hostile_lines_alone(cli, t
     assert "Traceback" not in out + err
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="services/forget/native.py _mcp_line catches only ValueError from json.loads: a "
-    "deep line that names the forgotten text raises RecursionError (owned by the forget "
-    "work; the fix is `except (ValueError, RecursionError)`, dropping the line as unreadable)",
-)
 def test_forgetting_a_name_inside_a_too_deep_line_does_not_crash(cli, tmp_path):
     f = tmp_path / "memory.jsonl"
     deep_quentin = b'{"type": "entity", "name": "Quentin", "observations": ' + b"[" * 200_000
