@@ -49,12 +49,16 @@ def refuse_missing_agent(database_url: str, slug: str) -> bool:
         con = sqlite3.connect(f"file:{database_url}?mode=ro", uri=True, timeout=5)
         try:
             row = con.execute("SELECT settings FROM agent WHERE slug = ?", (slug,)).fetchone()
+            slugs = [r[0] for r in con.execute("SELECT slug FROM agent ORDER BY slug")]
         finally:
             con.close()
     except sqlite3.Error:
         return False
-    if row is None:
-        raise NotFound(f"no agent {slug!r} (see `engram agents`); the MCP server was not started")
+    if row is None:  # a typo: name the agents there are, so the fix is one edit away
+        raise NotFound(
+            f"no agent {slug!r} (agents: {', '.join(slugs) or 'none yet'}); pass --create to "
+            "make it, or `engram hooks install` for a client; the MCP server was not started"
+        )
     try:
         settings = json.loads(row[0] or "{}")
     except ValueError:
