@@ -4,6 +4,7 @@ run reads on its own."""
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,49 +38,69 @@ def files_under(*roots: Path) -> list[Path]:
     for r in roots:
         if r.is_file():
             out.append(r)
-        elif r.is_dir():
-            out += [p for p in r.rglob("*") if p.is_file() and not p.is_symlink()]
+            continue
+        for d, _dirs, names in os.walk(r):
+            out += [Path(d, n) for n in names if not os.path.islink(os.path.join(d, n))]
     return out
 
 
-def scan(paths: list[Path], tokens) -> dict[str, list[tuple[Path, str]]]:
-    """Every (file, encoding) whose raw bytes hold each token, case-insensitively."""
-    needles = {
-        t: [(enc, t.encode(enc)) for enc in ENCODINGS] for t in {str(t).lower() for t in tokens}
-    }
-    hits: dict[str, list[tuple[Path, str]]] = {}
-    if not needles:
-        return hits
+# one regex pass per file and encoding finds every token it holds (on the lowered bytes:
+# case-insensitive, and a literal prefix keeps the regex fast)
+_FORMS = (
+    ("utf-8", re.compile(rb"zq[0-9a-f]{10}")),
+    ("utf-16-le", re.compile(rb"z\x00q\x00(?:[0-9a-f]\x00){10}")),
+    ("utf-16-be", re.compile(rb"\x00z\x00q(?:\x00[0-9a-f]){10}")),
+)
+
+
+def index(paths: list[Path]) -> dict[str, list[tuple[Path, str]]]:
+    """token -> every (file, encoding) whose raw bytes hold it."""
+    out: dict[str, list[tuple[Path, str]]] = {}
     for p in paths:
         try:
-            raw = p.read_bytes().lower()
+            raw = p.read_bytes().lower()  # ASCII only: the tokens are
         except OSError:
             continue
-        if b"zq" not in raw and b"z\x00q" not in raw and b"\x00z\x00q" not in raw:
-            continue
-        for t, forms in needles.items():
-            for enc, b in forms:
-                if b in raw:  # one encoding per file: UTF-16-BE also matches LE shifted
-                    hits.setdefault(t, []).append((p, enc))
-                    break
-    return hits
+        seen = set()
+        for enc, rx in _FORMS:
+            for m in rx.findall(raw):
+                tok = m.decode(enc).lower()
+                if tok not in seen:  # one encoding per file: UTF-16-BE also matches LE shifted
+                    seen.add(tok)
+                    out.setdefault(tok, []).append((p, enc))
+    return out
+
+
+def scan(paths, tokens, idx=None) -> dict[str, list[tuple[Path, str]]]:
+    """Every (file, encoding) whose raw bytes hold each of ``tokens``."""
+    idx = index(list(paths)) if idx is None else idx
+    wanted = {str(t).lower() for t in tokens}
+    if paths is not None and idx is not None:
+        keep = set(paths)
+        return {
+            t: [x for x in idx[t] if x[0] in keep]
+            for t in wanted
+            if t in idx and any(x[0] in keep for x in idx[t])
+        }
+    return {t: idx[t] for t in wanted if t in idx}
 
 
 def _exempt(ex: Expect, tok: str, path: Path) -> bool:
     return any(path == q or path.resolve() == q.resolve() for q in ex.exempt.get(tok, ()))
 
 
-def check_erased(ex: Expect, data_dir: Path, agent_roots: list[Path]) -> list[str]:
+def check_erased(ex: Expect, data_dir: Path, agent_roots: list[Path], idx=None) -> list[str]:
     """(1) forgotten text is in no byte of the data dir or any agent file, except where a
     receipt says "not erased"; a deleted agent's text is in no byte of the data dir."""
     out = []
     everywhere = files_under(data_dir, *agent_roots)
-    for tok, places in scan(everywhere, ex.erased).items():
+    idx = index(everywhere) if idx is None else idx
+    for tok, places in scan(everywhere, ex.erased, idx).items():
         for p, enc in places:
             if not _exempt(ex, tok, p):
                 out.append(f"[1 erased] {tok} ({ex.erased[tok]}) still in {p} as {enc}")
-    data = [p for p in files_under(data_dir) if "forget-backups" not in p.parts]
-    for tok, places in scan(data, ex.dropped).items():
+    data = [p for p in everywhere if p.is_relative_to(data_dir) and "forget-backups" not in p.parts]
+    for tok, places in scan(data, ex.dropped, idx).items():
         for p, enc in places:
             out.append(
                 f"[1 erased] {tok} (agent {ex.dropped[tok]} deleted for good) in {p} ({enc})"
@@ -103,7 +124,9 @@ def check_kept_lines(ex: Expect, root: Path) -> list[str]:
     return out
 
 
-def check_receipts(ex: Expect, rows, data_dir: Path, agent_roots: list[Path]) -> list[str]:
+def check_receipts(
+    ex: Expect, rows, data_dir: Path, agent_roots: list[Path], idx=None
+) -> list[str]:
     """(3) a receipt that says nothing remains matches the bytes: none of the tokens it
     covers is anywhere except the files it names as not erased."""
     out = []
@@ -114,10 +137,11 @@ def check_receipts(ex: Expect, rows, data_dir: Path, agent_roots: list[Path]) ->
             continue
         if everywhere is None:
             everywhere = files_under(data_dir, *agent_roots)
+            idx = index(everywhere) if idx is None else idx
         named = {
             Path(s.split(": not erased")[0]) for s in counts.get("native_not_erased_files", [])
         }
-        for tok, places in scan(everywhere, toks).items():
+        for tok, places in scan(everywhere, toks, idx).items():
             for p, enc in places:
                 if p not in named:
                     out.append(

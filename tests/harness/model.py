@@ -22,6 +22,7 @@ printed); ``ENGRAM_HARNESS_ALL=1`` runs every rule.
 from __future__ import annotations
 
 import io
+import json
 import os
 import random
 import shutil
@@ -51,6 +52,8 @@ KNOWN_OPEN = {
     "forget's backup of that file (<data dir>/forget-backups/; verify says 'still present')",
 }
 ALL = os.environ.get("ENGRAM_HARNESS_ALL") == "1"
+# or some of them: ENGRAM_HARNESS_ENABLE=untick_forget,restore_db
+ENABLE = set(filter(None, os.environ.get("ENGRAM_HARNESS_ENABLE", "").split(",")))
 AGENTS = ("cc", "proj", "codex", "cursor")
 WRITEBACK_AGENTS = ("cc", "codex")  # their files are the agents' own memory: two-way
 # where the forget can be "killed": before each of its steps (services/forget/execute.py)
@@ -71,7 +74,7 @@ class Killed(BaseException):
 
 
 def enabled(name: str) -> bool:
-    return ALL or name not in KNOWN_OPEN
+    return ALL or name in ENABLE or name not in KNOWN_OPEN
 
 
 def off_rules_note(names) -> str | None:
@@ -537,26 +540,23 @@ class EngramMachine(RuleBasedStateMachine):
     def _roots(self) -> list[Path]:
         return [self.root / "home", self.root / "proj"]
 
-    def _check_receipts(self) -> None:
-        rows = [
-            (r["id"], r["counts"])
-            for r in __import__("services.forget.service", fromlist=["x"])
-            .ForgetService(self.e)
-            .receipts()
-        ]
-        bad = checks.check_receipts(self.ex, rows, self.data_dir, self._roots())
+    def _check_receipts(self, idx=None) -> None:
+        rows = self.e.db.execute_sql("SELECT id, counts FROM forget_receipt").fetchall()
+        rows = [(rid, json.loads(c) if isinstance(c, str) else (c or {})) for rid, c in rows]
+        bad = checks.check_receipts(self.ex, rows, self.data_dir, self._roots(), idx)
         if bad:
             raise Violation("\n".join(bad))
 
     @invariant()
     def invariants_hold(self):
-        bad = checks.check_erased(self.ex, self.data_dir, self._roots())
+        idx = checks.index(checks.files_under(self.data_dir, *self._roots()))
+        bad = checks.check_erased(self.ex, self.data_dir, self._roots(), idx)
         bad += checks.check_kept_lines(self.ex, self.root)
         bad += checks.check_audit(self.e.db)
         bad += checks.check_gone_agents(self.ex, self.data_dir)
         if bad:
             raise Violation("\n".join(bad))
-        self._check_receipts()
+        self._check_receipts(idx)
 
 
 def machine(name: str, rules: set[str]) -> type[EngramMachine]:
