@@ -69,6 +69,10 @@ KILL_POINTS = (
 )
 
 
+FORGETS = ("forget_fact", "forget_match", "untick_forget", "cli_forget")
+CLI_SOMETIMES = st.sampled_from((False, False, False, True))  # the CLI path costs a start-up
+
+
 class Killed(BaseException):
     """The process dies here: nothing after this line of the product runs."""
 
@@ -326,8 +330,24 @@ class EngramMachine(RuleBasedStateMachine):
         m.review.accept([fid])
 
     # rules: forget ---------------------------------------------------------------------
-    @precondition(lambda self: self.on("forget_fact"))
-    @rule(agent=st.sampled_from(AGENTS), i=st.integers(0, 50))
+    @precondition(lambda self: any(self.on(h) for h in FORGETS))
+    @rule(
+        how=st.sampled_from(FORGETS),
+        agent=st.sampled_from(AGENTS),
+        group=st.sampled_from(world.GROUPS),
+        i=st.integers(0, 50),
+    )
+    def forget(self, how, agent, group, i):
+        """One rule for the ways to forget (a forget costs a second: the runs stay short)."""
+        if not self.on(how) or agent not in self.live() or not self._may_forget(agent):
+            return
+        if how == "forget_fact":
+            self.forget_fact(agent, i)
+        elif how == "cli_forget":
+            self.cli_forget(agent, i)
+        else:
+            self.forget_match(agent, group, i, how == "untick_forget")
+
     def forget_fact(self, agent, i):
         from services.forget.service import ForgetScope
 
@@ -337,21 +357,11 @@ class EngramMachine(RuleBasedStateMachine):
         if f is not None:
             self._forget(ForgetScope(agent=agent, fact_ids=(f[0],)), f"forget fact {f[0]}", [f[1]])
 
-    @precondition(lambda self: self.on("forget_match") or self.on("untick_forget"))
-    @rule(
-        agent=st.sampled_from(AGENTS),
-        group=st.sampled_from(world.GROUPS),
-        untick=st.integers(0, 50),
-        do_untick=st.booleans(),
-    )
     def forget_match(self, agent, group, untick, do_untick):
         """Forget every fact about a word after the preview; maybe untick one candidate."""
         from services.forget.service import ForgetScope, ForgetService
 
         if agent not in self.live() or not self._may_forget(agent):
-            return
-        do_untick = do_untick and self.on("untick_forget")
-        if not do_untick and not self.on("forget_match"):
             return
         scope = ForgetScope(agent=agent, matching=group)
         pv = ForgetService(self.e).preview(scope)
@@ -424,7 +434,7 @@ class EngramMachine(RuleBasedStateMachine):
             self.trashed.add(agent)
 
     @precondition(lambda self: self.on("delete_for_good"))
-    @rule(agent=st.sampled_from(AGENTS), via_cli=st.booleans())
+    @rule(agent=st.sampled_from(AGENTS), via_cli=CLI_SOMETIMES)
     def delete_for_good(self, agent, via_cli):
         """Trash -> Delete for good (or `engram agent trash --empty --agent X`)."""
         if agent in self.ex.gone_agents:
@@ -467,7 +477,7 @@ class EngramMachine(RuleBasedStateMachine):
             self._settle_statuses()
 
     @precondition(lambda self: self.on("writeback"))
-    @rule(agent=st.sampled_from(WRITEBACK_AGENTS), via_cli=st.booleans())
+    @rule(agent=st.sampled_from(WRITEBACK_AGENTS), via_cli=CLI_SOMETIMES)
     def writeback(self, agent, via_cli):
         from services.interop.writeback import write_back
 
@@ -478,8 +488,6 @@ class EngramMachine(RuleBasedStateMachine):
         else:
             write_back(self.e.agent(agent))
 
-    @precondition(lambda self: self.on("cli_forget"))
-    @rule(agent=st.sampled_from(AGENTS), i=st.integers(0, 50))
     def cli_forget(self, agent, i):
         """`engram forget --agent A --fact ID --yes`: the user's path through the CLI."""
         if not self._may_forget(agent):

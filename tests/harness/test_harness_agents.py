@@ -10,6 +10,8 @@ AgentsMachine = machine(
     "AgentsMachine",
     {
         "remember",
+        "pin",
+        "edit",
         "delete",
         "forget_fact",
         "trash_restore",

@@ -10,6 +10,8 @@ CrashMachine = machine(
     "CrashMachine",
     {
         "remember",
+        "pin",
+        "compile",
         "edit",
         "delete",
         "import_new",
