@@ -26,6 +26,7 @@ def run(examples: int = 5000, every_rule: bool = False, workers: int = 2) -> dic
     env.update(
         ENGRAM_HARNESS_EXAMPLES=str(examples),
         ENGRAM_HARNESS_RANDOM="1",  # a new seed each run: bench explores, CI reproduces
+        ENGRAM_HARNESS_SHRINK="1",  # a failure is shrunk to its shortest sequence
         PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")])),
         QT_QPA_PLATFORM="offscreen",
     )

@@ -106,9 +106,14 @@ def template() -> Path:
 
 
 def harness_settings(examples: int, steps: int = 6) -> settings:
-    """CI: a fixed number of examples, derandomized (reproducible); `python -m bench harness`
-    raises the count and draws a random seed (ENGRAM_HARNESS_EXAMPLES, ENGRAM_HARNESS_RANDOM)."""
+    """CI: a fixed number of examples, derandomized (reproducible), no shrinking (a failing
+    run of at most ``steps`` steps reads well as it is, and shrinking over a real store takes
+    minutes). `python -m bench harness` sets ENGRAM_HARNESS_EXAMPLES, ENGRAM_HARNESS_RANDOM=1
+    (a new seed each run) and ENGRAM_HARNESS_SHRINK=1."""
     n = int(os.environ.get("ENGRAM_HARNESS_EXAMPLES", examples))
+    phases = [Phase.explicit, Phase.reuse, Phase.generate, Phase.target]
+    if os.environ.get("ENGRAM_HARNESS_SHRINK") == "1":
+        phases.append(Phase.shrink)
     return settings(
         max_examples=n,
         stateful_step_count=steps,
@@ -118,9 +123,17 @@ def harness_settings(examples: int, steps: int = 6) -> settings:
         suppress_health_check=list(HealthCheck),
         print_blob=False,
         # no explain phase: its line tracing makes every step many times slower
-        phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.target)
-        + (() if os.environ.get("ENGRAM_HARNESS_SHRINK") == "0" else (Phase.shrink,)),
+        phases=phases,
     )
+
+
+def harness_test(machine_cls: type[RuleBasedStateMachine], examples: int):
+    """The pytest test class of a machine: its settings, marked slow (out of test-fast)
+    and with a timeout that fits the run on a busy machine."""
+    import pytest
+
+    machine_cls.TestCase.settings = harness_settings(examples)
+    return pytest.mark.slow(pytest.mark.timeout(1200)(machine_cls.TestCase))
 
 
 class EngramMachine(RuleBasedStateMachine):

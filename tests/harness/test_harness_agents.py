@@ -4,7 +4,7 @@ dir) mixed with memories and forgets. Rules in KNOWN_OPEN are off until their fi
 
 from __future__ import annotations
 
-from tests.harness.model import harness_settings, machine
+from tests.harness.model import harness_test, machine
 
 AgentsMachine = machine(
     "AgentsMachine",
@@ -21,5 +21,4 @@ AgentsMachine = machine(
         "copy_data_dir",
     },
 )
-AgentsMachine.TestCase.settings = harness_settings(examples=170)
-TestAgents = AgentsMachine.TestCase
+TestAgents = harness_test(AgentsMachine, examples=170)

@@ -4,7 +4,7 @@ See model.py for the invariants; rules in KNOWN_OPEN are off until their fix lan
 
 from __future__ import annotations
 
-from tests.harness.model import harness_settings, machine
+from tests.harness.model import harness_test, machine
 
 CoreMachine = machine(
     "CoreMachine",
@@ -23,5 +23,4 @@ CoreMachine = machine(
         "cli_forget",
     },
 )
-CoreMachine.TestCase.settings = harness_settings(examples=170)
-TestCore = CoreMachine.TestCase
+TestCore = harness_test(CoreMachine, examples=170)

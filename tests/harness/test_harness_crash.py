@@ -4,7 +4,7 @@ mixed with memories. Rules in KNOWN_OPEN are off until their fix lands."""
 
 from __future__ import annotations
 
-from tests.harness.model import harness_settings, machine
+from tests.harness.model import harness_test, machine
 
 CrashMachine = machine(
     "CrashMachine",
@@ -21,5 +21,4 @@ CrashMachine = machine(
         "forget_fact",
     },
 )
-CrashMachine.TestCase.settings = harness_settings(examples=170)
-TestCrash = CrashMachine.TestCase
+TestCrash = harness_test(CrashMachine, examples=170)
