@@ -392,7 +392,7 @@ def main(argv=None) -> int:
     li.add_argument("--entities", type=int, default=10_000, help="memory.jsonl size to import")
     li.set_defaults(func=cmd_limits)
     hx = sub.add_parser("harness", help="the invariant harness: many random sequences")
-    hx.add_argument("--examples", type=int, default=5000, help="sequences per harness file")
+    hx.add_argument("--examples", type=int, default=5000, help="sequences, split over the files")
     hx.add_argument("--all", action="store_true", help="also the rules in KNOWN_OPEN")
     hx.set_defaults(func=cmd_harness)
     args = p.parse_args(argv)
