@@ -21,6 +21,7 @@ printed); ``ENGRAM_HARNESS_ALL=1`` runs every rule.
 
 from __future__ import annotations
 
+import atexit
 import io
 import json
 import os
@@ -102,6 +103,7 @@ def template() -> Path:
             if old is not None:
                 os.environ["HOME"] = old
         _TEMPLATE[os.getpid()] = root
+        atexit.register(shutil.rmtree, root.parent, True)
     return root
 
 
