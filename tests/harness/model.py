@@ -47,7 +47,8 @@ KNOWN_OPEN = {
     "untick_forget": "finding 1: an unticked candidate's line is cut from CLAUDE.md",
     "delete_for_good": "finding 3: delete for good leaves compiled layers and the text",
     "restore_db": "finding 4: write-back after restoring an older engram.db (reused ids)",
-    "kill_forget": "finding 6: a forget killed part-way leaves the text behind its receipt",
+    "kill_forget": "finding 6: a forget killed after its rows went (before the compaction) "
+    "leaves the text in engram.db behind a receipt that reads as done",
     "forget_utf16": "a forget leaves a UTF-16 rules file's line (not rewritten, not reported)",
     "forget_twice_user_file": "a second forget on CLAUDE.md leaves its text in the first "
     "forget's backup of that file (<data dir>/forget-backups/; verify says 'still present')",
