@@ -12,6 +12,7 @@ writes JSON under ``bench/results/``. Parts also run alone:
     python -m bench speed [--quick]   # old (main 93e7099) vs new, side by side
     python -m bench supersession
     python -m bench limits
+    python -m bench harness [--examples 5000] [--all]   # the invariant harness, longer
 """
 
 from __future__ import annotations
@@ -235,6 +236,15 @@ def cmd_limits(args) -> dict:
     return r
 
 
+def cmd_harness(args) -> dict:
+    from bench import harness
+
+    r = harness.run(examples=args.examples, every_rule=args.all)
+    print(harness.table(r))
+    _write(RESULTS / "harness.json", r | {"machine": _machine()})
+    return r
+
+
 def cmd_all(args) -> None:
     import shutil
 
@@ -268,6 +278,9 @@ def cmd_all(args) -> None:
     summary["mcp"] = cmd_mcp(args)
     print()
     summary["redaction"] = cmd_redaction(args)
+    print()
+    args.examples, args.all = (200 if args.quick else 5000), False
+    summary["harness"] = cmd_harness(args)
     summary["seconds"] = round(time.perf_counter() - t0, 1)
     name = "all-quick.json" if args.quick else "all.json"
     _write(RESULTS / name, summary)
@@ -378,6 +391,10 @@ def main(argv=None) -> int:
     li = sub.add_parser("limits", help="hostile inputs: time and peak RSS of each, refused/capped")
     li.add_argument("--entities", type=int, default=10_000, help="memory.jsonl size to import")
     li.set_defaults(func=cmd_limits)
+    hx = sub.add_parser("harness", help="the invariant harness: many random sequences")
+    hx.add_argument("--examples", type=int, default=5000, help="sequences, split over the files")
+    hx.add_argument("--all", action="store_true", help="also the rules in KNOWN_OPEN")
+    hx.set_defaults(func=cmd_harness)
     args = p.parse_args(argv)
     args.func(args)
     return 0
