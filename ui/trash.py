@@ -153,8 +153,9 @@ class TrashDialog(QDialog):
             self,
         )
         box.setInformativeText(
-            "This cannot be undone. Its compiled memory files, its entries in the agent's own "
-            "memory files and Engram's hooks for it are removed too."
+            "This cannot be undone. Its compiled memory files and Engram's hooks for it are "
+            "removed too. The agent's own memory files stay as they are (Forget, whole agent, "
+            "erases it there as well)."
         )
         box.button(QMessageBox.Yes).setText(f"Delete {slug}")
         box.setDefaultButton(QMessageBox.No)

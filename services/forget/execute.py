@@ -20,6 +20,7 @@ from services.errors import InvalidInput
 from services.forget import journal
 from services.forget.files import Terms, apply_edit
 from services.forget.preview import (
+    AGENT_FILE_KEPT,
     NATIVE_NOTE,
     AgentPreview,
     ForgetPreview,
@@ -306,10 +307,34 @@ def _verify_after(engram: EngramHandle, scope: ForgetScope, pv: ForgetPreview, n
         if rep.stale_segments:
             notes += rebuild_leaky_segments(engram, rep.stale_segments)
             rep = verify_forgotten(engram, sample, agent=slug)
+        rep.remaining = _not_kept_on_purpose(pv, rep.remaining)
         checked += len(sample)
         remaining += len(rep.remaining)
         notes += [f"still present: {p} ({d})" for p, d in rep.remaining[:20]]
     return checked, remaining
+
+
+def _not_kept_on_purpose(pv: ForgetPreview, remaining: list) -> list:
+    """What verify found, less the agents' own files the plan left alone on purpose
+    (``ForgetScope.agent_files``): the receipt names those as not erased, with why."""
+    kept = {
+        Path(ed.path).resolve()
+        for ap in pv.agents
+        for ed in ap.native
+        if ed.problem == AGENT_FILE_KEPT
+    }
+    if not kept:
+        return remaining
+
+    def on_purpose(kind: str, where: str) -> bool:
+        if kind == "native":
+            return any(where.startswith(f"{p} (") for p in kept)
+        if kind == "git history":  # the memories repository a kept file is in
+            repo = Path(where.split(": ", 1)[0])
+            return any(p.is_relative_to(repo) for p in kept)
+        return False
+
+    return [(k, w) for k, w in remaining if not on_purpose(k, w)]
 
 
 def _held_by_kept(pv: ForgetPreview, notes: list[str]) -> set[str]:

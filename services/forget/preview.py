@@ -124,6 +124,11 @@ def build_preview(engram: EngramHandle, scope: ForgetScope) -> ForgetPreview:
     for a in select_agents(scope):
         pv.agents.append(_agent_preview(engram, a, scope))
     _plan_native(engram, pv)
+    if not scope.agent_files:
+        for ap in pv.agents:
+            for ed in ap.native:
+                if not ed.problem or ed.user_owned:  # an unreadable file keeps its reason
+                    ed.problem = AGENT_FILE_KEPT
     _native_notes(pv)
     all_terms = _not_kept([x for ap in pv.agents for x in ap.terms], pv)
     if all_terms or scope.kind == "everything":
@@ -203,6 +208,10 @@ def _keep_instruction_files(pv: ForgetPreview) -> None:
 
 
 NATIVE_NOTE = "agent's file: "
+AGENT_FILE_KEPT = (
+    "not erased: the agent's own memory file is left as it is (Delete for good erases what "
+    "Engram holds; forgetting the whole agent also erases it there)"
+)
 
 
 def _native_notes(pv: ForgetPreview) -> None:
@@ -291,6 +300,9 @@ def _history(a: Agent, scope: ForgetScope, t: Terms, id_set: set[int]) -> list[i
         if others
         else set()
     )
+    # a fact the user unticked is kept whole, its past too (the plan's terms blank its own
+    # words, so it would not count as saying the text)
+    own |= others & set(scope.exclude_ids)
     return [i for i, f in evs if f not in own]
 
 

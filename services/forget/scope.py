@@ -74,6 +74,9 @@ class ForgetScope:
     terms: tuple[str, ...] = ()  # more strings to erase and verify (an entity's name, aliases)
     include_partial: bool = False  # matching: also facts naming only part of the entity's name
     include_ids: tuple[int, ...] = ()  # such facts the user ticked one by one
+    # the agents' own memory files too (False: Delete for good, which erases what Engram
+    # holds and leaves another program's memory to it; the receipt names each file kept)
+    agent_files: bool = True
 
     @property
     def kind(self) -> str:

@@ -4,10 +4,11 @@ Dropping the agent's row alone left its compiled ``memory.md`` (which an agent w
 kept loading), its layer files and its text in the free pages of ``engram.db`` and
 ``chroma.sqlite3``. So it is the whole-agent forget first (``ForgetService``: rows, FTS,
 history, episodes, session logs, vectors and the Chroma collection, compiled layers and
-their files, the ``agents/<slug>`` dir, its entries in its own files, compaction, raw-bytes
-verification, a receipt without content), then Engram's integrations wired to it (hooks,
-MCP entry, CLAUDE.md import) come out wherever they were installed; the caller drops the
-row and compacts once more.
+their files, the ``agents/<slug>`` dir, compaction, raw-bytes verification, a receipt
+without content). The agent's own memory files are another program's: they stay as they
+are and the receipt names each (forgetting the whole agent erases them there too). Then
+Engram's integrations wired to it (hooks, MCP entry, CLAUDE.md import) come out wherever
+they were installed; the caller drops the row and compacts once more.
 """
 
 from __future__ import annotations
@@ -33,7 +34,9 @@ def erase_agent(engram: EngramHandle, slug: str) -> DeletedAgent:
     from services.forget.service import ForgetScope, ForgetService
 
     # a clean-up, not a ban: the same facts told to another agent are stored as usual
-    receipt = ForgetService(engram).execute(ForgetScope(agent=slug, all=True, rule=False))
+    # and Engram's own: the agent's memory files are that program's (named, left as they are)
+    scope = ForgetScope(agent=slug, all=True, rule=False, agent_files=False)
+    receipt = ForgetService(engram).execute(scope)
     remaining = int(receipt["counts"].get("remaining_after_verify", 0))
     out = DeletedAgent(slug, receipt["id"], remaining, notes=list(receipt["notes"]))
     unwire(Path(engram.config.data_dir), slug, out)

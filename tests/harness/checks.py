@@ -136,6 +136,8 @@ def check_receipts(
         # a receipt without a verify result does not say it is unfinished: it reads as done
         if not toks or counts.get("remaining_after_verify", 0) != 0:
             continue
+        if counts.get("incomplete"):  # it says it is unfinished (the journaled plan resumes)
+            continue
         if everywhere is None:
             everywhere = files_under(data_dir, *agent_roots)
             idx = index(everywhere) if idx is None else idx
