@@ -394,8 +394,13 @@ def cmd_import(args, ctx):
     eng = ctx.engram()
     existed = args.agent in {a.slug for a in eng.agents(with_counts=False)}
     mem = eng.agent(args.agent, create=True, kind=args.kind or "generic")
+    from app.commands.progress import interruptible, progress
+
     try:
-        rep = mem.import_path(Path(args.path).expanduser(), fmt=args.fmt)
+        with interruptible() as stop, progress(f"import {Path(args.path).name}", args) as shown:
+            rep = mem.import_path(
+                Path(args.path).expanduser(), fmt=args.fmt, progress=shown, cancelled=stop
+            )
     except Exception:
         if not existed and mem.facts.count() == 0:
             eng.remove_agent(args.agent)  # a failed first import leaves no empty agent behind
@@ -404,6 +409,17 @@ def cmd_import(args, ctx):
     failed = bool(rep.skipped) and taken == 0
     if failed and not existed:
         eng.remove_agent(args.agent)
+    if stop.requested:  # every batch is one transaction: what was stored is whole
+        if not existed and mem.facts.count() == 0:
+            eng.remove_agent(args.agent)
+        print(
+            f"engram: interrupted: kept {rep.added} new fact(s) stored before Ctrl+C; "
+            "run the same import again to add the rest (what is stored is skipped)",
+            file=sys.stderr,
+        )
+        if args.json:
+            emit_json(rep.to_json())
+        return 130
     if args.json:
         emit_json(rep.to_json())
         return 1 if failed else 0
