@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 COMMAND_MODULES = [
     "app.commands.core",
     "app.commands.lifecycle",
+    "app.commands.backup",
     "app.commands.forget",
     "app.commands.integration",
     "app.commands.entities",
@@ -49,6 +50,7 @@ class Context:
 
             config = store_config(self.data_dir, semantic=semantic)
             eng = Engram.open(config)
+            _daily_backup(config)
             eng.follow_changes(self.recompile)
             self._engram = eng
             from app.crash_log import file_log_handler
@@ -65,6 +67,24 @@ class Context:
             logging.getLogger().removeHandler(self._log)
             self._log.close()
             self._log = None
+
+
+def _daily_backup(config) -> None:
+    """Today's automatic backup of a local store (services/store/backup.py); a failed backup
+    is a warning, never the command's failure."""
+    if config.db_url:
+        return
+    try:
+        from pathlib import Path
+
+        from services.store.backup import daily_backup
+
+        vectors = config.vector_location
+        daily_backup(
+            config.data_dir, Path(config.database_url), None if "://" in vectors else Path(vectors)
+        )
+    except Exception as exc:
+        logging.getLogger(__name__).warning("daily backup not taken: %s", exc)
 
 
 SERVERS = ("mcp", "serve")  # commands that run until stopped

@@ -452,7 +452,12 @@ def cmd_discover(args, ctx):
     found = discover_sources(
         home=home, project=project, engram=eng, split=getattr(args, "split", False)
     )
-    done = import_discovered(eng, found) if args.do_import else []
+    done = []
+    if args.do_import:
+        from app.commands.progress import progress
+
+        with progress("import discovered", args) as shown:
+            done = import_discovered(eng, found, progress=shown)
     if args.json:
         emit_json(
             {
