@@ -120,6 +120,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     from app import __version__
 
+    p.add_argument(
+        "--init",
+        action="store_true",
+        help="create the store when --data-dir names a folder that does not exist yet "
+        "(also ENGRAM_INIT=1)",
+    )
     p.add_argument("--version", action="version", version=f"engram {__version__}")
     p.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
@@ -132,6 +138,26 @@ def build_parser() -> argparse.ArgumentParser:
             raise
         mod.register(sub)
     return p
+
+
+NO_STORE_NEEDED = {"completion", "model"}
+
+
+def _missing_store(args) -> str | None:
+    """A --data-dir that does not exist is a typo more often than a wish for a new empty
+    store; the default folder is still made on a first run."""
+    if not args.data_dir or args.init or os.environ.get("ENGRAM_INIT") == "1":
+        return None
+    if args.command in NO_STORE_NEEDED:
+        return None
+    from pathlib import Path
+
+    from app.settings import default_data_dir
+
+    given = Path(args.data_dir).expanduser()
+    if given.exists() or given.resolve() == default_data_dir().resolve():
+        return None
+    return f"no Engram store at {given}; pass --init to create one"
 
 
 def _hint(exc, ctx) -> str:
@@ -161,6 +187,10 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger().setLevel(logging.INFO)
     if not getattr(args, "func", None):
         parser.print_help()
+        return 2
+    missing = _missing_store(args)
+    if missing:
+        print(f"engram: {missing}", file=sys.stderr)
         return 2
     from models.identity import set_origin
 
