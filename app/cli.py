@@ -23,6 +23,7 @@ COMMAND_MODULES = [
     "app.commands.core",
     "app.commands.lifecycle",
     "app.commands.backup",
+    "app.commands.stats",
     "app.commands.forget",
     "app.commands.integration",
     "app.commands.entities",
@@ -87,6 +88,18 @@ def _daily_backup(config) -> None:
         logging.getLogger(__name__).warning("daily backup not taken: %s", exc)
 
 
+# the same table is in README.md ("Exit codes"); tests/core/test_cli_options.py keeps them equal
+EXIT_CODES = """exit codes:
+  0    done
+  1    failed: the error is on stderr (no such agent or fact, unreadable file, nothing
+       imported, `verify` found inconsistencies)
+  2    wrong usage: unknown command or option, invalid value, no store at --data-dir
+  3    not done, for a reason outside the command: a forget rule blocked `remember`,
+       the sync server is offline (changes stay queued)
+  4    conflicts to resolve: `writeback` or `sync` found a file and Engram both changed
+  130  interrupted (Ctrl+C): what was kept is said; running the command again finishes it
+"""
+
 SERVERS = ("mcp", "serve")  # commands that run until stopped
 
 
@@ -98,11 +111,45 @@ def emit_json(obj) -> None:
 class _Parser(argparse.ArgumentParser):
     """Usage errors are one line too (a hook's stderr is read by a person in a log)."""
 
+    _words: list[str] = []
+
+    def parse_known_args(self, args=None, namespace=None):
+        self._words = list(sys.argv[1:] if args is None else args)  # for error()'s hint
+        ns, extras = super().parse_known_args(args, namespace)
+        typo = self._typo(extras)
+        if typo:  # said by the subcommand that knows its options, not by `engram` above it
+            self.error(f"unknown option {typo[0]}: did you mean {typo[1]}?")
+        return ns, extras
+
     def error(self, message: str) -> NoReturn:
+        # a missing required option may be a mistyped one (`--agnet` for --agent)
+        typo = self._typo(self._words) if "required" in message else None
+        if typo:  # `--agnet` is a typo of --agent, not a missing --agent
+            given, meant = typo
+            message = f"unknown option {given}: did you mean {meant}?"
         hint = ""
-        if "expected one argument" in message or "unrecognized arguments: -" in message:
+        if not typo and (
+            "expected one argument" in message or "unrecognized arguments: -" in message
+        ):
             hint = " (a value that starts with '-' is written --option=VALUE)"
         self.exit(2, f"engram: {message}{hint} (see `{self.prog} --help`)\n")
+
+    def _typo(self, words: list[str]) -> tuple[str, str] | None:
+        import difflib
+
+        known = [o for o in self._option_string_actions if o.startswith("--")]
+        for word in words:
+            if word == "--":
+                break
+            name = word.split("=", 1)[0]
+            if not name.startswith("--") or name in self._option_string_actions:
+                continue
+            if any(k.startswith(name) for k in known):
+                continue  # an abbreviation argparse accepts
+            close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+            if close:
+                return name, close[0]
+        return None
 
 
 def _os_error(exc: OSError) -> str:
@@ -113,7 +160,10 @@ def _os_error(exc: OSError) -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
-        prog="engram", description="See, search, correct and erase what your AI agents remember."
+        prog="engram",
+        description="See, search, correct and erase what your AI agents remember.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
         "--data-dir", help="store directory (default: $ENGRAM_HOME or the user data dir)"
