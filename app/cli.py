@@ -24,6 +24,7 @@ COMMAND_MODULES = [
     "app.commands.lifecycle",
     "app.commands.backup",
     "app.commands.stats",
+    "app.commands.completion",
     "app.commands.forget",
     "app.commands.integration",
     "app.commands.entities",
