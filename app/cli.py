@@ -44,6 +44,8 @@ class Context:
     # compiled layers follow the command's writes: once at its end ("sync"), or, for a
     # long-running server, a moment after each burst of writes ("debounce")
     recompile: str = "sync"
+    # not in an agent's hook: it runs under the agent's time limit
+    daily_backup: bool = True
 
     def engram(self, semantic: bool = True) -> Engram:
         if self._engram is None:
@@ -52,8 +54,9 @@ class Context:
 
             config = store_config(self.data_dir, semantic=semantic)
             eng = Engram.open(config)
-            _daily_backup(config)
             eng.follow_changes(self.recompile)
+            if self.daily_backup:
+                _daily_backup(config)
             self._engram = eng
             from app.crash_log import file_log_handler
 
@@ -246,7 +249,11 @@ def main(argv: list[str] | None = None) -> int:
     from models.identity import set_origin
 
     set_origin("cli")  # provenance on every write (the hook runtime narrows it to "hook")
-    ctx = Context(args.data_dir, recompile="debounce" if args.command in SERVERS else "sync")
+    ctx = Context(
+        args.data_dir,
+        recompile="debounce" if args.command in SERVERS else "sync",
+        daily_backup=args.command != "hook-run",
+    )
     try:
         return run(args, ctx)
     finally:

@@ -159,7 +159,12 @@ def create_backup(
             (tmp / db.name).unlink(missing_ok=True)
             shutil.copyfile(db, tmp / db.name)
         if chroma is not None and chroma.is_dir():
-            shutil.copytree(chroma, tmp / "chroma", ignore=shutil.ignore_patterns("*.lock"))
+            shutil.copytree(
+                chroma,
+                tmp / "chroma",
+                ignore=shutil.ignore_patterns("*.lock", "*-wal", "*-shm", "*-journal"),
+                copy_function=_copy_file,
+            )
         (tmp / MANIFEST).write_text(
             json.dumps({"created": now.isoformat(timespec="seconds"), "reason": reason}) + "\n",
             "utf-8",
@@ -182,6 +187,15 @@ def _copy_db(db: Path, dest: Path) -> None:
         dst.close()
         src.close()
     os.chmod(dest, 0o600)
+
+
+def _copy_file(src: str, dest: str) -> None:
+    """Chroma's own SQLite file is copied as the store's is (a writer may be busy); the
+    index segments beside it are plain files."""
+    if src.endswith(".sqlite3"):
+        _copy_db(Path(src), Path(dest))
+    else:
+        shutil.copy2(src, dest)
 
 
 def _read(path: Path, db_name: str = "engram.db") -> StoreBackup | None:
