@@ -426,12 +426,21 @@ def cmd_archive_import(args, ctx):
 
 
 def cmd_demo(args, ctx):
-    from app.commands.progress import progress
+    from app.commands.progress import interruptible, progress
     from services import seed_demo
 
     eng = ctx.engram()
-    with progress("demo agents", args) as shown:
-        added = seed_demo(eng, progress=shown)
+    with interruptible() as stop, progress("demo agents", args) as shown:
+        added = seed_demo(eng, progress=shown, cancelled=stop)
+    if stop.requested:
+        kept = [slug for slug, n in added.items() if n]
+        print(
+            f"engram: interrupted: kept {len(kept)} whole demo agent(s)"
+            + (f" ({', '.join(kept)})" if kept else "")
+            + "; `engram demo` adds the rest",
+            file=sys.stderr,
+        )
+        return 130
     if not any(added.values()):
         print("the demo agents are already here: nothing added")
     for a in eng.agents():

@@ -210,23 +210,28 @@ def seed_demo(
     seed: int = 7,
     now: datetime | None = None,
     progress: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
 ) -> dict[str, int]:
     """Create the demo agents and about ``n_facts`` facts; returns facts added per agent.
-    A store that already has a demo agent gets nothing more (running it twice adds nothing)."""
+    A demo agent that already has memories gets nothing more, so running it twice adds
+    nothing and running it after an interruption adds only the agents still missing.
+    ``cancelled`` is asked between agents: each agent is written whole."""
     slugs = list(AGENTS)
-    present = {a.slug for a in engram.agents(with_counts=False)}
-    if present & set(slugs):
-        return {slug: 0 for slug in slugs}
-    rng = random.Random(seed)
+    have = {a.slug for a in engram.agents() if a.fact_count}
     now = now or utcnow()
     weights = [0.4, 0.25, 0.2, 0.15]
-    added: dict[str, int] = {}
+    added: dict[str, int] = {slug: 0 for slug in slugs}
     for slug in slugs:
         name, kind = AGENTS[slug]
         engram.add_agent(slug, name=name, kind=kind, exist_ok=True)
     for done, (slug, w) in enumerate(zip(slugs, weights)):
         if progress:
             progress(done, len(slugs))
+        if slug in have:
+            continue
+        if cancelled and cancelled():
+            break
+        rng = random.Random(f"{seed}:{slug}")  # one agent's demo is the same made alone
         mem = engram.agent(slug)
         items: list[NewFact] = []
         for cat, text, imp, pinned in BASE[slug]:

@@ -24,3 +24,22 @@ def test_demo_twice_adds_nothing_the_second_time(cli):
     assert "already here: nothing added" in out
     assert _counts(cli) == first
     assert cli("episodes", "--agent", "demo-cursor", "--json")[1] == episodes_before
+
+
+def test_demo_after_a_missing_agent_adds_only_that_agent(cli, tmp_path):
+    """What an interrupted `engram demo` leaves (whole agents, some missing) is completed
+    by running it again, and nothing is added twice."""
+    from app.settings import store_config
+    from services.engram import Engram
+
+    assert cli("demo")[0] == 0
+    first = _counts(cli)
+    eng = Engram.open(store_config(tmp_path / "cli-store", semantic=False))
+    try:
+        eng.remove_agent("demo-hermes")  # as if Ctrl+C came before it
+    finally:
+        eng.close()
+    assert "demo-hermes" not in _counts(cli)
+    rc, out, err = cli("demo")
+    assert rc == 0, err
+    assert _counts(cli) == first
