@@ -22,6 +22,9 @@ if TYPE_CHECKING:
 COMMAND_MODULES = [
     "app.commands.core",
     "app.commands.lifecycle",
+    "app.commands.backup",
+    "app.commands.stats",
+    "app.commands.completion",
     "app.commands.forget",
     "app.commands.integration",
     "app.commands.entities",
@@ -41,6 +44,8 @@ class Context:
     # compiled layers follow the command's writes: once at its end ("sync"), or, for a
     # long-running server, a moment after each burst of writes ("debounce")
     recompile: str = "sync"
+    # not in an agent's hook: it runs under the agent's time limit
+    daily_backup: bool = True
 
     def engram(self, semantic: bool = True) -> Engram:
         if self._engram is None:
@@ -50,6 +55,8 @@ class Context:
             config = store_config(self.data_dir, semantic=semantic)
             eng = Engram.open(config)
             eng.follow_changes(self.recompile)
+            if self.daily_backup:
+                _daily_backup(config)
             self._engram = eng
             from app.crash_log import file_log_handler
 
@@ -67,6 +74,36 @@ class Context:
             self._log = None
 
 
+def _daily_backup(config) -> None:
+    """Today's automatic backup of a local store (services/store/backup.py); a failed backup
+    is a warning, never the command's failure."""
+    if config.db_url:
+        return
+    try:
+        from pathlib import Path
+
+        from services.store.backup import daily_backup
+
+        vectors = config.vector_location
+        daily_backup(
+            config.data_dir, Path(config.database_url), None if "://" in vectors else Path(vectors)
+        )
+    except Exception as exc:
+        logging.getLogger(__name__).warning("daily backup not taken: %s", exc)
+
+
+# the same table is in README.md ("Exit codes"); tests/core/test_cli_options.py keeps them equal
+EXIT_CODES = """exit codes:
+  0    done
+  1    failed: the error is on stderr (no such agent or fact, unreadable file, nothing
+       imported, `verify` found inconsistencies)
+  2    wrong usage: unknown command or option, invalid value, no store at --data-dir
+  3    not done, for a reason outside the command: a forget rule blocked `remember`,
+       the sync server is offline (changes stay queued)
+  4    conflicts to resolve: `writeback` or `sync` found a file and Engram both changed
+  130  interrupted (Ctrl+C): what was kept is said; running the command again finishes it
+"""
+
 SERVERS = ("mcp", "serve")  # commands that run until stopped
 
 
@@ -78,11 +115,45 @@ def emit_json(obj) -> None:
 class _Parser(argparse.ArgumentParser):
     """Usage errors are one line too (a hook's stderr is read by a person in a log)."""
 
+    _words: list[str] = []
+
+    def parse_known_args(self, args=None, namespace=None):
+        self._words = list(sys.argv[1:] if args is None else args)  # for error()'s hint
+        ns, extras = super().parse_known_args(args, namespace)
+        typo = self._typo(extras)
+        if typo:  # said by the subcommand that knows its options, not by `engram` above it
+            self.error(f"unknown option {typo[0]}: did you mean {typo[1]}?")
+        return ns, extras
+
     def error(self, message: str) -> NoReturn:
+        # a missing required option may be a mistyped one (`--agnet` for --agent)
+        typo = self._typo(self._words) if "required" in message else None
+        if typo:  # `--agnet` is a typo of --agent, not a missing --agent
+            given, meant = typo
+            message = f"unknown option {given}: did you mean {meant}?"
         hint = ""
-        if "expected one argument" in message or "unrecognized arguments: -" in message:
+        if not typo and (
+            "expected one argument" in message or "unrecognized arguments: -" in message
+        ):
             hint = " (a value that starts with '-' is written --option=VALUE)"
         self.exit(2, f"engram: {message}{hint} (see `{self.prog} --help`)\n")
+
+    def _typo(self, words: list[str]) -> tuple[str, str] | None:
+        import difflib
+
+        known = [o for o in self._option_string_actions if o.startswith("--")]
+        for word in words:
+            if word == "--":
+                break
+            name = word.split("=", 1)[0]
+            if not name.startswith("--") or name in self._option_string_actions:
+                continue
+            if any(k.startswith(name) for k in known):
+                continue  # an abbreviation argparse accepts
+            close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+            if close:
+                return name, close[0]
+        return None
 
 
 def _os_error(exc: OSError) -> str:
@@ -93,13 +164,22 @@ def _os_error(exc: OSError) -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
-        prog="engram", description="See, search, correct and erase what your AI agents remember."
+        prog="engram",
+        description="See, search, correct and erase what your AI agents remember.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
         "--data-dir", help="store directory (default: $ENGRAM_HOME or the user data dir)"
     )
     from app import __version__
 
+    p.add_argument(
+        "--init",
+        action="store_true",
+        help="create the store when --data-dir names a folder that does not exist yet "
+        "(also ENGRAM_INIT=1)",
+    )
     p.add_argument("--version", action="version", version=f"engram {__version__}")
     p.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
@@ -112,6 +192,26 @@ def build_parser() -> argparse.ArgumentParser:
             raise
         mod.register(sub)
     return p
+
+
+NO_STORE_NEEDED = {"completion", "model"}
+
+
+def _missing_store(args) -> str | None:
+    """A --data-dir that does not exist is a typo more often than a wish for a new empty
+    store; the default folder is still made on a first run."""
+    if not args.data_dir or args.init or os.environ.get("ENGRAM_INIT") == "1":
+        return None
+    if args.command in NO_STORE_NEEDED:
+        return None
+    from pathlib import Path
+
+    from app.settings import default_data_dir
+
+    given = Path(args.data_dir).expanduser()
+    if given.exists() or given.resolve() == default_data_dir().resolve():
+        return None
+    return f"no Engram store at {given}; pass --init to create one"
 
 
 def _hint(exc, ctx) -> str:
@@ -142,10 +242,18 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    missing = _missing_store(args)
+    if missing:
+        print(f"engram: {missing}", file=sys.stderr)
+        return 2
     from models.identity import set_origin
 
     set_origin("cli")  # provenance on every write (the hook runtime narrows it to "hook")
-    ctx = Context(args.data_dir, recompile="debounce" if args.command in SERVERS else "sync")
+    ctx = Context(
+        args.data_dir,
+        recompile="debounce" if args.command in SERVERS else "sync",
+        daily_backup=args.command != "hook-run",
+    )
     try:
         return run(args, ctx)
     finally:

@@ -28,6 +28,8 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+# benchmarks make fresh stores on purpose: `--data-dir NEW` creates them (the CLI's --init)
+os.environ.setdefault("ENGRAM_INIT", "1")
 RESULTS = Path(__file__).resolve().parent / "results"
 FULL_SIZES = [10_000, 100_000, 1_000_000]
 QUICK_SIZES = [10_000]

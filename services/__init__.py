@@ -90,6 +90,7 @@ _EXPORTS: dict[str, str] = {
     "detect_format": "services.interop.importers.service",
     "parse_source": "services.interop.importers.service",
     "seed_demo": "services.interop.demo",
+    "first_run": "services.interop.demo",
     # forget
     "ForgetScope": "services.forget.service",
     "ForgetService": "services.forget.service",
@@ -165,7 +166,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazil
         set_mcp_review,
     )
     from services.interop.archive import export_archive, import_archive
-    from services.interop.demo import seed_demo
+    from services.interop.demo import first_run, seed_demo
     from services.interop.discover import DiscoveredSource, discover_sources, import_discovered
     from services.interop.export import export_agent
     from services.interop.importers.base import ImportFormatError

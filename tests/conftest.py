@@ -156,3 +156,11 @@ def _fresh_origin():
     set_origin(None)
     yield
     set_origin(None)
+
+
+@pytest.fixture(autouse=True)
+def _create_missing_stores(monkeypatch):
+    """Tests point --data-dir at fresh temp folders, which a person's CLI refuses without
+    --init (a typo must not make an empty store): the suite says --init once, here, through
+    the environment (subprocesses inherit it). tests/core/test_cli_data_dir.py unsets it."""
+    monkeypatch.setenv("ENGRAM_INIT", "1")

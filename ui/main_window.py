@@ -281,7 +281,10 @@ class MainWindow(QMainWindow):
         if load_semantic and not engram.semantic_enabled:
             self._load_semantic()
         if demo_if_empty and not self.agent_tabs:
-            self.seed_demo()
+            from services import first_run
+
+            if first_run(engram.config.data_dir):  # not after the user removed the demo
+                self.seed_demo()
 
     def open_failed(self, message: str) -> None:
         """The store could not be opened (locked, unreadable, a failed migration): say so

@@ -13,10 +13,23 @@ if TYPE_CHECKING:
     from services.engram import Engram
 
 
+# every kind an importer or `discover` gives an agent, and "generic" for the rest
+AGENT_KINDS = (
+    "generic", "claude-code", "codex", "gemini", "cursor", "windsurf", "opencode", "aider",
+    "copilot", "cline", "roo", "kilo", "kiro", "continue", "zed", "letta", "hermes", "lynn",
+    "basic-memory", "mcp-memory", "openmemory", "memory-setup",
+)  # fmt: skip
+
+
 def _float01(s: str) -> float:
-    v = float(s)
+    """argparse names a failed type by its function ("invalid _float01 value"): the message
+    must be the rule itself."""
+    try:
+        v = float(s)
+    except ValueError:
+        v = float("nan")
     if not 0.0 <= v <= 1.0:
-        raise ValueError("importance must be between 0 and 1")
+        raise argparse.ArgumentTypeError(f"importance must be between 0 and 1 (got {s!r})")
     return v
 
 
@@ -27,15 +40,20 @@ def register(sub) -> None:
 
     p = sub.add_parser("agent", help="add, rename or remove an agent")
     asub = p.add_subparsers(dest="agent_cmd", required=True)
-    a = asub.add_parser("add")
-    a.add_argument("slug")
-    a.add_argument("--kind", default="generic")
-    a.add_argument("--name")
-    a.add_argument("--workspace")
+    a = asub.add_parser("add", help="add an agent")
+    a.add_argument("slug", help="short name used on the command line (letters, digits, -)")
+    a.add_argument(
+        "--kind", default="generic", choices=AGENT_KINDS, metavar="KIND",
+        help=f"which agent it is: {', '.join(AGENT_KINDS)} (default generic)",
+    )  # fmt: skip
+    a.add_argument("--name", help="display name (default: the slug)")
+    a.add_argument("--workspace", help="the project folder the agent works in")
+    a.add_argument("--json", action="store_true", help="machine-readable output")
     a.set_defaults(func=cmd_agent_add)
-    a = asub.add_parser("rename")
+    a = asub.add_parser("rename", help="change an agent's display name")
     a.add_argument("slug")
-    a.add_argument("name")
+    a.add_argument("name", help="the new display name")
+    a.add_argument("--json", action="store_true", help="machine-readable output")
     a.set_defaults(func=cmd_agent_rename)
     from app.commands.teamstore import add_agent_commands
 
@@ -90,6 +108,7 @@ def register(sub) -> None:
     p.add_argument("--content")
     p.add_argument("--category")
     p.add_argument("--importance", type=_float01)
+    p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_edit)
 
     for name, helptext in (
@@ -99,6 +118,7 @@ def register(sub) -> None:
     ):
         p = sub.add_parser(name, help=helptext)
         p.add_argument("id", type=int, nargs="+")
+        p.add_argument("--json", action="store_true", help="machine-readable output")
         p.set_defaults(func=cmd_pin_unpin_delete, action=name)
 
     p = sub.add_parser("import", help="import an agent's memory files (format auto-detected)")
@@ -111,7 +131,10 @@ def register(sub) -> None:
         "windsurf, aider), codex-memory, basic-memory, openmemory, mcp-memory, engram-json, "
         "memory-setup, hermes, lynn",
     )
-    p.add_argument("--kind", default=None, help="agent kind when the agent is created")
+    p.add_argument(
+        "--kind", default=None, choices=AGENT_KINDS, metavar="KIND",
+        help="agent kind when the agent is created (as in `agent add --kind`)",
+    )  # fmt: skip
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_import)
 
@@ -168,6 +191,7 @@ def register(sub) -> None:
 
     p = sub.add_parser("model", help="embedding model status or install")
     p.add_argument("action", choices=["status", "install"])
+    p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_model)
 
     p = sub.add_parser("gui", help="start the desktop app")
@@ -199,11 +223,16 @@ def cmd_agent_add(args, ctx):
     a = ctx.engram(semantic=False).add_agent(
         args.slug, name=args.name, kind=args.kind, workspace=ws
     )
-    print(a.slug)
+    if getattr(args, "json", False):
+        emit_json({"slug": a.slug, "name": a.name, "kind": a.kind, "workspace": a.workspace})
+    else:
+        print(a.slug)
 
 
 def cmd_agent_rename(args, ctx):
     ctx.engram(semantic=False).update_agent(args.slug, name=args.name)
+    if getattr(args, "json", False):
+        emit_json({"slug": args.slug, "name": args.name})
 
 
 def cmd_agent_remove(args, ctx):
@@ -385,25 +414,37 @@ def cmd_edit(args, ctx):
     if not changes:
         raise ValueError("nothing to change: give --content, --category or --importance")
     f = _owner(ctx, args.id).edit(args.id, **changes)
-    print(f.id)
+    if getattr(args, "json", False):
+        emit_json(f.to_json())
+    else:
+        print(f.id)
 
 
 def cmd_pin_unpin_delete(args, ctx):
+    as_json = getattr(args, "json", False)
     for fid in args.id:
         mem = _owner(ctx, fid)
         if args.action == "delete":
             mem.delete(fid)
         else:
             getattr(mem, args.action)(fid)
-        print(fid)
+        if not as_json:
+            print(fid)
+    if as_json:
+        emit_json({"action": args.action, "ids": args.id})
 
 
 def cmd_import(args, ctx):
     eng = ctx.engram()
     existed = args.agent in {a.slug for a in eng.agents(with_counts=False)}
     mem = eng.agent(args.agent, create=True, kind=args.kind or "generic")
+    from app.commands.progress import interruptible, progress
+
     try:
-        rep = mem.import_path(Path(args.path).expanduser(), fmt=args.fmt)
+        with interruptible() as stop, progress(f"import {Path(args.path).name}", args) as shown:
+            rep = mem.import_path(
+                Path(args.path).expanduser(), fmt=args.fmt, progress=shown, cancelled=stop
+            )
     except Exception:
         if not existed and mem.facts.count() == 0:
             eng.remove_agent(args.agent)  # a failed first import leaves no empty agent behind
@@ -412,6 +453,17 @@ def cmd_import(args, ctx):
     failed = bool(rep.skipped) and taken == 0
     if failed and not existed:
         eng.remove_agent(args.agent)
+    if stop.requested:  # every batch is one transaction: what was stored is whole
+        if not existed and mem.facts.count() == 0:
+            eng.remove_agent(args.agent)
+        print(
+            f"engram: interrupted: kept {rep.added} new fact(s) stored before Ctrl+C; "
+            "run the same import again to add the rest (what is stored is skipped)",
+            file=sys.stderr,
+        )
+        if args.json:
+            emit_json(rep.to_json())
+        return 130
     if args.json:
         emit_json(rep.to_json())
         return 1 if failed else 0
@@ -444,7 +496,12 @@ def cmd_discover(args, ctx):
     found = discover_sources(
         home=home, project=project, engram=eng, split=getattr(args, "split", False)
     )
-    done = import_discovered(eng, found) if args.do_import else []
+    done = []
+    if args.do_import:
+        from app.commands.progress import progress
+
+        with progress("import discovered", args) as shown:
+            done = import_discovered(eng, found, progress=shown)
     if args.json:
         emit_json(
             {
@@ -586,10 +643,22 @@ def cmd_verify(args, ctx):
 def cmd_model(args, ctx):
     from services.vectors import model_files
 
-    if args.action == "install":
-        print(model_files.install_tokenizer())
+    as_json = getattr(args, "json", False)
+    installed = model_files.install_tokenizer() if args.action == "install" else None
+    if installed is not None and not as_json:
+        print(installed)
     files = model_files.locate_model()
-    print(f"model {model_files.MODEL_ID}: {files.onnx} + {files.tokenizer} (hashes ok)")
+    if as_json:
+        emit_json(
+            {
+                "model": model_files.MODEL_ID,
+                "onnx": str(files.onnx),
+                "tokenizer": str(files.tokenizer),
+                "hashes_ok": True,
+            }
+        )
+    else:
+        print(f"model {model_files.MODEL_ID}: {files.onnx} + {files.tokenizer} (hashes ok)")
 
 
 def cmd_gui(args, ctx):

@@ -128,7 +128,9 @@ def register(sub) -> None:
     a.add_argument("--json", action="store_true")
     a.set_defaults(func=cmd_archive_import)
 
-    p = sub.add_parser("demo", help="seed a clearly-marked demo store")
+    p = sub.add_parser(
+        "demo", help="add four clearly-marked demo agents (once: a second run adds nothing)"
+    )
     p.set_defaults(func=cmd_demo)
 
 
@@ -429,9 +431,22 @@ def cmd_archive_import(args, ctx):
 
 
 def cmd_demo(args, ctx):
+    from app.commands.progress import interruptible, progress
     from services import seed_demo
 
     eng = ctx.engram()
-    seed_demo(eng)
+    with interruptible() as stop, progress("demo agents", args) as shown:
+        added = seed_demo(eng, progress=shown, cancelled=stop)
+    if stop.requested:
+        kept = [slug for slug, n in added.items() if n]
+        print(
+            f"engram: interrupted: kept {len(kept)} whole demo agent(s)"
+            + (f" ({', '.join(kept)})" if kept else "")
+            + "; `engram demo` adds the rest",
+            file=sys.stderr,
+        )
+        return 130
+    if not any(added.values()):
+        print("the demo agents are already here: nothing added")
     for a in eng.agents():
         print(f"{a.slug}\t{a.fact_count} facts")

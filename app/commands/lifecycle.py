@@ -30,9 +30,16 @@ def date_arg(s: str) -> date:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("restore", help="bring archived facts back (what GC archived)")
-    p.add_argument("ids", nargs="+", type=int, metavar="ID")
-    p.add_argument("--json", action="store_true")
+    p = sub.add_parser(
+        "restore",
+        help="bring archived facts back (IDs), or the whole store from a backup (NAME)",
+        description="`engram restore ID...` brings back facts GC archived. "
+        "`engram restore NAME` replaces the store with a backup (`engram backup --list`): "
+        "it shows what would change unless --yes. `engram restore` alone lists the backups.",
+    )
+    p.add_argument("ids", nargs="*", metavar="ID|NAME", help="archived fact ids, or a backup")
+    p.add_argument("--yes", action="store_true", help="restore the backup (default: preview)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_restore)
 
     p = sub.add_parser(
@@ -258,8 +265,12 @@ def cmd_gc(args, ctx) -> int:
 
 
 def cmd_restore(args, ctx) -> int:
+    from app.commands.backup import cmd_restore_backup, is_backup_name
     from services.lifecycle.gc import restore_archived
 
+    if is_backup_name(args.ids):
+        return cmd_restore_backup(args, ctx)
+    args.ids = [int(i) for i in args.ids]
     engram = ctx.engram(semantic=False)
     by_agent: dict[str, list[int]] = {}
     for fid in args.ids:

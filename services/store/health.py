@@ -23,9 +23,10 @@ def explain(exc: BaseException, data_dir: str | Path | None) -> str:
         except OSError:
             pass
     if "not a database" in msg or "malformed" in msg:
+        where = f" --data-dir {d}" if d else ""
         return (
-            f" (the store in {d} is damaged: move engram.db aside and restore a copy from "
-            f"{d / 'backups' if d else 'backups'} or an engram.v*.bak file)"
+            f" (the store in {d} is damaged: `engram{where} restore` lists its backups, "
+            f"`engram{where} restore NAME --yes` puts one back)"
         )
     if "readonly" in msg or "read-only" in msg:
         return f" (the store in {d} cannot be written: check its permissions)"

@@ -78,3 +78,32 @@ def test_an_empty_agent_says_what_to_do_next(window, engram, qtbot):
     tab.memory.remember("Uses uv for Python projects")
     tab = open_tab(window, "codex")
     assert not tab.empty_hint.isVisible()
+
+
+def test_the_demo_comes_only_on_the_first_run_not_after_it_was_removed(keyword_engram, qtbot):
+    """`make run` passes --demo-if-empty: after the user removed the demo agents for good,
+    the next start opens on the welcome page, without the demo coming back."""
+    from ui.main_window import MainWindow
+
+    MainWindow.demo_facts = 20
+    try:
+        w = MainWindow(keyword_engram, use_tray=False, demo_if_empty=True)
+        qtbot.addWidget(w)
+        with qtbot.waitSignal(w.agents_changed, timeout=60000):
+            pass
+        assert w.runner.wait_idle(30000)
+        assert len(w.agent_tabs) == 4
+        w.shutdown()
+        for a in keyword_engram.agents(with_counts=False):
+            keyword_engram.remove_agent(a.slug)
+
+        w = MainWindow(keyword_engram, use_tray=False, demo_if_empty=True)
+        qtbot.addWidget(w)
+        w.show()
+        assert w.runner.wait_idle(30000)
+        assert not w.agent_tabs and keyword_engram.agents(with_counts=False) == []
+        assert w.welcome is not None and w.welcome.demo_btn.isEnabled()
+        assert not [j for j in w.runner.visible_jobs() if j.title == "Creating the demo"]
+    finally:
+        MainWindow.demo_facts = 300
+        w.shutdown()

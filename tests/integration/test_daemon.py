@@ -187,3 +187,16 @@ def test_the_running_app_serves_the_prompt_hook(store):
         proc.wait(timeout=30)
     listed = json.loads(engram(store, "list", "--agent", "claude", "--json").stdout)
     assert "The app was open when this was said" in [f["content"] for f in listed]
+
+
+def test_restore_refuses_while_the_store_is_served(store, daemon):
+    """Replacing the database under a running Engram would lose what it writes next."""
+    r = engram(store, "backup", "--json")
+    assert r.returncode == 0, r.stderr
+    name = json.loads(r.stdout)["name"]
+    r = engram(store, "restore", name, "--yes")
+    assert r.returncode == 1
+    assert "Engram is running on this store" in r.stderr
+    assert not any(p.name.startswith(".engram.db") for p in store.iterdir())  # nothing staged
+    listed = json.loads(engram(store, "backup", "--list", "--json").stdout)
+    assert [b["reason"] for b in listed] == ["manual"]  # no before-restore copy either
