@@ -485,11 +485,12 @@ class AgentTab(QWidget):
             self._load_editor(want)
         self._update_bulk()
 
-    def _resolve_unsaved(self, shown: int | None) -> bool:
-        """Another fact was picked while the editor holds unsaved typing: Save / Discard /
-        Cancel (the default: Enter or Esc lose nothing). False: stay on ``shown``."""
+    def _ask_unsaved(self, shown: int | None, stay: str) -> bool | None:
+        """Save / Discard / Cancel for the editor's unsaved typing (the default: Enter or Esc
+        lose nothing). True: saved or discarded; None: Cancel (or a save that did not go,
+        e.g. "Changed elsewhere" answered Cancel)."""
         if getattr(self, "_asking", False):
-            return False
+            return None
         box = QMessageBox(
             QMessageBox.Question,
             "Unsaved changes",
@@ -497,7 +498,7 @@ class AgentTab(QWidget):
             QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel,
             self,
         )
-        box.setInformativeText("Save them, discard them, or stay on the fact (Cancel).")
+        box.setInformativeText(f"Save them, discard them, or {stay} (Cancel).")
         box.setDefaultButton(QMessageBox.Cancel)
         box.setEscapeButton(QMessageBox.Cancel)
         self.unsaved_box = box
@@ -508,10 +509,25 @@ class AgentTab(QWidget):
             self._asking = False
             self.unsaved_box = None
         if answer == QMessageBox.Save:
+            steps = self.undo_stack.count()
             self.editor.save()
-            return True
+            return True if self.undo_stack.count() > steps else None
         if answer == QMessageBox.Discard:
             self.editor.revert()
+            return True
+        return None
+
+    def settle_unsaved(self) -> bool:
+        """Before quitting: unsaved typing is saved or discarded only when the user says so.
+        False: Cancel, the app stays open with the typing."""
+        if self.editor.fact is None or not self.editor.is_dirty():
+            return True
+        return bool(self._ask_unsaved(self.editor.fact.id, "keep Engram open"))
+
+    def _resolve_unsaved(self, shown: int | None) -> bool:
+        """Another fact was picked while the editor holds unsaved typing. False: stay on
+        ``shown``."""
+        if self._ask_unsaved(shown, "stay on the fact"):
             return True
         if shown is not None and self.stack.currentIndex() == 0:
             sm = self.table.selectionModel()

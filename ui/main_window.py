@@ -1261,12 +1261,33 @@ class MainWindow(QMainWindow):
             self.raise_()
             self.activateWindow()
 
+    def _settle_unsaved(self) -> bool:
+        """Quitting asks about an editor's unsaved typing, on its tab (the same prompt as a
+        row change); False: Cancel, nothing closes."""
+        if getattr(self, "_shut_down", False):
+            return True  # shut down already (a script or test): nothing could be saved now
+        for tab in list(self.agent_tabs.values()):
+            if tab.editor.fact is None or not tab.editor.is_dirty():
+                continue
+            if not self.isVisible() or self.isMinimized():
+                self.showNormal()
+                self.activateWindow()
+            self.tabs.setCurrentWidget(tab)
+            tab.views.setCurrentIndex(0)
+            if not tab.settle_unsaved():
+                tab.editor.content.setFocus()
+                return False
+        return True
+
     @Slot()
     def quit(self) -> None:
         self._quitting = True
         if self.isVisible():
-            self.close()  # closeEvent shuts down and quits
+            self.close()  # closeEvent asks about unsaved typing, shuts down and quits
         else:  # hidden in the tray: no close event comes
+            if self.engram is not None and not self._settle_unsaved():
+                self._quitting = False
+                return
             self.shutdown()
             app = QApplication.instance()
             if app is not None:
@@ -1279,6 +1300,7 @@ class MainWindow(QMainWindow):
             self.save_settings()
         if self.engram is None:
             return  # closed while the store was opening: nothing was started
+        self._shut_down = True
         app = QApplication.instance()
         if app is not None:
             app.removeEventFilter(self._undo_keys)
@@ -1303,6 +1325,10 @@ class MainWindow(QMainWindow):
         if self.has_tray and not self._quitting:
             self.hide()
             self.show_message("Engram keeps running in the tray.")
+            ev.ignore()
+            return
+        if self.engram is not None and not self._settle_unsaved():
+            self._quitting = False
             ev.ignore()
             return
         self.shutdown()
