@@ -118,6 +118,7 @@ class AgentTab(QWidget):
         for col, sample in widths.items():
             h.resizeSection(col, fm.horizontalAdvance(sample) + 16)
         self.table.viewport().installEventFilter(self)
+        self.table.installEventFilter(self)
         bar = self.table.verticalScrollBar()
         bar.sliderMoved.connect(self._on_slider_moved)
         bar.sliderReleased.connect(lambda: self._on_slider_moved(bar.sliderPosition()))
@@ -220,6 +221,8 @@ class AgentTab(QWidget):
         self.table.selectionModel().selectionChanged.connect(self._on_selection)
         self.table.selectionModel().currentRowChanged.connect(self._on_current)
         self.search.table.selectionModel().selectionChanged.connect(self._on_selection)
+        self.search.table.installEventFilter(self)
+        self.search.table.viewport().installEventFilter(self)
         self.search.results_ready.connect(lambda _n: self._sync_editor())
         self._update_count()
         self._update_bulk()
@@ -282,6 +285,11 @@ class AgentTab(QWidget):
 
     # first paint (the benchmark's "time to first page") -----------------------------------
     def eventFilter(self, obj, ev):
+        if self._holding is not None and ev.type() in (
+            QEvent.Type.MouseButtonPress,
+            QEvent.Type.KeyPress,
+        ):
+            self._release_hold(self._holding)  # a new click or key: a new choice, ask again
         if not self._painted and ev.type() == QEvent.Paint and obj is self.table.viewport():
             self._painted = True
             self.first_paint.emit()
@@ -474,6 +482,9 @@ class AgentTab(QWidget):
         cur = self._current_id()
         want = cur if cur in ids else shown if shown in ids else ids[0] if ids else None
         if want != shown and self.editor.is_dirty():
+            if self._holding is not None:  # just answered Cancel: the view is catching up
+                self._update_bulk()
+                return
             if want is None:  # a search, filter, Clear or sort hid it: keep the typing
                 self.editor.note_kept()
                 self._update_bulk()
@@ -529,13 +540,45 @@ class AgentTab(QWidget):
         ``shown``."""
         if self._ask_unsaved(shown, "stay on the fact"):
             return True
-        if shown is not None and self.stack.currentIndex() == 0:
-            sm = self.table.selectionModel()
-            sm.blockSignals(True)
-            self.select_ids([shown], current=shown)
-            sm.blockSignals(False)
-            self.table.viewport().update()
+        if shown is not None:
+            # the view is still inside the key or click that moved the row: it selects and
+            # moves its focus frame again once the prompt returns, so the highlight is put
+            # back now and once more when that event is over (no second prompt meanwhile)
+            self._holding = shown
+            self._put_back(shown)
+            QTimer.singleShot(0, self, lambda: self._release_hold(shown))
         return False
+
+    _holding: int | None = None
+
+    def _release_hold(self, shown: int) -> None:
+        if self._holding == shown:
+            self._put_back(shown)
+            self._holding = None
+
+    def _put_back(self, fact_id: int) -> None:
+        """Highlight ``fact_id`` (selection and focus frame) in the list on show, quietly."""
+        if self.stack.currentIndex() == 1:
+            table = self.search.table
+            row = self.search.model.row_of(fact_id)
+            sm = table.selectionModel()
+            sm.blockSignals(True)
+            if row is None:
+                sm.clearSelection()
+            else:
+                sm.setCurrentIndex(
+                    self.search.model.index(row, 0),
+                    QItemSelectionModel.SelectionFlag.ClearAndSelect
+                    | QItemSelectionModel.SelectionFlag.Rows,
+                )
+            sm.blockSignals(False)
+            table.viewport().update()
+            return
+        sm = self.table.selectionModel()
+        sm.blockSignals(True)
+        self.select_ids([fact_id], current=fact_id)
+        sm.blockSignals(False)
+        self.table.viewport().update()
 
     def _load_editor(self, fact_id: int | None) -> None:
         if fact_id is None:

@@ -5,7 +5,7 @@ write, and the first run's demo shows real progress."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from tests_gui_helpers import answer_modal, open_tab
+from tests_gui_helpers import answer_modal, open_tab, wait_write
 
 
 def _row_click(qtbot, tab, fid):
@@ -41,7 +41,7 @@ def test_ctrl_q_with_unsaved_typing_asks_and_cancel_keeps_the_app_and_the_typing
     before = seeded.get(a).content
     _row_click(qtbot, tab, a)
     _type(qtbot, tab, "Typed just before quitting")
-    (title, text, _i), _ = answer_modal(qtbot, _ctrl_q(qtbot, window), key=Qt.Key_Escape)
+    (title, text, _i), _ = answer_modal(qtbot, _ctrl_q(qtbot, window), button_text="Cancel")
     assert title == "Unsaved changes" and f"#{a}" in text
     assert window.isVisible(), "Cancel keeps Engram open"
     assert tab.editor.content.toPlainText() == "Typed just before quitting"
@@ -65,3 +65,109 @@ def test_tray_quit_while_hidden_shows_the_window_and_asks(window, seeded, qtbot)
     window.hide()
     answer_modal(qtbot, window.tray.act_quit.trigger, button_text="Discard")
     assert seeded.get(a).content == before
+
+
+# 3. Cancel in the unsaved-changes prompt leaves the highlighted row on the edited fact -----
+
+
+def _cancel_each_prompt(qtbot, act) -> list[str]:
+    """Run ``act`` answering every unsaved-changes prompt with Cancel; returns their texts
+    (a user asked twice for one key press would see two)."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    asked: list[str] = []
+    state = {"on": True}
+
+    def poll():
+        box = QApplication.activeModalWidget()
+        if isinstance(box, QMessageBox) and box.windowTitle() == "Unsaved changes":
+            asked.append(box.text())
+            box.button(QMessageBox.Cancel).click()
+        if state["on"]:
+            QTimer.singleShot(20, poll)
+
+    QTimer.singleShot(0, poll)
+    act()
+    qtbot.wait(100)  # the view's own handling of the event ends after the prompt
+    state["on"] = False
+    qtbot.wait(50)
+    return asked
+
+
+def _highlighted(table):
+    """The rows a user sees highlighted, and the row with the focus frame (where Down goes)."""
+    rows = sorted({i.row() for i in table.selectionModel().selectedRows()})
+    return rows, table.currentIndex().row()
+
+
+def test_down_arrow_then_cancel_keeps_the_highlight_on_the_edited_fact(window, seeded, qtbot):
+    tab = open_tab(window, "claude")
+    a = tab.model.id_at(0)
+    _row_click(qtbot, tab, a)
+    _type(qtbot, tab, "Typed, then Down")
+    tab.table.setFocus()
+    asked = _cancel_each_prompt(qtbot, lambda: qtbot.keyClick(tab.table, Qt.Key_Down))
+    assert asked == [f"Fact #{a} has changes you have not saved."], "asked once"
+    assert tab.editor.fact.id == a
+    assert _highlighted(tab.table) == ([0], 0), "the highlight is the fact in the editor"
+    assert tab.selected_ids() == [a]
+
+
+def _search(qtbot, tab, text):
+    with qtbot.waitSignal(tab.search.results_ready, timeout=15000):
+        qtbot.keyClicks(tab.search.query, text)
+    assert tab.stack.currentIndex() == 1 and tab.search.model.rowCount() >= 2
+
+
+def _hit_click(qtbot, tab, row):
+    rect = tab.search.table.visualRect(tab.search.model.index(row, 1))
+    qtbot.mouseClick(tab.search.table.viewport(), Qt.LeftButton, pos=rect.center())
+
+
+def test_cancel_in_search_results_keeps_the_highlight_on_the_edited_fact(window, seeded, qtbot):
+    tab = open_tab(window, "claude")
+    _search(qtbot, tab, "Memory number")
+    _hit_click(qtbot, tab, 0)
+    a = tab.search.model.hits[0][1].fact.id
+    assert tab.editor.fact.id == a
+    _type(qtbot, tab, "Typed on a search result")
+    asked = _cancel_each_prompt(qtbot, lambda: _hit_click(qtbot, tab, 1))
+    assert len(asked) == 1
+    assert tab.editor.fact.id == a
+    assert _highlighted(tab.search.table) == ([0], 0)
+    assert tab.selected_ids() == [a]
+
+
+# 4. search results keep their selection across Save and Pin, and show Pinned ---------------
+
+
+def test_search_results_keep_the_selection_after_save_and_pin(window, seeded, qtbot):
+    tab = open_tab(window, "claude")
+    _search(qtbot, tab, "Memory number")
+    row = next(i for i, (_s, h) in enumerate(tab.search.model.hits) if not h.fact.pinned)
+    a = tab.search.model.hits[row][1].fact.id
+    _hit_click(qtbot, tab, row)
+    _type(qtbot, tab, "Memory number edited in the search results")
+    with qtbot.waitSignal(tab.search.results_ready, timeout=15000):
+        with wait_write(qtbot, tab):
+            qtbot.mouseClick(tab.editor.save_btn, Qt.LeftButton)
+    assert seeded.get(a).content == "Memory number edited in the search results"
+    assert tab.selected_ids() == [a], "Save keeps the saved fact selected"
+    assert tab.editor.fact is not None and tab.editor.fact.id == a
+    assert "No fact selected" not in tab.editor.title.text()
+    # Ctrl+P works on it, and then again the selection stays
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=5000)
+    assert window.act_pin.isEnabled()
+    with qtbot.waitSignal(tab.search.results_ready, timeout=15000):
+        with wait_write(qtbot, tab):
+            qtbot.keyClick(tab.search.table, Qt.Key_P, Qt.ControlModifier)
+    assert seeded.get(a).pinned
+    assert tab.selected_ids() == [a] and tab.editor.fact.id == a
+    assert tab.editor.pinned.isChecked()
+    # the results show which facts are pinned
+    cols = tab.search.model.cols
+    assert "Pinned" in cols
+    now = next(i for i, (_s, h) in enumerate(tab.search.model.hits) if h.fact.id == a)
+    assert tab.search.model.index(now, cols.index("Pinned")).data() == "★"
