@@ -5,6 +5,7 @@ write, and the first run's demo shows real progress."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from shiboken6 import isValid
 from tests_gui_helpers import answer_modal, open_tab, wait_write
 
 
@@ -171,3 +172,35 @@ def test_search_results_keep_the_selection_after_save_and_pin(window, seeded, qt
     assert "Pinned" in cols
     now = next(i for i, (_s, h) in enumerate(tab.search.model.hits) if h.fact.id == a)
     assert tab.search.model.index(now, cols.index("Pinned")).data() == "★"
+
+
+# 2. removing an agent while its tab is still loading ----------------------------------------
+
+
+def test_remove_agent_while_its_tab_loads_does_not_crash(window, seeded, qtbot, monkeypatch):
+    import threading
+
+    import ui.agent_tab as agent_tab
+
+    # the tab's category/tag count (a read over the real store) is held open until the
+    # agent is gone, as a slow read over a large store would be: only its timing is changed
+    gate = threading.Event()
+    real = agent_tab.tag_counts
+
+    def slow_tag_counts(memory):
+        gate.wait(20)
+        return real(memory)
+
+    monkeypatch.setattr(agent_tab, "tag_counts", slow_tag_counts)
+    tab = open_tab(window, "claude")
+    assert any(j.title == "Counting categories" for j in window.runner._jobs.values())
+    with qtbot.waitSignal(window.agents_changed, timeout=15000):
+        answer_modal(qtbot, window.act_remove_agent.trigger, button_text="Remove claude")
+    assert "claude" not in window.agent_tabs
+    qtbot.waitUntil(lambda: not isValid(tab), timeout=5000)  # the tab's widgets are gone
+    gate.set()  # the read ends after its tab went
+    qtbot.waitUntil(lambda: not window.runner.is_busy(), timeout=15000)
+    qtbot.wait(50)
+    # no exception reached the event loop (pytest-qt fails the test on one: the crash dialog)
+    assert "Removed agent claude" in window.notice.text()
+    assert [t.slug for t in window.engram.trashed_agents()] == ["claude"]
