@@ -231,6 +231,7 @@ class MainWindow(QMainWindow):
         if app is not None:
             app.installEventFilter(self._undo_keys)
         self.runner = JobRunner(db=engram.db, parent=self)
+        self.runner.job_progress.connect(self._demo_progress)
         self.watcher = StoreWatcher(engram, parent=self)
         self.watcher.changed.connect(self.on_store_changed)
         self.workspaces = WorkspaceWatcher(engram, self.runner, parent=self)
@@ -370,17 +371,20 @@ class MainWindow(QMainWindow):
         if self.welcome is None:
             self._show_welcome()
         assert self.welcome is not None
-        self.welcome.busy("Creating the demo agents (made-up memories, marked Demo)…", 0, 1)
+        self.welcome.busy("Creating the demo agents (made-up memories, marked Demo)…", 0, 0)
         # the tabs appear when the demo is complete, not agent by agent while it is written
         self.demo_running = True
 
         def op(progress, cancelled):
             # no wait for the language model: the memories are written at once and their
             # vectors are added when the model is ready (embed_missing)
-            progress(0, 1, "Writing the demo memories")
             from services import seed_demo
 
-            return seed_demo(engram, n_facts=self.demo_facts)
+            return seed_demo(
+                engram,
+                n_facts=self.demo_facts,
+                progress=lambda done, total: progress(done, total, "writing their memories"),
+            )
 
         def stopped(message: str | None = None) -> None:
             self.demo_running = False
@@ -392,13 +396,24 @@ class MainWindow(QMainWindow):
 
         # not the serial lane: it would queue the demo behind the model's loading; only the
         # new demo agents are written
-        return self.runner.start(
+        job = self.runner.start(
             "Creating the demo",
             op,
             success=self._demo_seeded,
             failure=stopped,
             on_cancel=stopped,
         )
+        self._demo_job = job
+        return job
+
+    _demo_job = 0
+
+    @Slot(int, int, int, str)
+    def _demo_progress(self, job_id: int, done: int, total: int, message: str) -> None:
+        """The welcome page counts the demo agents as they are written (it said "0 of 1"
+        until the end)."""
+        if job_id == self._demo_job and self.welcome is not None and total:
+            self.welcome.busy(f"Creating the demo agents: {message}…", done, total)
 
     demo_running = False
 

@@ -8,7 +8,9 @@ episodes (session summaries in markdown). Deterministic for a given ``seed``.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from datetime import datetime, time, timedelta
+from pathlib import Path
 from typing import Any
 
 from models.tables import utcnow
@@ -186,23 +188,45 @@ def _fill(rng: random.Random, template: str) -> tuple[str, dict]:
     return template.format(**picks), picks
 
 
+FIRST_RUN_MARKER = ".first-run-done"  # in the data dir: the demo was offered once
+
+
+def first_run(data_dir: str | Path) -> bool:
+    """True once per store: the first time anyone asks. ``--demo-if-empty`` seeds the demo
+    only then, so a user who removed the demo and emptied the trash does not get it back."""
+    marker = Path(data_dir) / FIRST_RUN_MARKER
+    if marker.exists():
+        return False
+    from services.store.atomic import atomic_write
+
+    atomic_write(marker, utcnow().isoformat(timespec="seconds") + "\n")
+    return True
+
+
 def seed_demo(
     engram: EngramHandle,
     n_facts: int = 300,
     days: int = 60,
     seed: int = 7,
     now: datetime | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, int]:
-    """Create the demo agents and about ``n_facts`` facts; returns facts added per agent."""
+    """Create the demo agents and about ``n_facts`` facts; returns facts added per agent.
+    A store that already has a demo agent gets nothing more (running it twice adds nothing)."""
+    slugs = list(AGENTS)
+    present = {a.slug for a in engram.agents(with_counts=False)}
+    if present & set(slugs):
+        return {slug: 0 for slug in slugs}
     rng = random.Random(seed)
     now = now or utcnow()
-    slugs = list(AGENTS)
     weights = [0.4, 0.25, 0.2, 0.15]
     added: dict[str, int] = {}
     for slug in slugs:
         name, kind = AGENTS[slug]
         engram.add_agent(slug, name=name, kind=kind, exist_ok=True)
-    for slug, w in zip(slugs, weights):
+    for done, (slug, w) in enumerate(zip(slugs, weights)):
+        if progress:
+            progress(done, len(slugs))
         mem = engram.agent(slug)
         items: list[NewFact] = []
         for cat, text, imp, pinned in BASE[slug]:
@@ -263,4 +287,6 @@ def seed_demo(
                 text, _p = _fill(rng, rng.choice(EPISODES))
                 t = time(rng.randint(8, 20), rng.choice([0, 15, 30, 45]))
                 mem.add_episode(day, text, time=t.strftime("%I:%M %p").lstrip("0"), tags=["demo"])
+    if progress:
+        progress(len(slugs), len(slugs))
     return added

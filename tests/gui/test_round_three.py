@@ -204,3 +204,27 @@ def test_remove_agent_while_its_tab_loads_does_not_crash(window, seeded, qtbot, 
     # no exception reached the event loop (pytest-qt fails the test on one: the crash dialog)
     assert "Removed agent claude" in window.notice.text()
     assert [t.slug for t in window.engram.trashed_agents()] == ["claude"]
+
+
+# 8. the first run's demo progress counts up -------------------------------------------------
+
+
+def test_demo_progress_counts_the_agents_as_they_are_written(engram, qtbot):
+    from ui.main_window import MainWindow
+
+    MainWindow.demo_facts = 20  # a small demo; the real one is 300 facts
+    w = MainWindow(engram, use_tray=False, demo_if_empty=True)
+    qtbot.addWidget(w, before_close_func=lambda w: w.shutdown())
+    try:
+        w.show()
+        bar = w.welcome.progress
+        shown: list[str] = []
+        # after the window's own slot: what the bar reads while the demo is written
+        w.runner.job_progress.connect(lambda *_: shown.append(bar.text()))
+        assert bar.text() != "0 of 1"
+        with qtbot.waitSignal(w.agents_changed, timeout=60000):
+            pass
+        assert shown[:4] == ["0 of 4", "1 of 4", "2 of 4", "3 of 4"], shown
+        assert "0 of 1" not in shown
+    finally:
+        MainWindow.demo_facts = 300
