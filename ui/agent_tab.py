@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from services import EngramError, FactFilters, agent_stats, tag_counts
+from ui.a11y import set_name
 from ui.archived_view import ArchivedView
 from ui.compiled_view import CompiledView
 from ui.entities_view import EntitiesView
@@ -137,6 +138,9 @@ class AgentTab(QWidget):
         editor_scroll.setWidgetResizable(True)
         editor_scroll.setFrameShape(QScrollArea.NoFrame)
         editor_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        # only its content takes the focus: the frame was an unnamed Tab stop
+        editor_scroll.setFocusPolicy(Qt.NoFocus)
+        set_name(editor_scroll, "Fact editor")
         editor_scroll.setMinimumWidth(
             self.editor.minimumWidth() + self.style().pixelMetric(QStyle.PM_ScrollBarExtent)
         )
@@ -164,7 +168,13 @@ class AgentTab(QWidget):
         self.delete_btn.clicked.connect(lambda: self.delete_selected())  # clicked(False) ≠ confirm
         bulk = QHBoxLayout()
         bulk.addWidget(self.count_label, 1)
-        for b in (self.pin_btn, self.unpin_btn, self.recat_btn, self.delete_btn):
+        for b, text in (
+            (self.pin_btn, "Pin selected facts"),
+            (self.unpin_btn, "Unpin selected facts"),
+            (self.recat_btn, "Change category of selected facts"),
+            (self.delete_btn, "Delete selected facts"),
+        ):
+            set_name(b, text)
             b.setFocusPolicy(Qt.TabFocus)
             bulk.addWidget(b)
 
@@ -208,6 +218,8 @@ class AgentTab(QWidget):
             lambda cmd, undone: self.confirmed.emit(cmd.text(), not undone, cmd)
         )
         self.views.addTab(self.entities, "Entities")
+        set_name(self.views, f"Views of {memory.info.name}")
+        set_name(self.views.tabBar(), f"Views of {memory.info.name}")
         self.review_count = 0
         self._loaded: set[int] = {0}
         self.views.currentChanged.connect(self._on_view_changed)
@@ -226,14 +238,28 @@ class AgentTab(QWidget):
         self.search.results_ready.connect(lambda _n: self._sync_editor())
         self._update_count()
         self._update_bulk()
-        # tab order: search → modes → filters → table → editor → bulk buttons (Tab leaves
-        # the tables instead of walking their cells)
+        # tab order: views (Facts, Timeline…) → search → modes → filters → table → editor →
+        # bulk buttons (Tab leaves the tables instead of walking their cells); the views'
+        # tabs came last, after everything on the page they switch
         self.table.setTabKeyNavigation(False)
         self.search.table.setTabKeyNavigation(False)
-        QWidget.setTabOrder(self.filter_bar.clear_btn, self.table)
-        QWidget.setTabOrder(self.table, self.search.table)
-        QWidget.setTabOrder(self.search.table, self.editor.content)
+        fb = self.filter_bar
         chain = [
+            self.views.tabBar(),
+            self.search.query,
+            *self.search.mode_buttons.values(),
+            self.search.more_btn,
+            fb.category,
+            fb.type,
+            fb.status,
+            fb.pinned,
+            fb.tag,
+            fb.use_dates,
+            fb.since,
+            fb.until,
+            fb.clear_btn,
+            self.table,
+            self.search.table,
             self.editor.content,
             self.editor.category,
             self.editor.importance,

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from services import FactView
+from ui.a11y import set_name
 from ui.filter_bar import CATEGORIES
 from ui.settings_text import guard_wheel
 from ui.undo import FIELDS, values_of
@@ -164,6 +165,10 @@ class FactEditor(QWidget):
         self.tags = QLineEdit()
         self.tags.setPlaceholderText("comma, separated")
         self.pinned = QCheckBox("Pinned (kept first, never decays)")
+        set_name(self.category, "Category")
+        set_name(self.importance, "Importance", "0 to 1; pinned facts never decay")
+        set_name(self.tags, "Tags", "comma separated")
+        set_name(self.pinned, "Pinned")
         self.save_btn = QPushButton("&Save")
         self.save_btn.setToolTip("Save changes (Ctrl+S); undo with Ctrl+Z")
         self.revert_btn = QPushButton("Re&vert")
@@ -178,6 +183,7 @@ class FactEditor(QWidget):
         self.history.setRootIsDecorated(False)
         self.history.setUniformRowHeights(True)
         self.history.setAlternatingRowColors(True)
+        set_name(self.history, "History of this fact")
         hh = self.history.header()
         hh.setSectionResizeMode(0, QHeaderView.ResizeToContents)
         hh.setStretchLastSection(True)

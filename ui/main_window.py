@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 from shiboken6 import isValid
 
+from ui.a11y import set_name
 from ui.notice import UndoNotice
 from ui.theme import icon
 
@@ -196,6 +197,8 @@ class MainWindow(QMainWindow):
         self.gc_dialog: GCPreviewDialog | None = None
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
+        set_name(self.tabs, "Agents")
+        set_name(self.tabs.tabBar(), "Agents")
         self.agent_tabs: dict[str, AgentTab] = {}
         self._infos: dict = {}  # slug → AgentInfo last read
         self.welcome: WelcomePage | None = None

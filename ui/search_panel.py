@@ -31,6 +31,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ui.a11y import set_name
+
 SIGNALS = [
     ("keyword", "#3b82f6"),
     ("semantic", "#a855f7"),
@@ -242,6 +244,7 @@ class SearchPanel(QWidget):
             b = QToolButton(text=label.replace("&", ""), checkable=True)
             b.setToolTip(tip)
             b.setProperty("mode", key)
+            set_name(b, f"{label.replace('&', '')} search")
             if key == "hybrid":
                 b.setChecked(True)
             self.mode_group.addButton(b)
@@ -254,6 +257,7 @@ class SearchPanel(QWidget):
         # a page of results, never a silent cap: when more match, the status says so
         self.more_btn = QToolButton(text="Show more")
         self.more_btn.setToolTip("Show the next results")
+        set_name(self.more_btn, "Show more results")
         self.more_btn.hide()
         self.more_btn.clicked.connect(self.show_more)
         top.addWidget(self.more_btn)
@@ -268,6 +272,7 @@ class SearchPanel(QWidget):
         self.table.verticalHeader().hide()
         self.table.setWordWrap(False)
         self.table.setTabKeyNavigation(False)
+        set_name(self.table, "Search results")
         self.table.setItemDelegateForColumn(
             self.model.cols.index("Why it ranked"), SharesDelegate(self.table)
         )

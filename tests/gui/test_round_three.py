@@ -228,3 +228,71 @@ def test_demo_progress_counts_the_agents_as_they_are_written(engram, qtbot):
         assert "0 of 1" not in shown
     finally:
         MainWindow.demo_facts = 300
+
+
+# 6. accessibility: every control has a name, labels have buddies, a sane Tab order -----------
+
+
+def _focusable(root):
+    from PySide6.QtWidgets import QWidget
+
+    return [
+        w
+        for w in root.findChildren(QWidget)
+        if w.isVisibleTo(root) and w.focusPolicy() & Qt.TabFocus and w.isEnabled()
+    ]
+
+
+def _unnamed(root):
+    return [
+        f"{type(w).__name__} {w.objectName() or ''} {getattr(w, 'text', lambda: '')()!r}".strip()
+        for w in _focusable(root)
+        if not w.accessibleName().strip()
+    ]
+
+
+def test_every_focusable_control_of_the_window_and_an_agent_tab_has_a_name(window, seeded, qtbot):
+    tab = open_tab(window, "claude")
+    tab.select_ids([tab.model.id_at(0)], current=tab.model.id_at(0))
+    tab._sync_editor()
+    unnamed = _unnamed(window)
+    assert unnamed == [], "\n".join(unnamed)
+    fb = tab.filter_bar
+    names = [fb.category, fb.tag, fb.type, fb.status, fb.pinned]
+    assert all(c.accessibleName() != c.currentText() for c in names)
+    assert [c.accessibleName() for c in names] == [
+        "Category filter",
+        "Tag filter",
+        "Type filter",
+        "Status filter",
+        "Pinned filter",
+    ]
+    assert tab.editor.importance.accessibleName() == "Importance"
+    assert (fb.since.accessibleName(), fb.until.accessibleName()) == (
+        "Created from",
+        "Created until",
+    )
+
+
+def test_tab_walks_the_section_tabs_before_the_list_and_skips_the_scroll_area(
+    window, seeded, qtbot
+):
+    from PySide6.QtWidgets import QScrollArea
+
+    tab = open_tab(window, "claude")
+    tab.search.query.setFocus()
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=5000)
+    seen = []
+    tab.views.tabBar().setFocus()
+    for _ in range(40):  # Tab from the section tabs, as a keyboard user goes round the page
+        w = window.focusWidget()
+        seen.append(w)
+        qtbot.keyClick(w, Qt.Key_Tab)
+    assert tab.views.tabBar() in seen and tab.table in seen
+    assert seen.index(tab.table) > 0, "the section tabs come before the fact list"
+    assert not [w for w in seen if isinstance(w, QScrollArea)], "no unnamed scroll area stop"
+    # Shift+Tab from the search field reaches the section tabs before leaving the tab
+    tab.search.query.setFocus()
+    qtbot.keyClick(tab.search.query, Qt.Key_Backtab)
+    assert window.focusWidget() is tab.views.tabBar()
