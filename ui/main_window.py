@@ -570,7 +570,7 @@ class MainWindow(QMainWindow):
         self.act_reindex = self._act(f, "Re-&index vectors", self.reindex, "Ctrl+Shift+R")
         f.addSeparator()
         self.act_settings = self._act(f, "&Settings…", self.open_settings, "Ctrl+,")
-        self._act(f, "&Team store and sync…", self.open_team_store)
+        self.act_team_store = self._act(f, "&Team store and sync…", self.open_team_store)
         self.act_integrations = self._act(
             f,
             "Agent &integrations (MCP)…",
