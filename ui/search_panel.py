@@ -137,7 +137,13 @@ class SearchResultsModel(QAbstractTableModel):
 
     _ROLES = frozenset(
         int(r)
-        for r in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, ID_ROLE, SHARES_ROLE)
+        for r in (
+            Qt.ItemDataRole.DisplayRole,
+            Qt.ItemDataRole.ToolTipRole,
+            Qt.ItemDataRole.TextAlignmentRole,
+            ID_ROLE,
+            SHARES_ROLE,
+        )
     )
 
     def _value(self, row: int, col: int, role):
@@ -159,6 +165,9 @@ class SearchResultsModel(QAbstractTableModel):
                 "Category": hit.fact.category,
                 "Pinned": "★" if hit.fact.pinned else "",
             }.get(name)
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            # as in the fact list, where the star is centred
+            return int(Qt.AlignmentFlag.AlignCenter) if name == "Pinned" else None
         if role == Qt.ItemDataRole.ToolTipRole:
             if name == "Why it ranked":
                 lines = [f"{k}: +{hit.signals.get(k, 0.0):.3f}" for k, _ in SIGNALS]
@@ -270,6 +279,8 @@ class SearchPanel(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().hide()
+        # the fact list's row height: switching to the results no longer doubles the rows
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.table.setWordWrap(False)
         self.table.setTabKeyNavigation(False)
         set_name(self.table, "Search results")

@@ -296,3 +296,16 @@ def test_tab_walks_the_section_tabs_before_the_list_and_skips_the_scroll_area(
     tab.search.query.setFocus()
     qtbot.keyClick(tab.search.query, Qt.Key_Backtab)
     assert window.focusWidget() is tab.views.tabBar()
+
+
+# seen on the screenshot under Xvfb: the results' rows were taller than the list's ------------
+
+
+def test_search_results_rows_match_the_fact_list_and_centre_the_pin(window, seeded, qtbot):
+    tab = open_tab(window, "claude")
+    list_row = tab.table.rowHeight(0)
+    _search(qtbot, tab, "Memory number")
+    assert tab.search.table.rowHeight(0) == list_row
+    col = tab.search.model.cols.index("Pinned")
+    align = tab.search.model.index(0, col).data(Qt.ItemDataRole.TextAlignmentRole)
+    assert align == int(Qt.AlignmentFlag.AlignCenter)
