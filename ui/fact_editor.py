@@ -164,7 +164,9 @@ class FactEditor(QWidget):
         guard_wheel(self.category)
         self.tags = QLineEdit()
         self.tags.setPlaceholderText("comma, separated")
-        self.pinned = QCheckBox("Pinned (kept first, never decays)")
+        # the explanation is the tooltip: in the 900 px window the long label was cut off
+        self.pinned = QCheckBox("Pinned")
+        self.pinned.setToolTip("Pinned facts are kept first and never decay")
         set_name(self.category, "Category")
         set_name(self.importance, "Importance", "0 to 1; pinned facts never decay")
         set_name(self.tags, "Tags", "comma separated")

@@ -309,3 +309,12 @@ def test_search_results_rows_match_the_fact_list_and_centre_the_pin(window, seed
     col = tab.search.model.cols.index("Pinned")
     align = tab.search.model.index(0, col).data(Qt.ItemDataRole.TextAlignmentRole)
     assert align == int(Qt.AlignmentFlag.AlignCenter)
+
+
+def test_the_editor_fits_a_900_by_600_window(window, seeded, qtbot):
+    window.resize(900, 600)
+    tab = open_tab(window, "claude")
+    _row_click(qtbot, tab, tab.model.id_at(0))
+    qtbot.wait(50)
+    for w in (tab.editor.pinned, tab.editor.save_btn, tab.editor.revert_btn):
+        assert w.width() >= w.sizeHint().width(), f"{w.text()!r} is cut off"
