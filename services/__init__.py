@@ -116,6 +116,7 @@ _EXPORTS: dict[str, str] = {
     "sync_status_here": "services.teamsync.engine",
     "store_syncs": "services.teamsync.engine",
     "sync_server": "services.teamsync.engine",
+    "stop_syncing": "services.teamsync.engine",
 }
 _ALIASES = {
     "explain_store_error": "explain",
@@ -202,5 +203,5 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazil
         team_agents,
     )
     from services.teamsync.engine import status_here as sync_status_here
-    from services.teamsync.engine import sync_server
+    from services.teamsync.engine import stop_syncing, sync_server
     from services.teamsync.engine import syncs as store_syncs

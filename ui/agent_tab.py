@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from services import EngramError, FactFilters, agent_stats, tag_counts
+from ui.a11y import set_name
 from ui.archived_view import ArchivedView
 from ui.compiled_view import CompiledView
 from ui.entities_view import EntitiesView
@@ -118,6 +119,7 @@ class AgentTab(QWidget):
         for col, sample in widths.items():
             h.resizeSection(col, fm.horizontalAdvance(sample) + 16)
         self.table.viewport().installEventFilter(self)
+        self.table.installEventFilter(self)
         bar = self.table.verticalScrollBar()
         bar.sliderMoved.connect(self._on_slider_moved)
         bar.sliderReleased.connect(lambda: self._on_slider_moved(bar.sliderPosition()))
@@ -136,6 +138,9 @@ class AgentTab(QWidget):
         editor_scroll.setWidgetResizable(True)
         editor_scroll.setFrameShape(QScrollArea.NoFrame)
         editor_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        # only its content takes the focus: the frame was an unnamed Tab stop
+        editor_scroll.setFocusPolicy(Qt.NoFocus)
+        set_name(editor_scroll, "Fact editor")
         editor_scroll.setMinimumWidth(
             self.editor.minimumWidth() + self.style().pixelMetric(QStyle.PM_ScrollBarExtent)
         )
@@ -163,7 +168,13 @@ class AgentTab(QWidget):
         self.delete_btn.clicked.connect(lambda: self.delete_selected())  # clicked(False) ≠ confirm
         bulk = QHBoxLayout()
         bulk.addWidget(self.count_label, 1)
-        for b in (self.pin_btn, self.unpin_btn, self.recat_btn, self.delete_btn):
+        for b, text in (
+            (self.pin_btn, "Pin selected facts"),
+            (self.unpin_btn, "Unpin selected facts"),
+            (self.recat_btn, "Change category of selected facts"),
+            (self.delete_btn, "Delete selected facts"),
+        ):
+            set_name(b, text)
             b.setFocusPolicy(Qt.TabFocus)
             bulk.addWidget(b)
 
@@ -207,6 +218,8 @@ class AgentTab(QWidget):
             lambda cmd, undone: self.confirmed.emit(cmd.text(), not undone, cmd)
         )
         self.views.addTab(self.entities, "Entities")
+        set_name(self.views, f"Views of {memory.info.name}")
+        set_name(self.views.tabBar(), f"Views of {memory.info.name}")
         self.review_count = 0
         self._loaded: set[int] = {0}
         self.views.currentChanged.connect(self._on_view_changed)
@@ -220,17 +233,33 @@ class AgentTab(QWidget):
         self.table.selectionModel().selectionChanged.connect(self._on_selection)
         self.table.selectionModel().currentRowChanged.connect(self._on_current)
         self.search.table.selectionModel().selectionChanged.connect(self._on_selection)
+        self.search.table.installEventFilter(self)
+        self.search.table.viewport().installEventFilter(self)
         self.search.results_ready.connect(lambda _n: self._sync_editor())
         self._update_count()
         self._update_bulk()
-        # tab order: search → modes → filters → table → editor → bulk buttons (Tab leaves
-        # the tables instead of walking their cells)
+        # tab order: views (Facts, Timeline…) → search → modes → filters → table → editor →
+        # bulk buttons (Tab leaves the tables instead of walking their cells); the views'
+        # tabs came last, after everything on the page they switch
         self.table.setTabKeyNavigation(False)
         self.search.table.setTabKeyNavigation(False)
-        QWidget.setTabOrder(self.filter_bar.clear_btn, self.table)
-        QWidget.setTabOrder(self.table, self.search.table)
-        QWidget.setTabOrder(self.search.table, self.editor.content)
+        fb = self.filter_bar
         chain = [
+            self.views.tabBar(),
+            self.search.query,
+            *self.search.mode_buttons.values(),
+            self.search.more_btn,
+            fb.category,
+            fb.type,
+            fb.status,
+            fb.pinned,
+            fb.tag,
+            fb.use_dates,
+            fb.since,
+            fb.until,
+            fb.clear_btn,
+            self.table,
+            self.search.table,
             self.editor.content,
             self.editor.category,
             self.editor.importance,
@@ -282,6 +311,11 @@ class AgentTab(QWidget):
 
     # first paint (the benchmark's "time to first page") -----------------------------------
     def eventFilter(self, obj, ev):
+        if self._holding is not None and ev.type() in (
+            QEvent.Type.MouseButtonPress,
+            QEvent.Type.KeyPress,
+        ):
+            self._release_hold(self._holding)  # a new click or key: a new choice, ask again
         if not self._painted and ev.type() == QEvent.Paint and obj is self.table.viewport():
             self._painted = True
             self.first_paint.emit()
@@ -474,6 +508,9 @@ class AgentTab(QWidget):
         cur = self._current_id()
         want = cur if cur in ids else shown if shown in ids else ids[0] if ids else None
         if want != shown and self.editor.is_dirty():
+            if self._holding is not None:  # just answered Cancel: the view is catching up
+                self._update_bulk()
+                return
             if want is None:  # a search, filter, Clear or sort hid it: keep the typing
                 self.editor.note_kept()
                 self._update_bulk()
@@ -485,11 +522,12 @@ class AgentTab(QWidget):
             self._load_editor(want)
         self._update_bulk()
 
-    def _resolve_unsaved(self, shown: int | None) -> bool:
-        """Another fact was picked while the editor holds unsaved typing: Save / Discard /
-        Cancel (the default: Enter or Esc lose nothing). False: stay on ``shown``."""
+    def _ask_unsaved(self, shown: int | None, stay: str) -> bool | None:
+        """Save / Discard / Cancel for the editor's unsaved typing (the default: Enter or Esc
+        lose nothing). True: saved or discarded; None: Cancel (or a save that did not go,
+        e.g. "Changed elsewhere" answered Cancel)."""
         if getattr(self, "_asking", False):
-            return False
+            return None
         box = QMessageBox(
             QMessageBox.Question,
             "Unsaved changes",
@@ -497,7 +535,7 @@ class AgentTab(QWidget):
             QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel,
             self,
         )
-        box.setInformativeText("Save them, discard them, or stay on the fact (Cancel).")
+        box.setInformativeText(f"Save them, discard them, or {stay} (Cancel).")
         box.setDefaultButton(QMessageBox.Cancel)
         box.setEscapeButton(QMessageBox.Cancel)
         self.unsaved_box = box
@@ -508,18 +546,65 @@ class AgentTab(QWidget):
             self._asking = False
             self.unsaved_box = None
         if answer == QMessageBox.Save:
+            steps = self.undo_stack.count()
             self.editor.save()
-            return True
+            return True if self.undo_stack.count() > steps else None
         if answer == QMessageBox.Discard:
             self.editor.revert()
             return True
-        if shown is not None and self.stack.currentIndex() == 0:
-            sm = self.table.selectionModel()
-            sm.blockSignals(True)
-            self.select_ids([shown], current=shown)
-            sm.blockSignals(False)
-            self.table.viewport().update()
+        return None
+
+    def settle_unsaved(self) -> bool:
+        """Before quitting: unsaved typing is saved or discarded only when the user says so.
+        False: Cancel, the app stays open with the typing."""
+        if self.editor.fact is None or not self.editor.is_dirty():
+            return True
+        return bool(self._ask_unsaved(self.editor.fact.id, "keep Engram open"))
+
+    def _resolve_unsaved(self, shown: int | None) -> bool:
+        """Another fact was picked while the editor holds unsaved typing. False: stay on
+        ``shown``."""
+        if self._ask_unsaved(shown, "stay on the fact"):
+            return True
+        if shown is not None:
+            # the view is still inside the key or click that moved the row: it selects and
+            # moves its focus frame again once the prompt returns, so the highlight is put
+            # back now and once more when that event is over (no second prompt meanwhile)
+            self._holding = shown
+            self._put_back(shown)
+            QTimer.singleShot(0, self, lambda: self._release_hold(shown))
         return False
+
+    _holding: int | None = None
+
+    def _release_hold(self, shown: int) -> None:
+        if self._holding == shown:
+            self._put_back(shown)
+            self._holding = None
+
+    def _put_back(self, fact_id: int) -> None:
+        """Highlight ``fact_id`` (selection and focus frame) in the list on show, quietly."""
+        if self.stack.currentIndex() == 1:
+            table = self.search.table
+            row = self.search.model.row_of(fact_id)
+            sm = table.selectionModel()
+            sm.blockSignals(True)
+            if row is None:
+                sm.clearSelection()
+            else:
+                sm.setCurrentIndex(
+                    self.search.model.index(row, 0),
+                    QItemSelectionModel.SelectionFlag.ClearAndSelect
+                    | QItemSelectionModel.SelectionFlag.Rows,
+                )
+            sm.blockSignals(False)
+            table.viewport().update()
+            return
+        sm = self.table.selectionModel()
+        sm.blockSignals(True)
+        self.select_ids([fact_id], current=fact_id)
+        sm.blockSignals(False)
+        self.table.viewport().update()
 
     def _load_editor(self, fact_id: int | None) -> None:
         if fact_id is None:

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from services import FactView
+from ui.a11y import set_name
 from ui.filter_bar import CATEGORIES
 from ui.settings_text import guard_wheel
 from ui.undo import FIELDS, values_of
@@ -163,7 +164,13 @@ class FactEditor(QWidget):
         guard_wheel(self.category)
         self.tags = QLineEdit()
         self.tags.setPlaceholderText("comma, separated")
-        self.pinned = QCheckBox("Pinned (kept first, never decays)")
+        # the explanation is the tooltip: in the 900 px window the long label was cut off
+        self.pinned = QCheckBox("Pinned")
+        self.pinned.setToolTip("Pinned facts are kept first and never decay")
+        set_name(self.category, "Category")
+        set_name(self.importance, "Importance", "0 to 1; pinned facts never decay")
+        set_name(self.tags, "Tags", "comma separated")
+        set_name(self.pinned, "Pinned")
         self.save_btn = QPushButton("&Save")
         self.save_btn.setToolTip("Save changes (Ctrl+S); undo with Ctrl+Z")
         self.revert_btn = QPushButton("Re&vert")
@@ -178,6 +185,7 @@ class FactEditor(QWidget):
         self.history.setRootIsDecorated(False)
         self.history.setUniformRowHeights(True)
         self.history.setAlternatingRowColors(True)
+        set_name(self.history, "History of this fact")
         hh = self.history.header()
         hh.setSectionResizeMode(0, QHeaderView.ResizeToContents)
         hh.setStretchLastSection(True)

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from services import FACT_STATUSES, MEMORY_TYPES, FactFilters
+from ui.a11y import set_name
 
 CATEGORIES = ["fact", "pref", "env", "proj:", "rel:", "task", "tmp", "rule", "meta"]
 ANY = "Any"
@@ -66,6 +67,18 @@ class FilterBar(QWidget):
             d.setEnabled(False)
         self.clear_btn = QToolButton(text="Clear")
         self.clear_btn.setToolTip("Clear all filters")
+        for w, text in (
+            (self.category, "Category filter"),
+            (self.tag, "Tag filter"),
+            (self.type, "Type filter"),
+            (self.status, "Status filter"),
+            (self.pinned, "Pinned filter"),
+            (self.use_dates, "Filter by creation date"),
+            (self.since, "Created from"),
+            (self.until, "Created until"),
+            (self.clear_btn, "Clear all filters"),
+        ):
+            set_name(w, text)
 
         for label, w in (
             ("&Category", self.category),
@@ -87,7 +100,9 @@ class FilterBar(QWidget):
         dl.addSpacing(8)
         dl.addWidget(self.use_dates)
         dl.addWidget(self.since)
-        dl.addWidget(QLabel("–"))
+        dash = QLabel("–")
+        dash.setBuddy(self.until)
+        dl.addWidget(dash)
         dl.addWidget(self.until)
         dl.addStretch(1)
         self._narrow = False

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 from shiboken6 import isValid
 
+from ui.a11y import set_name
 from ui.notice import UndoNotice
 from ui.theme import icon
 
@@ -196,6 +197,8 @@ class MainWindow(QMainWindow):
         self.gc_dialog: GCPreviewDialog | None = None
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
+        set_name(self.tabs, "Agents")
+        set_name(self.tabs.tabBar(), "Agents")
         self.agent_tabs: dict[str, AgentTab] = {}
         self._infos: dict = {}  # slug → AgentInfo last read
         self.welcome: WelcomePage | None = None
@@ -231,6 +234,7 @@ class MainWindow(QMainWindow):
         if app is not None:
             app.installEventFilter(self._undo_keys)
         self.runner = JobRunner(db=engram.db, parent=self)
+        self.runner.job_progress.connect(self._demo_progress)
         self.watcher = StoreWatcher(engram, parent=self)
         self.watcher.changed.connect(self.on_store_changed)
         self.workspaces = WorkspaceWatcher(engram, self.runner, parent=self)
@@ -373,17 +377,20 @@ class MainWindow(QMainWindow):
         if self.welcome is None:
             self._show_welcome()
         assert self.welcome is not None
-        self.welcome.busy("Creating the demo agents (made-up memories, marked Demo)…", 0, 1)
+        self.welcome.busy("Creating the demo agents (made-up memories, marked Demo)…", 0, 0)
         # the tabs appear when the demo is complete, not agent by agent while it is written
         self.demo_running = True
 
         def op(progress, cancelled):
             # no wait for the language model: the memories are written at once and their
             # vectors are added when the model is ready (embed_missing)
-            progress(0, 1, "Writing the demo memories")
             from services import seed_demo
 
-            return seed_demo(engram, n_facts=self.demo_facts)
+            return seed_demo(
+                engram,
+                n_facts=self.demo_facts,
+                progress=lambda done, total: progress(done, total, "writing their memories"),
+            )
 
         def stopped(message: str | None = None) -> None:
             self.demo_running = False
@@ -395,13 +402,24 @@ class MainWindow(QMainWindow):
 
         # not the serial lane: it would queue the demo behind the model's loading; only the
         # new demo agents are written
-        return self.runner.start(
+        job = self.runner.start(
             "Creating the demo",
             op,
             success=self._demo_seeded,
             failure=stopped,
             on_cancel=stopped,
         )
+        self._demo_job = job
+        return job
+
+    _demo_job = 0
+
+    @Slot(int, int, int, str)
+    def _demo_progress(self, job_id: int, done: int, total: int, message: str) -> None:
+        """The welcome page counts the demo agents as they are written (it said "0 of 1"
+        until the end)."""
+        if job_id == self._demo_job and self.welcome is not None and total:
+            self.welcome.busy(f"Creating the demo agents: {message}…", done, total)
 
     demo_running = False
 
@@ -555,7 +573,7 @@ class MainWindow(QMainWindow):
         self.act_reindex = self._act(f, "Re-&index vectors", self.reindex, "Ctrl+Shift+R")
         f.addSeparator()
         self.act_settings = self._act(f, "&Settings…", self.open_settings, "Ctrl+,")
-        self._act(f, "&Team store and sync…", self.open_team_store)
+        self.act_team_store = self._act(f, "&Team store and sync…", self.open_team_store)
         self.act_integrations = self._act(
             f,
             "Agent &integrations (MCP)…",
@@ -1264,12 +1282,33 @@ class MainWindow(QMainWindow):
             self.raise_()
             self.activateWindow()
 
+    def _settle_unsaved(self) -> bool:
+        """Quitting asks about an editor's unsaved typing, on its tab (the same prompt as a
+        row change); False: Cancel, nothing closes."""
+        if getattr(self, "_shut_down", False):
+            return True  # shut down already (a script or test): nothing could be saved now
+        for tab in list(self.agent_tabs.values()):
+            if tab.editor.fact is None or not tab.editor.is_dirty():
+                continue
+            if not self.isVisible() or self.isMinimized():
+                self.showNormal()
+                self.activateWindow()
+            self.tabs.setCurrentWidget(tab)
+            tab.views.setCurrentIndex(0)
+            if not tab.settle_unsaved():
+                tab.editor.content.setFocus()
+                return False
+        return True
+
     @Slot()
     def quit(self) -> None:
         self._quitting = True
         if self.isVisible():
-            self.close()  # closeEvent shuts down and quits
+            self.close()  # closeEvent asks about unsaved typing, shuts down and quits
         else:  # hidden in the tray: no close event comes
+            if self.engram is not None and not self._settle_unsaved():
+                self._quitting = False
+                return
             self.shutdown()
             app = QApplication.instance()
             if app is not None:
@@ -1282,6 +1321,7 @@ class MainWindow(QMainWindow):
             self.save_settings()
         if self.engram is None:
             return  # closed while the store was opening: nothing was started
+        self._shut_down = True
         app = QApplication.instance()
         if app is not None:
             app.removeEventFilter(self._undo_keys)
@@ -1306,6 +1346,10 @@ class MainWindow(QMainWindow):
         if self.has_tray and not self._quitting:
             self.hide()
             self.show_message("Engram keeps running in the tray.")
+            ev.ignore()
+            return
+        if self.engram is not None and not self._settle_unsaved():
+            self._quitting = False
             ev.ignore()
             return
         self.shutdown()

@@ -3,7 +3,19 @@ that shows each signal's share of the score so the user sees *why* a fact ranked
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRectF, QSize, Qt, QTimer, Signal, Slot
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QItemSelectionModel,
+    QModelIndex,
+    QRectF,
+    QSize,
+    Qt,
+    QTimer,
+    Signal,
+    Slot,
+)
 from PySide6.QtGui import QColor, QKeySequence, QPainter, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -18,6 +30,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from ui.a11y import set_name
 
 SIGNALS = [
     ("keyword", "#3b82f6"),
@@ -53,13 +67,14 @@ class SearchResultsModel(QAbstractTableModel):
     def __init__(self, show_agent: bool, parent=None):
         super().__init__(parent)
         self.show_agent = show_agent
-        self.hits: list[tuple[str | None, object]] = []  # (agent slug, SearchHit)
+        self.hits: list[tuple[str | None, Any]] = []  # (agent slug, SearchHit)
         self.top_score = 0.0
         self.cols = (["Agent"] if show_agent else []) + [
             "Score",
             "Content",
             "Why it ranked",
             "Category",
+            "Pinned",
         ]
 
     def set_hits(self, hits) -> None:
@@ -67,6 +82,13 @@ class SearchResultsModel(QAbstractTableModel):
         self.hits = list(hits)
         self.top_score = max((h.score for _s, h in self.hits), default=0.0)
         self.endResetModel()
+
+    def fact_id_at(self, row: int) -> int | None:
+        hit: Any = self.hits[row][1] if 0 <= row < len(self.hits) else None
+        return hit.fact.id if hit is not None else None
+
+    def row_of(self, fact_id: int | None) -> int | None:
+        return next((r for r in range(len(self.hits)) if self.fact_id_at(r) == fact_id), None)
 
     def scale_of(self, hit) -> float:
         """The bar's length: this hit's score against the best one's (the shares split it)."""
@@ -115,7 +137,13 @@ class SearchResultsModel(QAbstractTableModel):
 
     _ROLES = frozenset(
         int(r)
-        for r in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, ID_ROLE, SHARES_ROLE)
+        for r in (
+            Qt.ItemDataRole.DisplayRole,
+            Qt.ItemDataRole.ToolTipRole,
+            Qt.ItemDataRole.TextAlignmentRole,
+            ID_ROLE,
+            SHARES_ROLE,
+        )
     )
 
     def _value(self, row: int, col: int, role):
@@ -135,7 +163,11 @@ class SearchResultsModel(QAbstractTableModel):
                 "Content": hit.fact.content.replace("\n", " "),
                 "Why it ranked": shares_text(hit.signals),
                 "Category": hit.fact.category,
+                "Pinned": "★" if hit.fact.pinned else "",
             }.get(name)
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            # as in the fact list, where the star is centred
+            return int(Qt.AlignmentFlag.AlignCenter) if name == "Pinned" else None
         if role == Qt.ItemDataRole.ToolTipRole:
             if name == "Why it ranked":
                 lines = [f"{k}: +{hit.signals.get(k, 0.0):.3f}" for k, _ in SIGNALS]
@@ -221,6 +253,7 @@ class SearchPanel(QWidget):
             b = QToolButton(text=label.replace("&", ""), checkable=True)
             b.setToolTip(tip)
             b.setProperty("mode", key)
+            set_name(b, f"{label.replace('&', '')} search")
             if key == "hybrid":
                 b.setChecked(True)
             self.mode_group.addButton(b)
@@ -233,6 +266,7 @@ class SearchPanel(QWidget):
         # a page of results, never a silent cap: when more match, the status says so
         self.more_btn = QToolButton(text="Show more")
         self.more_btn.setToolTip("Show the next results")
+        set_name(self.more_btn, "Show more results")
         self.more_btn.hide()
         self.more_btn.clicked.connect(self.show_more)
         top.addWidget(self.more_btn)
@@ -245,8 +279,11 @@ class SearchPanel(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().hide()
+        # the fact list's row height: switching to the results no longer doubles the rows
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.table.setWordWrap(False)
         self.table.setTabKeyNavigation(False)
+        set_name(self.table, "Search results")
         self.table.setItemDelegateForColumn(
             self.model.cols.index("Why it ranked"), SharesDelegate(self.table)
         )
@@ -377,7 +414,9 @@ class SearchPanel(QWidget):
         self.last_error = None
         more = len(hits) > self.k
         hits = hits[: self.k]
+        keep = self.current_fact_id()
         self.model.set_hits(hits)
+        self._select_fact(keep)
         if more:
             self.status.setText(f"Showing the best {len(hits)}; more match")
         else:
@@ -398,6 +437,23 @@ class SearchPanel(QWidget):
         self.model.set_hits([])
         self.status.setText(message)
         self.results_ready.emit(0)
+
+    def current_fact_id(self) -> int | None:
+        cur = self.table.currentIndex()
+        if not cur.isValid() or not self.table.selectionModel().isRowSelected(cur.row()):
+            return None
+        return self.model.fact_id_at(cur.row())
+
+    def _select_fact(self, fact_id: int | None) -> None:
+        """The results are read again after a write (Save, Pin): the fact that was picked
+        stays picked, so the editor and Ctrl+P still have it."""
+        row = self.model.row_of(fact_id) if fact_id is not None else None
+        if row is not None:
+            self.table.selectionModel().setCurrentIndex(
+                self.model.index(row, 0),
+                QItemSelectionModel.SelectionFlag.ClearAndSelect
+                | QItemSelectionModel.SelectionFlag.Rows,
+            )
 
     def focus_query(self) -> None:
         self.query.setFocus()

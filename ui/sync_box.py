@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from services import save_password, store_syncs, sync_status_here
+from services import save_password, stop_syncing, store_syncs, sync_server, sync_status_here
 from ui.sync_auto import automatic_enabled, set_automatic
 from ui.sync_round import SyncRound
 
@@ -72,9 +72,28 @@ class SyncBox(QGroupBox):
             "the server announces them, and try again every few minutes while offline"
         )
         self.automatic.toggled.connect(set_automatic)
-        self.cancel_button = QPushButton("Stop sync")
+        self.cancel_button = QPushButton("Cancel sync")
+        self.cancel_button.setToolTip("Stop the round under way (what it pushed stays pushed)")
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel)
+        # the only way out used to be deleting the store's sync tables by hand
+        self.forget_button = QPushButton("Stop syncing")
+        self.forget_button.setToolTip(
+            "This computer's memory stops syncing with the server (no more automatic rounds); "
+            "what waits stays queued for a later Sync now"
+        )
+        self.forget_button.clicked.connect(self.stop_syncing)
+        self._before: str | None = None  # the server the store synced with before this round
+        self._cancelled = False
+        for w, text in (
+            (self.server, "Server URL"),
+            (self.password, "Password"),
+            (self.sync_button, "Sync now"),
+            (self.cancel_button, "Cancel sync"),
+            (self.forget_button, "Stop syncing with this server"),
+            (self.automatic, "Sync automatically"),
+        ):
+            w.setAccessibleName(text)
         form = QFormLayout()
         form.addRow("Server URL", self.server)
         form.addRow("Password", self.password)
@@ -82,6 +101,7 @@ class SyncBox(QGroupBox):
         buttons.addWidget(self.sync_button)
         buttons.addWidget(self.cancel_button)
         buttons.addStretch(1)
+        buttons.addWidget(self.forget_button)
         lay = QVBoxLayout(self)
         lay.addLayout(form)
         lay.addWidget(self.status)
@@ -96,8 +116,17 @@ class SyncBox(QGroupBox):
     def refresh(self) -> None:
         try:
             st = sync_status_here(self.engram.db)
+            server = sync_server(self.engram.db)
         except Exception as exc:  # a locked or damaged store: say so, keep the dialog usable
             self.status.setText(f"✖ could not read the sync state: {exc}")
+            return
+        self.forget_button.setEnabled(server is not None and not self.round.running())
+        if st is not None and server is None:
+            self.status.setText(
+                "Not syncing with a server. "
+                + describe_pending(st.pending).capitalize()
+                + ": name a server and press Sync now to sync again."
+            )
             return
         if st is None:
             self.status.setText(
@@ -126,20 +155,56 @@ class SyncBox(QGroupBox):
                 self.result.setText(f"✖ password not saved: {msg}")
                 return
             self.password.clear()
+        try:
+            self._before = sync_server(self.engram.db)
+        except Exception:
+            self._before = None
         if not self.round.start(url):
             return
+        self._cancelled = False
         self.sync_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
+        self.forget_button.setEnabled(False)
         self.result.setText("Syncing… (pushing this computer's changes, then pulling others')")
 
     @Slot()
     def cancel(self) -> None:
+        self._cancelled = True
         self.round.cancel()  # safe: an interrupted round is picked up by the next one
 
     def _ended(self, report, text: str) -> None:
+        if self._cancelled and report is None:
+            # Cancel takes back the server the round named: the store keeps syncing with
+            # the one before (or with none), and no automatic round tries the new one
+            try:
+                if sync_server(self.engram.db) != self._before:
+                    stop_syncing(self.engram.db, back_to=self._before)
+                    text += (
+                        f" Cancelled: still syncing with {self._before}."
+                        if self._before
+                        else " Cancelled: this computer's memory does not sync with a server."
+                    )
+            except Exception as exc:
+                text = f"{text} ✖ could not take back the server: {exc}"
+        self._cancelled = False
         self.result.setText(text)
         self.sync_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
+        self.refresh()
+        self.synced.emit()
+
+    @Slot()
+    def stop_syncing(self) -> None:
+        """Stop syncing with the server: no rounds, automatic or not, until Sync now."""
+        try:
+            server = sync_server(self.engram.db)
+            stop_syncing(self.engram.db)
+        except Exception as exc:
+            self.result.setText(f"✖ could not stop syncing: {exc}")
+            return
+        self.result.setText(
+            f"Stopped syncing with {server}. What waits stays queued for a later Sync now."
+        )
         self.refresh()
         self.synced.emit()
 

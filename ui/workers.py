@@ -270,7 +270,7 @@ class JobRunner(QObject):
             return
         try:
             if job.success is not None:
-                job.success(result)
+                _deliver(job.success, result)
         finally:
             self._finish(job, "ok", "")
 
@@ -281,7 +281,7 @@ class JobRunner(QObject):
             return
         try:
             if job.failure is not None:
-                job.failure(message)
+                _deliver(job.failure, message)
         finally:
             self._finish(job, "failed", message)
 
@@ -292,7 +292,7 @@ class JobRunner(QObject):
             return
         try:
             if job.on_cancel is not None:
-                job.on_cancel()
+                _deliver(job.on_cancel)
         finally:
             self._finish(job, "cancelled", "")
 
@@ -314,3 +314,15 @@ class JobRunner(QObject):
         if not self._jobs:
             self.busy_changed.emit(False)
         self._pump()
+
+
+def _deliver(callback, *args) -> None:
+    """Hand a job's outcome to whoever asked. The asker may be gone: an agent's tab removed
+    (File → Remove agent) while its list or counts were still loading; its widgets are
+    deleted and there is nobody left to tell, which is not a crash."""
+    try:
+        callback(*args)
+    except RuntimeError as exc:
+        if "already deleted" not in str(exc):
+            raise
+        log.info("a job ended after the view that started it was closed")

@@ -81,7 +81,7 @@ def syncs(db) -> bool:
     thread)? A team store is the server itself: it has nothing to sync."""
     from models.db import is_postgres
 
-    return not is_postgres(db) and local_state.exists(db)
+    return not is_postgres(db) and local_state.exists(db) and bool(local_state.get(db, "server"))
 
 
 def sync_server(db) -> str | None:
@@ -89,6 +89,17 @@ def sync_server(db) -> str | None:
     if not syncs(db):
         return None
     return local_state.get(db, "server") or None
+
+
+def stop_syncing(db, back_to: str | None = None) -> None:
+    """This store stops syncing with its server (``back_to``: with that one again, e.g. after
+    a first round to a new server was cancelled). What waits stays queued, the cursor and
+    the fact mapping stay: syncing again later picks up where it stopped."""
+    from models.db import is_postgres
+
+    if not is_postgres(db) and local_state.exists(db):
+        with db.atomic():
+            local_state.put(db, "server", _safe(back_to) if back_to else "")
 
 
 def status_here(db, server: str | None = None) -> SyncStatus | None:

@@ -86,7 +86,9 @@ def window(engram, qtbot):
     from ui.main_window import MainWindow
 
     w = MainWindow(engram, use_tray=False)
-    qtbot.addWidget(w)
+    # pytest-qt closes the window before fixtures end: shut down first, so a close does
+    # not ask about typing a test left unsaved (quitting asks, see test_round_three)
+    qtbot.addWidget(w, before_close_func=lambda w: w.shutdown())
     w.show()
     qtbot.waitExposed(w)
     yield w
