@@ -163,6 +163,9 @@ def migrate_v10(db: pw.Database, add_column: Callable[[pw.Database, str, str, st
     for table in ("fact", "agent"):
         add_column(db, table, "uid", "VARCHAR(32)")
         db.execute_sql(f"UPDATE {table} SET uid = {PG_UUID4} WHERE uid IS NULL")
+        # the server's deferred audit trigger (v12, models/server_guard.py) may have queued
+        # events for that update; an index cannot be built over pending trigger events
+        db.execute_sql("SET CONSTRAINTS ALL IMMEDIATE")
         db.execute_sql(f"CREATE INDEX IF NOT EXISTS {table}_uid ON {table}(uid)")
     # a row inserted without one (raw SQL: the bulk path, an older client) gets its uid
     db.execute_sql(

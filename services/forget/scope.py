@@ -284,21 +284,13 @@ def _keyword_ids(engram: EngramHandle, a: Agent, text: str) -> list[int]:
     needle = fold(text)
     if not needle:
         return found
-    # the phrase search stems ("reviewing" would be "review"): its hits must hold the text
-    # as whole words too
-    found = _whole(found, needle)
+    # the phrase search stems: "Nightjar launching" finds "Nightjar launches" (the same
+    # words, in order, inflected); a word is never found alone
     seen = set(found)
     for fid, content in fact_rows.fact_texts(a.id):
         if fid not in seen and contains(fold(content), needle):
             found.append(fid)
     return found
-
-
-def _whole(ids: list[int], needle: str) -> list[int]:
-    if not ids:
-        return []
-    keep = {fid for fid, content in fact_rows.texts_of(ids) if contains(fold(content), needle)}
-    return [fid for fid in ids if fid in keep]
 
 
 def _semantic_ids(

@@ -20,7 +20,7 @@ def _as_v9(db: Path) -> None:
         con.execute(f"DROP INDEX {table}_uid")
         con.execute(f"ALTER TABLE {table} DROP COLUMN uid")
     con.execute("DROP TABLE store_identity")
-    con.execute("DELETE FROM schema_version WHERE version = 10")
+    con.execute("DELETE FROM schema_version WHERE version >= 10")  # what came after v9
     con.commit()
     con.close()
     Path(str(db) + ".identity").unlink()
