@@ -63,7 +63,7 @@ def cmd_locomo(args) -> dict:
             data,
             Path(tmp),
             conversations=args.conversations,
-            held_out=tuple(args.held_out.split(",")) if args.held_out else (),
+            held_out=tuple(args.held_out.split(",")) if args.held_out else locomo.TEST,
             ablations=not getattr(args, "quick", False),
         )
     r["data"] = str(data)
@@ -317,7 +317,9 @@ def main(argv=None) -> int:
     lo.add_argument("--data")
     lo.add_argument("--json", help="write results here (default bench/results/locomo.json)")
     lo.add_argument("--conversations", type=int, help="only the first N conversations")
-    lo.add_argument("--held-out", help="comma-separated sample ids reported apart")
+    lo.add_argument(
+        "--held-out", help="comma-separated sample ids reported apart (default: locomo.TEST)"
+    )
     lo.set_defaults(func=cmd_locomo)
     t = sub.add_parser("throughput", help="Engram embedder vs Chroma's default function")
     t.add_argument("--texts", type=int, default=1000)
