@@ -64,7 +64,7 @@ def cmd_locomo(args) -> dict:
             Path(tmp),
             conversations=args.conversations,
             held_out=tuple(args.held_out.split(",")) if args.held_out else locomo.TEST,
-            ablations=not getattr(args, "quick", False),
+            ablations=not (getattr(args, "quick", False) or getattr(args, "no_ablations", False)),
         )
     r["data"] = str(data)
     print(locomo.table(r))
@@ -320,6 +320,7 @@ def main(argv=None) -> int:
     lo.add_argument(
         "--held-out", help="comma-separated sample ids reported apart (default: locomo.TEST)"
     )
+    lo.add_argument("--no-ablations", action="store_true", help="the systems side by side only")
     lo.set_defaults(func=cmd_locomo)
     t = sub.add_parser("throughput", help="Engram embedder vs Chroma's default function")
     t.add_argument("--texts", type=int, default=1000)

@@ -267,7 +267,7 @@ def run(
     from services.search.hybrid import DEFAULT_WEIGHTS
     from services.search.rerank import rerank
 
-    first_stage = replace(DEFAULT_WEIGHTS, speaker=0.0)
+    first_stage = replace(DEFAULT_WEIGHTS, speaker=0.0, when=0.0)
     variants = {
         "abl_no_context": replace(DEFAULT_WEIGHTS, context=0.0),
         "abl_no_sharpen": replace(DEFAULT_WEIGHTS, sharpen=1.0),
@@ -315,7 +315,8 @@ def run(
             # the second stage alone, on the candidates it re-orders in production
             cands = [(h.score, h.fact.id, h.signals) for h in first]
             t = time.perf_counter()
-            rerank(mem, q.text, cands, DEFAULT_WEIGHTS.speaker, DEFAULT_WEIGHTS.rerank_depth)
+            w = DEFAULT_WEIGHTS
+            rerank(mem, q.text, cands, w.speaker, w.when, w.rerank_depth)
             latency["rerank_stage"].append(time.perf_counter() - t)
             ranks = {
                 "engram": [h.fact.id for h in hits],

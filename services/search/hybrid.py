@@ -33,7 +33,8 @@ What the LoCoMo benchmark (``python -m bench locomo``) taught, and why the code 
   full relevance on as context, so the answer next to it can win. On LoCoMo: Recall@5
   +0.018, MRR +0.026 (held-out +0.013 / +0.025).
 * Then a second stage (``rerank.py``) re-orders the best ``rerank_depth`` candidates with
-  what one memory alone cannot say: whether the query names who said it. Hybrid mode only;
+  what one memory alone cannot say: whether the query names who said it, whether it asks
+  "when" of a memory that tells a time. Hybrid mode only;
   keyword mode ranks by the words alone. Each hit says which ``pipeline`` ranked it, and
   ``keyword-only`` when no vectors took part (no model loaded yet, a store without vectors).
 """
@@ -92,7 +93,7 @@ def pipeline_for(memory: MemoryHandle, mode: str, weights: SearchWeights | None 
         return Pipeline.KEYWORD_ONLY.value
     if mode == "semantic":
         return Pipeline.SEMANTIC.value
-    reranked = w.speaker > 0 and w.rerank_depth > 0
+    reranked = (w.speaker > 0 or w.when > 0) and w.rerank_depth > 0
     return (Pipeline.RERANKED if reranked else Pipeline.HYBRID).value
 
 
@@ -115,6 +116,7 @@ class SearchWeights:
     half_life_days: float = 60.0
     candidates: int = 200  # per signal, before fusion
     speaker: float = 0.4  # second stage: share of the best score for a speaker the query names
+    when: float = 0.3  # second stage: the same for a memory that tells a time, to a "when"
     rerank_depth: int = 40  # candidates the second stage re-orders
 
 
@@ -180,7 +182,7 @@ class Searcher:
         scored = self._score(query, mode, w, filters, kw, sem, now or utcnow())
         pipeline = pipeline_for(self.m, mode, w)
         if pipeline == Pipeline.RERANKED:
-            scored = rerank(self.m, query, scored, w.speaker, w.rerank_depth)
+            scored = rerank(self.m, query, scored, w.speaker, w.when, w.rerank_depth)
         hits = self._hits(scored[:k], kw, sem, pipeline)
         if touch and hits:
             self.m.facts.touch([h.fact.id for h in hits])

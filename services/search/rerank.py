@@ -14,6 +14,9 @@ is installed were measured on the LoCoMo dev conversations (``python -m bench lo
   a person is usually answered by what that person said, not by the turns that only mention
   them. A memory whose speaker the query names gets ``speaker`` times the best first-stage
   score. Dev R@5 +0.03, MRR +0.03; the held-out conversations +0.02 / +0.02.
+* the time: a question that asks "when" is answered by a memory that tells a time
+  ("yesterday", "last week", "in May", "2022"); such a memory gets ``when`` times the best
+  score. Dev MRR +0.017 on top of the speaker.
 
 The stage costs one primary-key read of ``depth`` rows, whatever the store's size, and no
 model call, so it runs wherever the first stage does. Keyword mode stays words alone.
@@ -34,6 +37,15 @@ Scored = list[tuple[float, int, dict[str, float]]]
 # "Caroline: ...", "Dr. Ng: ...": a short capitalised name then a colon, at the very start
 _SPEAKER = re.compile(r"^\s*([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2})\s*:\s")
 _NAME = re.compile(r"\b[A-Z][\w'-]+")
+_WHEN = re.compile(r"\bwhen\b", re.I)
+_MONTH = "january|february|march|april|may|june|july|august|september|october|november|december"
+_DAY = "friday|saturday|sunday|monday|tuesday|wednesday|thursday"
+_TIME_TOLD = re.compile(
+    r"\b(yesterday|today|tonight|tomorrow|"
+    rf"last (?:week|weekend|month|year|night|{_DAY})|next (?:week|month|year)|"
+    rf"this (?:morning|week|weekend|month|year)|ago|recently|just|since|(?:19|20)\d\d|{_MONTH})\b",
+    re.I,
+)
 
 
 def speaker_of(text: str) -> str | None:
@@ -47,32 +59,49 @@ def named_in(query: str) -> set[str]:
     return {w.lower() for w in _NAME.findall(query or "")}
 
 
-def rerank(memory: MemoryHandle, query: str, scored: Scored, speaker: float, depth: int) -> Scored:
+def tells_time(text: str) -> bool:
+    """The memory (past its speaker) says when: a date, a month, "yesterday", "last week"."""
+    who = speaker_of(text)
+    body = text.split(":", 1)[1] if who else text
+    return bool(_TIME_TOLD.search(body))
+
+
+def rerank(
+    memory: MemoryHandle,
+    query: str,
+    scored: Scored,
+    speaker: float,
+    when: float,
+    depth: int,
+) -> Scored:
     """``scored`` (best first) with its top ``depth`` re-ordered; each re-scored candidate's
-    ``signals`` gains ``speaker`` (its share of the new score), so a hit still explains its
-    score. Candidates below ``depth`` keep their place after the re-ordered head."""
-    names = named_in(query)
-    if speaker <= 0 or depth <= 0 or not names or not scored:
+    ``signals`` gains ``speaker`` and ``when`` (their shares of the new score), so a hit
+    still explains its score. Candidates below ``depth`` keep their place after the head."""
+    names = named_in(query) if speaker > 0 else set()
+    asks_when = when > 0 and bool(_WHEN.search(query or ""))
+    if depth <= 0 or not scored or not (names or asks_when):
         return scored
     head, tail = scored[:depth], scored[depth:]
     texts = _contents(memory, [fid for _, fid, _ in head])
     top = head[0][0]
     out: Scored = []
     for score, fid, signals in head:
-        who = speaker_of(texts.get(fid, ""))
+        text = texts.get(fid, "")
+        who = speaker_of(text)
         named = who is not None and all(part.lower() in names for part in who.split())
-        bonus = speaker * top if named else 0.0
-        out.append((score + bonus, fid, {**signals, "speaker": bonus}))
+        s_bonus = speaker * top if named else 0.0
+        w_bonus = when * top if asks_when and tells_time(text) else 0.0
+        new = {**signals, "speaker": s_bonus, "when": w_bonus}
+        out.append((score + s_bonus + w_bonus, fid, new))
     out.sort(key=lambda t: (-t[0], -t[1]))
     return out + tail
 
 
 def _contents(memory: MemoryHandle, ids: list[int]) -> dict[int, str]:
-    # only the first 80 characters: the speaker is at the start, and a long memory's text
-    # need not cross from the store for this
+    # a bounded prefix: a pasted book need not cross from the store for this
     clause, param = ids_in(memory.db, ids)
     sql = (
-        f"SELECT f.id, substr(f.content, 1, 80) FROM {facts_by_id(memory.db)} "
+        f"SELECT f.id, substr(f.content, 1, 2000) FROM {facts_by_id(memory.db)} "
         f"WHERE f.agent_id = ? AND f.id {clause}"
     )
     return {int(i): str(t or "") for i, t in run(memory.db, sql, (memory.agent_id, param))}

@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from services.search.hybrid import DEFAULT_WEIGHTS
-from services.search.rerank import speaker_of
+from services.search.rerank import speaker_of, tells_time
 
 TURNS = [
     "Ben: Ana keeps talking about her pottery class, she loves it.",
@@ -50,7 +50,7 @@ def test_the_turn_spoken_by_the_person_a_question_names_comes_first(transcript, 
 
     with Engram.open(StoreConfig(data_dir=tmp_path / "cli-store")) as eng:
         first = eng.agent("chat").search(
-            query, k=4, touch=False, weights=replace(DEFAULT_WEIGHTS, speaker=0.0)
+            query, k=4, touch=False, weights=replace(DEFAULT_WEIGHTS, speaker=0.0, when=0.0)
         )
     assert first[0].fact.content.startswith("Ben:")
     assert first[0].pipeline == "hybrid"
@@ -64,7 +64,7 @@ def test_a_question_that_names_nobody_keeps_the_first_stage_order(transcript, tm
 
     with Engram.open(StoreConfig(data_dir=tmp_path / "cli-store")) as eng:
         first = eng.agent("chat").search(
-            query, k=4, touch=False, weights=replace(DEFAULT_WEIGHTS, speaker=0.0)
+            query, k=4, touch=False, weights=replace(DEFAULT_WEIGHTS, speaker=0.0, when=0.0)
         )
     assert [h["id"] for h in hits] == [h.fact.id for h in first]
     assert not any(h["signals"].get("speaker") for h in hits)
@@ -100,3 +100,46 @@ def test_a_store_without_the_model_still_answers_and_says_keyword_only(cli, tmp_
 )
 def test_speaker_of(text, who):
     assert speaker_of(text) == who
+
+
+EXHIBITION = [
+    "Ben: How was the pottery exhibition at the town hall?",
+    "Ana: The pottery exhibition at the town hall was great, so many bowls.",
+    "Ana: We went there last Saturday with my sister.",
+    "Ben: The weather was rainy all weekend.",
+]
+
+
+def test_a_when_question_puts_the_turn_that_tells_the_time_first(cli, tmp_path):
+    # one chat session (one source), stored as an importer would; asked through the CLI
+    from services.config import StoreConfig
+    from services.engram import Engram
+    from services.ingest.pipeline import NewFact
+
+    with Engram.open(StoreConfig(data_dir=tmp_path / "cli-store")) as eng:
+        eng.agent("chat", create=True).remember_many(
+            [NewFact(t, source_ref="chat:1", subject=f"t{i}") for i, t in enumerate(EXHIBITION)],
+            near_duplicate=None,
+        )
+        query = "When did Ana visit the pottery exhibition?"
+        without = eng.agent("chat").search(
+            query, k=4, touch=False, weights=replace(DEFAULT_WEIGHTS, when=0.0)
+        )
+    assert without[0].fact.content == EXHIBITION[1]  # the words' turn, which tells no time
+    hits, _ = recall(cli, query)
+    assert hits[0]["content"] == EXHIBITION[2]
+    assert hits[0]["signals"]["when"] > 0 and hits[1]["signals"]["when"] == 0
+
+
+@pytest.mark.parametrize(
+    "text,told",
+    [
+        ("Ana: We went there last Saturday.", True),
+        ("Ana: I moved here in 2019", True),
+        ("Ana: I did that yesterday!", True),
+        ("Ana: The exhibition was great.", False),
+        ("Last: a speaker named Last says nothing of time", False),
+    ],
+)
+def test_tells_time(text, told):
+    assert tells_time(text) is told
