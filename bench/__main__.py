@@ -85,6 +85,17 @@ def cmd_locomo(args) -> dict:
     return r
 
 
+def cmd_rerank_scale(args) -> dict:
+    from bench import rerank_scale
+
+    print(f"The second ranking stage at {args.facts:,d} facts")
+    with tempfile.TemporaryDirectory(prefix="engram-rerank-") as tmp:
+        r = rerank_scale.run(Path(tmp), facts=args.facts, queries=args.queries)
+    print(rerank_scale.table(r))
+    _write(RESULTS / "rerank_scale.json", r | {"machine": _machine()})
+    return r
+
+
 def cmd_throughput(args) -> dict:
     from bench import throughput
     from bench.synth import Generator
@@ -322,6 +333,10 @@ def main(argv=None) -> int:
     )
     lo.add_argument("--no-ablations", action="store_true", help="the systems side by side only")
     lo.set_defaults(func=cmd_locomo)
+    rs = sub.add_parser("rerank-scale", help="the second ranking stage's cost at 100k facts")
+    rs.add_argument("--facts", type=int, default=100_000)
+    rs.add_argument("--queries", type=int, default=300)
+    rs.set_defaults(func=cmd_rerank_scale)
     t = sub.add_parser("throughput", help="Engram embedder vs Chroma's default function")
     t.add_argument("--texts", type=int, default=1000)
     t.set_defaults(func=cmd_throughput)
