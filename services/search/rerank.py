@@ -36,7 +36,7 @@ Scored = list[tuple[float, int, dict[str, float]]]
 
 # "Caroline: ...", "Dr. Ng: ...": a short capitalised name then a colon, at the very start
 _SPEAKER = re.compile(r"^\s*([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2})\s*:\s")
-_NAME = re.compile(r"\b[A-Z][\w'-]+")
+_NAME = re.compile(r"\b[A-Z][\w-]*")  # stops at an apostrophe: "Ana's" names Ana
 _WHEN = re.compile(r"\bwhen\b", re.I)
 _MONTH = "january|february|march|april|may|june|july|august|september|october|november|december"
 _DAY = "friday|saturday|sunday|monday|tuesday|wednesday|thursday"
@@ -55,7 +55,7 @@ def speaker_of(text: str) -> str | None:
 
 
 def named_in(query: str) -> set[str]:
-    """Capitalised words of the query, the way a question names people."""
+    """Capitalised words of the query, the way a question names people (``"Ana's"`` → ana)."""
     return {w.lower() for w in _NAME.findall(query or "")}
 
 

@@ -143,3 +143,9 @@ def test_a_when_question_puts_the_turn_that_tells_the_time_first(cli, tmp_path):
 )
 def test_tells_time(text, told):
     assert tells_time(text) is told
+
+
+def test_a_possessive_names_the_speaker():
+    from services.search.rerank import named_in
+
+    assert "ana" in named_in("What is Ana's favourite class?")
