@@ -66,8 +66,8 @@ def cmd_locomo(args) -> dict:
             data,
             Path(tmp),
             conversations=args.conversations,
-            held_out=tuple(args.held_out.split(",")) if args.held_out else (),
-            ablations=not getattr(args, "quick", False),
+            held_out=tuple(args.held_out.split(",")) if args.held_out else locomo.TEST,
+            ablations=not (getattr(args, "quick", False) or getattr(args, "no_ablations", False)),
         )
     r["data"] = str(data)
     print(locomo.table(r))
@@ -85,6 +85,17 @@ def cmd_locomo(args) -> dict:
     out = Path(args.json) if getattr(args, "json", None) else RESULTS / "locomo.json"
     _write(out, r | {"machine": _machine()})
     print(f"→ {out}")
+    return r
+
+
+def cmd_rerank_scale(args) -> dict:
+    from bench import rerank_scale
+
+    print(f"The second ranking stage at {args.facts:,d} facts")
+    with tempfile.TemporaryDirectory(prefix="engram-rerank-") as tmp:
+        r = rerank_scale.run(Path(tmp), facts=args.facts, queries=args.queries)
+    print(rerank_scale.table(r))
+    _write(RESULTS / "rerank_scale.json", r | {"machine": _machine()})
     return r
 
 
@@ -332,8 +343,15 @@ def main(argv=None) -> int:
     lo.add_argument("--data")
     lo.add_argument("--json", help="write results here (default bench/results/locomo.json)")
     lo.add_argument("--conversations", type=int, help="only the first N conversations")
-    lo.add_argument("--held-out", help="comma-separated sample ids reported apart")
+    lo.add_argument(
+        "--held-out", help="comma-separated sample ids reported apart (default: locomo.TEST)"
+    )
+    lo.add_argument("--no-ablations", action="store_true", help="the systems side by side only")
     lo.set_defaults(func=cmd_locomo)
+    rs = sub.add_parser("rerank-scale", help="the second ranking stage's cost at 100k facts")
+    rs.add_argument("--facts", type=int, default=100_000)
+    rs.add_argument("--queries", type=int, default=300)
+    rs.set_defaults(func=cmd_rerank_scale)
     t = sub.add_parser("throughput", help="Engram embedder vs Chroma's default function")
     t.add_argument("--texts", type=int, default=1000)
     t.set_defaults(func=cmd_throughput)

@@ -4,6 +4,13 @@ otherwise reach for, on the same store, the same vectors and the same queries.
 One memory per turn (``speaker: text`` plus ``[image: caption]``), session date as the
 memory's event date, one agent per conversation, ingested through ``AgentMemory.remember_many``.
 Queries: categories 1–4 whose evidence resolves to turns; gold = those turns' facts.
+
+Side by side in one run (issue #34): BM25 alone, the present hybrid (first stage only) and
+the production pipeline (hybrid + the second stage, ``services.search.rerank``), each with
+its per-query latency; the second stage is also timed alone on the real candidates. Then how
+often the answer-bearing facts are inside the 1,500-token context block hooks inject
+(``services.search.context.build_context``), measured after the rankings since building a
+block counts as use (access) and would touch later rankings.
 """
 
 from __future__ import annotations
@@ -21,9 +28,10 @@ import numpy as np
 from bench.metrics import METRICS, average, normalize_dia_id, score_query
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
-SYSTEMS = ("engram", "bm25", "dense", "rrf")
+SYSTEMS = ("engram", "hybrid", "bm25", "dense", "rrf")
 SYSTEM_LABELS = {
-    "engram": "Engram search (production)",
+    "engram": "Engram hybrid+rerank (production)",
+    "hybrid": "present hybrid (first stage only)",
     "bm25": "FTS5 BM25 alone",
     "dense": "MiniLM dense alone (exact)",
     "rrf": "plain RRF k=60 (BM25+dense)",
@@ -49,6 +57,12 @@ DEFAULT_DATA = (
     / "locomo_dev.json"
 )
 RRF_K = 60
+CONTEXT_BUDGET = 1500  # tokens: the UserPromptSubmit hook's block
+# The split, written down before any tuning of the reranking stage (issue #34): weights are
+# tuned on DEV only; TEST is reported apart and never looked at while tuning. The file's
+# conversations in order are conv-26, -30, -41, -42, -43, -44: the first three are DEV.
+DEV = ("conv-26", "conv-30", "conv-41")
+TEST = ("conv-42", "conv-43", "conv-44")
 POOL = 100  # baseline candidate lists fused by RRF
 
 
@@ -241,7 +255,7 @@ def run(
     data: Path,
     data_dir: Path,
     conversations: int | None = None,
-    held_out: tuple[str, ...] = (),
+    held_out: tuple[str, ...] = TEST,
     log=print,
     ablations: bool = False,
 ) -> dict:
@@ -249,8 +263,11 @@ def run(
 
     from services.config import StoreConfig
     from services.engram import Engram
+    from services.search.context import _clean, build_context
     from services.search.hybrid import DEFAULT_WEIGHTS
+    from services.search.rerank import rerank
 
+    first_stage = replace(DEFAULT_WEIGHTS, speaker=0.0, when=0.0)
     variants = {
         "abl_no_context": replace(DEFAULT_WEIGHTS, context=0.0),
         "abl_no_sharpen": replace(DEFAULT_WEIGHTS, sharpen=1.0),
@@ -271,6 +288,8 @@ def run(
         for k in ("engram", "chroma_default")
     }
     ingest_s = 0.0
+    latency: dict[str, list[float]] = {"engram": [], "hybrid": [], "bm25": [], "rerank_stage": []}
+    in_block = {"queries": 0, "all_gold": 0, "any_gold": 0, "gold": 0, "gold_inside": 0}
     for conv in convs:
         mem = engram.agent(re.sub(r"[^a-z0-9_.-]", "-", conv.sample_id.lower()), create=True)
         ti = time.perf_counter()
@@ -282,10 +301,26 @@ def run(
         for q, qv in zip(conv.questions, qvecs):
             gold = {id_of[e] for e in q.evidence if e in id_of}
             d_rank = dense.ranking(qv)
+            t = time.perf_counter()
             b_rank = bm25_ranking(engram.db, mem.agent_id, q.text)
+            latency["bm25"].append(time.perf_counter() - t)
+            t = time.perf_counter()
             hits = mem.search(q.text, k=10, touch=False)
+            latency["engram"].append(time.perf_counter() - t)
+            t = time.perf_counter()
+            first = mem.search(
+                q.text, k=DEFAULT_WEIGHTS.rerank_depth, touch=False, weights=first_stage
+            )
+            latency["hybrid"].append(time.perf_counter() - t)
+            # the second stage alone, on the candidates it re-orders in production
+            cands = [(h.score, h.fact.id, h.signals) for h in first]
+            t = time.perf_counter()
+            w = DEFAULT_WEIGHTS
+            rerank(mem, q.text, cands, w.speaker, w.when, w.rerank_depth)
+            latency["rerank_stage"].append(time.perf_counter() - t)
             ranks = {
                 "engram": [h.fact.id for h in hits],
+                "hybrid": [h.fact.id for h in first][:10],
                 "bm25": b_rank,
                 "dense": d_rank,
                 "rrf": rrf(b_rank, d_rank),
@@ -315,6 +350,7 @@ def run(
                 row[name] = score_query(r, gold)
             per_query.append(row)
         engram.index.client.delete_collection(default_col.name)
+        _context_blocks(mem, conv, id_of, in_block, build_context, _clean)
         log(f"  {conv.sample_id}: {len(conv.turns)} turns, {len(conv.questions)} queries")
     engram.close()
     result = summarize(per_query, held_out)
@@ -334,9 +370,40 @@ def run(
         "chromadb defaults (collection created without a configuration)"
     )
     result["fidelity"] = fidelity
+    result["latency_ms"] = {k: _percentiles(v) for k, v in latency.items()}
+    result["context_block"] = in_block | {
+        "budget": CONTEXT_BUDGET,
+        "gold_inside_fraction": in_block["gold_inside"] / max(1, in_block["gold"]),
+        "all_gold_fraction": in_block["all_gold"] / max(1, in_block["queries"]),
+    }
     result["ingest_seconds"] = round(ingest_s, 1)
     result["seconds"] = round(time.perf_counter() - t0, 1)
     return result
+
+
+def _context_blocks(mem, conv, id_of, acc, build_context, clean) -> None:
+    """Whether each question's gold facts are lines of the block the hook would inject."""
+    content = {id_of[t.dia_id]: t.content(c) for t, c in conv.turns if t.dia_id in id_of}
+    for q in conv.questions:
+        gold = {id_of[e] for e in q.evidence if e in id_of}
+        block = build_context(mem, q.text, budget=CONTEXT_BUDGET)
+        inside = sum(1 for g in gold if f"] {clean(content[g])}\n" in block)
+        acc["queries"] += 1
+        acc["gold"] += len(gold)
+        acc["gold_inside"] += inside
+        acc["all_gold"] += inside == len(gold)
+        acc["any_gold"] += inside > 0
+
+
+def _percentiles(seconds: list[float]) -> dict:
+    if not seconds:
+        return {"n": 0}
+    ms = np.array(seconds) * 1000.0
+    return {
+        "n": len(ms),
+        "p50": round(float(np.percentile(ms, 50)), 2),
+        "p95": round(float(np.percentile(ms, 95)), 2),
+    }
 
 
 def summarize(per_query: list[dict], held_out: tuple[str, ...] = ()) -> dict:
@@ -369,4 +436,23 @@ def table(result: dict) -> str:
                 + " ".join(f"{s[m]:7.3f}" for m in METRICS)
             )
         lines.append("")
+    lat = result.get("latency_ms", {})
+    if lat:
+        lines.append("latency per query, ms (p50 / p95):")
+        for key, label in (
+            ("bm25", "FTS5 BM25 alone"),
+            ("hybrid", "present hybrid"),
+            ("engram", "hybrid+rerank"),
+            ("rerank_stage", "the second stage alone"),
+        ):
+            if lat.get(key, {}).get("n"):
+                lines.append(f"  {label:28s} {lat[key]['p50']:8.2f} {lat[key]['p95']:8.2f}")
+    cb = result.get("context_block")
+    if cb:
+        lines.append(
+            f"context block ({cb['budget']} tokens): {cb['gold_inside']}/{cb['gold']} "
+            f"answer-bearing facts inside ({cb['gold_inside_fraction']:.3f}); every gold fact "
+            f"inside for {cb['all_gold']}/{cb['queries']} questions, one at least for "
+            f"{cb['any_gold']}"
+        )
     return "\n".join(lines)

@@ -76,6 +76,12 @@ class SearchHit:
     score: float
     signals: dict  # contribution of each signal to score: keyword, semantic, recency, …
     raw: dict  # raw signal values: bm25, cosine, ranks
+    # what ranked it (services.search.hybrid.Pipeline): "keyword-only" when no vectors took part
+    pipeline: str = "hybrid"
+
+    @property
+    def keyword_only(self) -> bool:
+        return self.pipeline == "keyword-only"
 
     def to_json(self) -> dict:
         return {
@@ -88,6 +94,8 @@ class SearchHit:
             "status": self.fact.status,
             "pinned": self.fact.pinned,
             "created_at": self.fact.created_at.isoformat(),
+            "pipeline": self.pipeline,
+            "keyword_only": self.keyword_only,
         }
 
 

@@ -340,3 +340,18 @@ def test_a_search_reads_its_candidates_by_rowid_not_by_walking_the_agent(keyword
     if not is_postgres(db):  # PostgreSQL sizes its array parameter itself
         plan = " ".join(str(r) for r in db.execute_sql("EXPLAIN QUERY PLAN " + sql, params))
         assert "INTEGER PRIMARY KEY" in plan and "fact_rank" not in plan
+
+
+def test_the_second_stage_puts_the_named_speakers_turn_first_on_both_backends(agent):
+    # the SQL that reads the candidates' text runs on SQLite and on PostgreSQL alike
+    turns = [
+        "Ben: Ana keeps talking about her pottery class, she loves it.",
+        "Ana: I finally made a blue bowl at the pottery class!",
+        "Ben: My pottery class teacher says Ana is talented.",
+    ]
+    res = agent.remember_many([NewFact(t) for t in turns], near_duplicate=None)
+    query = "What did Ana make at her pottery class?"
+    hits = agent.search(query, k=3, touch=False)
+    assert hits[0].fact.id == res[1].fact_id
+    assert hits[0].pipeline == "hybrid+rerank" and hits[0].signals["speaker"] > 0
+    assert all(h.pipeline == "keyword-only" for h in agent.search(query, k=3, mode="keyword"))
