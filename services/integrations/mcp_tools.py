@@ -146,11 +146,19 @@ def recall(
         raise InvalidInput("mode must be auto, hybrid, keyword or semantic")
     filters = FactFilters(status="active", category=category) if category else None
     hits = memory.search(query, k=max(1, min(int(k), MAX_K)), filters=filters, mode=mode)
-    return {
+    from services.search.hybrid import Pipeline, pipeline_for
+
+    pipeline = pipeline_for(memory, mode)
+    out = {
         "notice": DATA_NOTICE,
         "mode": mode,
+        "pipeline": pipeline,
+        "keyword_only": pipeline == Pipeline.KEYWORD_ONLY.value,
         "hits": [{**_fact_json(h.fact), "score": round(h.score, 4)} for h in hits],
     }
+    if out["keyword_only"]:  # the agent should know a paraphrase may have been missed
+        out["note"] = "keyword-only: semantic search is not loaded, results match words only"
+    return out
 
 
 def list_memories(

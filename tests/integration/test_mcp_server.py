@@ -116,6 +116,10 @@ def test_remember_recall_list_update_delete_audited_with_the_client_name(store):
     assert out["again"][1] == {**added, "status": "duplicate"}
     [hit] = out["recall"][1]["hits"]
     assert hit["content"] == "Prefers oolong tea" and hit["category"] == "pref"
+    # a server without the model says so: the agent knows a paraphrase may have been missed
+    assert out["recall"][1]["keyword_only"] is True
+    assert out["recall"][1]["pipeline"] == "keyword-only"
+    assert "keyword-only" in out["recall"][1]["note"]
     assert hit["id"] == added["id"] and hit["score"] > 0 and len(hit["date"]) == 10
     assert out["update"][1]["content"] == "Prefers sencha tea"
     assert [i["content"] for i in out["list"][1]["items"]] == ["Prefers sencha tea"]
