@@ -209,8 +209,8 @@ def _edit_native(engram: EngramHandle, pv: ForgetPreview, notes: list[str]) -> d
     """The agents' own files: rewritten, or named as not erased with the reason; then the
     history of a Codex memories repository they are in."""
     from services.forget.git_history import erase_history
-    from services.forget.native import apply_native, backup_dir
-    from services.forget.plan import said_by_kept
+    from services.forget.native import apply_native, backup_dir, scrub_earlier_backups
+    from services.forget.plan import PlanTerms, said_by_kept
 
     bdir = backup_dir(engram.config.data_dir)
     done: list = []
@@ -245,8 +245,13 @@ def _edit_native(engram: EngramHandle, pv: ForgetPreview, notes: list[str]) -> d
                 files["native_backup_files"].append(backup)
                 notes.append(f"{ed.path}: backup (forgotten lines replaced by a marker): {backup}")
     terms = [x for ap in pv.agents for x in ap.terms]
+    kept = [k for ap in pv.agents for k in ap.kept]
+    taken = set(files["native_backup_files"])
+    for b in scrub_earlier_backups(engram.config.data_dir, PlanTerms(terms, kept), taken):
+        notes.append(f"{b}: an earlier forget's backup, rewritten without it")
+        out["native_backups_rewritten"] = out.get("native_backups_rewritten", 0) + 1
     # the scope's words a kept fact says would be cut out of its line in every commit
-    held = said_by_kept(terms, [k for ap in pv.agents for k in ap.kept])
+    held = said_by_kept(terms, kept)
     hist = erase_history(done, [x for x in terms if x not in held], notes)
     out.update(hist)
     out.update({k: v for k, v in files.items() if v})

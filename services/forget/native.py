@@ -265,6 +265,30 @@ def _backup(edit: FileEdit, backup_dir: Path) -> str:
     return str(dest)
 
 
+def scrub_earlier_backups(data_dir: Path, terms: Terms, taken: set[str]) -> list[str]:
+    """The marker copies earlier forgets kept of the user's files hold the lines they did not
+    forget: a line this forget erases goes from them too (the same marker), or the copy
+    keeps the text the receipt says is gone. ``taken``: this run's own copies. Returns the
+    copies rewritten."""
+    from services.forget.scrub import scrub_replace
+
+    root = Path(data_dir) / "forget-backups"
+    done: list[str] = []
+    if not root.is_dir():
+        return done
+    for p in sorted(x for x in root.rglob("*") if x.is_file() and str(x) not in taken):
+        try:
+            text, form = decode(p.read_bytes())
+        except (OSError, Unreadable):
+            continue  # verify names a copy it cannot read
+        lines = text.split("\n")
+        kept = [MARKER if terms.mentions(ln) else ln for ln in lines]
+        if kept != lines:
+            scrub_replace(p, form.encode("\n".join(kept)))
+            done.append(str(p))
+    return done
+
+
 def backup_dir(data_dir: Path) -> Path:
     return Path(data_dir) / "forget-backups" / datetime.now().strftime("%Y%m%d-%H%M%S-%f")
 

@@ -134,3 +134,24 @@ def test_cli_a_kept_fact_stays_in_the_codex_memories_git_history(project, cli):
     history = _git(repo, "log", "--all", "-p")
     assert "Buys lunch" not in history
     assert "- Team dinner at Quokka Bakery on Fridays." in history, history
+
+
+def test_cli_a_second_forget_takes_its_line_out_of_the_first_forgets_backup(project, cli):
+    """The first forget's marker copy of CLAUDE.md keeps the lines it did not forget; a
+    second forget of one of them must not leave it there (the harness found it: the
+    receipt said erased while <data dir>/forget-backups/ still held the line)."""
+    f = project / "CLAUDE.md"
+    f.write_bytes(INSTRUCTIONS.encode())
+    assert cli("import", "--agent", "p", str(f))[0] == 0
+    ids = _ids(cli, "p")
+    first = next(i for c, i in ids.items() if "Lunch orders" in c)
+    second = next(i for c, i in ids.items() if "small pull requests" in c)
+    rc, out, err = cli("forget", "--agent", "p", "--fact", str(first), "--yes")
+    assert rc == 0, out + err
+    backup = next(ln for ln in out.splitlines() if "backup (forgotten" in ln).rsplit(": ", 1)[1]
+    assert b"small pull requests" in Path(backup).read_bytes()  # kept by the first forget
+    rc, out, err = cli("forget", "--agent", "p", "--fact", str(second), "--yes")
+    assert rc == 0 and "remaining_after_verify 0" in out, out + err
+    assert b"small pull requests" not in Path(backup).read_bytes()
+    assert b"Always run the linter" in Path(backup).read_bytes()  # never forgotten: stays
+    assert b"small pull requests" not in f.read_bytes()
