@@ -37,6 +37,8 @@ class SyncReport:
     pulled: int = 0
     erased_here: int = 0
     erased_there: int = 0
+    deleted_here: int = 0
+    deleted_there: int = 0
     conflicts: int = 0
     blocked: int = 0
     notes: list[str] = field(default_factory=list)
@@ -187,7 +189,8 @@ def _payload(op) -> dict:
         f = fact_rows.any_row(lid)
         if f is not None:
             out["fields"] = {k: getattr(f, k) for k in FIELDS}
-            out["hash"] = f.content_hash
+            out["status"] = f.status
+            out["hash"] = local_state.row_hash(f)
     return out
 
 
@@ -222,6 +225,8 @@ def _push_one(srv, cid: str, item: dict) -> str:
         return prev[0]
     if item["op"] == "erase":
         result = _erase_there(srv, item)
+    elif item["op"] == "delete":
+        result = _delete_there(srv, item)
     elif "fields" not in item:
         result = "gone"  # forgotten locally before it was pushed: nothing to send
     else:
@@ -249,8 +254,7 @@ def _upsert_there(srv, item: dict) -> str:
     f = item["fields"]
     row = _by_uid(srv.db, mem.agent_id, item["uid"])
     if row is not None:
-        if row[1] != f["content"]:
-            mem.edit(row[0], content=f["content"], actor="sync")
+        _take_fields(srv, mem, row[0], {**f, "status": item.get("status")})
         return item["uid"]
     (r,) = mem.remember_many(
         [
@@ -269,6 +273,44 @@ def _upsert_there(srv, item: dict) -> str:
         (r.fact_id,),
     ).fetchone()
     return got[0] if got else item["uid"]  # a duplicate: the uid of the fact already there
+
+
+def _changed(f, fields: dict) -> dict:
+    """What of the carried fields (and the text) differs from the row ``f``."""
+    keys = ("content", *local_state.CARRIED)
+    out = {k: fields[k] for k in keys if fields.get(k) is not None}
+    if "tags" in out:
+        out["tags"] = list(out["tags"] or [])
+    return {k: v for k, v in out.items() if getattr(f, k) != v}
+
+
+def _take_fields(srv, mem, fact_id: int, fields: dict) -> None:
+    f = fact_rows.any_row(fact_id)
+    changes = _changed(f, fields) if f is not None else {}
+    if not changes:
+        return
+    with srv.db.atomic():
+        mem.edit(fact_id, actor="sync", **changes)
+        if "content" not in changes and "status" not in changes:
+            # the server's change log (models/server_schema.py) fires on content and status
+            # only: name status so a pin, tags, category or importance change is logged
+            # for the other machines (one transaction with the edit's own audit event)
+            srv.db.execute_sql("UPDATE fact SET status = status WHERE id = %s", (fact_id,))
+
+
+def _delete_there(srv, item: dict) -> str:
+    """A plain delete: the row goes (undoable from its audit snapshot), no forget rule."""
+    from services.errors import NotFound
+
+    try:
+        mem = srv.agent(item["slug"])
+    except NotFound:
+        return "gone"
+    row = _by_uid(srv.db, mem.agent_id, item["uid"])
+    if row is None:
+        return "gone"
+    mem.delete(row[0], actor="sync")
+    return "deleted"
 
 
 def _erase_there(srv, item: dict) -> str:
@@ -299,13 +341,16 @@ def _changes(srv, cid: str, cursor: int) -> tuple[list[dict], int]:
     for cid_row in rows:
         latest[cid_row[2]] = cid_row
     out = []
+    gone = [r[1] for r in latest.values() if r[4] != cid and fact_rows.any_row(r[1]) is None]
+    deleted = fact_rows.deleted_not_forgotten(gone)
     for _id, fact_id, uid, op, who, slug in latest.values():
         if who == cid:
             continue
         f = fact_rows.any_row(fact_id)
         if f is None or op == "delete":
-            if f is None:
-                out.append({"op": "erase", "uid": uid, "slug": slug})
+            if f is None:  # a delete stays a delete here too; only a forget is an erasure
+                kind = "delete" if fact_id in deleted else "erase"
+                out.append({"op": kind, "uid": uid, "slug": slug})
             continue
         if f.status not in local_state.SYNCED_STATUSES:
             continue
@@ -315,6 +360,7 @@ def _changes(srv, cid: str, cursor: int) -> tuple[list[dict], int]:
                 "uid": uid,
                 "slug": slug,
                 "fields": {k: getattr(f, k) for k in FIELDS},
+                "status": f.status,
                 "updated_at": f.updated_at,
             }
         )
@@ -331,6 +377,8 @@ def _settle(loc: EngramHandle, outbox, results, rep: SyncReport) -> None:
             continue
         if item["op"] == "erase":
             rep.erased_there += result == "erased"
+        elif item["op"] == "delete":
+            rep.deleted_there += result == "deleted"
         elif result == "blocked":  # a team forget rule covers it: it goes here too
             rep.blocked += 1
             if fact_rows.any_row(item["local_id"]) is not None:
@@ -348,6 +396,8 @@ def _apply_pulls(loc: EngramHandle, changes: list[dict], rep: SyncReport) -> Non
     for ch in changes:
         if ch["op"] == "erase":
             _erase_here(loc, ch, rep)
+        elif ch["op"] == "delete":
+            _delete_here(loc, ch, rep)
         else:
             _upsert_here(loc, ch, rep)
 
@@ -362,6 +412,15 @@ def _erase_here(loc: EngramHandle, ch: dict, rep: SyncReport) -> None:
     local_state.unmap(loc.db, ch["uid"])
 
 
+def _delete_here(loc: EngramHandle, ch: dict, rep: SyncReport) -> None:
+    lid = local_state.local_for(loc.db, ch["uid"])
+    f = fact_rows.any_row(lid) if lid is not None else None
+    if f is not None:
+        loc.agent(ch["slug"]).delete(f.id, actor="sync")
+        rep.deleted_here += 1
+    local_state.unmap(loc.db, ch["uid"])
+
+
 def _upsert_here(loc: EngramHandle, ch: dict, rep: SyncReport) -> None:
     from services.ingest.pipeline import NewFact
 
@@ -370,15 +429,19 @@ def _upsert_here(loc: EngramHandle, ch: dict, rep: SyncReport) -> None:
     lid = local_state.local_for(loc.db, ch["uid"])
     here = fact_rows.any_row(lid) if lid is not None else None
     if here is not None:
-        if here.content == f["content"]:
-            local_state.map_fact(loc.db, here.id, ch["uid"], ch["slug"], here.content_hash)
-            return
+        theirs = _changed(here, {**f, "status": ch.get("status")})
         synced = local_state.mapped(loc.db).get(here.id, (None, None, None))[2]
-        if here.content_hash == synced:  # unchanged here: take theirs
-            mem.edit(here.id, content=f["content"], actor="sync")
+        unchanged_here = synced in (local_state.row_hash(here), here.content_hash)
+        if "content" not in theirs or unchanged_here:
+            # the same text: the fields are theirs (the last push wins, as for the text);
+            # unchanged here: all of it is theirs
+            if theirs:
+                mem.edit(here.id, actor="sync", **theirs)
+                rep.pulled += 1
             fresh = fact_rows.row_by_id(here.id)
-            local_state.map_fact(loc.db, here.id, ch["uid"], ch["slug"], fresh.content_hash)
-            rep.pulled += 1
+            local_state.map_fact(
+                loc.db, here.id, ch["uid"], ch["slug"], local_state.row_hash(fresh)
+            )
             return
     new = NewFact(**{**f, "tags": f["tags"] or []}, source="sync", metadata={"sync_uid": ch["uid"]})
     (r,) = mem.remember_many([new])
@@ -390,7 +453,7 @@ def _upsert_here(loc: EngramHandle, ch: dict, rep: SyncReport) -> None:
         _supersede(here, r.fact_id)
         rep.conflicts += 1
     got = fact_rows.row_by_id(r.fact_id)
-    local_state.map_fact(loc.db, got.id, ch["uid"], ch["slug"], got.content_hash)
+    local_state.map_fact(loc.db, got.id, ch["uid"], ch["slug"], local_state.row_hash(got))
     rep.pulled += 1
 
 
