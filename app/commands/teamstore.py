@@ -141,4 +141,6 @@ def cmd_server_sync(args, ctx):
             f"deleted there {rep.deleted_there}, conflicts {rep.conflicts}, "
             f"blocked {rep.blocked}"
         )
+        for note in rep.notes:
+            print(f"note: {note}")
     return 0 if rep.online else 3

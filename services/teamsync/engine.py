@@ -138,11 +138,12 @@ def sync_round(config: StoreConfig, server_url: str) -> SyncReport:
         cid = local_state.client_id(loc.db)
         cursor = int(local_state.get(loc.db, "cursor", "0") or 0)
         outbox = [_payload(op) for op in local_state.queued(loc.db)]
+        renames = local_state.renames(loc.db)
     finally:
         loc.close()
     try:
         results, changes, new_cursor = _server_step(
-            config, server_url, embedder, cid, outbox, cursor
+            config, server_url, embedder, cid, outbox, cursor, renames
         )
     except Exception as exc:  # the queue and the cursor wait for the next round
         from models.db import TeamStoreUnavailable, explain_timeout
@@ -157,8 +158,17 @@ def sync_round(config: StoreConfig, server_url: str) -> SyncReport:
             raise  # not "offline": say what went wrong (the CLI prints one line)
         rep.online, rep.problem = False, problem
         return rep
+    back = {there: here for here, there in renames.items()}
+    changes = [{**ch, "slug": back.get(ch["slug"], ch["slug"])} for ch in changes]
     loc = _local(config)
     try:
+        for here, there in renames.items():
+            if local_state.renamed(loc.db, here) != there:
+                local_state.rename(loc.db, here, there)
+                rep.notes.append(
+                    f"agent {here!r} syncs as {there!r}: the team store has an agent "
+                    f"{here!r} you cannot see"
+                )
         _settle(loc, outbox, results, rep)
         _apply_pulls(loc, changes, rep)
         local_state.put(loc.db, "cursor", str(new_cursor))
@@ -195,7 +205,8 @@ def _payload(op) -> dict:
 
 
 # the server step ---------------------------------------------------------------------------
-def _server_step(config, url, embedder, cid, outbox, cursor):
+def _server_step(config, url, embedder, cid, outbox, cursor, renames):
+    """``renames`` (local slug -> server slug) grows by the agents renamed in this step."""
     from services.engram import Engram
 
     srv = Engram.open(
@@ -208,11 +219,41 @@ def _server_step(config, url, embedder, cid, outbox, cursor):
             srv.embedder = embedder
             srv.index = open_index(srv.config, srv.db, embedder)
         srv.db.execute_sql("SELECT set_config('engram.sync_client', %s, false)", (cid,))
-        results = {item["seq"]: _push_one(srv, cid, item) for item in outbox}
+        # an erasure of an agent the server never had is "gone": it names no agent here
+        for slug in sorted({i["slug"] for i in outbox if i["op"] == "upsert"} - set(renames)):
+            there = _server_slug(srv, slug)
+            if there != slug:
+                renames[slug] = there
+        items = [{**item, "slug": renames.get(item["slug"], item["slug"])} for item in outbox]
+        results = {item["seq"]: _push_one(srv, cid, item) for item in items}
         changes, new_cursor = _changes(srv, cid, cursor)
         return results, changes, new_cursor
     finally:
         srv.close()
+
+
+def _server_slug(srv, slug: str) -> str:
+    """The name a local agent has on the server: its own, unless another member's private
+    agent holds it (unseen, but its slug is taken): then ``<slug>-<member>``."""
+    import peewee as pw
+
+    from services.errors import NotFound
+
+    try:
+        srv.agent(slug)
+        return slug  # one this member sees: the same agent
+    except NotFound:
+        pass
+    member = srv.db.execute_sql("SELECT session_user").fetchone()[0]
+    for n in range(1, 100):
+        name = slug if n == 1 else f"{slug}-{member}" if n == 2 else f"{slug}-{member}-{n - 1}"
+        try:
+            with srv.db.atomic():
+                srv.agent(name, create=True)
+            return name
+        except pw.IntegrityError:
+            continue  # a hidden agent has this name too
+    raise RuntimeError(f"no free name on the server for agent {slug!r}")
 
 
 def _push_one(srv, cid: str, item: dict) -> str:

@@ -95,6 +95,25 @@ def client_id(db) -> str:
     return cid
 
 
+RENAMED = "server_slug:"  # sync_state key prefix: a local agent's other name on the server
+
+
+def renames(db) -> dict[str, str]:
+    """local agent slug -> its name on the server, where the two differ (a slug clash)."""
+    rows = db.execute_sql(
+        "SELECT key, value FROM sync_state WHERE key LIKE ?", (RENAMED + "%",)
+    ).fetchall()
+    return {k[len(RENAMED) :]: v for k, v in rows}
+
+
+def renamed(db, slug: str) -> str | None:
+    return get(db, RENAMED + slug)
+
+
+def rename(db, slug: str, there: str) -> None:
+    put(db, RENAMED + slug, there)
+
+
 def mapped(db) -> dict[int, tuple[str, str, str | None]]:
     """local fact id → (uid, agent slug, synced hash)"""
     rows = db.execute_sql("SELECT local_id, uid, agent_slug, synced_hash FROM sync_map")

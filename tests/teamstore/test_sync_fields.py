@@ -113,3 +113,67 @@ def test_a_plain_delete_syncs_as_a_delete_and_makes_no_forget_rule(
         cur.execute("SELECT count(*) FROM forget_rule")
         assert cur.fetchone()[0] == 0
     con.close()
+
+
+DIARY = "My salary review with Priya is on the third of June"
+BOBS_DIARY = "Bob's dentist appointment is on the fourth of March"
+BOBS_TEAM = "The design review moves to the small meeting room"
+
+
+def test_a_local_agent_named_like_another_members_private_agent_syncs_under_a_new_name(
+    members, team_store, tmp_path, monkeypatch, capsys
+):
+    """Alice keeps a private agent "diary" in the team store; Bob's machine has an agent
+    "diary" of its own. Bob's sync pushes it under "diary-bob", says so, and the rest of
+    Bob's memory syncs too (before: one duplicate-key error and nothing of Bob synced)."""
+    from services import NewFact
+    from services.config import StoreConfig
+    from services.engram import Engram
+
+    alice = Engram.open(
+        StoreConfig(data_dir=tmp_path / "alice", db_url=members("alice"), semantic=False)
+    )
+    try:
+        alice.agent("diary", create=True)
+        alice.set_visibility("diary", "private")
+        alice.agent("diary").remember_many([NewFact(DIARY)])
+    finally:
+        alice.close()
+    for var in ("ENGRAM_DB_URL", "ENGRAM_CHROMA_URL"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("ENGRAM_SYNC_URL", members("bob"))
+    bob = tmp_path / "bob"
+    for slug, text in (("diary", BOBS_DIARY), ("team", BOBS_TEAM)):
+        _ok(capsys, bob, "agent", "add", slug)
+        _ok(capsys, bob, "remember", "--agent", slug, text)
+    rc, out, err = _run(capsys, bob, "sync")
+    assert rc == 0, (out, err)
+    assert "pushed 2" in out, out
+    assert "diary-bob" in out, out  # the notice: where Bob's diary went on the server
+    # on the server, as the admin: Bob's two facts, Alice's diary untouched
+    import psycopg2
+
+    con = psycopg2.connect(team_store.db_url)
+    with con.cursor() as cur:
+        cur.execute(
+            "SELECT a.slug, f.content FROM fact f JOIN agent a ON a.id = f.agent_id "
+            "ORDER BY a.slug, f.content"
+        )
+        assert cur.fetchall() == [("diary", DIARY), ("diary-bob", BOBS_DIARY), ("team", BOBS_TEAM)]
+    con.close()
+    # the local agent keeps its name; a second round moves nothing and doubles nothing
+    out = _ok(capsys, bob, "list", "--agent", "diary", "--json")
+    assert [f["content"] for f in json.loads(out)] == [BOBS_DIARY]
+    out = _ok(capsys, bob, "sync")
+    assert "pushed 0, pulled 0" in out, out
+    # a new fact in the local diary follows to the renamed agent
+    _ok(capsys, bob, "remember", "--agent", "diary", "Bob renews his passport in April")
+    assert "pushed 1" in _ok(capsys, bob, "sync")
+    con = psycopg2.connect(team_store.db_url)
+    with con.cursor() as cur:
+        cur.execute(
+            "SELECT count(*) FROM fact f JOIN agent a ON a.id = f.agent_id "
+            "WHERE a.slug = 'diary-bob'"
+        )
+        assert cur.fetchone()[0] == 2
+    con.close()
