@@ -300,7 +300,10 @@ def _upsert_there(srv, item: dict) -> str:
     (r,) = mem.remember_many(
         [
             NewFact(
-                **{**f, "tags": f["tags"] or []}, source="sync", metadata={"sync_uid": item["uid"]}
+                **{**f, "tags": f["tags"] or []},
+                status=item.get("status") or "active",  # an archived fact arrives archived
+                source="sync",
+                metadata={"sync_uid": item["uid"]},
             )
         ]
     )
@@ -484,7 +487,12 @@ def _upsert_here(loc: EngramHandle, ch: dict, rep: SyncReport) -> None:
                 loc.db, here.id, ch["uid"], ch["slug"], local_state.row_hash(fresh)
             )
             return
-    new = NewFact(**{**f, "tags": f["tags"] or []}, source="sync", metadata={"sync_uid": ch["uid"]})
+    new = NewFact(
+        **{**f, "tags": f["tags"] or []},
+        status=ch.get("status") or "active",
+        source="sync",
+        metadata={"sync_uid": ch["uid"]},
+    )
     (r,) = mem.remember_many([new])
     if r.fact_id is None:
         return  # a local forget rule refuses it
