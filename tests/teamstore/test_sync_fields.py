@@ -177,3 +177,19 @@ def test_a_local_agent_named_like_another_members_private_agent_syncs_under_a_ne
         )
         assert cur.fetchone()[0] == 2
     con.close()
+
+
+def test_an_archive_by_gc_and_a_restore_reach_the_other_machine(
+    own_server, tmp_path, monkeypatch, capsys
+):
+    a, b = _two_machines(own_server, tmp_path, monkeypatch, capsys, PARKING)
+    out = _ok(capsys, a, "gc", "--agent", "notes", "--now", "2031-01-01")
+    assert "1 expired" in out, out  # a fact's shelf life ran out: archived, not gone
+    assert "pushed 1" in _ok(capsys, a, "sync")
+    assert "pulled 1" in _ok(capsys, b, "sync")
+    fb = _fact(capsys, b, PARKING)
+    assert fb is not None and fb["status"] == "archived"
+    _ok(capsys, b, "restore", str(fb["id"]))
+    assert "pushed 1" in _ok(capsys, b, "sync")
+    assert "pulled 1" in _ok(capsys, a, "sync")
+    assert _fact(capsys, a, PARKING)["status"] == "active"
