@@ -193,3 +193,26 @@ def test_an_archive_by_gc_and_a_restore_reach_the_other_machine(
     assert "pushed 1" in _ok(capsys, b, "sync")
     assert "pulled 1" in _ok(capsys, a, "sync")
     assert _fact(capsys, a, PARKING)["status"] == "active"
+
+
+def test_a_store_that_synced_before_the_fields_travelled_pushes_nothing_again(
+    own_server, tmp_path, monkeypatch, capsys
+):
+    """Its sync map holds content hashes (what an earlier Engram agreed on): the first round
+    after the upgrade takes them as agreed, it does not push every fact once more."""
+    import sqlite3
+
+    a, b = _two_machines(own_server, tmp_path, monkeypatch, capsys, STANDUP, PARKING)
+    con = sqlite3.connect(a / "engram.db")
+    con.execute(
+        "UPDATE sync_map SET synced_hash = "
+        "(SELECT content_hash FROM fact WHERE fact.id = sync_map.local_id)"
+    )
+    con.commit()
+    con.close()
+    assert "pushed 0, pulled 0" in _ok(capsys, a, "sync")
+    # and a pin after it still travels
+    _ok(capsys, a, "pin", str(_fact(capsys, a, PARKING)["id"]))
+    assert "pushed 1" in _ok(capsys, a, "sync")
+    assert "pulled 1" in _ok(capsys, b, "sync")
+    assert _fact(capsys, b, PARKING)["pinned"] is True
