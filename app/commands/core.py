@@ -108,6 +108,7 @@ def register(sub) -> None:
     p.add_argument("--content")
     p.add_argument("--category")
     p.add_argument("--importance", type=_float01)
+    p.add_argument("--tags", help="comma-separated; replaces the fact's tags ('' clears them)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_edit)
 
@@ -401,6 +402,10 @@ def _owner(ctx, fact_id: int, semantic: bool = True):
     return eng.agent(eng.locate_fact(fact_id))
 
 
+def _tag_list(raw: str | None) -> list[str] | None:
+    return None if raw is None else [t.strip() for t in raw.split(",") if t.strip()]
+
+
 def cmd_edit(args, ctx):
     changes = {
         k: v
@@ -408,11 +413,12 @@ def cmd_edit(args, ctx):
             ("content", args.content),
             ("category", args.category),
             ("importance", args.importance),
+            ("tags", _tag_list(args.tags)),
         )
         if v is not None
     }
     if not changes:
-        raise ValueError("nothing to change: give --content, --category or --importance")
+        raise ValueError("nothing to change: give --content, --category, --importance or --tags")
     f = _owner(ctx, args.id).edit(args.id, **changes)
     if getattr(args, "json", False):
         emit_json(f.to_json())

@@ -137,6 +137,10 @@ def cmd_server_sync(args, ctx):
     else:
         print(
             f"pushed {rep.pushed}, pulled {rep.pulled}, erased here {rep.erased_here}, "
-            f"erased there {rep.erased_there}, conflicts {rep.conflicts}, blocked {rep.blocked}"
+            f"erased there {rep.erased_there}, deleted here {rep.deleted_here}, "
+            f"deleted there {rep.deleted_there}, conflicts {rep.conflicts}, "
+            f"blocked {rep.blocked}"
         )
+        for note in rep.notes:
+            print(f"note: {note}")
     return 0 if rep.online else 3

@@ -12,7 +12,7 @@ from typing import Any
 
 import peewee as pw
 
-from models import Fact, FactEntity
+from models import AuditEvent, Fact, FactEntity
 from services.store.chunks import chunks
 
 
@@ -429,9 +429,37 @@ def mark_superseded(fact_id: int, new_id: int) -> None:
     Fact.update(status="superseded", superseded_by=new_id).where(Fact.id == fact_id).execute()
 
 
-def sync_states() -> Iterator[tuple[int, int, str, str]]:
-    """(id, agent id, content hash, status) of every fact of every agent."""
-    yield from Fact.select(Fact.id, Fact.agent, Fact.content_hash, Fact.status).tuples()
+def sync_states() -> Iterator[tuple[Any, ...]]:
+    """(id, agent id, content hash, status, category, importance, pinned, tags) of every
+    fact of every agent: what sync carries (services/teamsync/local_state.py)."""
+    yield from Fact.select(
+        Fact.id,
+        Fact.agent,
+        Fact.content_hash,
+        Fact.status,
+        Fact.category,
+        Fact.importance,
+        Fact.pinned,
+        Fact.tags,
+    ).tuples()
+
+
+def deleted_not_forgotten(ids: Iterable[int]) -> set[int]:
+    """Of these ids (rows gone), those a plain delete removed: their last audit event is the
+    delete (a forget erases a fact's events, so it leaves none)."""
+    out: set[int] = set()
+    for part in chunks(list(ids)):
+        last: dict[int, str] = {}
+        q = (
+            AuditEvent.select(AuditEvent.fact_id, AuditEvent.action)
+            .where(AuditEvent.fact_id.in_(list(part)))
+            .order_by(AuditEvent.id)
+            .tuples()
+        )
+        for fid, action in q:
+            last[fid] = action
+        out |= {fid for fid, action in last.items() if action == "delete"}
+    return out
 
 
 # where-expressions for ``ranked_active`` (services/lifecycle/compile.py) -----------------------

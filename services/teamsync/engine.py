@@ -37,6 +37,8 @@ class SyncReport:
     pulled: int = 0
     erased_here: int = 0
     erased_there: int = 0
+    deleted_here: int = 0
+    deleted_there: int = 0
     conflicts: int = 0
     blocked: int = 0
     notes: list[str] = field(default_factory=list)
@@ -136,11 +138,12 @@ def sync_round(config: StoreConfig, server_url: str) -> SyncReport:
         cid = local_state.client_id(loc.db)
         cursor = int(local_state.get(loc.db, "cursor", "0") or 0)
         outbox = [_payload(op) for op in local_state.queued(loc.db)]
+        renames = local_state.renames(loc.db)
     finally:
         loc.close()
     try:
         results, changes, new_cursor = _server_step(
-            config, server_url, embedder, cid, outbox, cursor
+            config, server_url, embedder, cid, outbox, cursor, renames
         )
     except Exception as exc:  # the queue and the cursor wait for the next round
         from models.db import TeamStoreUnavailable, explain_timeout
@@ -155,8 +158,17 @@ def sync_round(config: StoreConfig, server_url: str) -> SyncReport:
             raise  # not "offline": say what went wrong (the CLI prints one line)
         rep.online, rep.problem = False, problem
         return rep
+    back = {there: here for here, there in renames.items()}
+    changes = [{**ch, "slug": back.get(ch["slug"], ch["slug"])} for ch in changes]
     loc = _local(config)
     try:
+        for here, there in renames.items():
+            if local_state.renamed(loc.db, here) != there:
+                local_state.rename(loc.db, here, there)
+                rep.notes.append(
+                    f"agent {here!r} syncs as {there!r}: the team store has an agent "
+                    f"{here!r} you cannot see"
+                )
         _settle(loc, outbox, results, rep)
         _apply_pulls(loc, changes, rep)
         local_state.put(loc.db, "cursor", str(new_cursor))
@@ -187,12 +199,14 @@ def _payload(op) -> dict:
         f = fact_rows.any_row(lid)
         if f is not None:
             out["fields"] = {k: getattr(f, k) for k in FIELDS}
-            out["hash"] = f.content_hash
+            out["status"] = f.status
+            out["hash"] = local_state.row_hash(f)
     return out
 
 
 # the server step ---------------------------------------------------------------------------
-def _server_step(config, url, embedder, cid, outbox, cursor):
+def _server_step(config, url, embedder, cid, outbox, cursor, renames):
+    """``renames`` (local slug -> server slug) grows by the agents renamed in this step."""
     from services.engram import Engram
 
     srv = Engram.open(
@@ -205,11 +219,41 @@ def _server_step(config, url, embedder, cid, outbox, cursor):
             srv.embedder = embedder
             srv.index = open_index(srv.config, srv.db, embedder)
         srv.db.execute_sql("SELECT set_config('engram.sync_client', %s, false)", (cid,))
-        results = {item["seq"]: _push_one(srv, cid, item) for item in outbox}
+        # an erasure of an agent the server never had is "gone": it names no agent here
+        for slug in sorted({i["slug"] for i in outbox if i["op"] == "upsert"} - set(renames)):
+            there = _server_slug(srv, slug)
+            if there != slug:
+                renames[slug] = there
+        items = [{**item, "slug": renames.get(item["slug"], item["slug"])} for item in outbox]
+        results = {item["seq"]: _push_one(srv, cid, item) for item in items}
         changes, new_cursor = _changes(srv, cid, cursor)
         return results, changes, new_cursor
     finally:
         srv.close()
+
+
+def _server_slug(srv, slug: str) -> str:
+    """The name a local agent has on the server: its own, unless another member's private
+    agent holds it (unseen, but its slug is taken): then ``<slug>-<member>``."""
+    import peewee as pw
+
+    from services.errors import NotFound
+
+    try:
+        srv.agent(slug)
+        return slug  # one this member sees: the same agent
+    except NotFound:
+        pass
+    member = srv.db.execute_sql("SELECT session_user").fetchone()[0]
+    for n in range(1, 100):
+        name = slug if n == 1 else f"{slug}-{member}" if n == 2 else f"{slug}-{member}-{n - 1}"
+        try:
+            with srv.db.atomic():
+                srv.agent(name, create=True)
+            return name
+        except pw.IntegrityError:
+            continue  # a hidden agent has this name too
+    raise RuntimeError(f"no free name on the server for agent {slug!r}")
 
 
 def _push_one(srv, cid: str, item: dict) -> str:
@@ -222,6 +266,8 @@ def _push_one(srv, cid: str, item: dict) -> str:
         return prev[0]
     if item["op"] == "erase":
         result = _erase_there(srv, item)
+    elif item["op"] == "delete":
+        result = _delete_there(srv, item)
     elif "fields" not in item:
         result = "gone"  # forgotten locally before it was pushed: nothing to send
     else:
@@ -249,13 +295,15 @@ def _upsert_there(srv, item: dict) -> str:
     f = item["fields"]
     row = _by_uid(srv.db, mem.agent_id, item["uid"])
     if row is not None:
-        if row[1] != f["content"]:
-            mem.edit(row[0], content=f["content"], actor="sync")
+        _take_fields(srv, mem, row[0], {**f, "status": item.get("status")})
         return item["uid"]
     (r,) = mem.remember_many(
         [
             NewFact(
-                **{**f, "tags": f["tags"] or []}, source="sync", metadata={"sync_uid": item["uid"]}
+                **{**f, "tags": f["tags"] or []},
+                status=item.get("status") or "active",  # an archived fact arrives archived
+                source="sync",
+                metadata={"sync_uid": item["uid"]},
             )
         ]
     )
@@ -269,6 +317,44 @@ def _upsert_there(srv, item: dict) -> str:
         (r.fact_id,),
     ).fetchone()
     return got[0] if got else item["uid"]  # a duplicate: the uid of the fact already there
+
+
+def _changed(f, fields: dict) -> dict:
+    """What of the carried fields (and the text) differs from the row ``f``."""
+    keys = ("content", *local_state.CARRIED)
+    out = {k: fields[k] for k in keys if fields.get(k) is not None}
+    if "tags" in out:
+        out["tags"] = list(out["tags"] or [])
+    return {k: v for k, v in out.items() if getattr(f, k) != v}
+
+
+def _take_fields(srv, mem, fact_id: int, fields: dict) -> None:
+    f = fact_rows.any_row(fact_id)
+    changes = _changed(f, fields) if f is not None else {}
+    if not changes:
+        return
+    with srv.db.atomic():
+        mem.edit(fact_id, actor="sync", **changes)
+        if "content" not in changes and "status" not in changes:
+            # the server's change log (models/server_schema.py) fires on content and status
+            # only: name status so a pin, tags, category or importance change is logged
+            # for the other machines (one transaction with the edit's own audit event)
+            srv.db.execute_sql("UPDATE fact SET status = status WHERE id = %s", (fact_id,))
+
+
+def _delete_there(srv, item: dict) -> str:
+    """A plain delete: the row goes (undoable from its audit snapshot), no forget rule."""
+    from services.errors import NotFound
+
+    try:
+        mem = srv.agent(item["slug"])
+    except NotFound:
+        return "gone"
+    row = _by_uid(srv.db, mem.agent_id, item["uid"])
+    if row is None:
+        return "gone"
+    mem.delete(row[0], actor="sync")
+    return "deleted"
 
 
 def _erase_there(srv, item: dict) -> str:
@@ -299,13 +385,16 @@ def _changes(srv, cid: str, cursor: int) -> tuple[list[dict], int]:
     for cid_row in rows:
         latest[cid_row[2]] = cid_row
     out = []
+    gone = [r[1] for r in latest.values() if r[4] != cid and fact_rows.any_row(r[1]) is None]
+    deleted = fact_rows.deleted_not_forgotten(gone)
     for _id, fact_id, uid, op, who, slug in latest.values():
         if who == cid:
             continue
         f = fact_rows.any_row(fact_id)
         if f is None or op == "delete":
-            if f is None:
-                out.append({"op": "erase", "uid": uid, "slug": slug})
+            if f is None:  # a delete stays a delete here too; only a forget is an erasure
+                kind = "delete" if fact_id in deleted else "erase"
+                out.append({"op": kind, "uid": uid, "slug": slug})
             continue
         if f.status not in local_state.SYNCED_STATUSES:
             continue
@@ -315,6 +404,7 @@ def _changes(srv, cid: str, cursor: int) -> tuple[list[dict], int]:
                 "uid": uid,
                 "slug": slug,
                 "fields": {k: getattr(f, k) for k in FIELDS},
+                "status": f.status,
                 "updated_at": f.updated_at,
             }
         )
@@ -331,6 +421,8 @@ def _settle(loc: EngramHandle, outbox, results, rep: SyncReport) -> None:
             continue
         if item["op"] == "erase":
             rep.erased_there += result == "erased"
+        elif item["op"] == "delete":
+            rep.deleted_there += result == "deleted"
         elif result == "blocked":  # a team forget rule covers it: it goes here too
             rep.blocked += 1
             if fact_rows.any_row(item["local_id"]) is not None:
@@ -348,6 +440,8 @@ def _apply_pulls(loc: EngramHandle, changes: list[dict], rep: SyncReport) -> Non
     for ch in changes:
         if ch["op"] == "erase":
             _erase_here(loc, ch, rep)
+        elif ch["op"] == "delete":
+            _delete_here(loc, ch, rep)
         else:
             _upsert_here(loc, ch, rep)
 
@@ -362,6 +456,15 @@ def _erase_here(loc: EngramHandle, ch: dict, rep: SyncReport) -> None:
     local_state.unmap(loc.db, ch["uid"])
 
 
+def _delete_here(loc: EngramHandle, ch: dict, rep: SyncReport) -> None:
+    lid = local_state.local_for(loc.db, ch["uid"])
+    f = fact_rows.any_row(lid) if lid is not None else None
+    if f is not None:
+        loc.agent(ch["slug"]).delete(f.id, actor="sync")
+        rep.deleted_here += 1
+    local_state.unmap(loc.db, ch["uid"])
+
+
 def _upsert_here(loc: EngramHandle, ch: dict, rep: SyncReport) -> None:
     from services.ingest.pipeline import NewFact
 
@@ -370,17 +473,26 @@ def _upsert_here(loc: EngramHandle, ch: dict, rep: SyncReport) -> None:
     lid = local_state.local_for(loc.db, ch["uid"])
     here = fact_rows.any_row(lid) if lid is not None else None
     if here is not None:
-        if here.content == f["content"]:
-            local_state.map_fact(loc.db, here.id, ch["uid"], ch["slug"], here.content_hash)
-            return
+        theirs = _changed(here, {**f, "status": ch.get("status")})
         synced = local_state.mapped(loc.db).get(here.id, (None, None, None))[2]
-        if here.content_hash == synced:  # unchanged here: take theirs
-            mem.edit(here.id, content=f["content"], actor="sync")
+        unchanged_here = synced in (local_state.row_hash(here), here.content_hash)
+        if "content" not in theirs or unchanged_here:
+            # the same text: the fields are theirs (the last push wins, as for the text);
+            # unchanged here: all of it is theirs
+            if theirs:
+                mem.edit(here.id, actor="sync", **theirs)
+                rep.pulled += 1
             fresh = fact_rows.row_by_id(here.id)
-            local_state.map_fact(loc.db, here.id, ch["uid"], ch["slug"], fresh.content_hash)
-            rep.pulled += 1
+            local_state.map_fact(
+                loc.db, here.id, ch["uid"], ch["slug"], local_state.row_hash(fresh)
+            )
             return
-    new = NewFact(**{**f, "tags": f["tags"] or []}, source="sync", metadata={"sync_uid": ch["uid"]})
+    new = NewFact(
+        **{**f, "tags": f["tags"] or []},
+        status=ch.get("status") or "active",
+        source="sync",
+        metadata={"sync_uid": ch["uid"]},
+    )
     (r,) = mem.remember_many([new])
     if r.fact_id is None:
         return  # a local forget rule refuses it
@@ -390,7 +502,7 @@ def _upsert_here(loc: EngramHandle, ch: dict, rep: SyncReport) -> None:
         _supersede(here, r.fact_id)
         rep.conflicts += 1
     got = fact_rows.row_by_id(r.fact_id)
-    local_state.map_fact(loc.db, got.id, ch["uid"], ch["slug"], got.content_hash)
+    local_state.map_fact(loc.db, got.id, ch["uid"], ch["slug"], local_state.row_hash(got))
     rep.pulled += 1
 
 

@@ -4,7 +4,10 @@ store, created on first use (a store that never syncs never has them)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import uuid
+from typing import Any
 
 from models import Agent
 from models import instance as store_instance
@@ -12,10 +15,34 @@ from services.store import fact_rows
 from services.store.uids import all_fact_uids
 
 SYNCED_STATUSES = ("active", "archived")
+# what a round carries besides the text: a change to any of them is a change to push
+CARRIED = ("category", "importance", "pinned", "tags", "status")
+
+
+def state_hash(
+    content_hash: str, category: Any, importance: Any, pinned: Any, tags: Any, status: Any
+) -> str:
+    """One hash of everything sync carries, so an edit of any of it is seen as a change."""
+    norm = [
+        content_hash,
+        category or "",
+        round(float(importance or 0.0), 6),
+        bool(pinned),
+        sorted(tags or []),
+        status or "",
+    ]
+    return hashlib.sha256(json.dumps(norm).encode("utf-8")).hexdigest()
+
+
+def row_hash(f: Any) -> str:
+    return state_hash(f.content_hash, f.category, f.importance, f.pinned, f.tags, f.status)
+
+
 LOCAL_SQL = [
     "CREATE TABLE IF NOT EXISTS sync_state (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    # synced_hash: the content hash both sides agreed on at the last round (an edit since
-    # makes the local fact differ from it)
+    # synced_hash: the state hash (text and carried fields) both sides agreed on at the last
+    # round (an edit since makes the local fact differ from it); a content hash alone in a
+    # store that synced before the fields travelled
     """CREATE TABLE IF NOT EXISTS sync_map (local_id INTEGER PRIMARY KEY, uid TEXT NOT NULL
         UNIQUE, agent_slug TEXT NOT NULL, synced_hash TEXT)""",
     # no text in the queue: an upsert reads the fact when it is pushed (a fact forgotten
@@ -68,6 +95,25 @@ def client_id(db) -> str:
     return cid
 
 
+RENAMED = "server_slug:"  # sync_state key prefix: a local agent's other name on the server
+
+
+def renames(db) -> dict[str, str]:
+    """local agent slug -> its name on the server, where the two differ (a slug clash)."""
+    rows = db.execute_sql(
+        "SELECT key, value FROM sync_state WHERE key LIKE ?", (RENAMED + "%",)
+    ).fetchall()
+    return {k[len(RENAMED) :]: v for k, v in rows}
+
+
+def renamed(db, slug: str) -> str | None:
+    return get(db, RENAMED + slug)
+
+
+def rename(db, slug: str, there: str) -> None:
+    put(db, RENAMED + slug, there)
+
+
 def mapped(db) -> dict[int, tuple[str, str, str | None]]:
     """local fact id → (uid, agent slug, synced hash)"""
     rows = db.execute_sql("SELECT local_id, uid, agent_slug, synced_hash FROM sync_map")
@@ -111,12 +157,16 @@ def collect(db) -> int:
     # a new shared fact is known by the fact's own uid: row ids repeat across copies of a store
     uids = all_fact_uids([r[0] for r in rows if r[0] not in known and r[3] in SYNCED_STATUSES])
     taken = {uid for uid, _, _ in known.values()}
-    for fid, aid, h, status in rows:
+    for fid, aid, ch, status, category, importance, pinned, tags in rows:
         alive.add(fid)
         if status not in SYNCED_STATUSES:
             continue  # superseded history and review candidates stay local
+        h = state_hash(ch, category, importance, pinned, tags, status)
         if fid in known:
             uid, slug, synced = known[fid]
+            if synced == ch:  # agreed before the fields travelled: agreed now
+                map_fact(db, fid, uid, slug, h)
+                continue
             if synced == h or ("upsert", uid) in waiting:
                 continue
         else:
@@ -129,10 +179,14 @@ def collect(db) -> int:
                 continue
         _queue(db, "upsert", slug, uid, fid)
         n += 1
-    for fid in [f for f in known if f not in alive]:  # rows that no longer exist
+    gone = [f for f in known if f not in alive]  # rows that no longer exist
+    # a delete (undoable, no rule) travels as a delete; only a forget is an erasure
+    deleted = fact_rows.deleted_not_forgotten(gone)
+    for fid in gone:
         uid, slug, _ = known[fid]
-        if ("erase", uid) not in waiting:
-            _queue(db, "erase", slug, uid, None)
+        op = "delete" if fid in deleted else "erase"
+        if (op, uid) not in waiting:
+            _queue(db, op, slug, uid, None)
             n += 1
         unmap(db, uid)
     return n
