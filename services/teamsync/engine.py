@@ -342,33 +342,36 @@ def _take_fields(srv, mem, fact_id: int, fields: dict) -> None:
             srv.db.execute_sql("UPDATE fact SET status = status WHERE id = %s", (fact_id,))
 
 
-def _delete_there(srv, item: dict) -> str:
-    """A plain delete: the row goes (undoable from its audit snapshot), no forget rule."""
+def _server_row(srv, item: dict):
+    """(the agent's memory on the server, the fact's row id) for a pushed uid, or None when
+    the agent or the fact is gone there already."""
     from services.errors import NotFound
 
     try:
         mem = srv.agent(item["slug"])
     except NotFound:
-        return "gone"
+        return None
     row = _by_uid(srv.db, mem.agent_id, item["uid"])
-    if row is None:
+    return None if row is None else (mem, row[0])
+
+
+def _delete_there(srv, item: dict) -> str:
+    """A plain delete: the row goes (undoable from its audit snapshot), no forget rule."""
+    found = _server_row(srv, item)
+    if found is None:
         return "gone"
-    mem.delete(row[0], actor="sync")
+    mem, fid = found
+    mem.delete(fid, actor="sync")
     return "deleted"
 
 
 def _erase_there(srv, item: dict) -> str:
-    from services.errors import NotFound
     from services.forget.service import ForgetScope, ForgetService
 
-    try:
-        mem = srv.agent(item["slug"])
-    except NotFound:
+    found = _server_row(srv, item)
+    if found is None:
         return "gone"
-    row = _by_uid(srv.db, mem.agent_id, item["uid"])
-    if row is None:
-        return "gone"
-    ForgetService(srv).execute(ForgetScope(agent=item["slug"], fact_ids=(row[0],)))
+    ForgetService(srv).execute(ForgetScope(agent=item["slug"], fact_ids=(found[1],)))
     return "erased"
 
 
