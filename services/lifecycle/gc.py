@@ -25,7 +25,7 @@ import peewee as pw
 
 from models import AuditEvent, CompiledLayer, Episode, Session
 from services.lifecycle.config import NO_DECAY, LifecycleConfig, config_for
-from services.store import fact_rows
+from services.store import fact_rows, fact_writes
 from services.store.audit import AuditRow, record_audit, record_audit_batch
 from services.store.chunks import chunks
 from services.store.facts import snapshot
@@ -40,6 +40,8 @@ ACTOR = "gc"
 # rest stays active and the next runs take it, a run at a time.
 RUN_CAP_SHARE = 0.25
 RUN_CAP_MIN = 100
+# what an archive, promotion, drain or undo sets on a fact, in the order of its update rows
+_STATE = ("importance", "status", "metadata", "updated_at")
 _COUNTERS = {"expire": "expired", "archive": "archived", "evict": "evicted"}
 
 
@@ -490,9 +492,7 @@ def _apply_decay(memory: MemoryHandle, decay_only: list[_F], report: GCReport) -
         return
     old = {r[0]: (r[1], r[2], r[3]) for r in fact_rows.states([f.id for f in decay_only])}
     rows = [(f.new_importance, _js(f.metadata), f.id) for f in decay_only]
-    memory.db.cursor().executemany(
-        _sql(memory, "UPDATE fact SET importance = ?, metadata = ? WHERE id = ?"), rows
-    )
+    fact_writes.set_states(memory.db, ("importance", "metadata"), rows)
     for imp, meta, fid in rows:
         if fid in old:
             o = old[fid]
@@ -522,11 +522,6 @@ def _fact_update(row, f: _F, reasons, now: datetime, report: GCReport):
     return (imp, status, _js(meta), str(now), row.id), audits
 
 
-def _sql(memory: MemoryHandle, sql: str) -> str:
-    """Raw SQL in the store's placeholder style (``?`` for SQLite, ``%s`` for PostgreSQL)."""
-    return sql.replace("?", memory.db.param)
-
-
 def _apply_acted(
     memory: MemoryHandle, acted: dict[int, _F], reasons, now: datetime, report: GCReport
 ) -> None:
@@ -537,14 +532,7 @@ def _apply_acted(
             upd, aud = _fact_update(row, acted[row.id], reasons, now, report)
             updates.append(upd)
             audits += aud
-        # only these columns: an UPDATE of content/subject/tags would churn the FTS index
-        memory.db.cursor().executemany(
-            _sql(
-                memory,
-                "UPDATE fact SET importance = ?, status = ?, metadata = ?, updated_at = ? WHERE id = ?",
-            ),
-            updates,
-        )
+        fact_writes.set_states(memory.db, _STATE, updates)
         record_audit_batch(memory.db, audits)
 
 
@@ -607,13 +595,7 @@ def _write_states(
     with memory.db.atomic():
         present = {r[0] for r in fact_rows.states(ids, memory.agent_id)}
         rows = [(*states[i], now, i) for i in ids if i in present]
-        memory.db.cursor().executemany(
-            _sql(
-                memory,
-                "UPDATE fact SET importance = ?, status = ?, metadata = ?, updated_at = ? WHERE id = ?",
-            ),
-            rows,
-        )
+        fact_writes.set_states(memory.db, _STATE, rows)
         audits: list[AuditRow] = [
             (memory.agent_id, r[-1], action, None, _js({"status": r[1]}), "user", reason, now)
             for r in rows
