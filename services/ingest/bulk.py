@@ -15,12 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from models import Fact
 from models.tables import utcnow
 from services.ingest.limits import memory_too_long
 from services.ingest.pipeline import NewFact, memory_type_for, validate
 from services.ingest.policy import WritePolicy
-from services.store import fact_rows
+from services.store import fact_rows, fact_writes
 from services.store.text import (
     content_hash,
     require_clean,
@@ -31,14 +30,6 @@ from services.store.text import (
 
 if TYPE_CHECKING:
     from services.store.handle import MemoryHandle
-
-
-_FIELDS = [f for f in Fact._meta.sorted_fields if f.name != "id"]
-_INSERT = 'INSERT INTO "fact" (%s) VALUES (%s)' % (
-    ", ".join(f'"{f.column_name}"' for f in _FIELDS),
-    ", ".join("?" * len(_FIELDS)),
-)
-_DEFAULTS = {"access_count": 0}
 
 
 def bulk_remember(
@@ -78,15 +69,7 @@ def bulk_remember(
         ids: list[int] = []
         with m.db.atomic():
             if rows:
-                # executemany with one prepared statement: building peewee SQL per row costs
-                # more than SQLite's own work at this size
-                m.db.cursor().executemany(
-                    _INSERT.replace("?", m.db.param),  # "%s" on PostgreSQL
-                    (
-                        [f.db_value(r.get(f.name, _DEFAULTS.get(f.name))) for f in _FIELDS]
-                        for r in rows
-                    ),
-                )
+                fact_writes.insert_rows(m.db, rows)
                 ids = fact_rows.newest_ids(m.agent_id, len(rows))
                 m.facts.audit(
                     "bulk-import",
