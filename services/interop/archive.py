@@ -36,7 +36,7 @@ from models.tables import utcnow
 from services.errors import InvalidInput
 from services.ingest.policy import Target, WritePolicy, scrub_snapshot
 from services.interop.export_log import record_export
-from services.store import fact_rows
+from services.store import fact_rows, fact_writes
 from services.store.atomic import atomic_write, check_target
 from services.store.chunks import chunks
 from services.store.handle import EngramHandle, MemoryHandle
@@ -332,15 +332,6 @@ def _id_map(model, old_ids: list[int], keep: bool) -> dict[int, int]:
     return {old: base + k for k, old in enumerate(old_ids)}
 
 
-def _bulk_insert(model, agent_id: int, rows: list[dict]) -> None:
-    groups: dict[tuple, list[dict]] = {}
-    for r in rows:  # insert_many wants one set of columns per statement
-        groups.setdefault(tuple(sorted(r)), []).append({**r, "agent": agent_id})
-    for group in groups.values():
-        for rows_part in chunks(group, 200):  # rows x columns bound variables per statement
-            model.insert_many(list(rows_part)).execute()
-
-
 def _sanitized_facts(policy: WritePolicy, rows: list[dict]) -> tuple[list[dict], set[int]]:
     """Facts that may be stored, with their text as the policy leaves it, and the ids of
     those whose text changed (their archived vectors describe the raw text)."""
@@ -403,14 +394,10 @@ def _insert_facts(engram: EngramHandle, agent, kept, keep, rep, total: int) -> d
         out.append(data)
         if sup in fact_map:
             links.append((fact_map[sup], fact_map[old_id]))
-    _bulk_insert(Fact, agent.id, out)
+    fact_writes.insert_archived(Fact, agent.id, out)
     # a fact is superseded by a later one: link once both exist (foreign keys are checked
     # row by row)
-    if links:
-        p = engram.db.param  # "?" on SQLite, "%s" on PostgreSQL
-        engram.db.cursor().executemany(
-            f"UPDATE fact SET superseded_by_id = {p} WHERE id = {p}", links
-        )
+    fact_writes.link_successors(engram.db, links)
     rep.counts["fact"] = len(fact_map)
     return fact_map
 
@@ -422,7 +409,7 @@ def _insert_plain(model, agent, rows, keep, rep, kind, fix=None) -> dict[int, in
         data = _typed(model, fix(d) if fix else d)
         data["id"] = id_map[data["id"]]
         out.append(data)
-    _bulk_insert(model, agent.id, out)
+    fact_writes.insert_archived(model, agent.id, out)
     rep.counts[kind] = len(id_map)
     return id_map
 

@@ -48,7 +48,7 @@ def insert_rows(db: pw.Database, rows: Sequence[dict]) -> None:
     )
 
 
-def insert_many(model: type[pw.Model], agent_id: int, rows: list[dict]) -> None:
+def insert_archived(model: type[pw.Model], agent_id: int, rows: list[dict]) -> None:
     """Insert an agent's rows of a table (facts, sessions, episodes, layers, audit events
     restored from an archive) with the ids they carry, a few hundred per statement."""
     groups: dict[tuple, list[dict]] = {}
