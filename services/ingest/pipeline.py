@@ -475,7 +475,7 @@ class Ingestor:
             for old in olds:
                 before = snapshot(old)
                 old.status, old.superseded_by, old.updated_at = "superseded", row.id, now
-                old.save()
+                fact_rows.mark_superseded(old.id, row.id, at=now)
                 m.facts.audit(
                     "supersede",
                     old.id,
@@ -501,7 +501,7 @@ class Ingestor:
             return []
         before = snapshot(old)
         old.status, old.superseded_by, old.updated_at = "superseded", fid, utcnow()
-        old.save()
+        fact_rows.mark_superseded(old.id, fid, at=old.updated_at)
         self.m.facts.audit(
             "supersede",
             old.id,
@@ -528,7 +528,7 @@ class Ingestor:
                 if row.status == "archived" and not was_rejected(row.metadata):
                     # said again: it matters after all (unless the user rejected it in review)
                     row.status = "active"
-                row.save()
+                fact_rows.refresh(fid, row.importance, row.status, row.updated_at)
                 if before["status"] != row.status:
                     self.m.facts.audit(
                         "restore", fid, before, snapshot(row), actor="engram", reason="stated again"

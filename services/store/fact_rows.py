@@ -424,9 +424,22 @@ def row_by_id(fact_id: int) -> Any:
     return Fact.get_by_id(fact_id)
 
 
-def mark_superseded(fact_id: int, new_id: int) -> None:
-    """Mark a fact superseded by ``new_id`` (its history stays; no other column changes)."""
-    Fact.update(status="superseded", superseded_by=new_id).where(Fact.id == fact_id).execute()
+def mark_superseded(fact_id: int, new_id: int, at: datetime | None = None) -> None:
+    """Mark a fact superseded by ``new_id`` (its history stays), and changed ``at`` when
+    given: the one writer of supersession, for a newer statement on the same subject, a
+    correction (services/ingest) and a supersession pulled from the team (services/teamsync);
+    no other column changes."""
+    fields: dict[Any, Any] = {Fact.status: "superseded", Fact.superseded_by: new_id}
+    if at is not None:
+        fields[Fact.updated_at] = at
+    Fact.update(fields).where(Fact.id == fact_id).execute()
+
+
+def refresh(fact_id: int, importance: float, status: str, at: datetime) -> None:
+    """A fact stated again: its new importance and status, changed ``at``."""
+    Fact.update(importance=importance, status=status, updated_at=at).where(
+        Fact.id == fact_id
+    ).execute()
 
 
 def sync_states() -> Iterator[tuple[Any, ...]]:
