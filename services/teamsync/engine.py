@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from services.config import StoreConfig
-from services.store import fact_rows
+from services.store import fact_rows, fact_writes
 from services.store.audit import record_audit
 from services.teamsync import local_state
 
@@ -339,7 +339,7 @@ def _take_fields(srv, mem, fact_id: int, fields: dict) -> None:
             # the server's change log (models/server_schema.py) fires on content and status
             # only: name status so a pin, tags, category or importance change is logged
             # for the other machines (one transaction with the edit's own audit event)
-            srv.db.execute_sql("UPDATE fact SET status = status WHERE id = %s", (fact_id,))
+            fact_writes.log_change(srv.db, fact_id)
 
 
 def _server_row(srv, item: dict):
