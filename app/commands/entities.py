@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from app.cli import emit_json
+from app.commands.confirm import add_yes, show_preview
 
 TYPES = ("person", "organisation", "project", "place", "tool", "concept")
 
@@ -29,9 +30,15 @@ def register(sub) -> None:
     a.add_argument("entity", help="name, alias or id")
     a.add_argument("--json", action="store_true")
     a.set_defaults(func=cmd_show)
-    a = sp("merge", "merge entities into the first one (their names become aliases)")
+    a = sp(
+        "merge",
+        "merge entities into the first one (their names become aliases; preview first, "
+        "--yes to do it)",
+    )
     a.add_argument("target")
     a.add_argument("others", nargs="+")
+    a.add_argument("--json", action="store_true")
+    add_yes(a)
     a.set_defaults(func=cmd_merge)
     a = sp("split", "move some facts to a new entity (two people with one name)")
     a.add_argument("entity")
@@ -127,7 +134,28 @@ def _done(what: str, event: int) -> int:
 
 
 def cmd_merge(args, ctx) -> int:
-    return _done("merged", _mem(args, ctx).entities.merge(args.target, args.others))
+    ents = _mem(args, ctx).entities
+    if not args.yes:
+        target, others = ents.find(args.target), [ents.find(o) for o in args.others]
+        lines = [
+            f"Would merge {o.name} (id {o.id}, {o.mention_count} mentions) into {target.name} "
+            f"(id {target.id}); its names become aliases"
+            for o in others
+        ]
+        data = {"action": "merge", "target": target.to_json()}
+        data["others"] = [o.to_json() for o in others]
+        return show_preview(args, lines, data, "merge them (`engram entity undo EVENT` undoes it)")
+    event = ents.merge(args.target, args.others)
+    if args.json:
+        emit_json(
+            {
+                "action": "merge",
+                "event": event,
+                "undo": f"engram entity undo --agent {args.agent} {event}",
+            }
+        )
+        return 0
+    return _done("merged", event)
 
 
 def cmd_split(args, ctx) -> int:
