@@ -146,11 +146,13 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_import)
 
     p = sub.add_parser(
-        "writeback", help="write Engram's edits and deletes back into the agent's memory files"
+        "writeback",
+        help="write Engram's edits and deletes back into the agent's memory files (acts at "
+        "once: it reconciles the files with the store rather than erasing; --dry-run shows it)",
     )
     p.add_argument("--agent", required=True)
     p.add_argument("--prefer", choices=["engram", "file"])
-    p.add_argument("--dry-run", action="store_true")
+    p.add_argument("--dry-run", action="store_true", help="show what would be written")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_writeback)
 
