@@ -128,8 +128,13 @@ def cmd_show(args, ctx) -> int:
     return 0
 
 
-def _done(what: str, event: int) -> int:
-    print(f"{what} (undo: engram entity undo {event})")
+def _undo(args, event: int) -> str:
+    # the entity commands need --agent: the hint must run as printed
+    return f"engram entity undo --agent {args.agent} {event}"
+
+
+def _done(what: str, event: int, args) -> int:
+    print(f"{what} (undo: {_undo(args, event)})")
     return 0
 
 
@@ -151,32 +156,34 @@ def cmd_merge(args, ctx) -> int:
             {
                 "action": "merge",
                 "event": event,
-                "undo": f"engram entity undo --agent {args.agent} {event}",
+                "undo": _undo(args, event),
             }
         )
         return 0
-    return _done("merged", event)
+    return _done("merged", event, args)
 
 
 def cmd_split(args, ctx) -> int:
     ids = [int(x) for x in args.facts.replace(" ", "").split(",") if x]
     new, ev = _mem(args, ctx).entities.split(args.entity, ids, args.name)
-    return _done(f"split into entity {new}", ev)
+    return _done(f"split into entity {new}", ev, args)
 
 
 def cmd_rename(args, ctx) -> int:
     mem = _mem(args, ctx)
-    return _done("renamed", mem.entities.rename(args.entity, args.name, not args.no_alias))
+    return _done("renamed", mem.entities.rename(args.entity, args.name, not args.no_alias), args)
 
 
 def cmd_alias(args, ctx) -> int:
     return _done(
-        "aliases updated", _mem(args, ctx).entities.alias(args.entity, args.add, args.remove)
+        "aliases updated",
+        _mem(args, ctx).entities.alias(args.entity, args.add, args.remove),
+        args,
     )
 
 
 def cmd_type(args, ctx) -> int:
-    return _done("type set", _mem(args, ctx).entities.set_type(args.entity, args.type))
+    return _done("type set", _mem(args, ctx).entities.set_type(args.entity, args.type), args)
 
 
 def cmd_undo(args, ctx) -> int:

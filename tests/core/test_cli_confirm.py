@@ -7,6 +7,7 @@ output says what would happen and to add --yes), with `--json` (a preview says s
 from __future__ import annotations
 
 import json
+import shlex
 import sqlite3
 from datetime import UTC, datetime, timedelta
 
@@ -109,10 +110,17 @@ def test_entity_merge_previews_then_merges_and_says_how_to_undo(cli, tmp_path):
     rc, out, _ = cli("entity", "show", "--agent", "work", "Maria", "--json")
     assert json.loads(out)["name"] == "Maria"
 
-    rc, out, err = cli(*merge, "--yes")
-    assert rc == 0 and "undo: engram entity undo" in out, out + err
+    rc, merged, err = cli(*merge, "--yes")
+    assert rc == 0 and "undo: engram entity undo" in merged, merged + err
     rc, out, _ = cli("entity", "show", "--agent", "work", "Maria", "--json")
     assert json.loads(out)["name"] == "Maria Lopez"
+    # the undo it prints works as printed (the entity commands need --agent)
+    undo = shlex.split(merged.split("undo: ")[1].rstrip(")\n"))
+    assert undo[:3] == ["engram", "entity", "undo"]
+    rc, _, err = cli(*undo[1:])
+    assert rc == 0, err
+    rc, out, _ = cli("entity", "show", "--agent", "work", "Maria", "--json")
+    assert json.loads(out)["name"] == "Maria"
 
 
 @pytest.mark.parametrize("old_flag", [False, True])
