@@ -159,7 +159,8 @@ def cmd_review(args, ctx) -> int:
     from services.errors import InvalidInput
 
     # erasing rebuilds the agent's vectors without the candidate: that needs the model
-    eng = ctx.engram(semantic=args.action in ("edit", "reject"))
+    # (a preview of a reject reads only rows: no model to load)
+    eng = ctx.engram(semantic=args.action == "edit" or (args.action == "reject" and args.yes))
     if args.action == "list":
         return _review_list(eng, args)
     if not args.agent:
