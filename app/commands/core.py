@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.cli import emit_json
+from app.commands.confirm import add_yes, show_preview
 
 if TYPE_CHECKING:
     from services.engram import Engram
@@ -64,14 +65,17 @@ def register(sub) -> None:
     a = asub.add_parser("restore", help="bring an agent back from the trash")
     a.add_argument("slug")
     a.set_defaults(func=cmd_agent_restore)
-    a = asub.add_parser("trash", help="list removed agents; --empty deletes them for good")
+    a = asub.add_parser(
+        "trash", help="list removed agents; --empty --yes deletes them for good (no undo)"
+    )
     a.add_argument(
         "--empty",
         action="store_true",
         help="delete every agent in the trash for good: every trace (as `forget --all` does), "
-        "Engram's hooks for it, then its row",
+        "Engram's hooks for it, then its row (without --yes: only show which)",
     )
     a.add_argument("--agent", help="with --empty: only this agent")
+    add_yes(a)
     a.add_argument("--json", action="store_true")
     a.set_defaults(func=cmd_agent_trash)
 
@@ -115,11 +119,13 @@ def register(sub) -> None:
     for name, helptext in (
         ("pin", "pin a fact (never decays, compiled first)"),
         ("unpin", "unpin a fact"),
-        ("delete", "delete a fact"),
+        ("delete", "delete a fact (preview first; --yes to do it)"),
     ):
         p = sub.add_parser(name, help=helptext)
         p.add_argument("id", type=int, nargs="+")
         p.add_argument("--json", action="store_true", help="machine-readable output")
+        if name == "delete":
+            add_yes(p)
         p.set_defaults(func=cmd_pin_unpin_delete, action=name)
 
     p = sub.add_parser("import", help="import an agent's memory files (format auto-detected)")
@@ -140,11 +146,13 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_import)
 
     p = sub.add_parser(
-        "writeback", help="write Engram's edits and deletes back into the agent's memory files"
+        "writeback",
+        help="write Engram's edits and deletes back into the agent's memory files (acts at "
+        "once: it reconciles the files with the store rather than erasing; --dry-run shows it)",
     )
     p.add_argument("--agent", required=True)
     p.add_argument("--prefer", choices=["engram", "file"])
-    p.add_argument("--dry-run", action="store_true")
+    p.add_argument("--dry-run", action="store_true", help="show what would be written")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_writeback)
 
@@ -250,6 +258,8 @@ def cmd_agent_restore(args, ctx):
 
 
 def cmd_agent_trash(args, ctx):
+    if args.empty and not args.yes:
+        return _preview_empty_trash(args, ctx)
     if args.empty:
         gone = ctx.engram().empty_trash(args.agent)
         if not gone:
@@ -271,6 +281,15 @@ def cmd_agent_trash(args, ctx):
         print("The trash is empty.")
     for t in items:
         print(f"{t.slug}\t{t.fact_count} facts\tremoved {t.trashed_at} UTC")
+
+
+def _preview_empty_trash(args, ctx) -> int:
+    items = [t for t in ctx.engram(semantic=False).trashed_agents() if args.agent in (None, t.slug)]
+    lines = [f"Would delete for good: {t.slug} and its {t.fact_count:,} facts" for t in items]
+    data = {"agents": [t.__dict__ for t in items]}
+    if not items:
+        lines = ["The trash is empty: nothing would be deleted."]
+    return show_preview(args, lines, data, "delete them for good (this cannot be undone)")
 
 
 def cmd_remember(args, ctx):
@@ -428,6 +447,8 @@ def cmd_edit(args, ctx):
 
 def cmd_pin_unpin_delete(args, ctx):
     as_json = getattr(args, "json", False)
+    if args.action == "delete" and not args.yes:
+        return _preview_delete(args, ctx)
     for fid in args.id:
         mem = _owner(ctx, fid)
         if args.action == "delete":
@@ -438,6 +459,13 @@ def cmd_pin_unpin_delete(args, ctx):
             print(fid)
     if as_json:
         emit_json({"action": args.action, "ids": args.id})
+
+
+def _preview_delete(args, ctx) -> int:
+    facts = [_owner(ctx, fid, semantic=False).facts.get(fid) for fid in args.id]
+    lines = [f"Would delete fact {f.id}: {f.content}" for f in facts]
+    data = {"action": "delete", "ids": args.id}
+    return show_preview(args, lines, data, "delete them (`engram forget` also erases their text)")
 
 
 def cmd_import(args, ctx):

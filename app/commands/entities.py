@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from app.cli import emit_json
+from app.commands.confirm import add_yes, show_preview
 
 TYPES = ("person", "organisation", "project", "place", "tool", "concept")
 
@@ -29,9 +30,15 @@ def register(sub) -> None:
     a.add_argument("entity", help="name, alias or id")
     a.add_argument("--json", action="store_true")
     a.set_defaults(func=cmd_show)
-    a = sp("merge", "merge entities into the first one (their names become aliases)")
+    a = sp(
+        "merge",
+        "merge entities into the first one (their names become aliases; preview first, "
+        "--yes to do it)",
+    )
     a.add_argument("target")
     a.add_argument("others", nargs="+")
+    a.add_argument("--json", action="store_true")
+    add_yes(a)
     a.set_defaults(func=cmd_merge)
     a = sp("split", "move some facts to a new entity (two people with one name)")
     a.add_argument("entity")
@@ -121,34 +128,62 @@ def cmd_show(args, ctx) -> int:
     return 0
 
 
-def _done(what: str, event: int) -> int:
-    print(f"{what} (undo: engram entity undo {event})")
+def _undo(args, event: int) -> str:
+    # the entity commands need --agent: the hint must run as printed
+    return f"engram entity undo --agent {args.agent} {event}"
+
+
+def _done(what: str, event: int, args) -> int:
+    print(f"{what} (undo: {_undo(args, event)})")
     return 0
 
 
 def cmd_merge(args, ctx) -> int:
-    return _done("merged", _mem(args, ctx).entities.merge(args.target, args.others))
+    ents = _mem(args, ctx).entities
+    if not args.yes:
+        target, others = ents.find(args.target), [ents.find(o) for o in args.others]
+        lines = [
+            f"Would merge {o.name} (id {o.id}, {o.mention_count} mentions) into {target.name} "
+            f"(id {target.id}); its names become aliases"
+            for o in others
+        ]
+        data = {"action": "merge", "target": target.to_json()}
+        data["others"] = [o.to_json() for o in others]
+        return show_preview(args, lines, data, "merge them (`engram entity undo EVENT` undoes it)")
+    event = ents.merge(args.target, args.others)
+    if args.json:
+        emit_json(
+            {
+                "action": "merge",
+                "event": event,
+                "undo": _undo(args, event),
+            }
+        )
+        return 0
+    return _done("merged", event, args)
 
 
 def cmd_split(args, ctx) -> int:
     ids = [int(x) for x in args.facts.replace(" ", "").split(",") if x]
     new, ev = _mem(args, ctx).entities.split(args.entity, ids, args.name)
-    return _done(f"split into entity {new}", ev)
+    return _done(f"split into entity {new}", ev, args)
 
 
 def cmd_rename(args, ctx) -> int:
     mem = _mem(args, ctx)
-    return _done("renamed", mem.entities.rename(args.entity, args.name, not args.no_alias))
+    return _done("renamed", mem.entities.rename(args.entity, args.name, not args.no_alias), args)
 
 
 def cmd_alias(args, ctx) -> int:
     return _done(
-        "aliases updated", _mem(args, ctx).entities.alias(args.entity, args.add, args.remove)
+        "aliases updated",
+        _mem(args, ctx).entities.alias(args.entity, args.add, args.remove),
+        args,
     )
 
 
 def cmd_type(args, ctx) -> int:
-    return _done("type set", _mem(args, ctx).entities.set_type(args.entity, args.type))
+    return _done("type set", _mem(args, ctx).entities.set_type(args.entity, args.type), args)
 
 
 def cmd_undo(args, ctx) -> int:

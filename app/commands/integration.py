@@ -97,7 +97,8 @@ def register(sub) -> None:
     p = sub.add_parser(
         "sync",
         help="two-way sync with the agent's Memory Setup workspace "
-        "(exit status 4 while conflicts remain)",
+        "(exit status 4 while conflicts remain; acts at once without --yes: it reconciles "
+        "both sides rather than erasing)",
     )
     p.add_argument("--agent", help="the agent whose workspace files to sync")
     p.add_argument(

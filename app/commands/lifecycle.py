@@ -7,6 +7,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING
 
 from app.cli import emit_json
+from app.commands.confirm import add_yes, show_preview
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -60,8 +61,8 @@ def register(sub) -> None:
 
     p = sub.add_parser(
         "review",
-        help="memories waiting for you: list, accept, edit, reject (erase everywhere) or "
-        "not-now (keep hidden) candidates",
+        help="memories waiting for you: list, accept, edit, reject (erase everywhere; "
+        "preview first, --yes to do it) or not-now (keep hidden) candidates",
     )
     p.add_argument(
         "action",
@@ -73,6 +74,7 @@ def register(sub) -> None:
     p.add_argument("--agent", help="default: every agent (needed for accept/reject/edit)")
     p.add_argument("--content", help="edit: the corrected text (the candidate is then accepted)")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--yes", action="store_true", help="reject: do it (default: preview)")
     p.set_defaults(func=cmd_review)
 
     p = sub.add_parser("episodes", help="what happened in an agent's sessions, newest first")
@@ -88,10 +90,15 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_compile)
 
-    p = sub.add_parser("gc", help="decay, expire, consolidate, drain and prune memories")
+    p = sub.add_parser(
+        "gc",
+        help="decay, expire, consolidate, drain and prune memories (preview first; --yes to do it)",
+    )
     p.add_argument("--agent", required=True)
     p.add_argument("--now", type=_day, help="simulate another day (YYYY-MM-DD)")
-    p.add_argument("--dry-run", action="store_true", help="show what would change")
+    add_yes(p)
+    # the old spelling of the default: still previews, even with --yes (as `forget` does)
+    p.add_argument("--dry-run", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_gc)
 
@@ -152,7 +159,8 @@ def cmd_review(args, ctx) -> int:
     from services.errors import InvalidInput
 
     # erasing rebuilds the agent's vectors without the candidate: that needs the model
-    eng = ctx.engram(semantic=args.action in ("edit", "reject"))
+    # (a preview of a reject reads only rows: no model to load)
+    eng = ctx.engram(semantic=args.action == "edit" or (args.action == "reject" and args.yes))
     if args.action == "list":
         return _review_list(eng, args)
     if not args.agent:
@@ -160,6 +168,8 @@ def cmd_review(args, ctx) -> int:
     if not args.ids:
         raise InvalidInput(f"review {args.action}: give the candidate id(s) to {args.action}")
     memory = eng.agent(args.agent)
+    if args.action == "reject" and not args.yes:
+        return _preview_reject(memory, args)
     if args.action == "edit":
         if len(args.ids) != 1 or not args.content:
             raise InvalidInput("review edit: one ID and --content 'the corrected text'")
@@ -188,6 +198,15 @@ def cmd_review(args, ctx) -> int:
         for n in receipt.get("notes", []):
             print(f"  note: {n}")
     return 0 if not receipt or not receipt["counts"].get("remaining_after_verify") else 1
+
+
+def _preview_reject(memory: AgentMemory, args: argparse.Namespace) -> int:
+    waiting = {it.fact.id: it for it in memory.review.items()}
+    ids = [i for i in args.ids if i in waiting]
+    lines = [f"Would reject and erase {i}: {waiting[i].fact.content}" for i in ids]
+    lines += [f"not waiting for review: {i}" for i in args.ids if i not in waiting]
+    data = {"action": "reject", "ids": ids}
+    return show_preview(args, lines, data, "erase them everywhere (this cannot be undone)")
 
 
 def _review_list(eng: Engram, args: argparse.Namespace) -> int:
@@ -248,11 +267,11 @@ def cmd_gc(args, ctx) -> int:
     from services.lifecycle.gc import run_gc
 
     memory = ctx.engram(semantic=False).agent(args.agent)
-    r = run_gc(memory, now=args.now, dry_run=args.dry_run)
+    r = run_gc(memory, now=args.now, dry_run=args.dry_run or not args.yes)
     if args.json:
-        emit_json(r.to_json())
+        emit_json({"preview": True, **r.to_json()} if r.dry_run else r.to_json())
         return 0
-    head = "would change (dry run)" if r.dry_run else "done"
+    head = "would change (preview)" if r.dry_run else "done"
     print(
         f"gc {head}: {r.decayed} decayed, {r.expired} expired, {r.archived} archived, "
         f"{r.evicted} evicted, {r.promoted} promoted, {r.drained} drained, "
@@ -261,6 +280,8 @@ def cmd_gc(args, ctx) -> int:
     for a in r.actions:
         if a.kind != "decay":
             print(f"  {a.kind} {a.target} {a.fact_id if a.fact_id is not None else ''}: {a.reason}")
+    if r.dry_run:
+        print("Nothing changed. Run again with --yes to do it.")
     return 0
 
 

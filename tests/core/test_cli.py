@@ -52,7 +52,7 @@ def test_edit_pin_unpin_delete(cli):
     assert cli("edit", fid, "--content", "Uses Helix")[0] == 0
     assert cli("unpin", fid)[0] == 0
     assert json.loads(cli("show", fid, "--json")[1])["content"] == "Uses Helix"
-    assert cli("delete", fid)[0] == 0
+    assert cli("delete", fid, "--yes")[0] == 0
     rc, out, err = cli("show", fid)
     assert rc == 1 and err.startswith("engram: no fact") and "Traceback" not in err
 

@@ -27,7 +27,7 @@ def test_stats_per_agent_with_json(cli):
     texts = ("Uses zsh", "Likes tea", "Reads Le Monde")
     ids = [cli("remember", "--agent", "a", t)[1].strip() for t in texts]
     cli("pin", ids[0])
-    cli("delete", ids[1])  # gone for good: not counted
+    cli("delete", ids[1], "--yes")  # gone for good: not counted
     cli("edit", ids[2], "--importance", "0.3")
     cli("compile", "--agent", "a")
     rc, out, err = cli("stats", "--json")
@@ -51,7 +51,8 @@ def test_json_on_agent_add_rename_edit_pin_unpin_delete_log_model(cli):
     rc, out, _ = cli("edit", str(fid), "--content", "Uses Helix", "--json")
     assert json.loads(out)["content"] == "Uses Helix"
     for action in ("pin", "unpin", "delete"):
-        rc, out, _ = cli(action, str(fid), "--json")
+        yes = ("--yes",) if action == "delete" else ()
+        rc, out, _ = cli(action, str(fid), "--json", *yes)
         assert rc == 0 and json.loads(out) == {"action": action, "ids": [fid]}
     rc, out, _ = cli("log", "--json", "-n", "5")
     log = json.loads(out)

@@ -33,7 +33,7 @@ def test_rejecting_a_phone_number_erases_it_everywhere(cli, tmp_path):
     rc, out, _ = cli("forget", "--verify", PHONE, "--agent", "me")
     assert rc == 1  # before: the text is there, and verify finds it
 
-    rc, out, err = cli("review", "reject", fid, "--agent", "me")
+    rc, out, err = cli("review", "reject", fid, "--agent", "me", "--yes")
     assert rc == 0, err
     assert "rejected and erased 1" in out and "receipt" in out and "remaining_after_verify 0" in out
 

@@ -33,9 +33,9 @@ def test_entity_show_merge_undo_rename_alias(cli):
     _seed(cli)
     rc, out, _ = cli("entity", "show", "--agent", "work", "Maria Lopez")
     assert rc == 0 and "works on" in out and "Phoenix" in out and "manager at Acme" in out
-    rc, out, err = cli("entity", "merge", "--agent", "work", "Maria Lopez", "Maria")
+    rc, out, err = cli("entity", "merge", "--agent", "work", "Maria Lopez", "Maria", "--yes")
     assert rc == 0, err
-    event = int(out.split("undo ")[-1].rstrip(")\n"))
+    event = int(out.split()[-1].rstrip(")"))
     rc, out, _ = cli("entity", "show", "--agent", "work", "Maria", "--json")
     assert json.loads(out)["name"] == "Maria Lopez" and json.loads(out)["mention_count"] == 3
     assert cli("entity", "undo", "--agent", "work", str(event))[0] == 0

@@ -93,7 +93,7 @@ def test_trash_empty_erases_the_agent_everywhere(data, cli, home):
     assert b"agents/alice/memory.md" in (home / ".claude" / "CLAUDE.md").read_bytes()
 
     assert cli("agent", "remove", "alice")[0] == 0
-    rc, out, err = cli("agent", "trash", "--empty")
+    rc, out, err = cli("agent", "trash", "--empty", "--yes")
     assert rc == 0, err
     assert "Deleted for good: alice" in out
     assert f"removed Engram's integration for alice from {home / '.claude' / 'CLAUDE.md'}" in out
@@ -123,7 +123,7 @@ def test_no_vector_of_the_deleted_agent_is_left_in_chroma(data, cli):
     from services.engram import Engram
 
     assert cli("agent", "remove", "alice")[0] == 0
-    assert cli("agent", "trash", "--empty", "--agent", "alice")[0] == 0
+    assert cli("agent", "trash", "--empty", "--agent", "alice", "--yes")[0] == 0
     e = Engram.open(StoreConfig(data_dir=data))
     try:
         assert [a.slug for a in e.agents()] == ["bob"]

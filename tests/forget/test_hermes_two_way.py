@@ -30,7 +30,7 @@ def test_an_edit_and_a_delete_reach_the_hermes_file(cli, tmp_path):
     tea = ids["The user prefers tea over coffee."]
     laptop = ids["The user's laptop is a ThinkPad X1."]
     assert cli("edit", str(tea), "--content", "The user prefers green tea over coffee.")[0] == 0
-    assert cli("delete", str(laptop))[0] == 0
+    assert cli("delete", str(laptop), "--yes")[0] == 0
     rc, out, err = cli("writeback", "--agent", "her")
     assert rc == 0, out + err
     assert f.read_bytes() == (

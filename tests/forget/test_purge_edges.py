@@ -174,7 +174,7 @@ def test_forgetting_a_fact_deleted_earlier_purges_chroma(tmp_path, capsys):
     assert cli("remember", "--agent", "a", "--create-agent", "Prefers pnpm over npm")[0] == 0
     assert cli("remember", "--agent", "a", PET)[0] == 0
     fid = max(f["id"] for f in json.loads(cli("list", "--agent", "a", "--json")[1]))
-    assert cli("delete", str(fid))[0] == 0
+    assert cli("delete", str(fid), "--yes")[0] == 0
     rc, out, err = cli("forget", "--agent", "a", "--matching", "Borogove", "--yes")
     assert rc == 0 and "remaining_after_verify 0" in out, out + err
     assert _raw_hits(tmp_path / "store", "Borogove") == []
@@ -193,7 +193,7 @@ def test_forgetting_a_deleted_fact_of_a_large_agent_purges_its_vector(store, cap
     d = str(store.config.data_dir)
     alice = store.agent("alice")
     fid = next(f.id for f in alice.list() if f.content == ONE_FACT)
-    assert _run(capsys, "--data-dir", d, "delete", str(fid))[0] == 0
+    assert _run(capsys, "--data-dir", d, "delete", str(fid), "--yes")[0] == 0
     assert hnsw_hits(store, [ONE_FACT])  # deleted, yet its vector is in the segment files
     args = ("forget", "--agent", "alice", "--matching", "Wombatrix", "--yes")
     rc, out, err = _run(capsys, "--data-dir", d, *args)

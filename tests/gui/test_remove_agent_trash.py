@@ -97,7 +97,7 @@ def test_cli_remove_trash_restore(cli):
     assert cli("agent", "restore", "bot")[0] == 0
     assert json.loads(cli("show", fid, "--json")[1])["content"] == "Deploys from the main branch"
     cli("agent", "remove", "bot")
-    rc, out, _ = cli("agent", "trash", "--empty")
+    rc, out, _ = cli("agent", "trash", "--empty", "--yes")
     assert rc == 0 and "bot" in out
     assert cli("agent", "restore", "bot")[0] == 1
     assert cli("show", fid)[0] == 1

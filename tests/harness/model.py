@@ -459,7 +459,7 @@ class EngramMachine(RuleBasedStateMachine):
         ).fetchall():
             toks |= set(TOKEN.findall(text or ""))
         if via_cli:
-            self._cli("agent", "trash", "--empty", "--agent", agent)
+            self._cli("agent", "trash", "--empty", "--agent", agent, "--yes")
         else:
             self.e.empty_trash(agent)
         self.trashed.discard(agent)

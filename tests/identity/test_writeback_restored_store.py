@@ -49,7 +49,7 @@ def test_writeback_from_a_restored_older_store_refuses_and_touches_nothing(tmp_p
     fid = _fact_id(cli, "API latency graphs")
     rc, _, err = cli("edit", str(fid), "--content", "API latency graphs live in Datadog.")
     assert rc == 0, err
-    assert cli("delete", str(_fact_id(cli, "The release manager rotates weekly")))[0] == 0
+    assert cli("delete", str(_fact_id(cli, "The release manager rotates weekly")), "--yes")[0] == 0
     rc, out, err = cli("writeback", "--agent", "cc")
     assert rc == 0 and "written back 2" in out, (out, err)
     topic = folder / "project_release.md"
@@ -117,7 +117,7 @@ def test_old_links_keyed_by_row_ids_are_rekeyed_only_when_the_fact_still_matches
 
     rc, _, err = cli("edit", str(keep_id), "--content", "API latency graphs live in Datadog.")
     assert rc == 0, err
-    assert cli("delete", str(stale_id))[0] == 0
+    assert cli("delete", str(stale_id), "--yes")[0] == 0
     rc, out, err = cli("writeback", "--agent", "cc")
     assert rc == 0 and "written back 1" in out, (out, err)
     assert "Datadog" in (folder / "reference_dashboards.md").read_text()

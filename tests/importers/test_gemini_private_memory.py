@@ -73,7 +73,7 @@ def test_reject_removes_the_proposal_and_leaves_memory_as_it_was(gemini_home, cl
     cli("import", "--agent", "gem", str(memory))
     _, out, _ = cli("review", "--agent", "gem", "--json")
     [item] = json.loads(out)
-    rc, _, err = cli("review", "reject", str(item["fact"]["id"]), "--agent", "gem")
+    rc, _, err = cli("review", "reject", str(item["fact"]["id"]), "--agent", "gem", "--yes")
     assert rc in (0, None), err
     assert (memory / "MEMORY.md").read_text() == MEMORY_MD
     assert not (memory / ".inbox" / "private" / "extraction.patch").exists()

@@ -174,7 +174,7 @@ def test_engram_sync_writes_back_for_an_agent_without_a_workspace(tmp_path, cli)
 
     rc, out, _ = cli("list", "--agent", "cc", "--json")
     fid = next(f["id"] for f in json.loads(out) if f["content"].startswith("API latency"))
-    assert cli("delete", str(fid))[0] == 0
+    assert cli("delete", str(fid), "--yes")[0] == 0
     rc, out, err = cli("sync", "--agent", "cc")
     assert rc == 0, err
     assert "pushed 1" in out and "latency" not in (folder / "reference_dashboards.md").read_text()

@@ -46,7 +46,7 @@ def test_cli_write_edit_delete_and_forget_reach_memory_md_without_compile(cli, t
     md = _memory_md(store, "me")
     assert "sourdough" not in md and "JetBrains Mono" in md
 
-    rc, _, err = cli("delete", fid)
+    rc, _, err = cli("delete", fid, "--yes")
     assert rc == 0, err
     assert "JetBrains Mono" not in _memory_md(store, "me")
 

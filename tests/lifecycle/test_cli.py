@@ -80,7 +80,9 @@ def test_ingest_compile_gc(tmp_path, capsys, transcript):
     )
     rep = json.loads(out)
     assert rc == 0 and rep["dry_run"] and rep["expired"] == 4
-    rc, out, _ = run(capsys, "--data-dir", d, "gc", "--agent", "claude", "--now", "2026-06-01")
+    rc, out, _ = run(
+        capsys, "--data-dir", d, "gc", "--agent", "claude", "--now", "2026-06-01", "--yes"
+    )
     assert rc == 0 and "4 expired" in out and "'task' facts live 14 days" in out
     rc, out, _ = run(capsys, "--data-dir", d, "list", "--agent", "claude", "--status", "active")
     assert "pnpm" not in out

@@ -39,7 +39,7 @@ def test_an_old_transcript_ingested_today_survives_gc(tmp_path, capsys):
     facts, episodes = _state(capsys, d)
     assert facts and episodes, (facts, episodes)
 
-    rc, out, err = run(capsys, "--data-dir", d, "gc", "--agent", "claude", "--json")
+    rc, out, err = run(capsys, "--data-dir", d, "gc", "--agent", "claude", "--json", "--yes")
     assert rc == 0, err
     rep = json.loads(out)
     assert rep["expired"] == rep["archived"] == rep["episodes_pruned"] == 0, rep
@@ -47,5 +47,7 @@ def test_an_old_transcript_ingested_today_survives_gc(tmp_path, capsys):
 
     # the TTL still ends: run the clock past the longest one and the session facts go
     later = (datetime.now(UTC) + timedelta(days=400)).date().isoformat()
-    rc, out, _ = run(capsys, "--data-dir", d, "gc", "--agent", "claude", "--now", later, "--json")
+    rc, out, _ = run(
+        capsys, "--data-dir", d, "gc", "--agent", "claude", "--now", later, "--json", "--yes"
+    )
     assert json.loads(out)["expired"] + json.loads(out)["archived"] > 0

@@ -81,7 +81,7 @@ def test_a_plain_delete_syncs_as_a_delete_and_makes_no_forget_rule(
 ):
     a, b = _two_machines(own_server, tmp_path, monkeypatch, capsys, STANDUP, PARKING)
     fa = _fact(capsys, a, STANDUP)
-    _ok(capsys, a, "delete", str(fa["id"]))
+    _ok(capsys, a, "delete", str(fa["id"]), "--yes")
     out_a = _ok(capsys, a, "sync")
     out_b = _ok(capsys, b, "sync")
     assert _fact(capsys, b, STANDUP) is None
@@ -183,7 +183,7 @@ def test_an_archive_by_gc_and_a_restore_reach_the_other_machine(
     own_server, tmp_path, monkeypatch, capsys
 ):
     a, b = _two_machines(own_server, tmp_path, monkeypatch, capsys, PARKING)
-    out = _ok(capsys, a, "gc", "--agent", "notes", "--now", "2031-01-01")
+    out = _ok(capsys, a, "gc", "--agent", "notes", "--now", "2031-01-01", "--yes")
     assert "1 expired" in out, out  # a fact's shelf life ran out: archived, not gone
     assert "pushed 1" in _ok(capsys, a, "sync")
     assert "pulled 1" in _ok(capsys, b, "sync")

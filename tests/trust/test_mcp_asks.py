@@ -166,7 +166,7 @@ def test_a_server_for_a_removed_agent_fails_before_the_handshake(store, how):
     assert json.loads(first.stdout.splitlines()[0])["result"]["serverInfo"]["name"] == "engram"
     _cli(store, "agent", "remove", "bot")
     if how == "emptied":
-        _cli(store, "agent", "trash", "--empty")
+        _cli(store, "agent", "trash", "--empty", "--yes")
 
     got = _start(store)
     assert got.returncode != 0
