@@ -333,13 +333,8 @@ def _take_fields(srv, mem, fact_id: int, fields: dict) -> None:
     changes = _changed(f, fields) if f is not None else {}
     if not changes:
         return
-    with srv.db.atomic():
-        mem.edit(fact_id, actor="sync", **changes)
-        if "content" not in changes and "status" not in changes:
-            # the server's change log (models/server_schema.py) fires on content and status
-            # only: name status so a pin, tags, category or importance change is logged
-            # for the other machines (one transaction with the edit's own audit event)
-            srv.db.execute_sql("UPDATE fact SET status = status WHERE id = %s", (fact_id,))
+    # the server's change log (schema v13) fires on every carried field: no extra write
+    mem.edit(fact_id, actor="sync", **changes)
 
 
 def _server_row(srv, item: dict):
