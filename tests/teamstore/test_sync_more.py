@@ -6,6 +6,11 @@ in review on both (11), and ``engram serve`` syncs like the app (12)."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 from tests.teamstore.test_sync_fields import _fact, _ok, _run, _two_machines
 
@@ -82,3 +87,66 @@ def test_a_text_edited_on_two_machines_waits_in_review_on_both(
     for data in (a, b):
         rc, out, err = _run(capsys, data, "sync")
         assert rc == 0 and "pushed 0, pulled 0" in out and "conflicts 0" in out, (out, err)
+
+
+def _poll_facts(data, env, want: str) -> list[str]:
+    """The agent's texts as the CLI lists them, once ``want`` is among them (at most 90 s:
+    the served store syncs in a child process, on a busy machine)."""
+    deadline = time.monotonic() + 90
+    while True:
+        r = subprocess.run(
+            [sys.executable, "-m", "app.cli", "--data-dir", str(data), "list", "--agent",
+             "notes", "--json"],
+            capture_output=True, text=True, env=env, timeout=120,
+        )  # fmt: skip
+        texts = [f["content"] for f in json.loads(r.stdout)] if r.returncode == 0 else []
+        if want in texts or time.monotonic() > deadline:
+            return texts
+        time.sleep(0.5)
+
+
+def test_engram_serve_syncs_at_start_and_every_few_minutes(
+    own_server, tmp_path, monkeypatch, capsys
+):
+    """Finding 12: a served store (`engram serve`, no app) keeps in step with the team
+    store: what the laptop wrote while the desktop was off arrives with the first round;
+    what it writes later, with the next one, and the desktop's own writes go out too."""
+    import app
+
+    a, b = _two_machines(own_server, tmp_path, monkeypatch, capsys, STANDUP)
+    _ok(capsys, a, "remember", "--agent", "notes", PARKING)
+    _ok(capsys, a, "sync")
+    root = Path(app.__file__).resolve().parents[1]
+    env = {k: v for k, v in os.environ.items() if k not in ("ENGRAM_NO_DAEMON", "ENGRAM_SYNC_URL")}
+    env.update(PYTHONPATH=str(root), ANONYMIZED_TELEMETRY="False")
+    # rounds every 3 s so the test need not wait minutes
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app.cli", "--data-dir", str(b), "serve", "--keyword",
+         "--sync-every", "0.05"],
+        env=env, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert PARKING in _poll_facts(b, env, PARKING)  # the round at start
+        later = "The coffee machine on floor three is fixed"
+        _ok(capsys, a, "remember", "--agent", "notes", later)
+        _ok(capsys, a, "sync")
+        assert later in _poll_facts(b, env, later)  # a round after it
+        # the desktop's own write (through the served store) goes out with a round too
+        mine = "The desk booking opens on Fridays at noon"
+        r = subprocess.run(
+            [sys.executable, "-m", "app.cli", "--data-dir", str(b), "remember", "--agent",
+             "notes", mine],
+            capture_output=True, text=True, env=env, timeout=120,
+        )  # fmt: skip
+        assert r.returncode == 0, r.stderr
+        monkeypatch.setenv("ENGRAM_SYNC_URL", own_server.url("mine"))
+        for _ in range(60):
+            _ok(capsys, a, "sync")
+            if _fact(capsys, a, mine) is not None:
+                break
+            time.sleep(1)
+        assert _fact(capsys, a, mine) is not None
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=60)
+    assert "engram: sync: pushed" in err, err
