@@ -375,7 +375,9 @@ def _park_there(srv, mem, item: dict) -> str:
     )
     if r.status == "blocked":
         return "blocked"
-    return CONFLICT + uid if r.fact_id is not None else "gone"
+    if r.fact_id is None or r.status in ("duplicate", "near-duplicate"):
+        return item["uid"]  # it says what a stored fact says: nothing waits for the user
+    return CONFLICT + uid
 
 
 def _changed(f, fields: dict) -> dict:
