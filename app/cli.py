@@ -100,7 +100,8 @@ EXIT_CODES = """exit codes:
   2    wrong usage: unknown command or option, invalid value, no store at --data-dir
   3    not done, for a reason outside the command: a forget rule blocked `remember`,
        the sync server is offline (changes stay queued)
-  4    conflicts to resolve: `writeback` or `sync` found a file and Engram both changed,
+  4    conflicts to resolve: `writeback` or `sync` found a file and Engram both changed
+       (or a fact edited on two machines: the other wording waits in `engram review`),
        or the store is older than the links in an agent's files (restored): nothing written
   5    the store was written by a newer Engram: nothing was read or written
   130  interrupted (Ctrl+C): what was kept is said; running the command again finishes it

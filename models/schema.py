@@ -249,11 +249,22 @@ def _v12(db: pw.Database) -> None:
     harden(db)
 
 
+def _v13(db: pw.Database) -> None:
+    """Team stores: the sync change log fires on every field sync carries (pin, tags,
+    category, importance), not only the text and status (models/server_schema.py)."""
+    if not isinstance(db, pw.PostgresqlDatabase):
+        return
+    from models.server_schema import migrate_v13
+
+    migrate_v13(db)
+
+
 # Append new migrations here; never edit a released one. Versions are applied by what is
 # missing, not by "greater than the highest": branches add numbered migrations independently
 # (4 and 5 landed separately), and a store that got 5 first still gets 4 when it arrives.
 MIGRATIONS = [
     (1, _v1), (2, _v2), (3, _v3), (4, _v4), (5, _v5), (8, _v8), (9, _v9), (10, _v10), (12, _v12),
+    (13, _v13),
 ]  # fmt: skip
 CURRENT_VERSION = max(v for v, _ in MIGRATIONS)
 

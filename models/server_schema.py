@@ -100,6 +100,20 @@ SYNC_SQL = [
 ]
 
 
+# v13: the change log watches every field sync carries, so an edit made on the server itself
+# (plain SQL, another tool) reaches the machines too; v8's trigger watched content and status.
+SYNC_TRIGGER_V13 = [
+    "DROP TRIGGER IF EXISTS fact_sync_log ON fact",
+    """CREATE TRIGGER fact_sync_log AFTER INSERT OR DELETE OR UPDATE OF content, status, pinned,
+        tags, category, importance ON fact FOR EACH ROW EXECUTE FUNCTION engram_sync_log()""",
+]
+
+
+def migrate_v13(db: pw.Database) -> None:
+    for stmt in SYNC_TRIGGER_V13:
+        run_raw(db, stmt)
+
+
 def has_pgvector(db: pw.Database) -> bool:
     row = db.execute_sql(
         "SELECT installed_version IS NOT NULL, true FROM pg_available_extensions "

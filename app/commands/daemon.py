@@ -13,6 +13,14 @@ def register(sub) -> None:
         "dir, owner-only); they fall back to running in-process when it is not running",
     )
     p.add_argument("--keyword", action="store_true", help="no embedding model: keyword search only")
+    p.add_argument(
+        "--sync-every",
+        type=float,
+        default=5.0,
+        metavar="MINUTES",
+        help="a store that syncs with a team server: a round at start and every MINUTES "
+        "(default 5; 0: no automatic sync)",
+    )
     p.set_defaults(func=cmd_serve)
 
 
@@ -32,10 +40,27 @@ def cmd_serve(args, ctx) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     print(f"engram: serving {daemon.path}", file=sys.stderr, flush=True)
+    syncing = _start_sync(eng, args.sync_every)
     try:
         daemon.wait()
     except KeyboardInterrupt:
         pass
     finally:
+        if syncing is not None:
+            syncing.stop()
         daemon.stop()
     return 0
+
+
+def _start_sync(eng, minutes: float):
+    """As the app does: a store that syncs keeps in step while it is served."""
+    from app.serve_sync import ServeSync
+    from services import sync_server
+
+    server = sync_server(eng.db) if minutes > 0 else None
+    if server is None:
+        return None
+    print(f"engram: syncing with {server} every {minutes:g} min", file=sys.stderr, flush=True)
+    s = ServeSync(eng.config.data_dir, server, minutes * 60)
+    s.start()
+    return s

@@ -143,4 +143,6 @@ def cmd_server_sync(args, ctx):
         )
         for note in rep.notes:
             print(f"note: {note}")
-    return 0 if rep.online else 3
+    if not rep.online:
+        return 3
+    return 4 if rep.conflicts else 0  # an edit made on two machines waits in review

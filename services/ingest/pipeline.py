@@ -494,7 +494,7 @@ class Ingestor:
             result.status, result.conflicts_with = "conflict", old_id
             result.reason = f"contradicts fact {old_id}: both kept for review"
             return []
-        if kind != "update":
+        if kind != "update" or _waits_as_conflict(fid):
             return []
         old = fact_rows.row_in(old_id, ("active", "pending"))
         if old is None:
@@ -533,3 +533,11 @@ class Ingestor:
                     self.m.facts.audit(
                         "restore", fid, before, snapshot(row), actor="engram", reason="stated again"
                     )
+
+
+def _waits_as_conflict(fid: int) -> bool:
+    """A wording parked in review beside the shared one (services/teamsync: an edit made on
+    two machines) replaces nothing until the user accepts it."""
+    row = fact_rows.row_by_id(fid)
+    note = (row.metadata or {}).get("review") if row is not None else None
+    return isinstance(note, dict) and note.get("reason") == "conflict" and row.status == "pending"

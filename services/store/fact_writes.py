@@ -66,9 +66,3 @@ def link_successors(db: pw.Database, links: Sequence[tuple[int, int]]) -> None:
         db.cursor().executemany(
             _sql(db, "UPDATE fact SET superseded_by_id = ? WHERE id = ?"), links
         )
-
-
-def log_change(db: pw.Database, fact_id: int) -> None:
-    """Have a team server log a fact as changed (its change log, models/server_schema.py,
-    fires on content and status only): a no-op write of its status."""
-    db.execute_sql(_sql(db, "UPDATE fact SET status = status WHERE id = ?"), (fact_id,))

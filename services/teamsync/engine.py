@@ -12,13 +12,15 @@ pulls are idempotent (same text: nothing to do; erased: already gone).
 from __future__ import annotations
 
 import logging
+import uuid
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from services.config import StoreConfig
-from services.store import fact_rows, fact_writes
+from services.store import fact_rows
 from services.store.audit import record_audit
+from services.store.review import review_metadata
 from services.teamsync import local_state
 
 if TYPE_CHECKING:
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 LOOKBACK = 200  # change ids re-read each pull: a transaction that committed late is not missed
+CONFLICT = "conflict:"  # a push result: the wording waits in review under the uid that follows
 FIELDS = ("content", "category", "importance", "pinned", "subject", "tags", "memory_type")
 
 
@@ -137,7 +140,8 @@ def sync_round(config: StoreConfig, server_url: str) -> SyncReport:
             local_state.put(loc.db, "server", _safe(server_url))
         cid = local_state.client_id(loc.db)
         cursor = int(local_state.get(loc.db, "cursor", "0") or 0)
-        outbox = [_payload(op) for op in local_state.queued(loc.db)]
+        agreed = {lid: h for lid, (_, _, h) in local_state.mapped(loc.db).items()}
+        outbox = [_payload(op, agreed) for op in local_state.queued(loc.db)]
         renames = local_state.renames(loc.db)
     finally:
         loc.close()
@@ -169,8 +173,10 @@ def sync_round(config: StoreConfig, server_url: str) -> SyncReport:
                     f"agent {here!r} syncs as {there!r}: the team store has an agent "
                     f"{here!r} you cannot see"
                 )
-        _settle(loc, outbox, results, rep)
+        parked = _settle(loc, outbox, results, rep)
         _apply_pulls(loc, changes, rep)
+        for item, uid in parked:
+            _park_here(loc, item, uid)
         local_state.put(loc.db, "cursor", str(new_cursor))
         local_state.put(loc.db, "last_round", datetime.now(UTC).isoformat(timespec="seconds"))
         local_state.put(loc.db, "last_problem", "")
@@ -192,7 +198,7 @@ def _safe(url: str) -> str:
     return url
 
 
-def _payload(op) -> dict:
+def _payload(op, agreed: dict) -> dict:
     seq, kind, slug, uid, lid = op
     out = {"seq": seq, "op": kind, "slug": slug, "uid": uid, "local_id": lid}
     if kind == "upsert":
@@ -201,6 +207,7 @@ def _payload(op) -> dict:
             out["fields"] = {k: getattr(f, k) for k in FIELDS}
             out["status"] = f.status
             out["hash"] = local_state.row_hash(f)
+            out["base"] = agreed.get(lid)  # the state both sides last agreed on
     return out
 
 
@@ -227,6 +234,15 @@ def _server_step(config, url, embedder, cid, outbox, cursor, renames):
         items = [{**item, "slug": renames.get(item["slug"], item["slug"])} for item in outbox]
         results = {item["seq"]: _push_one(srv, cid, item) for item in items}
         changes, new_cursor = _changes(srv, cid, cursor)
+        # a parked push: the shared text comes back to this machine even if its change was
+        # pulled before (the local copy of it was edited since)
+        pulled = {ch["uid"] for ch in changes}
+        for item in items:
+            if str(results[item["seq"]]).startswith(CONFLICT) and item["uid"] not in pulled:
+                found = _server_row(srv, item)
+                f = fact_rows.any_row(found[1]) if found else None
+                if f is not None:
+                    changes.append(_as_change(f, item["uid"], item["slug"]))
         return results, changes, new_cursor
     finally:
         srv.close()
@@ -295,6 +311,9 @@ def _upsert_there(srv, item: dict) -> str:
     f = item["fields"]
     row = _by_uid(srv.db, mem.agent_id, item["uid"])
     if row is not None:
+        there = fact_rows.any_row(row[0])
+        if there is not None and _both_changed(there, item):
+            return _park_there(srv, mem, item)
         _take_fields(srv, mem, row[0], {**f, "status": item.get("status")})
         return item["uid"]
     (r,) = mem.remember_many(
@@ -319,6 +338,48 @@ def _upsert_there(srv, item: dict) -> str:
     return got[0] if got else item["uid"]  # a duplicate: the uid of the fact already there
 
 
+def _both_changed(there, item: dict) -> bool:
+    """The pushed text differs from the server's, and the server's row moved since this
+    machine last agreed with it: two edits of one fact, neither may silently win."""
+    base = item.get("base")
+    if base is None or item["fields"]["content"] == there.content:
+        return False
+    return base not in (local_state.row_hash(there), there.content_hash)
+
+
+def _conflict_note(uid: str) -> dict:
+    return review_metadata(
+        "conflict",
+        conflict_with=uid,
+        why="edited on two machines: the other wording is the shared memory; accept this "
+        "one to keep it as well, or reject it",
+    )
+
+
+def _park_there(srv, mem, item: dict) -> str:
+    """The later wording waits in review on the server (and so on every machine) beside
+    the shared one; the push's result names its uid."""
+    from services.ingest.pipeline import NewFact
+
+    f = item["fields"]
+    uid = f"{item['uid']}~{uuid.uuid4().hex[:12]}"
+    (r,) = mem.remember_many(
+        [
+            NewFact(
+                **{**f, "tags": f["tags"] or []},
+                status="pending",
+                source="sync",
+                metadata={"sync_uid": uid, **_conflict_note(item["uid"])},
+            )
+        ]
+    )
+    if r.status == "blocked":
+        return "blocked"
+    if r.fact_id is None or r.status in ("duplicate", "near-duplicate"):
+        return item["uid"]  # it says what a stored fact says: nothing waits for the user
+    return CONFLICT + uid
+
+
 def _changed(f, fields: dict) -> dict:
     """What of the carried fields (and the text) differs from the row ``f``."""
     keys = ("content", *local_state.CARRIED)
@@ -333,13 +394,8 @@ def _take_fields(srv, mem, fact_id: int, fields: dict) -> None:
     changes = _changed(f, fields) if f is not None else {}
     if not changes:
         return
-    with srv.db.atomic():
-        mem.edit(fact_id, actor="sync", **changes)
-        if "content" not in changes and "status" not in changes:
-            # the server's change log (models/server_schema.py) fires on content and status
-            # only: name status so a pin, tags, category or importance change is logged
-            # for the other machines (one transaction with the edit's own audit event)
-            fact_writes.log_change(srv.db, fact_id)
+    # the server's change log (schema v13) fires on every carried field: no extra write
+    mem.edit(fact_id, actor="sync", **changes)
 
 
 def _server_row(srv, item: dict):
@@ -399,25 +455,38 @@ def _changes(srv, cid: str, cursor: int) -> tuple[list[dict], int]:
                 kind = "delete" if fact_id in deleted else "erase"
                 out.append({"op": kind, "uid": uid, "slug": slug})
             continue
-        if f.status not in local_state.SYNCED_STATUSES:
+        if f.status not in local_state.SYNCED_STATUSES and not _parked(f):
             continue
-        out.append(
-            {
-                "op": "upsert",
-                "uid": uid,
-                "slug": slug,
-                "fields": {k: getattr(f, k) for k in FIELDS},
-                "status": f.status,
-                "updated_at": f.updated_at,
-            }
-        )
+        out.append(_as_change(f, uid, slug))
     return out, new_cursor
 
 
+def _parked(f) -> bool:
+    note = (f.metadata or {}).get("review")
+    return f.status == "pending" and isinstance(note, dict) and note.get("reason") == "conflict"
+
+
+def _as_change(f, uid: str, slug: str) -> dict:
+    out = {
+        "op": "upsert",
+        "uid": uid,
+        "slug": slug,
+        "fields": {k: getattr(f, k) for k in FIELDS},
+        "status": f.status,
+        "updated_at": f.updated_at,
+    }
+    if _parked(f):
+        out["review"] = f.metadata["review"]
+    return out
+
+
 # back on the local store --------------------------------------------------------------------
-def _settle(loc: EngramHandle, outbox, results, rep: SyncReport) -> None:
+def _settle(loc: EngramHandle, outbox, results, rep: SyncReport) -> list[tuple[dict, str]]:
+    """Settle the pushed items; the parked ones (a conflict: their wording waits in review)
+    are returned with their review uid, to be kept here once the shared text is pulled."""
     from services.forget.service import ForgetScope, ForgetService
 
+    parked = []
     for item in outbox:
         result = results.get(item["seq"])
         if result is None:
@@ -433,10 +502,36 @@ def _settle(loc: EngramHandle, outbox, results, rep: SyncReport) -> None:
                     ForgetScope(agent=item["slug"], fact_ids=(item["local_id"],), rule=False)
                 )
             local_state.unmap(loc.db, item["uid"])
+        elif result.startswith(CONFLICT):
+            rep.conflicts += 1
+            parked.append((item, result[len(CONFLICT) :]))
+            # agreed as it is now, so the shared text pulled in this round replaces it
+            here = fact_rows.any_row(item["local_id"])
+            if here is not None:
+                h = local_state.row_hash(here)
+                local_state.map_fact(loc.db, here.id, item["uid"], item["slug"], h)
         elif result != "gone":
             rep.pushed += 1
             local_state.map_fact(loc.db, item["local_id"], result, item["slug"], item.get("hash"))
         local_state.done(loc.db, item["seq"])
+    return parked
+
+
+def _park_here(loc: EngramHandle, item: dict, uid: str) -> None:
+    """This machine's wording of a conflicting edit, into its review inbox."""
+    from services.ingest.pipeline import NewFact
+
+    f = item["fields"]
+    new = NewFact(
+        **{**f, "tags": f["tags"] or []},
+        status="pending",
+        source="sync",
+        metadata={"sync_uid": uid, **_conflict_note(item["uid"])},
+    )
+    (r,) = loc.agent(item["slug"], create=True).remember_many([new])
+    if r.fact_id is not None and r.fact_id != item["local_id"]:
+        got = fact_rows.row_by_id(r.fact_id)
+        local_state.map_fact(loc.db, got.id, uid, item["slug"], local_state.row_hash(got))
 
 
 def _apply_pulls(loc: EngramHandle, changes: list[dict], rep: SyncReport) -> None:
@@ -475,6 +570,8 @@ def _upsert_here(loc: EngramHandle, ch: dict, rep: SyncReport) -> None:
     f = ch["fields"]
     lid = local_state.local_for(loc.db, ch["uid"])
     here = fact_rows.any_row(lid) if lid is not None else None
+    if here is None and ch.get("review"):  # another machine's wording of a conflict
+        rep.conflicts += 1
     if here is not None:
         theirs = _changed(here, {**f, "status": ch.get("status")})
         synced = local_state.mapped(loc.db).get(here.id, (None, None, None))[2]
@@ -494,7 +591,7 @@ def _upsert_here(loc: EngramHandle, ch: dict, rep: SyncReport) -> None:
         **{**f, "tags": f["tags"] or []},
         status=ch.get("status") or "active",
         source="sync",
-        metadata={"sync_uid": ch["uid"]},
+        metadata={"sync_uid": ch["uid"], **({"review": ch["review"]} if ch.get("review") else {})},
     )
     (r,) = mem.remember_many([new])
     if r.fact_id is None:

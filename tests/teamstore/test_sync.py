@@ -91,9 +91,11 @@ def test_two_machines_write_offline_then_sync_every_write_once_and_a_forget_eras
     con.close()
 
 
-def test_an_edit_made_on_both_machines_ends_as_one_fact_with_the_other_kept_as_history(
+def test_an_edit_made_on_both_machines_keeps_the_first_and_puts_the_other_in_review(
     own_server, tmp_path, monkeypatch, capsys
 ):
+    """Issue 31 finding 11: the later push no longer wins silently (was: last push wins,
+    `conflicts 0`); it waits in review on both machines and those rounds exit 4."""
     for var in ("ENGRAM_DB_URL", "ENGRAM_CHROMA_URL"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("ENGRAM_SYNC_URL", own_server.url("mine"))
@@ -109,14 +111,15 @@ def test_an_edit_made_on_both_machines_ends_as_one_fact_with_the_other_kept_as_h
     assert _run(capsys, a, "edit", str(fa), "--content", "Standup moved to 10:00")[0] == 0
     assert _run(capsys, b, "edit", str(fb), "--content", "Standup moved to 9:45")[0] == 0
     own_server.resume()
-    for data in (a, b, a):
+    for data, code in ((a, 0), (b, 4), (a, 4)):
         rc, out, err = _run(capsys, data, "sync")
-        assert rc == 0, (out, err)
-    # the last push wins on every machine; nothing doubled
-    assert _facts(capsys, a) == _facts(capsys, b) == ["Standup moved to 9:45"]
-    # the laptop's own wording is history there, not lost
-    rc, out, _ = _run(capsys, a, "show", str(fa), "--json")
-    assert "Standup moved to 10:00" in out
+        assert rc == code, (out, err)
+    # the first push is the shared memory on every machine; nothing doubled
+    assert _facts(capsys, a) == _facts(capsys, b) == ["Standup moved to 10:00"]
+    # the desktop's wording is not lost: it waits in review on both machines
+    for data in (a, b):
+        rc, out, _ = _run(capsys, data, "review", "--agent", "notes", "--json")
+        assert [it["fact"]["content"] for it in json.loads(out)] == ["Standup moved to 9:45"]
 
 
 def test_a_push_whose_answer_was_lost_is_applied_once(own_server, tmp_path, monkeypatch, capsys):
