@@ -12,7 +12,7 @@ TYPES = ("person", "organisation", "project", "place", "tool", "concept")
 def register(sub) -> None:
     p = sub.add_parser("entities", help="the people, projects, places and tools an agent knows")
     p.add_argument("--agent", required=True)
-    p.add_argument("--type", choices=TYPES)
+    p.add_argument("--type", choices=TYPES, help="only entities of this type")
     p.add_argument("--candidates", action="store_true", help="possible duplicates to review")
     p.add_argument("--relink", action="store_true", help="link every stored fact again")
     p.add_argument("--json", action="store_true")
@@ -35,8 +35,8 @@ def register(sub) -> None:
         "merge entities into the first one (their names become aliases; preview first, "
         "--yes to do it)",
     )
-    a.add_argument("target")
-    a.add_argument("others", nargs="+")
+    a.add_argument("target", help="the entity the others are merged into")
+    a.add_argument("others", nargs="+", help="entities merged into the target")
     a.add_argument("--json", action="store_true")
     add_yes(a)
     a.set_defaults(func=cmd_merge)
@@ -47,23 +47,27 @@ def register(sub) -> None:
     a.set_defaults(func=cmd_split)
     a = sp("rename", "rename an entity (the old name stays as an alias)")
     a.add_argument("entity")
-    a.add_argument("name")
+    a.add_argument("name", help="the new name")
     a.add_argument("--no-alias", action="store_true", help="do not keep the old name")
     a.set_defaults(func=cmd_rename)
     a = sp("alias", "add or remove an entity's aliases")
     a.add_argument("entity")
-    a.add_argument("--add", action="append", default=[])
-    a.add_argument("--remove", action="append", default=[])
+    a.add_argument("--add", action="append", default=[], help="an alias to add (repeatable)")
+    a.add_argument("--remove", action="append", default=[], help="an alias to remove (repeatable)")
     a.set_defaults(func=cmd_alias)
     a = sp("type", "set an entity's type")
     a.add_argument("entity")
-    a.add_argument("type", choices=TYPES)
+    a.add_argument("type", choices=TYPES, help="the entity's type")
     a.set_defaults(func=cmd_type)
     a = sp("undo", "undo a merge, split, rename, alias or type change (its event id)")
-    a.add_argument("event", type=int)
+    a.add_argument(
+        "event", type=int, help="the merge or split to undo (its id in `engram entity show`)"
+    )
     a.set_defaults(func=cmd_undo)
     a = sp("dismiss", "these two are different: drop a merge candidate")
-    a.add_argument("candidate", type=int)
+    a.add_argument(
+        "candidate", type=int, help="the suggested merge to dismiss (its id in `engram entities`)"
+    )
     a.set_defaults(func=cmd_dismiss)
 
 

@@ -55,7 +55,12 @@ def register(sub) -> None:
         "~/.claude/projects, a Codex sessions tree): each session is read once",
     )
     p.add_argument("--session-id", help="default: the id in the transcript, else the file name")
-    p.add_argument("--format", dest="fmt", choices=("claude-code", "codex", "jsonl"))
+    p.add_argument(
+        "--format",
+        dest="fmt",
+        choices=("claude-code", "codex", "jsonl"),
+        help="the transcript's format (default: detected)",
+    )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_ingest_session)
 
@@ -69,6 +74,8 @@ def register(sub) -> None:
         nargs="?",
         choices=("list", "accept", "reject", "not-now", "edit"),
         default="list",
+        help="list (default), accept, reject (erase everywhere), not-now (keep hidden) "
+        "or edit (correct, then accept)",
     )
     p.add_argument("ids", nargs="*", type=int, metavar="ID")
     p.add_argument("--agent", help="default: every agent (needed for accept/reject/edit)")

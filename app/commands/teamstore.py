@@ -20,7 +20,7 @@ def register(sub) -> None:
     p = sub.add_parser("team", help="the team store: members")
     tsub = p.add_subparsers(dest="team_cmd", required=True)
     a = tsub.add_parser("add-member", help="a login role for one person (as the admin role)")
-    a.add_argument("name")
+    a.add_argument("name", help="the member's name (their database role)")
     a.add_argument(
         "--password-stdin", action="store_true", help="read the password from stdin (one line)"
     )
