@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from app.cli import emit_json
 from app.commands.confirm import add_yes, show_preview
 from app.commands.help_text import old_spelling
+from services.consequences import DELETE_FACT, EMPTY_TRASH
 
 if TYPE_CHECKING:
     from services.engram import Engram
@@ -328,7 +329,7 @@ def _preview_empty_trash(args, ctx) -> int:
     data = {"agents": [t.__dict__ for t in items]}
     if not items:
         lines = ["The trash is empty: nothing would be deleted."]
-    return show_preview(args, lines, data, "delete them for good (this cannot be undone)")
+    return show_preview(args, lines, data, "delete them for good", EMPTY_TRASH)
 
 
 def cmd_remember(args, ctx):
@@ -504,7 +505,7 @@ def _preview_delete(args, ctx) -> int:
     facts = [_owner(ctx, fid, semantic=False).facts.get(fid) for fid in args.id]
     lines = [f"Would delete fact {f.id}: {f.content}" for f in facts]
     data = {"action": "delete", "ids": args.id}
-    return show_preview(args, lines, data, "delete them (`engram forget` also erases their text)")
+    return show_preview(args, lines, data, "delete them", DELETE_FACT)
 
 
 def cmd_import(args, ctx):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from app.cli import emit_json
 from app.commands.confirm import add_yes, show_preview
+from services.consequences import MERGE_ENTITIES
 
 TYPES = ("person", "organisation", "project", "place", "tool", "concept")
 
@@ -153,7 +154,7 @@ def cmd_merge(args, ctx) -> int:
         ]
         data = {"action": "merge", "target": target.to_json()}
         data["others"] = [o.to_json() for o in others]
-        return show_preview(args, lines, data, "merge them (`engram entity undo EVENT` undoes it)")
+        return show_preview(args, lines, data, "merge them", MERGE_ENTITIES)
     event = ents.merge(args.target, args.others)
     if args.json:
         emit_json(

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from app.cli import emit_json
 from app.commands.confirm import add_yes, show_preview
+from services.consequences import REJECT
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -213,7 +214,7 @@ def _preview_reject(memory: AgentMemory, args: argparse.Namespace) -> int:
     lines = [f"Would reject and erase {i}: {waiting[i].fact.content}" for i in ids]
     lines += [f"not waiting for review: {i}" for i in args.ids if i not in waiting]
     data = {"action": "reject", "ids": ids}
-    return show_preview(args, lines, data, "erase them everywhere (this cannot be undone)")
+    return show_preview(args, lines, data, "erase them everywhere", REJECT)
 
 
 def _review_list(eng: Engram, args: argparse.Namespace) -> int:
