@@ -118,7 +118,8 @@ def register(sub) -> None:
 
     p = sub.add_parser(
         "sync",
-        help="two-way sync with the agent's Memory Setup workspace "
+        help="two jobs: `sync --agent A` reconciles the agent's Memory Setup workspace files; "
+        "`sync --server URL` this store with a team store on PostgreSQL "
         "(exit status 4 while conflicts remain; acts at once without --yes: it reconciles "
         "both sides rather than erasing)",
     )
