@@ -63,9 +63,11 @@ def register(sub) -> None:
     add_agent_commands(asub)
     a = asub.add_parser("remove", help="move an agent and its memories to the trash")
     a.add_argument("slug")
+    a.add_argument("--json", action="store_true")
     a.set_defaults(func=cmd_agent_remove)
     a = asub.add_parser("restore", help="bring an agent back from the trash")
     a.add_argument("slug")
+    a.add_argument("--json", action="store_true")
     a.set_defaults(func=cmd_agent_restore)
     a = asub.add_parser(
         "trash", help="list removed agents; --empty --yes deletes them for good (no undo)"
@@ -223,6 +225,7 @@ def register(sub) -> None:
     )
     p.add_argument("--force", action="store_true", help="replace OUT if it exists")
     p.add_argument("out")
+    p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("verify", help="check that SQLite, FTS and Chroma agree")
@@ -286,6 +289,11 @@ def cmd_agent_rename(args, ctx):
 
 def cmd_agent_remove(args, ctx):
     t = ctx.engram(semantic=False).trash_agent(args.slug)
+    if args.json:
+        emit_json(
+            {"trashed": t.slug, "facts": t.fact_count, "undo": f"engram agent restore {t.slug}"}
+        )
+        return
     print(
         f"Moved {t.slug} and its {t.fact_count:,} facts to the trash. "
         f"`engram agent restore {t.slug}` brings it back."
@@ -294,6 +302,9 @@ def cmd_agent_remove(args, ctx):
 
 def cmd_agent_restore(args, ctx):
     a = ctx.engram(semantic=False).restore_agent(args.slug)
+    if args.json:
+        emit_json({"restored": a.slug})
+        return
     print(f"Restored {a.slug} with all its memories.")
 
 
@@ -688,6 +699,9 @@ def cmd_export(args, ctx):
 
     mem = ctx.engram(semantic=False).agent(args.agent)
     path = export_agent(mem, Path(args.out).expanduser(), args.format, force=args.force)
+    if args.json:
+        emit_json({"path": str(path), "format": args.format})
+        return
     print(path)
 
 

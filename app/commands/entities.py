@@ -25,6 +25,8 @@ def register(sub) -> None:
     def sp(name: str, helptext: str):
         a = esub.add_parser(name, help=helptext)
         a.add_argument("--agent", required=True)
+        if name not in ("show", "merge"):  # those two add it with their own options
+            a.add_argument("--json", action="store_true")
         return a
 
     a = sp("show", "an entity's facts over time, relations and sources")
@@ -139,6 +141,9 @@ def _undo(args, event: int) -> str:
 
 
 def _done(what: str, event: int, args) -> int:
+    if getattr(args, "json", False):
+        emit_json({"done": what, "event": event, "undo": _undo(args, event)})
+        return 0
     print(f"{what} (undo: {_undo(args, event)})")
     return 0
 
@@ -193,11 +198,17 @@ def cmd_type(args, ctx) -> int:
 
 def cmd_undo(args, ctx) -> int:
     _mem(args, ctx).entities.undo(args.event)
+    if args.json:
+        emit_json({"undone": args.event})
+        return 0
     print("undone")
     return 0
 
 
 def cmd_dismiss(args, ctx) -> int:
     _mem(args, ctx).entities.dismiss(args.candidate)
+    if args.json:
+        emit_json({"dismissed": args.candidate})
+        return 0
     print("dismissed")
     return 0

@@ -99,6 +99,7 @@ def register(sub) -> None:
 
     p = sub.add_parser("pii", help="show or set an agent's personal-data policy")
     p.add_argument("--agent", required=True)
+    p.add_argument("--json", action="store_true")
     p.add_argument(
         "policy",
         nargs="?",
@@ -344,6 +345,9 @@ def cmd_pii(args, ctx):
     mem = eng.agent(args.agent)
     cur = mem.settings.get("pii") or "allow"
     if args.policy is None:
+        if args.json:
+            emit_json({"agent": args.agent, "pii": _per_kind(cur, KINDS)})
+            return 0
         if isinstance(cur, str):
             print(", ".join(f"{k}: {cur}" for k in KINDS))
         else:
@@ -356,4 +360,13 @@ def cmd_pii(args, ctx):
     else:
         new = validate_policy(args.policy)
     eng.update_agent(args.agent, settings={"pii": new})
+    if args.json:
+        emit_json({"agent": args.agent, "pii": _per_kind(new, KINDS)})
+        return 0
     print(f"{args.agent}: pii {new}")
+
+
+def _per_kind(policy, kinds) -> dict[str, str]:
+    if isinstance(policy, str):
+        return {k: policy for k in kinds}
+    return {k: policy.get(k, policy.get("default", "allow")) for k in kinds}

@@ -33,6 +33,7 @@ def register(sub) -> None:
         h.add_argument("--project", help="project directory (CLAUDE.md / .cursor/rules)")
         h.add_argument("--yes", action="store_true", help="apply the plan")
         h.add_argument("--dry-run", action="store_true", help="print the plan only (default)")
+        h.add_argument("--json", action="store_true")
         g = h.add_mutually_exclusive_group()
         g.add_argument(
             "--no-mcp",
@@ -161,6 +162,7 @@ def register(sub) -> None:
     p = sub.add_parser(
         "demo", help="add four clearly-marked demo agents (once: a second run adds nothing)"
     )
+    p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_demo)
 
 
@@ -212,12 +214,30 @@ def cmd_hooks(args, ctx):
 def _show_and_apply(plan, args, data_dir: Path) -> int:
     from services.integrations import hooks_install as hooks
 
+    act = bool(plan.pending) and args.yes and not args.dry_run
+    if args.json:
+        touched = hooks.apply(plan, data_dir) if act else []
+        emit_json(
+            {
+                "action": args.action,
+                "target": plan.target,
+                "agent": plan.agent,
+                "preview": not act,
+                "changes": [
+                    {"path": str(c.path), "change": "write" if c.after is not None else "remove"}
+                    for c in plan.pending
+                ],
+                "notes": list(plan.notes),
+                "backups": [str(b) for b in touched],
+            }
+        )
+        return 0
     sys.stdout.write(plan.preview())
     for n in plan.notes:
         print(f"note: {n}")
     if not plan.pending:
         return 0
-    if not args.yes or args.dry_run:
+    if not act:
         print(f"(plan only: run again with --yes to {args.action})")
         return 0
     touched = hooks.apply(plan, data_dir)
@@ -483,6 +503,9 @@ def cmd_demo(args, ctx):
             file=sys.stderr,
         )
         return 130
+    if args.json:
+        emit_json({"added": added})
+        return 0
     if not any(added.values()):
         print("the demo agents are already here: nothing added")
     for a in eng.agents():

@@ -83,3 +83,56 @@ def test_json_on_mcp_token_rules_remove_and_archive_export(cli, tmp_path):
     assert json.loads(out) == {"removed_rule": rule["id"]}
     rc, out, _ = cli("rules", "list", "--json")
     assert json.loads(out) == []
+
+
+NO_JSON = {"gui", "completion", "serve"}  # a window, a shell script, a resident process
+
+
+def test_every_command_takes_json():
+    import argparse
+
+    lacking: list[str] = []
+
+    def walk(p: argparse.ArgumentParser, path: list[str]) -> None:
+        subs = [a for a in p._actions if isinstance(a, argparse._SubParsersAction)]
+        for action in subs:
+            for name, sub in action.choices.items():
+                walk(sub, [*path, name])
+        if not subs and path[0] not in NO_JSON and not any(a.dest == "json" for a in p._actions):
+            lacking.append(" ".join(path))
+
+    walk(build_parser(), [])
+    assert lacking == []
+
+
+def test_json_answers_of_agent_pii_entity_and_hooks_commands(cli, tmp_path):
+    cli("agent", "add", "a")
+    cli("remember", "--agent", "a", "Maria Chen leads the payments team at Stripe")
+    rc, out, err = cli("pii", "--agent", "a", "ask", "--json")
+    assert rc == 0, err
+    assert set(json.loads(out)["pii"].values()) == {"ask"}
+    rc, out, _ = cli("entities", "--agent", "a", "--json")
+    maria = next(e for e in json.loads(out) if e["name"] == "Maria Chen")
+    rc, out, err = cli(
+        "entity", "rename", "--agent", "a", str(maria["id"]), "Maria Chen-Lee", "--json"
+    )
+    assert rc == 0, err
+    assert json.loads(out)["undo"].startswith("engram entity undo")
+    rc, out, _ = cli("entities", "--agent", "a", "--json")
+    assert "Maria Chen-Lee" in {e["name"] for e in json.loads(out)}
+
+    home = tmp_path / "home"
+    home.mkdir()
+    rc, out, err = cli(
+        "hooks", "install", "claude-code", "--agent", "a", "--home", str(home), "--json"
+    )
+    assert rc == 0, err
+    plan = json.loads(out)
+    assert plan["preview"] is True and plan["changes"] and plan["backups"] == []
+    assert list(home.iterdir()) == []  # a preview writes nothing
+
+    rc, out, err = cli("agent", "remove", "a", "--json")
+    assert rc == 0, err
+    assert json.loads(out) == {"trashed": "a", "facts": 1, "undo": "engram agent restore a"}
+    rc, out, _ = cli("agent", "restore", "a", "--json")
+    assert json.loads(out) == {"restored": "a"}
