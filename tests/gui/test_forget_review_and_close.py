@@ -13,7 +13,7 @@ from tests_gui_helpers import answer_modal, open_tab
 def _open_forget_matching(window, qtbot, text):
     window.tabs.currentWidget().table.clearSelection()
     window.act_forget.trigger()  # Edit → Forget permanently… (Ctrl+Shift+Del)
-    dlg = window.forget_dialog
+    dlg = window.privacy_ctl.forget_dialog
     qtbot.keyClicks(dlg.matching, text)
     with qtbot.waitSignal(dlg.previewed, timeout=60000):
         qtbot.mouseClick(dlg.preview_btn, Qt.LeftButton)
@@ -73,17 +73,17 @@ def test_closing_the_dialog_while_it_forgets(window, seeded, qtbot):
     fid = next(f.id for f in seeded.list() if f.content.startswith("Prefers PostgreSQL"))
     tab.select_ids([fid], current=fid)
     window.act_forget.trigger()
-    dlg = window.forget_dialog
+    dlg = window.privacy_ctl.forget_dialog
     with qtbot.waitSignal(dlg.previewed, timeout=60000):
         qtbot.mouseClick(dlg.preview_btn, Qt.LeftButton)
     answer_modal(qtbot, lambda: qtbot.mouseClick(dlg.execute_btn, Qt.LeftButton), button_text="Yes")
     assert window.workspaces._held == 1, "two-way sync pauses while the forget runs"
     qtbot.mouseClick(dlg.close_btn, Qt.LeftButton)  # closed mid-run: the dialog is deleted
     qtbot.waitUntil(lambda: getattr(window, "receipt_box", None) is not None, timeout=60000)
-    assert window.receipt_box.isVisible()
-    assert window.receipt_box.text().startswith("Receipt #")
-    assert "1 facts" in window.receipt_box.text()
+    assert window.privacy_ctl.receipt_box.isVisible()
+    assert window.privacy_ctl.receipt_box.text().startswith("Receipt #")
+    assert "1 facts" in window.privacy_ctl.receipt_box.text()
     assert window.workspaces._held == 0, "two-way sync resumes"
     assert seeded.facts.rows([fid]) == {}
     qtbot.waitUntil(lambda: not window.runner.is_busy(), timeout=15000)
-    window.receipt_box.close()
+    window.privacy_ctl.receipt_box.close()

@@ -217,7 +217,7 @@ def test_demo_progress_counts_the_agents_as_they_are_written(engram, qtbot):
     qtbot.addWidget(w, before_close_func=lambda w: w.shutdown())
     try:
         w.show()
-        bar = w.welcome.progress
+        bar = w.startup_ctl.welcome.progress
         shown: list[str] = []
         # after the window's own slot: what the bar reads while the demo is written
         w.runner.job_progress.connect(lambda *_: shown.append(bar.text()))
