@@ -4,6 +4,7 @@ the window's own (steps of no one agent: a GC of all agents, a removed agent).""
 from __future__ import annotations
 
 from PySide6.QtCore import Slot
+from shiboken6 import isValid
 
 from ui.controllers.base import Controller
 
@@ -38,6 +39,8 @@ class UndoRouter(Controller):
 
     @Slot()
     def _update_undo_actions(self, *_a) -> None:
+        if not (isValid(self.w.undo_group) and isValid(self.w.act_undo)):
+            return  # the window is being destroyed: its stacks go after the group
         u, r = self._next_undo(), self._next_redo()
         self.w.act_undo.setEnabled(u is not None)
         self.w.act_undo.setText(f"&Undo {u.undoText()}" if u is not None else "&Undo")
