@@ -74,8 +74,19 @@ class AgentTab(QWidget):
         self.engram, self.memory, self.runner = engram, memory, runner
         self.undo_stack = QUndoStack(self)
         self._painted = False
+        self._build_table(engram, memory, runner)
+        self._build_split()
+        bulk = self._build_bulk()
+        facts_page = self._build_facts_page(bulk)
+        self._build_views(memory, runner, facts_page)
+        self._wire()
+        self._update_count()
+        self._update_bulk()
+        self._set_tab_order()
 
-        # facts page ------------------------------------------------------------------------
+    # building the tab ----------------------------------------------------------------------
+    def _build_table(self, engram, memory, runner) -> None:
+        """The facts page's filter bar, search panel, model and table."""
         self.filter_bar = FilterBar()
         self.search = SearchPanel(
             engram, runner, memory, filters=self.filter_bar.filters, parent=self
@@ -124,6 +135,8 @@ class AgentTab(QWidget):
         bar.sliderMoved.connect(self._on_slider_moved)
         bar.sliderReleased.connect(lambda: self._on_slider_moved(bar.sliderPosition()))
 
+    def _build_split(self) -> None:
+        """The table (or the search results) beside the fact editor."""
         self.stack = QStackedWidget()
         self.stack.addWidget(self.table)
         self.stack.addWidget(self.search.results)
@@ -151,6 +164,8 @@ class AgentTab(QWidget):
         split.setChildrenCollapsible(False)
         self.splitter = split
 
+    def _build_bulk(self) -> QHBoxLayout:
+        """The count and the buttons that act on the selected facts."""
         self.count_label = QLabel("")
         self.pin_btn = QPushButton("Pin")
         self.pin_btn.setToolTip("Pin the selected facts (Ctrl+P)")
@@ -177,7 +192,10 @@ class AgentTab(QWidget):
             set_name(b, text)
             b.setFocusPolicy(Qt.TabFocus)
             bulk.addWidget(b)
+        return bulk
 
+    def _build_facts_page(self, bulk: QHBoxLayout) -> QWidget:
+        """Search, the empty-store hint, filters, table and editor, bulk buttons."""
         self.empty_hint = QLabel(
             "<b>No memories here yet.</b> Import this agent's memory files or folders "
             "(File → Import, Ctrl+I), add a fact yourself (Edit → Add fact, Ctrl+Shift+N), "
@@ -191,10 +209,12 @@ class AgentTab(QWidget):
         fl.addWidget(self.search.bar)
         fl.addWidget(self.empty_hint)
         fl.addWidget(self.filter_bar)
-        fl.addWidget(split, 1)
+        fl.addWidget(self.splitter, 1)
         fl.addLayout(bulk)
+        return facts_page
 
-        # other views (loaded the first time they are shown) ----------------------------------
+    def _build_views(self, memory, runner, facts_page: QWidget) -> None:
+        """The other views (loaded the first time they are shown) in tabs beside Facts."""
         self.timeline = TimelineView(memory)
         self.compiled = CompiledView(memory)
         self.compiled.compile_requested.connect(self._compile_me)
@@ -227,6 +247,7 @@ class AgentTab(QWidget):
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.views)
 
+    def _wire(self) -> None:
         self.filter_bar.changed.connect(self._on_filters)
         self.search.query_changed.connect(self._on_query)
         self.search.hit_activated.connect(self._on_hit)
@@ -236,8 +257,8 @@ class AgentTab(QWidget):
         self.search.table.installEventFilter(self)
         self.search.table.viewport().installEventFilter(self)
         self.search.results_ready.connect(lambda _n: self._sync_editor())
-        self._update_count()
-        self._update_bulk()
+
+    def _set_tab_order(self) -> None:
         # tab order: views (Facts, Timeline…) → search → modes → filters → table → editor →
         # bulk buttons (Tab leaves the tables instead of walking their cells); the views'
         # tabs came last, after everything on the page they switch

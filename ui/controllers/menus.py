@@ -51,7 +51,20 @@ class WindowMenus(Controller):
     def build(self) -> None:
         w = self.w
         mb = w.menuBar()
-        f = mb.addMenu("&File")
+        self._build_file(mb.addMenu("&File"))
+        self._build_edit(mb.addMenu("&Edit"))
+        self._build_view(mb.addMenu("&View"))
+
+        w.engram_menu = mb.addMenu("E&ngram")
+        w.engram_menu.aboutToShow.connect(self._rebuild_engram_menu)
+        # filled on first open (populate lists agents: a COUNT over every fact)
+
+        h = mb.addMenu("&Help")
+        self._act(h, "&Keyboard shortcuts", self.show_shortcuts, "F1", store=False)
+        self._act(h, "&About Engram", self.about)
+
+    def _build_file(self, f: QMenu) -> None:
+        w = self.w
         w.act_add_agent = self._act(f, "&New agent…", lambda: w.agents_ctl.add_agent(), "Ctrl+N")
         w.act_find_agents = self._act(
             f,
@@ -101,16 +114,6 @@ class WindowMenus(Controller):
         # the tray's Quit takes its place at attach; until then quitting needs no store
         w.act_quit_early = self._act(f, "Quit Engram", w.quit, "Ctrl+Q", store=False)
         w.file_menu = f
-        self._build_edit(mb.addMenu("&Edit"))
-        self._build_view(mb.addMenu("&View"))
-
-        w.engram_menu = mb.addMenu("E&ngram")
-        w.engram_menu.aboutToShow.connect(self._rebuild_engram_menu)
-        # filled on first open (populate lists agents: a COUNT over every fact)
-
-        h = mb.addMenu("&Help")
-        self._act(h, "&Keyboard shortcuts", self.show_shortcuts, "F1", store=False)
-        self._act(h, "&About Engram", self.about)
 
     def _build_edit(self, e: QMenu) -> None:
         w, undo = self.w, self.w.undo_ctl
