@@ -200,7 +200,7 @@ def test_transcripts_are_imported_from_the_file_menu(window, agent, qtbot, tmp_p
         dlg.selectFile(str(tree))
 
     answer_modal(qtbot, window.act_transcripts.trigger, check=pick, button_text="Choose")
-    qtbot.waitUntil(lambda: hasattr(window, "last_transcripts"), timeout=60000)
+    qtbot.waitUntil(lambda: hasattr(window.imports_ctl, "last_transcripts"), timeout=60000)
     assert "read 1 new session(s)" in window.imports_ctl.last_transcripts
     assert "1 episode(s)" in window.imports_ctl.last_transcripts
     assert any("cp1252" in f.content for f in agent.list())
