@@ -79,7 +79,9 @@ def test_closing_the_dialog_while_it_forgets(window, seeded, qtbot):
     answer_modal(qtbot, lambda: qtbot.mouseClick(dlg.execute_btn, Qt.LeftButton), button_text="Yes")
     assert window.workspaces._held == 1, "two-way sync pauses while the forget runs"
     qtbot.mouseClick(dlg.close_btn, Qt.LeftButton)  # closed mid-run: the dialog is deleted
-    qtbot.waitUntil(lambda: getattr(window.privacy_ctl, "receipt_box", None) is not None, timeout=60000)
+    qtbot.waitUntil(
+        lambda: getattr(window.privacy_ctl, "receipt_box", None) is not None, timeout=60000
+    )
     assert window.privacy_ctl.receipt_box.isVisible()
     assert window.privacy_ctl.receipt_box.text().startswith("Receipt #")
     assert "1 facts" in window.privacy_ctl.receipt_box.text()
