@@ -58,7 +58,7 @@ def test_preview_lists_reasons_and_episodes_and_unticked_facts_stay(window, seed
 
 
 def test_missing_reason_field_still_shows_a_reason():
-    from ui.forget_dialog import why_matched
+    from ui.forget_words import why_matched
 
     assert why_matched({"id": 1}) == "matched"
     assert why_matched({"reason": "whole word “Python 3.9”"}) == "whole word “Python 3.9”"

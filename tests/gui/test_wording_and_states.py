@@ -154,7 +154,7 @@ def test_search_says_when_more_match_and_shows_more(window, agent, qtbot, monkey
         qtbot.mouseClick(tab.search.more_btn, Qt.LeftButton)
     assert tab.search.model.rowCount() == 10
     # the "Why it ranked" bars are as long as the score against the best hit's
-    from ui.search_panel import SHARES_ROLE
+    from ui.search_results import SHARES_ROLE
 
     col = tab.search.model.cols.index("Why it ranked")
     lengths = [sum(tab.search.model.index(r, col).data(SHARES_ROLE).values()) for r in range(10)]

@@ -8,7 +8,8 @@ from PySide6.QtWidgets import QMessageBox
 from shiboken6 import isValid
 
 from ui.controllers.base import Controller
-from ui.forget_dialog import ForgetDialog, describe_receipt
+from ui.forget_dialog import ForgetDialog
+from ui.forget_words import describe_receipt
 from ui.privacy_view import PrivacyView
 
 
