@@ -391,14 +391,14 @@ def child(store: Path, demo: bool) -> dict:
     if demo:
         out["demo_load"] = _load()
         t = time.perf_counter()
-        win.seed_demo()
+        win.startup_ctl.seed_demo()
         until(lambda: any(s.startswith("demo-") for s in win.agent_tabs), 600)
         out["demo_s"] = round(time.perf_counter() - t, 2)
     else:
         out["preview_load"] = _load()
         t = time.perf_counter()
         win.tray.act_gc.trigger()
-        dlg = win.gc_dialog
+        dlg = win.lifecycle_ctl.gc_dialog
         until(lambda: dlg.plans is not None)
         out["preview_s"] = round(time.perf_counter() - t, 2)
         out["archived"] = sum(

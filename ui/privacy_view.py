@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from services import ForgetService
-from ui.forget_dialog import describe_receipt
+from ui.forget_words import describe_receipt
 from ui.tables import read_only_table
 
 

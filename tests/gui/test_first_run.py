@@ -21,14 +21,14 @@ def test_an_empty_store_opens_at_once_on_the_welcome_page_and_seeds_the_demo_in_
         qtbot.addWidget(w)
         w.show()
         assert time.perf_counter() - t0 < 5, "the window waited for the demo"
-        assert w.welcome is not None and w.tabs.currentWidget() is w.welcome
+        assert w.startup_ctl.welcome is not None and w.tabs.currentWidget() is w.startup_ctl.welcome
         assert w.runner.visible_jobs()[0].title == "Creating the demo"
-        assert not w.welcome.demo_btn.isEnabled()  # busy: shows progress instead
+        assert not w.startup_ctl.welcome.demo_btn.isEnabled()  # busy: shows progress instead
         with qtbot.waitSignal(w.agents_changed, timeout=60000):
             pass
         assert w.runner.wait_idle(30000)
         assert all(s.startswith("demo-") for s in w.agent_tabs) and len(w.agent_tabs) == 4
-        assert w.welcome is None, "the welcome page goes once there are agents"
+        assert w.startup_ctl.welcome is None, "the welcome page goes once there are agents"
         assert w.tabs.tabText(w.tabs.currentIndex()).startswith("Demo ·")
     finally:
         MainWindow.demo_facts = 300
@@ -53,8 +53,8 @@ def test_find_my_agents_lists_sources_with_counts_and_imports_the_checked_ones(
     qtbot.addWidget(w)
     try:
         with qtbot.waitSignal(w.runner.job_finished, timeout=30000):
-            w.find_agents(home=home, project=tmp_path / "nowhere")
-        page = w.welcome
+            w.startup_ctl.find_agents(home=home, project=tmp_path / "nowhere")
+        page = w.startup_ctl.welcome
         assert page.status.text().startswith("Found 2 source(s)")
         labels = " ".join(lab.text() for lab in page.sources_box.findChildren(type(page.status)))
         assert "hermes" in labels and "2 entries" in labels and "gemini" in labels
@@ -65,7 +65,10 @@ def test_find_my_agents_lists_sources_with_counts_and_imports_the_checked_ones(
             page.import_btn.click()
         qtbot.waitUntil(lambda: not w.runner.is_busy(), timeout=30000)
         assert list(w.agent_tabs) == [first.suggested_agent]
-        assert w.import_report.isVisible() and "fact(s) added" in w.import_report.summary.text()
+        assert (
+            w.startup_ctl.import_report.isVisible()
+            and "fact(s) added" in w.startup_ctl.import_report.summary.text()
+        )
         QApplication.processEvents()
     finally:
         w.shutdown()
@@ -102,7 +105,7 @@ def test_the_demo_comes_only_on_the_first_run_not_after_it_was_removed(keyword_e
         w.show()
         assert w.runner.wait_idle(30000)
         assert not w.agent_tabs and keyword_engram.agents(with_counts=False) == []
-        assert w.welcome is not None and w.welcome.demo_btn.isEnabled()
+        assert w.startup_ctl.welcome is not None and w.startup_ctl.welcome.demo_btn.isEnabled()
         assert not [j for j in w.runner.visible_jobs() if j.title == "Creating the demo"]
     finally:
         MainWindow.demo_facts = 300

@@ -15,7 +15,7 @@ def test_part_of_a_name_is_unticked_and_goes_only_when_ticked(window, seeded, qt
     open_tab(window, "claude")
     window.tabs.currentWidget().table.clearSelection()
     window.act_forget.trigger()  # Edit → Forget permanently…
-    dlg = window.forget_dialog
+    dlg = window.privacy_ctl.forget_dialog
     qtbot.keyClicks(dlg.matching, "Alice Martin")
     with qtbot.waitSignal(dlg.previewed, timeout=60000):
         qtbot.mouseClick(dlg.preview_btn, Qt.LeftButton)

@@ -40,7 +40,7 @@ def _forget_dialog(window, qtbot, text):
     open_tab(window, "claude")
     window.tabs.currentWidget().table.clearSelection()
     window.act_forget.trigger()
-    dlg = window.forget_dialog
+    dlg = window.privacy_ctl.forget_dialog
     qtbot.keyClicks(dlg.matching, text)
     with qtbot.waitSignal(dlg.previewed, timeout=60000):
         qtbot.mouseClick(dlg.preview_btn, Qt.LeftButton)

@@ -24,7 +24,7 @@ def test_forget_defaults_to_safe_and_keeps_the_receipt_on_screen(
     fid = next(f.id for f in seeded.list() if f.content.startswith("Prefers PostgreSQL"))
     tab.select_ids([fid], current=fid)
     window.act_forget.trigger()
-    dlg = window.forget_dialog
+    dlg = window.privacy_ctl.forget_dialog
     assert dlg.close_btn.isDefault() and not dlg.execute_btn.isDefault()
     with qtbot.waitSignal(dlg.previewed, timeout=30000):
         dlg.preview_btn.click()
@@ -35,7 +35,7 @@ def test_forget_defaults_to_safe_and_keeps_the_receipt_on_screen(
     assert dlg.preview_text.toPlainText().startswith("Receipt #")
     assert seeded.facts.rows([fid]) == {}
 
-    privacy = window.open_privacy()
+    privacy = window.privacy_ctl.open_privacy()
     assert privacy.receipts.rowCount() == 1 and privacy.rules.rowCount() == 1
     privacy.rules.selectRow(0)
     privacy.remove_selected(confirm=False)
@@ -85,8 +85,8 @@ def test_the_apps_own_forget_is_not_an_outside_edit(engram, qtbot, tmp_path, mon
         tab = open_tab(w, "hermes")
         fid = next(f.id for f in mem.list() if "Kamal" in f.content)
         tab.select_ids([fid], current=fid)
-        w.forget()
-        dlg = w.forget_dialog
+        w.privacy_ctl.forget()
+        dlg = w.privacy_ctl.forget_dialog
         with qtbot.waitSignal(dlg.previewed, timeout=30000):
             dlg.preview_btn.click()
         dlg.started.connect(lambda: w.workspaces.poll())  # a tick while the forget runs

@@ -13,7 +13,7 @@ from tests_gui_helpers import answer_modal, open_tab
 def _open_forget_matching(window, qtbot, text):
     window.tabs.currentWidget().table.clearSelection()
     window.act_forget.trigger()  # Edit → Forget permanently… (Ctrl+Shift+Del)
-    dlg = window.forget_dialog
+    dlg = window.privacy_ctl.forget_dialog
     qtbot.keyClicks(dlg.matching, text)
     with qtbot.waitSignal(dlg.previewed, timeout=60000):
         qtbot.mouseClick(dlg.preview_btn, Qt.LeftButton)
@@ -58,7 +58,7 @@ def test_preview_lists_reasons_and_episodes_and_unticked_facts_stay(window, seed
 
 
 def test_missing_reason_field_still_shows_a_reason():
-    from ui.forget_dialog import why_matched
+    from ui.forget_words import why_matched
 
     assert why_matched({"id": 1}) == "matched"
     assert why_matched({"reason": "whole word “Python 3.9”"}) == "whole word “Python 3.9”"
@@ -73,17 +73,19 @@ def test_closing_the_dialog_while_it_forgets(window, seeded, qtbot):
     fid = next(f.id for f in seeded.list() if f.content.startswith("Prefers PostgreSQL"))
     tab.select_ids([fid], current=fid)
     window.act_forget.trigger()
-    dlg = window.forget_dialog
+    dlg = window.privacy_ctl.forget_dialog
     with qtbot.waitSignal(dlg.previewed, timeout=60000):
         qtbot.mouseClick(dlg.preview_btn, Qt.LeftButton)
     answer_modal(qtbot, lambda: qtbot.mouseClick(dlg.execute_btn, Qt.LeftButton), button_text="Yes")
     assert window.workspaces._held == 1, "two-way sync pauses while the forget runs"
     qtbot.mouseClick(dlg.close_btn, Qt.LeftButton)  # closed mid-run: the dialog is deleted
-    qtbot.waitUntil(lambda: getattr(window, "receipt_box", None) is not None, timeout=60000)
-    assert window.receipt_box.isVisible()
-    assert window.receipt_box.text().startswith("Receipt #")
-    assert "1 facts" in window.receipt_box.text()
+    qtbot.waitUntil(
+        lambda: getattr(window.privacy_ctl, "receipt_box", None) is not None, timeout=60000
+    )
+    assert window.privacy_ctl.receipt_box.isVisible()
+    assert window.privacy_ctl.receipt_box.text().startswith("Receipt #")
+    assert "1 facts" in window.privacy_ctl.receipt_box.text()
     assert window.workspaces._held == 0, "two-way sync resumes"
     assert seeded.facts.rows([fid]) == {}
     qtbot.waitUntil(lambda: not window.runner.is_busy(), timeout=15000)
-    window.receipt_box.close()
+    window.privacy_ctl.receipt_box.close()

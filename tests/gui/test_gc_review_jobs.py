@@ -32,7 +32,7 @@ def test_gc_previews_with_reasons_then_is_one_undo_step(window, agent, qtbot):
     keep = agent.remember("Prefers PostgreSQL over MySQL", category="pref").fact_id
     tab = open_tab(window, "claude")
     window.tray.act_gc.trigger()
-    dlg = window.gc_dialog
+    dlg = window.lifecycle_ctl.gc_dialog
     qtbot.waitUntil(lambda: dlg.plans is not None, timeout=60000)
     assert all(agent.get(i).status == "active" for i in ids), "the preview changed something"
     top = dlg.tree.topLevelItem(0)
@@ -53,7 +53,7 @@ def test_gc_previews_with_reasons_then_is_one_undo_step(window, agent, qtbot):
 def test_cancelling_the_gc_preview_changes_nothing(window, agent, qtbot):
     ids = _old_tmp_facts(agent, 2)
     window.tray.act_gc.trigger()
-    dlg = window.gc_dialog
+    dlg = window.lifecycle_ctl.gc_dialog
     qtbot.waitUntil(lambda: dlg.plans is not None, timeout=60000)
     qtbot.keyClick(dlg, Qt.Key_Escape)
     qtbot.waitUntil(lambda: not window.runner.is_busy(), timeout=15000)

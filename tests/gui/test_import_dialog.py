@@ -40,8 +40,8 @@ def test_import_dialog_previews_files_and_folders_then_reports(window, agent, qt
     assert dlg.accepted_paths() == [str(d / "MEMORY.md"), str(d)]
 
     with qtbot.waitSignal(window.runner.job_finished, timeout=60000):
-        window.run_import(agent, [str(d)])
-    rep = window.import_report
+        window.imports_ctl.run_import(agent, [str(d)])
+    rep = window.imports_ctl.import_report
     assert rep.isVisible() and "4 fact(s) added" in rep.summary.text()
     assert rep.tree.topLevelItem(0).text(1) == "4"
     assert agent.facts.count() == 4

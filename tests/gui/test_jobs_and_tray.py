@@ -246,7 +246,7 @@ def test_import_from_the_file_menu_runs_in_a_worker(window, agent, qtbot, tmp_pa
         timeout=60000,
         check_params_cb=lambda i, outcome, m: outcome != "" and window.jobs.current is None,
     ):
-        job = window.import_files(str(src))
+        job = window.imports_ctl.import_files(str(src))
         assert job and window.jobs.label.text() == "Importing into claude"
     assert "Imported 2 fact(s)" in window.statusBar().currentMessage()
     qtbot.waitUntil(lambda: tab.model.rowCount() == 2, timeout=10000)
@@ -270,7 +270,7 @@ def test_import_of_a_bad_file_says_why(window, agent, qtbot, tmp_path, monkeypat
         timeout=30000,
         check_params_cb=lambda i, outcome, m: outcome == "failed",
     ) as sig:
-        window.import_files(str(bad))
+        window.imports_ctl.import_files(str(bad))
     assert "not a format Engram can import" in sig.args[2] and shown == [sig.args[2]]
 
 
@@ -296,7 +296,7 @@ def test_gc_and_reindex_run_as_jobs(window, seeded, qtbot):
 
     open_tab(window, "claude")
     window.tray.act_gc.trigger()  # a preview first, nothing runs yet
-    dlg = window.gc_dialog
+    dlg = window.lifecycle_ctl.gc_dialog
     qtbot.waitUntil(lambda: dlg.plans is not None, timeout=60000)
     assert dlg.cancel_btn.isDefault() and not dlg.run_btn.isDefault()
     with qtbot.waitSignal(window.tray.gc_done, timeout=60000) as sig:

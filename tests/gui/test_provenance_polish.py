@@ -130,7 +130,7 @@ def test_the_agent_tab_tooltip_follows_the_count(window, seeded, qtbot):
     assert window.tabs.tabToolTip(i).startswith("42 active facts")
     seeded.remember("Uses Fedora on the laptop")
     with qtbot.waitSignal(tab.refreshed, timeout=15000):
-        window.on_store_changed()
+        window.agents_ctl.on_store_changed()
     assert window.tabs.tabToolTip(i).startswith("43 active facts")
 
 

@@ -54,10 +54,10 @@ def test_remove_then_notice_undo_restores_every_fact(window, seeded, qtbot):
 
 def test_trash_dialog_restores_after_the_undo_step_is_gone(window, seeded, qtbot, engram):
     engram.trash_agent("claude")  # e.g. removed in an earlier session, or from the CLI
-    window.sync_agents()
+    window.agents_ctl.sync_agents()
     assert "claude" not in window.agent_tabs
     window.act_trash.trigger()
-    dlg = window.trash_dialog
+    dlg = window.agents_ctl.trash_dialog
     assert dlg.table.rowCount() == 1 and dlg.table.item(0, 0).text() == "claude"
     assert dlg.table.item(0, 1).text() == "42"
     with qtbot.waitSignal(dlg.changed, timeout=15000):
@@ -69,7 +69,7 @@ def test_trash_dialog_restores_after_the_undo_step_is_gone(window, seeded, qtbot
 def test_trash_delete_for_good_asks_and_enter_does_not_delete(window, seeded, qtbot, engram):
     engram.trash_agent("claude")
     window.act_trash.trigger()
-    dlg = window.trash_dialog
+    dlg = window.agents_ctl.trash_dialog
     (_t, text, info), _ = answer_modal(
         qtbot, lambda: qtbot.mouseClick(dlg.delete_btn, Qt.LeftButton), key=Qt.Key_Return
     )

@@ -180,18 +180,18 @@ def test_search_results_keep_the_selection_after_save_and_pin(window, seeded, qt
 def test_remove_agent_while_its_tab_loads_does_not_crash(window, seeded, qtbot, monkeypatch):
     import threading
 
-    import ui.agent_tab as agent_tab
+    import ui.agent_tab_views as agent_tab_views
 
     # the tab's category/tag count (a read over the real store) is held open until the
     # agent is gone, as a slow read over a large store would be: only its timing is changed
     gate = threading.Event()
-    real = agent_tab.tag_counts
+    real = agent_tab_views.tag_counts
 
     def slow_tag_counts(memory):
         gate.wait(20)
         return real(memory)
 
-    monkeypatch.setattr(agent_tab, "tag_counts", slow_tag_counts)
+    monkeypatch.setattr(agent_tab_views, "tag_counts", slow_tag_counts)
     tab = open_tab(window, "claude")
     assert any(j.title == "Counting categories" for j in window.runner._jobs.values())
     with qtbot.waitSignal(window.agents_changed, timeout=15000):
@@ -217,7 +217,7 @@ def test_demo_progress_counts_the_agents_as_they_are_written(engram, qtbot):
     qtbot.addWidget(w, before_close_func=lambda w: w.shutdown())
     try:
         w.show()
-        bar = w.welcome.progress
+        bar = w.startup_ctl.welcome.progress
         shown: list[str] = []
         # after the window's own slot: what the bar reads while the demo is written
         w.runner.job_progress.connect(lambda *_: shown.append(bar.text()))

@@ -52,7 +52,7 @@ def test_search_runs_in_worker_and_shows_signal_shares(window, seeded, qtbot):
 def test_all_agents_search_opens_hit_in_its_tab(window, engram, seeded, qtbot):
     other = engram.agent("cursor", create=True)
     fid = other.remember("The frontend uses Vite with React", category="proj:web").fact_id
-    window.sync_agents()
+    window.agents_ctl.sync_agents()
     window.tabs.setCurrentIndex(0)
     panel = window.all_tab.search
     with qtbot.waitSignal(panel.results_ready, timeout=15000):

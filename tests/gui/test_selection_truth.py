@@ -46,7 +46,7 @@ def test_opening_a_hit_from_all_agents_selects_that_row(window, seeded, qtbot):
     tab = open_tab(window, "claude")
     tab.table.selectRow(0)
     other = tab.model.id_at(5)
-    window.open_fact("claude", other)
+    window.agents_ctl.open_fact("claude", other)
     assert window.current_agent_tab() is tab
     assert tab.selected_ids() == [other], "the highlighted row is not the opened fact"
     assert tab.editor.fact.id == other
@@ -58,7 +58,7 @@ def test_opening_a_fact_hidden_by_a_filter_clears_the_filter_and_selects_it(wind
     with reloaded(qtbot, tab):
         tab.filter_bar.category.setCurrentText("pref")
     with reloaded(qtbot, tab):
-        window.open_fact("claude", hidden)
+        window.agents_ctl.open_fact("claude", hidden)
     assert tab.selected_ids() == [hidden] and tab.editor.fact.id == hidden
 
 

@@ -63,7 +63,7 @@ def test_the_status_bar_shows_what_waits_and_opens_the_sync_dialog(engram, qtbot
         assert seen["server"] == url  # the last round's server, ready for Sync now
         # a new memory while the app is open: the indicator follows the store
         m.remember("Recycling goes out on Thursday evenings")
-        w.on_store_changed()
+        w.agents_ctl.on_store_changed()
         qtbot.waitUntil(lambda: ind.text() == "⇅ 2 to sync (offline)", timeout=10_000)
     finally:
         w.shutdown()

@@ -45,9 +45,9 @@ def test_delete_for_good_erases_every_trace(window, seeded, engram, qtbot, tmp_p
     assert raw_scan(data, texts[:3])
 
     engram.trash_agent("claude")
-    window.sync_agents()
+    window.agents_ctl.sync_agents()
     window.act_trash.trigger()
-    dlg = window.trash_dialog
+    dlg = window.agents_ctl.trash_dialog
     with qtbot.waitSignal(dlg.changed, timeout=50000):
         answer_modal(
             qtbot,

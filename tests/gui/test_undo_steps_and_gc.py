@@ -31,7 +31,7 @@ def _old_tmp(agent, n, word="Scratch"):
 def _run_gc(window, qtbot):
     """Engram → Run GC: the preview, then its run button. Returns what the preview said."""
     window.tray.act_gc.trigger()
-    dlg = window.gc_dialog
+    dlg = window.lifecycle_ctl.gc_dialog
     qtbot.waitUntil(lambda: dlg.plans is not None, timeout=60000)
     said = (dlg.run_btn.text(), dlg.intro.text())
     with qtbot.waitSignal(window.tray.gc_done, timeout=60000):

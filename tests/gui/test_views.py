@@ -129,9 +129,9 @@ def test_settings_dialog_saves_lifecycle_and_api_key(engram, qtbot):
 
 
 def test_add_rename_remove_agent(window, engram, qtbot):
-    tab = window.add_agent("research-bot")
+    tab = window.agents_ctl.add_agent("research-bot")
     assert tab is window.current_agent_tab() and tab.memory.slug == "research-bot"
-    window.rename_agent("Research Bot")
+    window.agents_ctl.rename_agent("Research Bot")
     i = window.tabs.indexOf(window.agent_tabs["research-bot"])
     assert window.tabs.tabText(i) == "Research Bot (research-bot)"
     assert [a.name for a in engram.agents() if a.slug == "research-bot"] == ["Research Bot"]

@@ -67,7 +67,7 @@ def test_new_agent_checks_as_you_type_and_keeps_the_name(window, engram, qtbot):
     engram.add_agent("claude")
     engram.add_agent("old-bot")
     engram.trash_agent("old-bot")
-    window.sync_agents()
+    window.agents_ctl.sync_agents()
     seen = {}
 
     def type_names(dlg):
@@ -101,15 +101,19 @@ def test_find_my_agents_is_in_the_file_menu_once_agents_exist(
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.chdir(tmp_path)
     engram.add_agent("claude")
-    window.sync_agents()
-    assert window.welcome is None
+    window.agents_ctl.sync_agents()
+    assert window.startup_ctl.welcome is None
     window.act_find_agents.trigger()
-    assert window.welcome is not None and window.tabs.currentWidget() is window.welcome
-    qtbot.waitUntil(
-        lambda: window.welcome.status.text().startswith("Found 1 source(s)"), timeout=30000
+    assert (
+        window.startup_ctl.welcome is not None
+        and window.tabs.currentWidget() is window.startup_ctl.welcome
     )
-    window.sync_agents()  # a store change meanwhile must not take the page away
-    assert window.welcome is not None
+    qtbot.waitUntil(
+        lambda: window.startup_ctl.welcome.status.text().startswith("Found 1 source(s)"),
+        timeout=30000,
+    )
+    window.agents_ctl.sync_agents()  # a store change meanwhile must not take the page away
+    assert window.startup_ctl.welcome is not None
 
 
 def test_at_900x600_the_content_column_gets_the_room(window, seeded, qtbot):
@@ -136,7 +140,7 @@ def test_search_says_when_more_match_and_shows_more(window, agent, qtbot, monkey
         [NewFact(f"Deploy note {i}: the deploy of service {i} goes through CI") for i in range(12)],
         near_duplicate=None,
     )
-    window.sync_agents()
+    window.agents_ctl.sync_agents()
     tab = window.agent_tabs["claude"]
     tab.search.page = tab.search.k = 5
     window.tabs.setCurrentWidget(tab)
@@ -150,7 +154,7 @@ def test_search_says_when_more_match_and_shows_more(window, agent, qtbot, monkey
         qtbot.mouseClick(tab.search.more_btn, Qt.LeftButton)
     assert tab.search.model.rowCount() == 10
     # the "Why it ranked" bars are as long as the score against the best hit's
-    from ui.search_panel import SHARES_ROLE
+    from ui.search_results import SHARES_ROLE
 
     col = tab.search.model.cols.index("Why it ranked")
     lengths = [sum(tab.search.model.index(r, col).data(SHARES_ROLE).values()) for r in range(10)]
@@ -196,9 +200,9 @@ def test_transcripts_are_imported_from_the_file_menu(window, agent, qtbot, tmp_p
         dlg.selectFile(str(tree))
 
     answer_modal(qtbot, window.act_transcripts.trigger, check=pick, button_text="Choose")
-    qtbot.waitUntil(lambda: hasattr(window, "last_transcripts"), timeout=60000)
-    assert "read 1 new session(s)" in window.last_transcripts
-    assert "1 episode(s)" in window.last_transcripts
+    qtbot.waitUntil(lambda: hasattr(window.imports_ctl, "last_transcripts"), timeout=60000)
+    assert "read 1 new session(s)" in window.imports_ctl.last_transcripts
+    assert "1 episode(s)" in window.imports_ctl.last_transcripts
     assert any("cp1252" in f.content for f in agent.list())
 
 
@@ -251,14 +255,16 @@ def test_try_the_demo_shows_its_tabs_only_when_complete(keyword_engram, qtbot):
     qtbot.addWidget(w)
     w.show()
     seen = []
-    w.agents_changed.connect(lambda: seen.append((len(w.agent_tabs), w.demo_running)))
+    w.agents_changed.connect(lambda: seen.append((len(w.agent_tabs), w.startup_ctl.demo_running)))
     tick = QTimer()
-    tick.timeout.connect(w.on_store_changed)  # what the store watcher does on each write
+    tick.timeout.connect(w.agents_ctl.on_store_changed)  # what the store watcher does on each write
     try:
         tick.start(20)
-        qtbot.mouseClick(w.welcome.demo_btn, Qt.LeftButton)
-        assert w.demo_running
-        qtbot.waitUntil(lambda: not w.demo_running and len(w.agent_tabs) == 4, timeout=120000)
+        qtbot.mouseClick(w.startup_ctl.welcome.demo_btn, Qt.LeftButton)
+        assert w.startup_ctl.demo_running
+        qtbot.waitUntil(
+            lambda: not w.startup_ctl.demo_running and len(w.agent_tabs) == 4, timeout=120000
+        )
         tick.stop()
         assert [n for n, running in seen if running and n] == [], "tabs appeared mid-demo"
         assert not keyword_engram.semantic_enabled, "the demo waited for the language model"

@@ -7,7 +7,7 @@ from PySide6.QtTest import QSignalSpy
 
 def open_tab(window, slug):
     """Show an agent's tab with its facts freshly loaded (the reload runs in a worker)."""
-    window.sync_agents()
+    window.agents_ctl.sync_agents()
     tab = window.agent_tabs[slug]
     window.tabs.setCurrentWidget(tab)
     spy, failed = QSignalSpy(tab.model.reloaded), QSignalSpy(tab.model.load_failed)

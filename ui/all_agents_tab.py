@@ -1,0 +1,64 @@
+"""The "All agents" tab: search every agent at once."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Slot
+from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
+
+from services import EngramError
+from ui.fact_editor import FactEditor
+from ui.search_panel import SearchPanel
+
+
+class AllAgentsTab(QWidget):
+    """Search every agent at once; picking a hit opens it in its agent's tab."""
+
+    def __init__(self, engram, runner, parent=None):
+        super().__init__(parent)
+        self.engram = engram
+        self.search = SearchPanel(engram, runner, None, parent=self)
+        self.preview = FactEditor()
+        self.preview.title.setText("Pick a result to see it here.")
+        for w in (
+            self.preview.content,
+            self.preview.category,
+            self.preview.importance,
+            self.preview.tags,
+            self.preview.pinned,
+        ):
+            w.setEnabled(False)
+        self.preview.save_btn.hide()
+        self.preview.revert_btn.hide()
+        hint = QLabel(
+            "Search the memories of every agent. Press Enter (or double-click) on a "
+            "result to open it in its agent's tab, where it can be edited."
+        )
+        hint.setWordWrap(True)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.search)
+        split.addWidget(self.preview)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        split.setSizes([980, 340])
+        lay = QVBoxLayout(self)
+        lay.addWidget(hint)
+        lay.addWidget(split, 1)
+        self.search.hit_activated.connect(self._preview)
+
+    @Slot(str, int)
+    def _preview(self, slug: str, fact_id: int) -> None:
+        try:
+            mem = self.engram.agent(slug)
+            self.preview.set_fact(mem.get(fact_id), mem.facts.history(fact_id))
+        except EngramError:
+            self.preview.set_fact(None)
+            return
+        for w in (
+            self.preview.content,
+            self.preview.category,
+            self.preview.importance,
+            self.preview.tags,
+            self.preview.pinned,
+        ):
+            w.setEnabled(False)
+        self.preview.title.setText(f"<b>{slug}</b> · " + self.preview.title.text())
