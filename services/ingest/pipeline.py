@@ -536,8 +536,7 @@ class Ingestor:
             reason=self._why.get(i) or f"superseded by fact {fid} (a correction of it)",
         )
         result.status = "superseded"
-        if i in self._why:
-            result.reason = self._why[i]
+        result.reason = self._why.get(i) or f"supersedes fact {old_id} (a correction of it)"
         return [old.id]
 
     def _bump(self, ids: list[int]) -> None:
