@@ -47,3 +47,26 @@ def test_session_keeps_corrections_and_decisions_and_asks_about_the_rest(cli, tm
     assert "why: about a test or a merge" in out
     rc, out, _ = cli("list", "--agent", "claude", "--json")
     assert not [f for f in json.loads(out) if "unused import" in f["content"]]
+
+
+def test_rules_the_user_asks_to_write_down_or_lays_out_are_kept(cli, tmp_path):
+    s = Session("99999999-2222-4333-8444-000000000002")
+    s.user("can you update CLAUDE.md that we should always run `mise run fmt` with `mise run lint`")
+    s.say("Done.")
+    s.user("we don't have `Entire-Session` anymore so this is obsolete. let's remove this too")
+    s.say("Removed.")
+    s.user(
+        "Error handling should be: 1. if the error is a cli.SilentError, do not print anything "
+        "2. always exit with os.Exit(1) 3. keep the message short"
+    )
+    s.say("Done, all tests pass.")
+    path = s.write(tmp_path / "projects" / "-home-dev-projects-shop")
+    rc, _, err = cli("ingest-session", "--agent", "claude", str(path))
+    assert rc == 0, err
+    rc, out, _ = cli("list", "--agent", "claude", "--status", "active", "--json")
+    active = {f["content"] for f in json.loads(out)}
+    assert "Always run `mise run fmt` with `mise run lint`" in active
+    assert "We don't have `Entire-Session` anymore" in active
+    assert "If the error is a cli.SilentError, do not print anything" in active
+    assert "Always exit with os.Exit(1)" in active
+    assert not [f for f in active if "message short" in f]  # no value of its own: not a rule
