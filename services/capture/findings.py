@@ -65,6 +65,14 @@ _ONE_OFF = re.compile(
     r"formatting|whitespace|indentation|trailing comma|import order|missing semicolon)\b",
     re.I,
 )
+_FIX_VERB = re.compile(r"\b(?:fixed|removed|cleaned up|corrected|resolved|deleted|tidied)\b", re.I)
+
+
+def is_fix_log(text: str) -> bool:
+    """ "Fixed an unused import in views.py": housekeeping done once, not knowledge."""
+    return bool(_ONE_OFF.search(text) and _FIX_VERB.search(text))
+
+
 _ACK = re.compile(
     r"\b(?:thanks|thank you|works|worked|working now|perfect|great|lgtm|that fixed|"
     r"fixed it|nice|awesome|confirmed)\b",
