@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from services.ingest.subjects import holder
 
 _CHANGE_VERBS = (
-    r"moved|changed|renamed|upgraded|downgraded|switched|migrated|bumped|updated|shifted|"
-    r"reassigned|transferred|rescheduled|relocated"
+    r"moved|changed|renamed|upgraded|downgraded|switched|migrated|bumped|shifted|"
+    r"reassigned|rescheduled|relocated"
 )
 _AUX = r"(?:(?:was|were|has been|have been|is|are|got|has|have|had)\s+)?"
 _FROM_TO = re.compile(
@@ -88,10 +88,10 @@ def parse_change(text: str) -> Change | None:
     if m := _NO_LONGER.match(s):
         subj = _content(m.group("subj")) | _content(m.group("rest"))
         return Change(subj, None, m.group("new") or "", cue="no longer")
-    if m := _WE_CHANGED.match(s):
+    if (m := _WE_CHANGED.match(s)) and _valueish(s, m.group("new")):
         subj = _content(m.group("subj"))
         return Change(subj, None, m.group("new"), cue="changed to", named=True)
-    if m := _CHANGED_TO.match(s):
+    if (m := _CHANGED_TO.match(s)) and _valueish(s, m.group("new")):
         subj = _content(m.group("subj"))
         if subj <= _PEOPLE:
             return None  # "The user moved to Porto": the subject keys (location) settle it
@@ -102,6 +102,25 @@ def parse_change(text: str) -> Change | None:
         verb = _stem(m.group("verb"))
         return Change(_content(m.group("subj")), None, m.group("new"), verb=verb, cue="now")
     return None
+
+
+_NUMBER_WORDS = frozenset(
+    "one two three four five six seven eight nine ten eleven twelve every daily weekly "
+    "monthly".split()
+)
+
+
+def _valueish(sentence: str, new: str) -> bool:
+    """ "to 10:00", "to Thursday", "to version 16", "to stage.internal": a value. "I changed the
+    README to mention X" moves no value (a new name after "renamed" always is one)."""
+    first = new.split()[0] if new.split() else ""
+    return (
+        bool(re.search(r"\brenamed\b", sentence, re.I))
+        or bool(re.search(r"\d|[._/#:@`-]", first))
+        or first[:1].isupper()
+        or first.lower() in _NUMBER_WORDS
+        or first.lower() == "version"
+    )
 
 
 def _has(text: str, phrase: str) -> bool:
