@@ -61,3 +61,23 @@ def test_opposites_wait_in_review_and_keep_both(cli):
         assert second in json.dumps(rows), (second, rows)
         rc, out, _ = cli("list", "--agent", agent, "--status", "active", "--json")
         assert [f["content"] for f in json.loads(out)] == [first]  # nothing lost
+
+
+def test_a_change_leaves_facts_about_other_things_alone(cli):
+    assert cli("agent", "add", "team")[0] == 0
+    keep = (
+        "Releases are documented in the README.",
+        "The staging cluster runs Kubernetes 1.27.",
+        "The user prefers remote work.",
+    )
+    for text in keep:
+        assert cli("remember", "--agent", "team", text)[0] == 0
+    for text in (
+        "I updated the README to mention the new flag.",
+        "Staging moved to stage.internal.example.com.",
+        "The user now works at Globex.",
+    ):
+        rc, _, err = cli("remember", "--agent", "team", text)
+        assert rc == 0 and "supersedes" not in err, (text, err)
+    rc, out, _ = cli("list", "--agent", "team", "--status", "active", "--json")
+    assert set(keep) <= {f["content"] for f in json.loads(out)}
