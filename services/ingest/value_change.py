@@ -82,6 +82,8 @@ def parse_change(text: str) -> Change | None:
     s = " ".join(text.split()).rstrip(".! ")
     if not s or len(s) > 300 or "\n" in text.strip():
         return None
+    if re.search(r"\brenamed\b", s, re.I) and (m := _CHANGED_TO.match(s)):
+        return Change(_content(m.group("subj")), None, m.group("new"), cue="renamed")
     if m := _FROM_TO.match(s):
         subj = _content(m.group("pre") + " " + m.group("mid"))
         return Change(subj - _PEOPLE, m.group("old"), m.group("new"), cue="from … to")
@@ -140,11 +142,17 @@ def changes(change: Change, old_text: str) -> bool:
         return False
     if change.verb is not None:
         return _verb_after_subject(old_text, change)
+    if change.cue == "renamed" and not _NAMED.search(old_text):
+        return False  # "The repository is open source" holds no name to replace
     if len(change.subject - _PEOPLE) <= 1 and not change.named:
         # one word ("Staging", "The repository") names many things: it must be what the old
         # fact is about (its holder), not a word in passing ("The staging cluster runs …")
         return _content(holder(old_text) or "") == change.subject - _PEOPLE
     return True
+
+
+# a fact that holds a name: "… is called X", "… is named X", "… is X." (one word)
+_NAMED = re.compile(r"\b(?:called|named|name is)\b|\b(?:is|are)\s+[^\s]+\s*\.?\s*$", re.I)
 
 
 def _verb_after_subject(old_text: str, change: Change) -> bool:
