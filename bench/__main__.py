@@ -312,10 +312,19 @@ def cmd_capture(args) -> dict:
         from bench import capture_sessions
 
         t = capture_sessions.run()
+        print("\nSession capture per agent (bench/capture_gold/sessions)")
         print(capture_sessions.table(t))
         if args.verbose:
             print(capture_sessions.errors(t))
         r["transcripts"] = t
+        from bench import capture_pairs
+
+        p = capture_pairs.run_fresh()
+        print("\nValue changes and opposites (bench/capture_gold/pairs, real write pipeline)")
+        print(capture_pairs.table(p))
+        if args.verbose:
+            print(capture_pairs.errors(p))
+        r["pairs"] = p
     if args.samples:
         folder = Path(args.samples)
         r["samples"] = capture.samples(folder)

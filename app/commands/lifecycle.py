@@ -234,6 +234,7 @@ def _review_list(eng: Engram, args: argparse.Namespace) -> int:
             f"{it.fact.id:>6} [{slug}] {it.reason}"
             + (f" {conf:.2f}" if isinstance(conf, (int, float)) else "")
             + f" {it.fact.category}: {it.fact.content}"
+            + (f"\n         why: {it.detail['why']}" if it.detail.get("why") else "")
             + (f"\n         from {where}" if where else "")
         )
     return 0

@@ -128,6 +128,8 @@ class ClaudeCodeReader:
             self.t.session_id = obj["sessionId"]
         if self.t.cwd is None and isinstance(obj.get("cwd"), str):
             self.t.cwd = obj["cwd"]
+        if self.t.branch is None and isinstance(obj.get("gitBranch"), str) and obj["gitBranch"]:
+            self.t.branch = obj["gitBranch"]
 
     def _worker_line(self, obj: dict) -> None:
         """The compaction worker's transcript: its last assistant text is the summary."""

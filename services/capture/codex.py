@@ -103,6 +103,9 @@ class CodexReader:
             self.t.session_id = meta["id"]
         if self.t.cwd is None and isinstance(meta.get("cwd"), str):
             self.t.cwd = meta["cwd"]
+        git = meta.get("git")
+        if self.t.branch is None and isinstance(git, dict) and isinstance(git.get("branch"), str):
+            self.t.branch = git["branch"] or None
 
     def _item(self, item: dict, ts) -> None:
         kind = item.get("type")

@@ -68,11 +68,17 @@ def corrections(transcript) -> list[ExtractedFact]:
             continue
         after_stop = _follows_stop(m.timestamp, stops)
         f = correction_rule(m.text, after_stop=after_stop)
-        if f is None:
-            continue
-        f.timestamp = m.timestamp
-        f.provenance = {"line": m.uuid, "after": "rejection" if after_stop else "no"}
-        out.append(f)
+        after = "rejection" if after_stop else "no"
+        found = [f] if f is not None else []
+        if not found:
+            after = "said"
+            found = [x for x in (note_request(m.text), gone_now(m.text)) if x] or listed_rules(
+                m.text
+            )
+        for f in found:
+            f.timestamp = m.timestamp
+            f.provenance = {"line": m.uuid, "after": after}
+            out.append(f)
     return out
 
 
@@ -99,3 +105,71 @@ def _standing_instead(said: str) -> ExtractedFact | None:
     return ExtractedFact(
         rest, "rule", 0.75, "correction", tags=["session", "correction"], confidence=0.6
     )
+
+
+# "can you update CLAUDE.md that we should always run `mise run fmt` with `mise run lint`": the
+# user asks for a standing rule to be written down; it is one wherever it ends up
+_NOTE = re.compile(
+    r"^(?:(?:can|could) you |please )*(?:update|add (?:it )?to|note in|write (?:it )?(?:in|into)|"
+    r"put (?:it )?in|remember in)\s+(?:the\s+)?(?:claude\.md|agents\.md|gemini\.md|memory|"
+    r"rules|docs|readme(?:\.md)?|contributing(?:\.md)?)\s*(?:that|:)\s*(?:we\s+should\s+|"
+    r"you\s+should\s+|to\s+)?(?P<rule>.{8,})$",
+    re.I,
+)
+# "we don't have `Entire-Session` anymore": a thing of the project that is gone
+_GONE = re.compile(
+    r"\b(?:we|it|this repo|the project)\s+(?:don'?t|do not|doesn'?t|does not|no longer)\s+"
+    r"(?:have|use|need|ship|support)\s+(?P<what>`[^`]+`|[A-Z][\w.-]+)(?:\s+(?:any ?more|now))?",
+    re.I,
+)
+
+
+def note_request(text: str) -> ExtractedFact | None:
+    said = " ".join((text or "").split()).rstrip("?.! ")
+    m = _NOTE.match(said)
+    if m is None or len(said) > MAX_LEN:
+        return None
+    rule = m.group("rule").strip()
+    rule = rule[0].upper() + rule[1:]
+    return ExtractedFact(rule, "rule", 0.8, "rule", tags=["session", "rule"], confidence=0.7)
+
+
+def gone_now(text: str) -> ExtractedFact | None:
+    said = " ".join((text or "").split())
+    m = _GONE.search(said)
+    if m is None or not re.search(r"\b(?:any ?more|no longer|now)\b", m.group(0), re.I):
+        return None
+    head = m.group(0).strip()
+    return ExtractedFact(
+        head[0].upper() + head[1:],
+        "fact",
+        0.6,
+        "change",
+        tags=["session", "change"],
+        confidence=0.7 if "`" in m.group("what") else 0.55,
+    )
+
+
+_ITEM = re.compile(r"(?:^|\s)\d{1,2}[.)]\s+")
+_FIRM_RULE = re.compile(r"\b(?:always|never|do not|don'?t|must|instead of)\b", re.I)
+_CODE = re.compile(r"`[^`]+`|\b\w+\.\w+(?:\(\w*\))?|\b\w+\(\w*\)|\b[A-Za-z][a-z]+[A-Z]\w+")
+
+
+def listed_rules(text: str) -> list[ExtractedFact]:
+    """The numbered rules a user lays out ("1. if the error is a cli.SilentError, do not print
+    anything 2. always exit with os.Exit(1)"): each item that says always/never/do not about
+    something in the code is a rule."""
+    said = " ".join((text or "").replace("**", "").split())
+    if len(said) > 6000:
+        return []
+    items = [p.strip(" ;,") for p in _ITEM.split(said)[1:]]
+    if len(items) < 2:
+        return []
+    out = []
+    for item in items:
+        if 12 <= len(item) <= MAX_LEN and _FIRM_RULE.search(item) and _CODE.search(item):
+            rule = item[0].upper() + item[1:]
+            out.append(
+                ExtractedFact(rule, "rule", 0.7, "rule", tags=["session", "rule"], confidence=0.7)
+            )
+    return out

@@ -19,6 +19,7 @@ from services.capture.extract import MAX_LEN, ExtractedFact, project_category, s
 
 _FINDING = re.compile(
     r"\b(?:root cause(?::| was| is that| of\b| fix\b)|"
+    r"(?:found|identified|tracked down) the (?:root )?(?:cause|culprit|issue|problem)\b|"
     r"the (?:real |actual |underlying )?(?:issue|problem|bug|culprit|cause) "
     r"(?:was|is)(?: that|:| —| -)|the reason (?:was|is) that|turns out|caused by|"
     r"(?:was|were|is|are) failing because|fail(?:s|ed)? because|"
@@ -64,6 +65,14 @@ _ONE_OFF = re.compile(
     r"formatting|whitespace|indentation|trailing comma|import order|missing semicolon)\b",
     re.I,
 )
+_FIX_VERB = re.compile(r"\b(?:fixed|removed|cleaned up|corrected|resolved|deleted|tidied)\b", re.I)
+
+
+def is_fix_log(text: str) -> bool:
+    """ "Fixed an unused import in views.py": housekeeping done once, not knowledge."""
+    return bool(_ONE_OFF.search(text) and _FIX_VERB.search(text))
+
+
 _ACK = re.compile(
     r"\b(?:thanks|thank you|works|worked|working now|perfect|great|lgtm|that fixed|"
     r"fixed it|nice|awesome|confirmed)\b",
@@ -74,8 +83,24 @@ _LOCAL = re.compile(r"\btests?\b|_test\.|\.test\.|\bspecs?\b|\bconflicts?\b", re
 _MARKUP = re.compile(r"\*\*|__|^#+\s*|^[-*]\s+|^\d+\.\s+")
 
 
+# "I found the cause: the cookie expires …": the finding is what follows the colon
+_LEAD = re.compile(
+    r"^(?:i |we )?(?:found|identified|tracked down) (?:the |it)(?:root )?(?:cause|culprit|"
+    r"issue|problem)?\s*[:—-]\s*(?=\S)",
+    re.I,
+)
+
+
 def _clean(sentence: str) -> str:
     return " ".join(_MARKUP.sub("", sentence).split()).strip().rstrip(":：").strip()
+
+
+def _without_lead(s: str) -> str:
+    lead = _LEAD.match(s)
+    if lead and len(s) - lead.end() >= 20:
+        s = s[lead.end() :]
+        s = s[:1].upper() + s[1:]
+    return s
 
 
 def _confirmed(t, m) -> bool:
@@ -124,17 +149,23 @@ def findings(t) -> list[ExtractedFact]:
             if kind is None or (m.role != "assistant" and not _DEPRECATED.search(sentence)):
                 continue  # the user's own statements have their own extractor
             # what the user states about their tools is their knowledge, not a guess
-            sure = m.role != "assistant" or (_confirmed(t, m) and not _LOCAL.search(sentence))
+            unsure = None
+            if m.role == "assistant":
+                if not _confirmed(t, m):
+                    unsure = "nothing later in the session showed it held"
+                elif _LOCAL.search(sentence):
+                    unsure = "about a test or a merge: maybe only this change's bookkeeping"
             out.append(
                 ExtractedFact(
-                    _clean(sentence),
+                    _without_lead(_clean(sentence)),
                     proj if kind == "finding" else "env",
                     0.7 if kind == "finding" else 0.6,
                     kind,
                     timestamp=m.timestamp,
                     tags=["session", kind],
-                    confidence=(0.7 if sure else 0.5),
-                    provenance={"line": m.uuid, "section": f"assistant:{kind}"},
+                    confidence=(0.5 if unsure else 0.7),
+                    provenance={"line": m.uuid, "section": f"assistant:{kind}"}
+                    | ({"unsure": unsure} if unsure else {}),
                 )
             )
     return out

@@ -52,7 +52,8 @@ def injected_facts(transcript) -> list[ExtractedFact]:
                     provenance={
                         "line": m.uuid,
                         "section": f"injected:{path}" if path else "injected:hook",
-                    },
+                    }
+                    | ({} if conf >= 0.7 else {"unsure": "a hook's output: maybe one-off context"}),
                 )
             )
     return out

@@ -34,7 +34,29 @@ def _git_root_name(cwd: Path) -> str | None:
     return None
 
 
-def project_name(cwd: str | None) -> str | None:
+# A worktree for the default branch is rare, and "api-dev" may well be a repository's name.
+_DEFAULT_BRANCHES = {"main", "master", "trunk", "develop", "dev", "default", "head"}
+
+
+def _branch_slug(branch: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", branch.lower()).strip("-")
+
+
+def _without_branch(folder: str, branch: str | None) -> str | None:
+    """``shop-feature-login`` on branch ``feature/login``: the repository is ``shop``
+    (``git worktree add ../shop-feature-login`` is the common way to name one)."""
+    if not branch or branch.lower() in _DEFAULT_BRANCHES:
+        return None
+    slug, low = _branch_slug(branch), folder.lower()
+    for tail in (slug, _branch_slug(branch.rsplit("/", 1)[-1])):
+        if tail and low.endswith(tail) and len(low) > len(tail) + 1:
+            head = folder[: -len(tail)]
+            if head[-1] in "-_.":
+                return head.rstrip("-_.") or None
+    return None
+
+
+def project_name(cwd: str | None, branch: str | None = None) -> str | None:
     if not cwd:
         return None
     path = PurePath(cwd)
@@ -43,6 +65,8 @@ def project_name(cwd: str | None) -> str | None:
         name = _git_root_name(real)
         if name:
             return name
+    if path.name and (repo := _without_branch(path.name, branch)):
+        return repo
     parts = [p for p in path.parts if p not in ("/", "\\")]
     for i in range(len(parts) - 1, 0, -1):
         if parts[i - 1].lower() in _WORKTREE_DIRS:

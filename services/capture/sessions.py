@@ -159,7 +159,8 @@ def _review_note(f: ExtractedFact, cfg: LifecycleConfig, sid: str) -> dict:
     if f.provenance.get("section") == "llm" and cfg.llm_review:
         return review_metadata("llm", f.confidence, session=sid, line=line)
     if f.confidence < float(cfg.review_below):
-        return review_metadata("low-confidence", f.confidence, session=sid, line=line)
+        why = f.provenance.get("unsure") or "the words alone do not make it a durable fact"
+        return review_metadata("low-confidence", f.confidence, session=sid, line=line, why=why)
     return {}
 
 

@@ -85,6 +85,7 @@ class Transcript:
     skipped_lines: int = 0
     problems: list[str] = field(default_factory=list)
     cwd: str | None = None
+    branch: str | None = None  # the git branch the session ran on (Claude Code, Codex say so)
     title: str | None = None  # Claude Code ``summary`` line, kept as the session's title
     compactions: list[Compaction] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
@@ -98,7 +99,7 @@ class Transcript:
     def project(self) -> str | None:
         from services.capture.project import project_name
 
-        return project_name(self.cwd)
+        return project_name(self.cwd, self.branch)
 
     @property
     def files_touched(self) -> list[str]:

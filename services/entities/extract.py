@@ -269,12 +269,14 @@ def _words(t: _Tokens, add) -> None:
         hit = _lexicon_hit(t, i)
         if hit:
             name, typ, n = hit
-            typ = _org_suffix_type(t, i + n, typ)
-            if typ == "tool":
-                typ = _employer_context(t, i, typ)
-            if typ == "organisation" and name.lower() not in L.ORGS:
-                name = name + " " + _strip_possessive(t.word(i + n))
+            suffixed = _org_suffix_type(t, i + n, typ)
+            if suffixed == "organisation" and typ != "organisation":
+                # "Notion Labs": the suffix word is part of the company's name
+                name, typ = name + " " + _strip_possessive(t.word(i + n)), suffixed
                 n += 1
+            elif typ == "tool":
+                # "works at Datadog": the company, named as it is, never with the next word
+                typ = _employer_context(t, i, typ)
             add(name, typ, t.items[i][1], _end(t, i + n - 1))
             i += n
             continue

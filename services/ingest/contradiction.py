@@ -76,6 +76,9 @@ _ANTONYM_PAIRS = [
     ("open opened", "closed close"),
     ("passing passes passed", "failing fails failed"),
     ("up", "down"),
+    ("single", "double"),
+    ("dark", "light"),
+    ("married", "divorced"),
 ]
 _ANTONYMS = [(frozenset(a.split()), frozenset(b.split())) for a, b in _ANTONYM_PAIRS]
 
@@ -88,6 +91,18 @@ def _opposed(a_words: set, b_words: set) -> bool:
             if only_a and only_b and not (a_words & right) and not (b_words & left):
                 return True
     return False
+
+
+_RULE = re.compile(
+    r"^\W*(?:always|never|do not|don't|dont|avoid|use|include|prefer|run)\b"
+    r"|\b(?:allowed|permitted|forbidden|required)\b",
+    re.I,
+)
+
+
+def _is_rule(text: str) -> bool:
+    """An instruction or a permission ("Never squash", "Force-pushing is allowed")."""
+    return bool(_RULE.search(text))
 
 
 @dataclass(frozen=True)
@@ -194,6 +209,8 @@ def compare(old: str, new: str, strict: bool = False) -> str:
         return "same"
     if "antonym" in diff:
         return "conflict"
+    if "negation" in diff and (_is_rule(old) or _is_rule(new)):
+        return "conflict"  # a rule and its negation: which one holds is a person's call
     if "ordinal" in diff and "negation" not in diff:
         return "distinct"
     a, b = _parts(old), _parts(new)

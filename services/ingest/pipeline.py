@@ -39,6 +39,9 @@ NEAR_DUPLICATE = 0.95
 # below the merge cut, a stored fact this close that says the same sentence with one value
 # changed ("port 8080" → "port 8081", cosine 0.86) is still a correction of it
 CORRECTION_WINDOW = 0.80
+# the most memories of one batch checked for value changes and opposites (a session's facts
+# and single remembers are; a large import is not)
+VALUE_CHANGE_BATCH = 200
 BATCH_WINDOW = 512  # earlier same-signature memories a batch item is compared with
 DEDUP_STATUSES = (
     "active",
@@ -140,6 +143,7 @@ class Ingestor:
     def __init__(self, memory: MemoryHandle) -> None:
         self.m = memory
         self._links: dict[int, tuple[str, int]] = {}  # batch index → (update|conflict, fact)
+        self._why: dict[int, str] = {}  # batch index → the reason a value change gives
         # near twins: subject, text, status, created_at
         self._stored: dict[int, tuple[str | None, str, str, datetime]] = {}
         self._policy = policy_for(memory)
@@ -168,6 +172,7 @@ class Ingestor:
             fresh, vectors = self._near_duplicates(
                 fresh, vectors, near_duplicate, results, dup_of, live
             )
+        fresh = self._value_changes(fresh)
         ids, texts, vecs = self._store(fresh, vectors, notes, results, actor, progress, cancelled)
         # batch-internal duplicates point at the fact their twin became
         for i, ref in dup_of.items():
@@ -234,6 +239,26 @@ class Ingestor:
                 results[i] = RememberResult("added", None, redactions=verdict.secrets)
                 prepared.append((i, item, verdict.text, content_hash(verdict.text)))
         return prepared, notes
+
+    def _value_changes(self, fresh: list[_Prepared]) -> list[_Prepared]:
+        """A memory that says a value moved on ("Standup moved to 10:00") supersedes the fact
+        holding the old value; one that says the opposite of a stored fact waits in review
+        (``value_change``). Only for what the near-duplicate pass left unlinked."""
+        from services.ingest.value_change import found_in_store
+
+        if len(fresh) > VALUE_CHANGE_BATCH:
+            return fresh  # a bulk import: its file is its truth, and a lookup each is too slow
+        out: list[_Prepared] = []
+        for i, item, text, h in fresh:
+            if i not in self._links and item.status == "active" and not item.subject:
+                hit = found_in_store(self.m.agent_id, text)
+                if hit is not None:
+                    kind, fid, why = hit
+                    self._links[i], self._why[i] = (kind, fid), why
+                    if kind == "conflict":
+                        item = _in_conflict(item, fid)
+            out.append((i, item, text, h))
+        return out
 
     def _exact_duplicates(
         self, prepared: list[_Prepared], results: list[RememberResult], live: tuple[str, ...]
@@ -492,7 +517,7 @@ class Ingestor:
         kind, old_id = self._links.get(i, ("", 0))
         if kind == "conflict":
             result.status, result.conflicts_with = "conflict", old_id
-            result.reason = f"contradicts fact {old_id}: both kept for review"
+            result.reason = self._why.get(i) or f"contradicts fact {old_id}: both kept for review"
             return []
         if kind != "update" or _waits_as_conflict(fid):
             return []
@@ -508,9 +533,10 @@ class Ingestor:
             before,
             snapshot(old),
             actor="engram",
-            reason=f"superseded by fact {fid} (a correction of it)",
+            reason=self._why.get(i) or f"superseded by fact {fid} (a correction of it)",
         )
         result.status = "superseded"
+        result.reason = self._why.get(i) or f"supersedes fact {old_id} (a correction of it)"
         return [old.id]
 
     def _bump(self, ids: list[int]) -> None:

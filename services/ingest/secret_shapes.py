@@ -79,6 +79,14 @@ _TYPE_NAME = re.compile(
     r"^[A-Z][A-Za-z]*(?:Str|String|Ref|Type|Body|Request|Response|Config|Input|Field|Store|"
     r"Model|Schema|Dto|DTO|Props|Options|Params|Spec|Kind|Error|Exception)$"
 )
+# a class name (``ResetPasswordTokensService``): three or more capitalised words run together,
+# the last a kind of thing in code; a passphrase (``CorrectHorseBatteryStaple``) is not one
+_CLASS_NAME = re.compile(
+    r"^(?:[A-Z][a-z]+){2,}(?:Service|Provider|Manager|Handler|Controller|Factory|Repository|"
+    r"Client|Helper|Builder|Module|Component|Adapter|Middleware|Guard|Strategy|Resolver|"
+    r"Serializer|Validator|Interface|Impl|Job|Worker|Queue|Listener|Mixin|Loader|Parser|"
+    r"Generator|Entity|Policy|Command|Plugin|Class|Test|Tests|Spec|Controller)$"
+)
 
 
 def plain_value(value: str, rest: str = "", quoted_key: bool = False) -> bool:
@@ -91,6 +99,8 @@ def plain_value(value: str, rest: str = "", quoted_key: bool = False) -> bool:
     if low in TYPE_WORDS or low in DOC_WORDS or re.fullmatch(r"\d+(?:\.\d+)?|true|false", low):
         return True
     if _PLACEHOLDER.match(v) or _ENV_NAME.match(v) or _TYPE_NAME.match(v.rstrip(";,")):
+        return True
+    if _CLASS_NAME.match(v.rstrip(";,.")):
         return True
     if _CALL.match(v) and not _strong(v):
         return True

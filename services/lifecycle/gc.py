@@ -107,8 +107,10 @@ class _F:
         """Where TTL and decay count from: when Engram learned the fact or it was last used,
         never the event's date alone (last month's transcript ingested today is new)."""
         learned = self.learned or self.created_at
-        if learned > self._now:
-            return self.created_at  # the clock is simulated to before the ingest (tests, --now)
+        if learned.date() > self._now.date():
+            # the clock is simulated to a day before the ingest (tests, --now). Not the same
+            # day: `--now <today>` is noon, and what was learned this afternoon is new
+            return self.created_at
         return max(self.created_at, learned)
 
     @property
@@ -397,6 +399,11 @@ def _plan_run_cap(facts: list[_F], now: datetime, report: GCReport, cap: int | N
     report.held_back = len(back)
 
 
+def _next_day(now: datetime) -> datetime:
+    """Learned on or after this is "after the simulated day" (see ``_F.since``)."""
+    return datetime(now.year, now.month, now.day) + timedelta(days=1)
+
+
 def _plan_pruning(memory: MemoryHandle, now: datetime, cfg: LifecycleConfig, report: GCReport):
     cutoff = now.date() - timedelta(days=int(cfg.episode_retention_days))
     eps = list(
@@ -408,7 +415,7 @@ def _plan_pruning(memory: MemoryHandle, now: datetime, cfg: LifecycleConfig, rep
             # clock simulated to before the ingest counts from the day instead)
             & (
                 (Episode.created_at < now - timedelta(days=int(cfg.episode_retention_days)))
-                | (Episode.created_at > now)
+                | (Episode.created_at >= _next_day(now))
             )
         )
         .tuples()
@@ -427,7 +434,7 @@ def _plan_pruning(memory: MemoryHandle, now: datetime, cfg: LifecycleConfig, rep
     when = pw.fn.COALESCE(Session.ended_at, Session.started_at, Session.processed_at)
     # counted from the ingest too: an old session taken in today keeps its log
     learned = Session.processed_at.is_null() | (Session.processed_at < scut)
-    learned |= Session.processed_at > now
+    learned |= Session.processed_at >= _next_day(now)
     sess = list(
         Session.select(Session.id, Session.external_id)
         .where(

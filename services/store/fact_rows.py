@@ -500,3 +500,15 @@ def long_term(session_settled_before: datetime | None = None) -> Any:
             & (Fact.source == "session")
         )
     return durable
+
+
+def active_mentioning(agent_id: int, words: Sequence[str], limit: int = 50) -> list[tuple]:
+    """(id, content) of an agent's active facts whose text contains every one of ``words``
+    (case-insensitive), newest first: the candidates a value change may replace."""
+    if not words:
+        return []
+    cond = (Fact.agent == agent_id) & (Fact.status == "active")
+    for w in words:
+        cond &= Fact.content.contains(w)
+    q = Fact.select(Fact.id, Fact.content).where(cond).order_by(Fact.id.desc()).limit(limit)
+    return list(q.tuples())

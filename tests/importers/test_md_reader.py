@@ -73,8 +73,9 @@ def test_a_prose_note_keeps_paragraphs_and_lead_ins(cli, tmp_path):
     )  # one paragraph, not two subject-less pieces
     assert "Add manual spans where: a request calls an external API" in facts
     assert "Add manual spans where: a background job starts" in facts
-    assert "Pros: one exporter for every service" in facts
-    assert "Cons: the collector is a single point of failure" in facts
+    # the labels carry what they weigh (issue 32); "Context" names a part of the note, not that
+    assert "Tracing setup — Pros: one exporter for every service" in facts
+    assert "Tracing setup — Cons: the collector is a single point of failure" in facts
     for alone in (
         "Tracing setup",
         "Context",

@@ -17,8 +17,14 @@ REJECT_TEXT = (
 
 
 class Session:
-    def __init__(self, sid: str, cwd: str = "/home/dev/projects/shop", version: str = "2.1.38"):
-        self.sid, self.cwd, self.version = sid, cwd, version
+    def __init__(
+        self,
+        sid: str,
+        cwd: str = "/home/dev/projects/shop",
+        version: str = "2.1.38",
+        branch: str = "main",
+    ):
+        self.sid, self.cwd, self.version, self.branch = sid, cwd, version, branch
         self.lines: list[dict] = []
         self.parent: str | None = None
         self.clock = datetime(2026, 2, 10, 21, 0, 0)
@@ -38,7 +44,7 @@ class Session:
             "cwd": self.cwd,
             "sessionId": self.sid,
             "version": self.version,
-            "gitBranch": "main",
+            "gitBranch": self.branch,
             "type": kind,
             "uuid": uid,
             "timestamp": self.clock.isoformat(timespec="milliseconds") + "Z",

@@ -49,6 +49,27 @@ _XREF = re.compile(
 )
 # "…, for example:" + a list: the items illustrate the one statement, they are not its parts
 _EXAMPLES = re.compile(r"\b(for example|for instance|e\.g\.|such as|like this)\W*$", re.I)
+# a label that weighs something named elsewhere (the heading): "Pros:", "**Downsides**:"
+_ASPECT = re.compile(
+    r"^\W*(?:pros?|cons?|advantages?|disadvantages?|benefits?|drawbacks?|downsides?|upsides?|"
+    r"trade-?offs?|risks?|caveats?|limitations?|strengths?|weaknesses?|costs?)\W*[:：]",
+    re.I,
+)
+# headings that name a part of a note, not what the pros and cons weigh
+_GENERIC_HEADINGS = {
+    "context",
+    "background",
+    "overview",
+    "summary",
+    "details",
+    "notes",
+    "discussion",
+    "analysis",
+    "evaluation",
+    "comparison",
+    "options",
+    "observations",
+}
 _LABEL_ITEM = re.compile(r"^\s*(?:\*\*|__)?[^:：\n]{1,60}[:：]")
 
 
@@ -165,10 +186,28 @@ class _Reader:
     def compose(self, st: Statement) -> str:
         body = polarity.emoji_marked(st.text)
         if st.lead:
-            return self.under_heading(polarity.with_lead(st.lead, body), st.lead)
+            return self.about(self.under_heading(polarity.with_lead(st.lead, body), st.lead))
         if st.kind in ("bullet", "para"):
-            return self.under_heading(body, None)
+            return self.about(self.under_heading(body, None))
         return body
+
+    def about(self, text: str) -> str:
+        """ "Pros: easy to upgrade" says nothing without the option it weighs: it carries the
+        heading it sits under ("Option A: Postgres — Pros: easy to upgrade")."""
+        m = _ASPECT.match(text)
+        if m is None:
+            return text
+        subject = next(
+            (
+                t
+                for _, t in reversed(self.heads)
+                if t and not _ASPECT.match(t + ":") and t.lower() not in _GENERIC_HEADINGS
+            ),
+            None,
+        )
+        if subject is None or subject.lower() in text.lower():
+            return text
+        return f"{subject} — {text}"
 
     def under_heading(self, text: str, lead: str | None) -> str:
         """A statement under a heading that prohibits ("## Don't", "## Anti-patterns")

@@ -121,6 +121,13 @@ def detect_format(path: Path) -> str:
 
 
 def parse_source(path: Path, fmt: str | None = None) -> ParsedSource:
+    from services.interop.engram_outputs import is_engram_output
+
+    if path.is_file() and is_engram_output(path):
+        raise ImportFormatError(
+            f"{path}: Engram wrote this file (its compiled memory for an agent); importing "
+            "it would store Engram's own memories a second time. Nothing was imported."
+        )
     fmt = ALIASES.get(fmt, fmt) if fmt else detect_format(path)
     return _module(fmt).parse(path)
 
