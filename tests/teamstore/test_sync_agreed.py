@@ -37,19 +37,22 @@ def test_a_pin_on_one_machine_and_nothing_on_the_other_is_no_conflict(
 def test_a_pin_on_one_machine_and_an_edit_on_the_other_keeps_both(
     own_server, tmp_path, monkeypatch, capsys
 ):
+    """Before: the desktop's new wording waited in review as a conflict, and had it gone
+    through, its unpinned copy would have unpinned the laptop's pin."""
     a, b = _two_machines(own_server, tmp_path, monkeypatch, capsys, STANDUP, PARKING)
     _ok(capsys, a, "pin", str(_fact(capsys, a, STANDUP)["id"]))
     _ok(capsys, b, "edit", str(_fact(capsys, b, STANDUP)["id"]), "--content", NEW_WORDS)
-    assert "pushed 1" in _round(capsys, a)
-    assert "pushed 1" in _round(capsys, b)
+    _ok(capsys, b, "edit", str(_fact(capsys, b, PARKING)["id"]), "--tags", "visitors")
+    _ok(capsys, a, "edit", str(_fact(capsys, a, PARKING)["id"]), "--importance", "0.9")
+    assert "pushed 2" in _round(capsys, a)
+    assert "pushed 2" in _round(capsys, b)
     _round(capsys, a)
     for data in (a, b):
         f = _fact(capsys, data, NEW_WORDS)
         assert f is not None and f["pinned"] is True, (data, f)
-        assert (
-            _fact(capsys, data, STANDUP) is None
-            or _fact(capsys, data, STANDUP)["status"] != "active"
-        )
+        assert _fact(capsys, data, STANDUP) is None, data
+        p = _fact(capsys, data, PARKING)
+        assert p["tags"] == ["visitors"] and p["importance"] == 0.9, (data, p)
         assert _ok(capsys, data, "review", "--agent", "notes", "--json").strip() == "[]"
     for data in (a, b):
         assert "pushed 0, pulled 0" in _round(capsys, data)
