@@ -194,6 +194,9 @@ def build_parser() -> argparse.ArgumentParser:
                 continue
             raise
         mod.register(sub)
+    from app.commands.help_text import fill
+
+    fill(p)
     return p
 
 

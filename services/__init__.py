@@ -26,6 +26,11 @@ _EXPORTS: dict[str, str] = {
     "InvalidInput": "services.errors",
     "NotFound": "services.errors",
     "ModelUnavailable": "services.errors",
+    # what a destructive action does, in the CLI's and the app's words alike
+    "DELETE_FACT": "services.consequences",
+    "EMPTY_TRASH": "services.consequences",
+    "REJECT": "services.consequences",
+    "MERGE_ENTITIES": "services.consequences",
     "EventBus": "services.events",
     "EventKind": "services.events",
     "AgentInfo": "services.records",
@@ -149,6 +154,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazil
     from services.capture.folders import ingest_folder
     from services.capture.sessions import ingest_session
     from services.config import StoreConfig
+    from services.consequences import DELETE_FACT, EMPTY_TRASH, MERGE_ENTITIES, REJECT
     from services.engram import AgentMemory, Engram
     from services.entities.extract import TYPES as ENTITY_TYPES
     from services.entities.queries import EntityPage, EntityView

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from services import REJECT
 from ui.tables import read_only_table
 
 REASONS = {
@@ -164,11 +165,7 @@ class ReviewView(QWidget):
         box.setIcon(QMessageBox.Icon.Warning)
         box.setWindowTitle("Reject and erase")
         box.setText(f"Erase {what} everywhere?")
-        box.setInformativeText(
-            "Rejecting erases the text from the store, its history, the vectors and the "
-            "compiled memory, and keeps it from being stored again. This cannot be undone. "
-            "To hide it and keep it, choose Not now."
-        )
+        box.setInformativeText(REJECT.for_app())
         erase = box.addButton("Erase", QMessageBox.ButtonRole.DestructiveRole)
         keep = box.addButton(QMessageBox.StandardButton.Cancel)
         box.setDefaultButton(keep)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from services import EMPTY_TRASH
 from ui.tables import read_only_table
 from ui.undo import STEP_SEQ
 
@@ -152,11 +153,7 @@ class TrashDialog(QDialog):
             QMessageBox.Yes | QMessageBox.No,
             self,
         )
-        box.setInformativeText(
-            "This cannot be undone. Its compiled memory files and Engram's hooks for it are "
-            "removed too. The agent's own memory files stay as they are (Forget, whole agent, "
-            "erases it there as well)."
-        )
+        box.setInformativeText(EMPTY_TRASH.for_app())
         box.button(QMessageBox.Yes).setText(f"Delete {slug}")
         box.setDefaultButton(QMessageBox.No)
         box.setEscapeButton(QMessageBox.No)

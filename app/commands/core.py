@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 from app.cli import emit_json
 from app.commands.confirm import add_yes, show_preview
+from app.commands.help_text import old_spelling
+from services.consequences import DELETE_FACT, EMPTY_TRASH
 
 if TYPE_CHECKING:
     from services.engram import Engram
@@ -61,9 +63,11 @@ def register(sub) -> None:
     add_agent_commands(asub)
     a = asub.add_parser("remove", help="move an agent and its memories to the trash")
     a.add_argument("slug")
+    a.add_argument("--json", action="store_true")
     a.set_defaults(func=cmd_agent_remove)
     a = asub.add_parser("restore", help="bring an agent back from the trash")
     a.add_argument("slug")
+    a.add_argument("--json", action="store_true")
     a.set_defaults(func=cmd_agent_restore)
     a = asub.add_parser(
         "trash", help="list removed agents; --empty --yes deletes them for good (no undo)"
@@ -81,12 +85,14 @@ def register(sub) -> None:
 
     p = sub.add_parser("remember", help="store a fact")
     p.add_argument("--agent", required=True)
-    p.add_argument("text")
+    p.add_argument("text", help="the fact, one sentence in plain words")
     p.add_argument("--category", default="fact")
     p.add_argument("--importance", type=_float01, default=0.5)
-    p.add_argument("--pin", action="store_true")
-    p.add_argument("--subject")
-    p.add_argument("--tags", default="")
+    p.add_argument(
+        "--pin", action="store_true", help="pin it: always in the compiled memory, never decays"
+    )
+    p.add_argument("--subject", help="who or what the fact is about (default: found in the text)")
+    p.add_argument("--tags", default="", help="comma-separated tags")
     p.add_argument("--create-agent", action="store_true", help="create the agent if missing")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_remember)
@@ -95,10 +101,16 @@ def register(sub) -> None:
     p.add_argument("--agent", required=True)
     p.add_argument("--status")
     p.add_argument("--category")
-    p.add_argument("--type", dest="memory_type")
-    p.add_argument("--pinned", action="store_true")
+    p.add_argument(
+        "--type", dest="memory_type", help="only this memory type (semantic, episodic, procedural)"
+    )
+    p.add_argument("--pinned", action="store_true", help="only pinned facts")
     p.add_argument("--limit", type=int, default=None)
-    p.add_argument("--sort", default="-created_at")
+    p.add_argument(
+        "--sort",
+        default="-created_at",
+        help="a field to sort by, `-` first for descending (default: -created_at)",
+    )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_list)
 
@@ -109,7 +121,7 @@ def register(sub) -> None:
 
     p = sub.add_parser("edit", help="change a fact")
     p.add_argument("id", type=int)
-    p.add_argument("--content")
+    p.add_argument("--content", help="the corrected text")
     p.add_argument("--category")
     p.add_argument("--importance", type=_float01)
     p.add_argument("--tags", help="comma-separated; replaces the fact's tags ('' clears them)")
@@ -151,7 +163,11 @@ def register(sub) -> None:
         "once: it reconciles the files with the store rather than erasing; --dry-run shows it)",
     )
     p.add_argument("--agent", required=True)
-    p.add_argument("--prefer", choices=["engram", "file"])
+    p.add_argument(
+        "--prefer",
+        choices=["engram", "file"],
+        help="when both changed a line: keep Engram's or the file's",
+    )
     p.add_argument("--dry-run", action="store_true", help="show what would be written")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_writeback)
@@ -171,8 +187,24 @@ def register(sub) -> None:
     p = sub.add_parser("recall", help="hybrid search of an agent's memory")
     p.add_argument("--agent")
     p.add_argument("query")
-    p.add_argument("-k", type=int, default=10)
-    p.add_argument("--mode", choices=["hybrid", "keyword", "semantic"], default="hybrid")
+    p.add_argument(
+        "-n",
+        "--limit",
+        dest="k",
+        type=int,
+        default=10,
+        metavar="N",
+        help="how many results (default 10)",
+    )
+    old_spelling(p, "-k", dest="k", type=int)
+    p.add_argument(
+        "--mode",
+        choices=["hybrid", "keyword", "semantic"],
+        default="hybrid",
+        help="hybrid: words and meaning (default); keyword: exact words only, no model "
+        "loaded; semantic: meaning only",
+    )
+    old_spelling(p, "--keyword-only", dest="mode", action="store_const", const="keyword")
     p.add_argument("--category")
     p.add_argument("--status")
     p.add_argument(
@@ -181,25 +213,36 @@ def register(sub) -> None:
         default="all",
         help="facts, episodes (the sessions it is about) or both (default)",
     )
-    p.add_argument("--facts-only", dest="scope", action="store_const", const="facts")
-    p.add_argument("--episodes-only", dest="scope", action="store_const", const="episodes")
+    old_spelling(p, "--facts-only", dest="scope", action="store_const", const="facts")
+    old_spelling(p, "--episodes-only", dest="scope", action="store_const", const="episodes")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_recall)
 
     p = sub.add_parser("export", help="export an agent's facts")
     p.add_argument("--agent", required=True)
-    p.add_argument("--format", choices=["json", "markdown"], default="json")
+    p.add_argument(
+        "--format", choices=["json", "markdown"], default="json", help="file format (default: json)"
+    )
     p.add_argument("--force", action="store_true", help="replace OUT if it exists")
     p.add_argument("out")
+    p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("verify", help="check that SQLite, FTS and Chroma agree")
-    p.add_argument("--repair", action="store_true")
+    p.add_argument(
+        "--repair",
+        action="store_true",
+        help="rebuild what is out of step (full text, vectors) from the rows",
+    )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("model", help="embedding model status or install")
-    p.add_argument("action", choices=["status", "install"])
+    p.add_argument(
+        "action",
+        choices=["status", "install"],
+        help="status: is the model there and sound; install: put it in place",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_model)
 
@@ -246,6 +289,11 @@ def cmd_agent_rename(args, ctx):
 
 def cmd_agent_remove(args, ctx):
     t = ctx.engram(semantic=False).trash_agent(args.slug)
+    if args.json:
+        emit_json(
+            {"trashed": t.slug, "facts": t.fact_count, "undo": f"engram agent restore {t.slug}"}
+        )
+        return
     print(
         f"Moved {t.slug} and its {t.fact_count:,} facts to the trash. "
         f"`engram agent restore {t.slug}` brings it back."
@@ -254,6 +302,9 @@ def cmd_agent_remove(args, ctx):
 
 def cmd_agent_restore(args, ctx):
     a = ctx.engram(semantic=False).restore_agent(args.slug)
+    if args.json:
+        emit_json({"restored": a.slug})
+        return
     print(f"Restored {a.slug} with all its memories.")
 
 
@@ -289,7 +340,7 @@ def _preview_empty_trash(args, ctx) -> int:
     data = {"agents": [t.__dict__ for t in items]}
     if not items:
         lines = ["The trash is empty: nothing would be deleted."]
-    return show_preview(args, lines, data, "delete them for good (this cannot be undone)")
+    return show_preview(args, lines, data, "delete them for good", EMPTY_TRASH)
 
 
 def cmd_remember(args, ctx):
@@ -465,7 +516,7 @@ def _preview_delete(args, ctx) -> int:
     facts = [_owner(ctx, fid, semantic=False).facts.get(fid) for fid in args.id]
     lines = [f"Would delete fact {f.id}: {f.content}" for f in facts]
     data = {"action": "delete", "ids": args.id}
-    return show_preview(args, lines, data, "delete them (`engram forget` also erases their text)")
+    return show_preview(args, lines, data, "delete them", DELETE_FACT)
 
 
 def cmd_import(args, ctx):
@@ -648,6 +699,9 @@ def cmd_export(args, ctx):
 
     mem = ctx.engram(semantic=False).agent(args.agent)
     path = export_agent(mem, Path(args.out).expanduser(), args.format, force=args.force)
+    if args.json:
+        emit_json({"path": str(path), "format": args.format})
+        return
     print(path)
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import signal
 import sys
 
+from app.commands.help_text import old_spelling
+
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -12,7 +14,13 @@ def register(sub) -> None:
         help="keep Engram resident for agents' hooks and the CLI (a Unix socket in the data "
         "dir, owner-only); they fall back to running in-process when it is not running",
     )
-    p.add_argument("--keyword", action="store_true", help="no embedding model: keyword search only")
+    p.add_argument(
+        "--keyword-only",
+        dest="keyword",
+        action="store_true",
+        help="no embedding model: keyword search only",
+    )
+    old_spelling(p, "--keyword", dest="keyword", action="store_true")
     p.add_argument(
         "--sync-every",
         type=float,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from app.cli import emit_json
 from app.commands.confirm import add_yes, show_preview
+from services.consequences import MERGE_ENTITIES
 
 TYPES = ("person", "organisation", "project", "place", "tool", "concept")
 
@@ -12,7 +13,7 @@ TYPES = ("person", "organisation", "project", "place", "tool", "concept")
 def register(sub) -> None:
     p = sub.add_parser("entities", help="the people, projects, places and tools an agent knows")
     p.add_argument("--agent", required=True)
-    p.add_argument("--type", choices=TYPES)
+    p.add_argument("--type", choices=TYPES, help="only entities of this type")
     p.add_argument("--candidates", action="store_true", help="possible duplicates to review")
     p.add_argument("--relink", action="store_true", help="link every stored fact again")
     p.add_argument("--json", action="store_true")
@@ -24,6 +25,8 @@ def register(sub) -> None:
     def sp(name: str, helptext: str):
         a = esub.add_parser(name, help=helptext)
         a.add_argument("--agent", required=True)
+        if name not in ("show", "merge"):  # those two add it with their own options
+            a.add_argument("--json", action="store_true")
         return a
 
     a = sp("show", "an entity's facts over time, relations and sources")
@@ -35,8 +38,8 @@ def register(sub) -> None:
         "merge entities into the first one (their names become aliases; preview first, "
         "--yes to do it)",
     )
-    a.add_argument("target")
-    a.add_argument("others", nargs="+")
+    a.add_argument("target", help="the entity the others are merged into")
+    a.add_argument("others", nargs="+", help="entities merged into the target")
     a.add_argument("--json", action="store_true")
     add_yes(a)
     a.set_defaults(func=cmd_merge)
@@ -47,23 +50,27 @@ def register(sub) -> None:
     a.set_defaults(func=cmd_split)
     a = sp("rename", "rename an entity (the old name stays as an alias)")
     a.add_argument("entity")
-    a.add_argument("name")
+    a.add_argument("name", help="the new name")
     a.add_argument("--no-alias", action="store_true", help="do not keep the old name")
     a.set_defaults(func=cmd_rename)
     a = sp("alias", "add or remove an entity's aliases")
     a.add_argument("entity")
-    a.add_argument("--add", action="append", default=[])
-    a.add_argument("--remove", action="append", default=[])
+    a.add_argument("--add", action="append", default=[], help="an alias to add (repeatable)")
+    a.add_argument("--remove", action="append", default=[], help="an alias to remove (repeatable)")
     a.set_defaults(func=cmd_alias)
     a = sp("type", "set an entity's type")
     a.add_argument("entity")
-    a.add_argument("type", choices=TYPES)
+    a.add_argument("type", choices=TYPES, help="the entity's type")
     a.set_defaults(func=cmd_type)
     a = sp("undo", "undo a merge, split, rename, alias or type change (its event id)")
-    a.add_argument("event", type=int)
+    a.add_argument(
+        "event", type=int, help="the merge or split to undo (its id in `engram entity show`)"
+    )
     a.set_defaults(func=cmd_undo)
     a = sp("dismiss", "these two are different: drop a merge candidate")
-    a.add_argument("candidate", type=int)
+    a.add_argument(
+        "candidate", type=int, help="the suggested merge to dismiss (its id in `engram entities`)"
+    )
     a.set_defaults(func=cmd_dismiss)
 
 
@@ -134,6 +141,9 @@ def _undo(args, event: int) -> str:
 
 
 def _done(what: str, event: int, args) -> int:
+    if getattr(args, "json", False):
+        emit_json({"done": what, "event": event, "undo": _undo(args, event)})
+        return 0
     print(f"{what} (undo: {_undo(args, event)})")
     return 0
 
@@ -149,7 +159,7 @@ def cmd_merge(args, ctx) -> int:
         ]
         data = {"action": "merge", "target": target.to_json()}
         data["others"] = [o.to_json() for o in others]
-        return show_preview(args, lines, data, "merge them (`engram entity undo EVENT` undoes it)")
+        return show_preview(args, lines, data, "merge them", MERGE_ENTITIES)
     event = ents.merge(args.target, args.others)
     if args.json:
         emit_json(
@@ -188,11 +198,17 @@ def cmd_type(args, ctx) -> int:
 
 def cmd_undo(args, ctx) -> int:
     _mem(args, ctx).entities.undo(args.event)
+    if args.json:
+        emit_json({"undone": args.event})
+        return 0
     print("undone")
     return 0
 
 
 def cmd_dismiss(args, ctx) -> int:
     _mem(args, ctx).entities.dismiss(args.candidate)
+    if args.json:
+        emit_json({"dismissed": args.candidate})
+        return 0
     print("dismissed")
     return 0

@@ -85,11 +85,12 @@ def register(sub) -> None:
 
     p = sub.add_parser("rules", help="forget rules: content that is never stored again")
     rs = p.add_subparsers(dest="rules_cmd", required=True)
-    r = rs.add_parser("list")
+    r = rs.add_parser("list", help="the rules, newest last (terms are kept hashed, never as text)")
     r.add_argument("--json", action="store_true")
     r.set_defaults(func=cmd_rules_list)
-    r = rs.add_parser("remove")
-    r.add_argument("id", type=int)
+    r = rs.add_parser("remove", help="drop a rule: its words may be stored again")
+    r.add_argument("id", type=int, help="the rule's id (`engram rules list`)")
+    r.add_argument("--json", action="store_true")
     r.set_defaults(func=cmd_rules_remove)
 
     p = sub.add_parser("receipts", help="what each forget removed (counts and hashes, no content)")
@@ -98,7 +99,13 @@ def register(sub) -> None:
 
     p = sub.add_parser("pii", help="show or set an agent's personal-data policy")
     p.add_argument("--agent", required=True)
-    p.add_argument("policy", nargs="?", choices=["allow", "ask", "deny"])
+    p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "policy",
+        nargs="?",
+        choices=["allow", "ask", "deny"],
+        help="allow: keep personal data; ask: hold it for review; deny: refuse it (no value: show the policy)",
+    )
     p.add_argument(
         "--kind",
         choices=["email", "phone", "address", "card", "national-id"],
@@ -310,6 +317,9 @@ def cmd_rules_remove(args, ctx):
     from services.forget.service import ForgetService
 
     ForgetService(ctx.engram(semantic=False)).remove_rule(args.id)
+    if args.json:
+        emit_json({"removed_rule": args.id})
+        return
     print(f"removed rule {args.id}")
 
 
@@ -335,6 +345,9 @@ def cmd_pii(args, ctx):
     mem = eng.agent(args.agent)
     cur = mem.settings.get("pii") or "allow"
     if args.policy is None:
+        if args.json:
+            emit_json({"agent": args.agent, "pii": _per_kind(cur, KINDS)})
+            return 0
         if isinstance(cur, str):
             print(", ".join(f"{k}: {cur}" for k in KINDS))
         else:
@@ -347,4 +360,13 @@ def cmd_pii(args, ctx):
     else:
         new = validate_policy(args.policy)
     eng.update_agent(args.agent, settings={"pii": new})
+    if args.json:
+        emit_json({"agent": args.agent, "pii": _per_kind(new, KINDS)})
+        return 0
     print(f"{args.agent}: pii {new}")
+
+
+def _per_kind(policy, kinds) -> dict[str, str]:
+    if isinstance(policy, str):
+        return {k: policy for k in kinds}
+    return {k: policy.get(k, policy.get("default", "allow")) for k in kinds}

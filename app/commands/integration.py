@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.cli import emit_json
+from app.commands.help_text import old_spelling
 from services.integrations.hooks_install import TARGETS
 
 if TYPE_CHECKING:
@@ -24,12 +25,15 @@ def register(sub) -> None:
         ("uninstall", "remove it, restoring the files Engram edited"),
     ):
         h = hsub.add_parser(name, help=helptext)
-        h.add_argument("target", choices=TARGETS)
+        h.add_argument(
+            "target", choices=TARGETS, help="the agent whose hooks and MCP entry to change"
+        )
         h.add_argument("--agent", help="agent slug (default: the target's name)")
         h.add_argument("--home", help="home directory to install into (default: ~)")
         h.add_argument("--project", help="project directory (CLAUDE.md / .cursor/rules)")
         h.add_argument("--yes", action="store_true", help="apply the plan")
         h.add_argument("--dry-run", action="store_true", help="print the plan only (default)")
+        h.add_argument("--json", action="store_true")
         g = h.add_mutually_exclusive_group()
         g.add_argument(
             "--no-mcp",
@@ -67,12 +71,25 @@ def register(sub) -> None:
         help="serve one agent's memory to MCP clients (stdio; --http 127.0.0.1:PORT for "
         "Streamable HTTP); `engram mcp token` prints the HTTP bearer token",
     )
-    p.add_argument("what", nargs="?", choices=("serve", "token"), default="serve")
+    p.add_argument(
+        "what",
+        nargs="?",
+        choices=("serve", "token"),
+        default="serve",
+        help="serve: the MCP server on stdio (default); token: the bearer token of the HTTP transport",
+    )
     p.add_argument("--agent", help="the agent whose memory is served (required to serve)")
-    p.add_argument("--create", action="store_true", help="create the agent if it is missing")
+    p.add_argument(
+        "--create-agent",
+        dest="create",
+        action="store_true",
+        help="create the agent if it is missing",
+    )
+    old_spelling(p, "--create", dest="create", action="store_true")
     p.add_argument("--http", metavar="HOST:PORT", help="Streamable HTTP on a loopback address")
     p.add_argument(
-        "--keyword",
+        "--keyword-only",
+        dest="keyword",
         action="store_true",
         help="no embedding model: keyword search only (starts faster, uses less memory)",
     )
@@ -84,12 +101,18 @@ def register(sub) -> None:
         help="a store that syncs with a team server: a round every MINUTES while it serves "
         "(the first after MINUTES; default 5; 0: none)",
     )
+    old_spelling(p, "--keyword", dest="keyword", action="store_true")
+    p.add_argument("--json", action="store_true", help="token: print it as JSON")
     p.set_defaults(func=cmd_mcp)
 
     p = sub.add_parser(
         "hook-run", help="entry point an agent's hook calls (reads the hook's JSON on stdin)"
     )
-    p.add_argument("target", choices=("claude-code", "claude-code-context", "generic"))
+    p.add_argument(
+        "target",
+        choices=("claude-code", "claude-code-context", "generic"),
+        help="which hook event format is on stdin",
+    )
     p.add_argument("--agent", required=True)
     p.add_argument("--budget", type=int, default=1500, help="claude-code-context: tokens")
     p.add_argument("--json", action="store_true")
@@ -104,7 +127,8 @@ def register(sub) -> None:
 
     p = sub.add_parser(
         "sync",
-        help="two-way sync with the agent's Memory Setup workspace "
+        help="two jobs: `sync --agent A` reconciles the agent's Memory Setup workspace files; "
+        "`sync --server URL` this store with a team store on PostgreSQL "
         "(exit status 4 while conflicts remain; acts at once without --yes: it reconciles "
         "both sides rather than erasing)",
     )
@@ -115,7 +139,12 @@ def register(sub) -> None:
         "else the last one used)",
     )
     p.add_argument("--status", action="store_true", help="what waits to be pushed (server sync)")
-    p.add_argument("--direction", choices=("both", "pull", "push"), default="both")
+    p.add_argument(
+        "--direction",
+        choices=("both", "pull", "push"),
+        default="both",
+        help="pull: files into Engram; push: Engram into files; both (default)",
+    )
     p.add_argument(
         "--prefer", choices=("engram", "file"), help="resolve conflicts in favour of one side"
     )
@@ -125,13 +154,14 @@ def register(sub) -> None:
 
     p = sub.add_parser("archive", help="a whole agent as JSON lines, and back")
     asub = p.add_subparsers(dest="archive_cmd", required=True)
-    a = asub.add_parser("export")
+    a = asub.add_parser("export", help="write an agent's facts, episodes and layers to a file")
     a.add_argument("--agent", required=True)
     a.add_argument("out")
+    a.add_argument("--json", action="store_true")
     a.add_argument("--vectors", action="store_true", help="include embedding vectors")
     a.add_argument("--force", action="store_true", help="replace OUT if it exists")
     a.set_defaults(func=cmd_archive_export)
-    a = asub.add_parser("import")
+    a = asub.add_parser("import", help="bring an archived agent back (new ids, same words)")
     a.add_argument("path")
     a.add_argument("--agent", help="import under this name (default: the archived one)")
     a.add_argument("--json", action="store_true")
@@ -140,6 +170,7 @@ def register(sub) -> None:
     p = sub.add_parser(
         "demo", help="add four clearly-marked demo agents (once: a second run adds nothing)"
     )
+    p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_demo)
 
 
@@ -191,12 +222,30 @@ def cmd_hooks(args, ctx):
 def _show_and_apply(plan, args, data_dir: Path) -> int:
     from services.integrations import hooks_install as hooks
 
+    act = bool(plan.pending) and args.yes and not args.dry_run
+    if args.json:
+        touched = hooks.apply(plan, data_dir) if act else []
+        emit_json(
+            {
+                "action": args.action,
+                "target": plan.target,
+                "agent": plan.agent,
+                "preview": not act,
+                "changes": [
+                    {"path": str(c.path), "change": "write" if c.after is not None else "remove"}
+                    for c in plan.pending
+                ],
+                "notes": list(plan.notes),
+                "backups": [str(b) for b in touched],
+            }
+        )
+        return 0
     sys.stdout.write(plan.preview())
     for n in plan.notes:
         print(f"note: {n}")
     if not plan.pending:
         return 0
-    if not args.yes or args.dry_run:
+    if not act:
         print(f"(plan only: run again with --yes to {args.action})")
         return 0
     touched = hooks.apply(plan, data_dir)
@@ -224,7 +273,11 @@ def cmd_mcp(args, ctx):
     if args.what == "token":
         from services.integrations import mcp_server
 
-        print(mcp_server.ensure_token(ctx.engram(semantic=False).config.data_dir))
+        token = mcp_server.ensure_token(ctx.engram(semantic=False).config.data_dir)
+        if args.json:
+            emit_json({"token": token})
+        else:
+            print(token)
         return 0
     if not args.agent:
         raise ValueError("say which agent's memory to serve: engram mcp --agent SLUG")
@@ -419,6 +472,9 @@ def cmd_archive_export(args, ctx):
     counts = export_archive(
         eng.agent(args.agent), Path(args.out).expanduser(), vectors=args.vectors, force=args.force
     )
+    if args.json:
+        emit_json({"path": str(Path(args.out).expanduser()), "counts": counts})
+        return
     print(f"{args.out}: " + ", ".join(f"{n} {k}" for k, n in counts.items()))
 
 
@@ -460,6 +516,9 @@ def cmd_demo(args, ctx):
             file=sys.stderr,
         )
         return 130
+    if args.json:
+        emit_json({"added": added})
+        return 0
     if not any(added.values()):
         print("the demo agents are already here: nothing added")
     for a in eng.agents():

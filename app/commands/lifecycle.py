@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from app.cli import emit_json
 from app.commands.confirm import add_yes, show_preview
+from services.consequences import REJECT
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -55,7 +56,12 @@ def register(sub) -> None:
         "~/.claude/projects, a Codex sessions tree): each session is read once",
     )
     p.add_argument("--session-id", help="default: the id in the transcript, else the file name")
-    p.add_argument("--format", dest="fmt", choices=("claude-code", "codex", "jsonl"))
+    p.add_argument(
+        "--format",
+        dest="fmt",
+        choices=("claude-code", "codex", "jsonl"),
+        help="the transcript's format (default: detected)",
+    )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_ingest_session)
 
@@ -69,6 +75,8 @@ def register(sub) -> None:
         nargs="?",
         choices=("list", "accept", "reject", "not-now", "edit"),
         default="list",
+        help="list (default), accept, reject (erase everywhere), not-now (keep hidden) "
+        "or edit (correct, then accept)",
     )
     p.add_argument("ids", nargs="*", type=int, metavar="ID")
     p.add_argument("--agent", help="default: every agent (needed for accept/reject/edit)")
@@ -206,7 +214,7 @@ def _preview_reject(memory: AgentMemory, args: argparse.Namespace) -> int:
     lines = [f"Would reject and erase {i}: {waiting[i].fact.content}" for i in ids]
     lines += [f"not waiting for review: {i}" for i in args.ids if i not in waiting]
     data = {"action": "reject", "ids": ids}
-    return show_preview(args, lines, data, "erase them everywhere (this cannot be undone)")
+    return show_preview(args, lines, data, "erase them everywhere", REJECT)
 
 
 def _review_list(eng: Engram, args: argparse.Namespace) -> int:

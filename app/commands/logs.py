@@ -6,11 +6,15 @@ from __future__ import annotations
 from collections import deque
 
 from app.cli import emit_json
+from app.commands.help_text import old_spelling
 
 
 def register(sub) -> None:
     p = sub.add_parser("log", help="show the end of the store's log (engram.log)")
-    p.add_argument("-n", "--lines", type=int, default=40, help="how many lines (default 40)")
+    p.add_argument(
+        "-n", "--limit", dest="lines", type=int, default=40, help="how many lines (default 40)"
+    )
+    old_spelling(p, "--lines", dest="lines", type=int)
     p.add_argument("--path", action="store_true", help="print only the log file's path")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_log)

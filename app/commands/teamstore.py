@@ -20,10 +20,11 @@ def register(sub) -> None:
     p = sub.add_parser("team", help="the team store: members")
     tsub = p.add_subparsers(dest="team_cmd", required=True)
     a = tsub.add_parser("add-member", help="a login role for one person (as the admin role)")
-    a.add_argument("name")
+    a.add_argument("name", help="the member's name (their database role)")
     a.add_argument(
         "--password-stdin", action="store_true", help="read the password from stdin (one line)"
     )
+    a.add_argument("--json", action="store_true")
     a.set_defaults(func=cmd_team_add_member)
 
 
@@ -35,12 +36,18 @@ def add_agent_commands(asub) -> None:
     ):
         a = asub.add_parser(name, help=text)
         a.add_argument("slug")
+        a.add_argument("--json", action="store_true")
         a.set_defaults(func=cmd_agent_visibility, visibility=vis)
 
 
 def cmd_agent_visibility(args, ctx):
     e = ctx.engram(semantic=False)
     e.set_visibility(args.slug, args.visibility)
+    if args.json:
+        from app.cli import emit_json
+
+        emit_json({"agent": args.slug, "visibility": args.visibility})
+        return 0
     print(f"{args.slug}: {args.visibility}")
     return 0
 
@@ -63,6 +70,11 @@ def cmd_team_add_member(args, ctx):
     if len(password) < 8:
         raise InvalidInput("a member's password has at least 8 characters")
     add_member(e.db, args.name, password)
+    if args.json:
+        from app.cli import emit_json
+
+        emit_json({"member": args.name})
+        return 0
     print(f"{args.name}: member of the team (give them the password out of band)")
     return 0
 

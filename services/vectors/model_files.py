@@ -76,7 +76,7 @@ def locate_model(model_dir: Path | None = None, verify: bool = True) -> ModelFil
         raise ModelUnavailable(
             "embedding model not installed (missing "
             + ", ".join(missing)
-            + "); run `make install` (or `python -m app.cli model install`). "
+            + "); run `engram model install` (a source checkout: `make install` does it). "
             "Semantic search is off; keyword search still works."
         )
     if verify:
@@ -85,7 +85,7 @@ def locate_model(model_dir: Path | None = None, verify: bool = True) -> ModelFil
             if got != want:
                 raise ModelUnavailable(
                     f"embedding model file {path} is corrupt (sha256 {got[:12]}…, "
-                    f"expected {want[:12]}…); reinstall it with `make install`."
+                    f"expected {want[:12]}…); reinstall it with `engram model install`."
                 )
     return ModelFiles(onnx=onnx, tokenizer=tokenizer)
 

@@ -14,6 +14,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from services.config import StoreConfig
+from services.consequences import EMPTY_TRASH, REJECT
 from services.engram import Engram
 
 
@@ -72,6 +73,7 @@ def test_review_reject_previews_then_erases(cli, tmp_path):
 
     out = _preview_changes_nothing(cli, tmp_path, "review", "reject", fid, "--agent", "me")
     assert f"Would reject and erase {fid}" in out and "cannot be undone" in out
+    assert " ".join(REJECT.what.split()) in " ".join(out.split())  # the dialog's words
     assert phone in cli("review", "--agent", "me")[1]
 
     rc, out, err = cli("review", "reject", fid, "--agent", "me", "--yes")
@@ -88,6 +90,7 @@ def test_emptying_the_trash_previews_then_deletes_for_good(cli, tmp_path):
 
     out = _preview_changes_nothing(cli, tmp_path, "agent", "trash", "--empty")
     assert "Would delete for good: bot and its 1 facts" in out and "cannot be undone" in out
+    assert EMPTY_TRASH.what in out  # the words Delete for good's dialog uses
     assert [t["slug"] for t in json.loads(cli("agent", "trash", "--json")[1])] == ["bot"]
 
     rc, out, err = cli("agent", "trash", "--empty", "--yes")

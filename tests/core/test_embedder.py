@@ -39,7 +39,7 @@ def test_paraphrases_are_closer_than_unrelated_text():
 
 
 def test_missing_model_says_what_to_do(tmp_path):
-    with pytest.raises(ModelUnavailable, match="make install"):
+    with pytest.raises(ModelUnavailable, match="run `engram model install`"):
         locate_model(tmp_path)
 
 

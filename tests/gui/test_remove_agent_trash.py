@@ -74,6 +74,9 @@ def test_trash_delete_for_good_asks_and_enter_does_not_delete(window, seeded, qt
         qtbot, lambda: qtbot.mouseClick(dlg.delete_btn, Qt.LeftButton), key=Qt.Key_Return
     )
     assert "claude" in text and "42" in text and "cannot be undone" in info
+    from services import EMPTY_TRASH
+
+    assert EMPTY_TRASH.what in info  # the words `engram agent trash --empty` prints
     assert [t.slug for t in engram.trashed_agents()] == ["claude"]
     with qtbot.waitSignal(dlg.changed, timeout=15000):
         answer_modal(

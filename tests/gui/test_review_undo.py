@@ -69,6 +69,9 @@ def test_reject_asks_naming_it_enter_keeps_and_erase_leaves_no_trace(window, age
     tab, rv = _inbox(window, qtbot)
     texts, _ = answer_modal(qtbot, lambda: qtbot.keyClick(rv.table, Qt.Key_R), key=Qt.Key_Return)
     assert "Maybe: prefers tcsh for scripts" in texts[1] and "cannot be undone" in texts[2]
+    from services import REJECT
+
+    assert REJECT.what in texts[2]  # the words `engram review reject` prints
     assert [i.fact.id for i in agent.review.items()] == ids  # Enter kept it
     with qtbot.waitSignal(rv.decided, timeout=30000):  # the button this time
         answer_modal(
