@@ -1,5 +1,7 @@
 """`engram serve` keeps a syncing store in step as the app does (ui/sync_auto.py): a round at
 start, which pulls what others wrote while nothing ran, and one every few minutes after.
+`engram mcp` does the same when it runs long: its first round comes after one period, so an
+agent's short session never starts one (the app or `engram serve` sync at start).
 
 A round is the child ``engram sync --server URL --json`` the app and a user run: Engram binds
 its models to one database per process, and the resident store must not be rebound to the
@@ -12,14 +14,17 @@ import json
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from services import engram_argv
 
 
 class ServeSync:
-    def __init__(self, data_dir: Path, server: str, every_s: float):
+    def __init__(self, data_dir: Path, server: str, every_s: float, at_start: bool = True):
         self.data_dir, self.server, self.every_s = data_dir, server, every_s
+        self.at_start = at_start
         self._stop = threading.Event()
         self._proc: subprocess.Popen | None = None
         self._thread = threading.Thread(target=self._loop, name="engram-sync", daemon=True)
@@ -35,6 +40,8 @@ class ServeSync:
         self._thread.join(timeout=10)
 
     def _loop(self) -> None:
+        if not self.at_start and self._stop.wait(self.every_s):
+            return
         while not self._stop.is_set():
             self._round()
             if self._stop.wait(self.every_s):
@@ -53,6 +60,30 @@ class ServeSync:
         if self._stop.is_set():
             return
         print(f"engram: sync: {_describe(out, err)}", file=sys.stderr, flush=True)
+
+
+def start_sync(eng, minutes: float, at_start: bool = True) -> ServeSync | None:
+    """A store that syncs with a team server keeps in step while it is served (None: it
+    does not sync, or ``minutes`` is 0)."""
+    from services import sync_server
+
+    server = sync_server(eng.db) if minutes > 0 else None
+    if server is None:
+        return None
+    print(f"engram: syncing with {server} every {minutes:g} min", file=sys.stderr, flush=True)
+    s = ServeSync(eng.config.data_dir, server, minutes * 60, at_start)
+    s.start()
+    return s
+
+
+@contextmanager
+def syncing(eng, minutes: float, at_start: bool = True) -> Iterator[None]:
+    s = start_sync(eng, minutes, at_start)
+    try:
+        yield
+    finally:
+        if s is not None:
+            s.stop()
 
 
 def _describe(out: str, err: str) -> str:

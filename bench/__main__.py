@@ -7,6 +7,7 @@ writes JSON under ``bench/results/``. Parts also run alone:
     python -m bench gui --data-dir D
     python -m bench mcp [--facts 10000] [--semantic]
     python -m bench teamstore [--sizes 10000,100000]
+    python -m bench team-check [--writers 2] [--each 40] [--chroma]
     python -m bench redaction
     python -m bench capture [--transcripts] [--samples ../shared/formats/samples] [--verbose]
     python -m bench speed [--quick]   # old (main 93e7099) vs new, side by side
@@ -138,6 +139,15 @@ def cmd_scale_step(args) -> None:
         json.dumps(scale.step(args.size, Path(args.dir), args.vectors, queries=args.queries)),
         flush=True,
     )
+
+
+def cmd_team_check(args) -> dict:
+    from bench import team_check
+
+    row = team_check.run(args.writers, args.each, args.chroma)
+    print(json.dumps(row, indent=2))
+    _write(RESULTS / "team_check.json", {"row": row, "machine": _machine()})
+    return row
 
 
 def cmd_scale_forget(args) -> None:
@@ -383,6 +393,13 @@ def main(argv=None) -> int:
     ts.add_argument("--queries", type=int, default=100)
     ts.add_argument("--stores", default="local,pgvector,chroma", help="local,pgvector,chroma")
     ts.set_defaults(func=cmd_teamstore)
+    tc = sub.add_parser(
+        "team-check", help="the scripted team flow: 2 writers x 40, recall, migrate, forget"
+    )
+    tc.add_argument("--writers", type=int, default=2)
+    tc.add_argument("--each", type=int, default=40)
+    tc.add_argument("--chroma", action="store_true")
+    tc.set_defaults(func=cmd_team_check)
     st = sub.add_parser("scale-step", help=argparse.SUPPRESS)
     st.add_argument("--size", type=int, required=True)
     st.add_argument("--dir", required=True)

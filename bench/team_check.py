@@ -114,13 +114,26 @@ def run(writers: int, each: int, chroma: bool) -> dict:
         rc, out, err, steps["forget_verify"] = _engram(
             env, tmp / "w0", "forget", "--verify", "amber falcon"
         )
+        assert rc == 0, (out, err)
+        verify_rc = rc
         steps["total"] = time.perf_counter() - t0
+        # the result checks, off the clock: every write is there once, the secret is gone, and
+        # the migrated agent's vectors all arrived
+        rc, out, err, _ = _engram(env, tmp / "w0", "list", "--agent", "team", "--json")
+        texts = [f["content"] for f in json.loads(out)]
+        assert rc == 0 and len(texts) == len(set(texts)) == writers * each, (len(texts), err)
+        rc, out, err, _ = _engram(
+            env, tmp / "w1", "recall", "--agent", "team", "Kestrel launch", "--mode", "keyword"
+        )
+        assert rc == 0 and "amber falcon" not in out, (out, err)
+        rc, out, err, _ = _engram(env, tmp / "w1", "migrate", "--from", str(local))
+        assert rc == 0 and "laptop: already there, unchanged" in out, (out, err)
         return {
             "writers": writers,
             "each": each,
             "vectors": "chroma" if chroma else "pgvector",
             "seconds": {k: round(v, 1) for k, v in steps.items()},
-            "forget_verify_rc": rc,
+            "forget_verify_rc": verify_rc,
         }
     finally:
         for s in servers:

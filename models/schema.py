@@ -259,12 +259,22 @@ def _v13(db: pw.Database) -> None:
     migrate_v13(db)
 
 
+def _v15(db: pw.Database) -> None:
+    """Team stores: the forget-rule key stays in the server (members hash through its
+    function) and receipts are written only by its function (models/server_forget.py)."""
+    if not isinstance(db, pw.PostgresqlDatabase):
+        return
+    from models.server_forget import migrate_v15
+
+    migrate_v15(db)
+
+
 # Append new migrations here; never edit a released one. Versions are applied by what is
 # missing, not by "greater than the highest": branches add numbered migrations independently
 # (4 and 5 landed separately), and a store that got 5 first still gets 4 when it arrives.
 MIGRATIONS = [
     (1, _v1), (2, _v2), (3, _v3), (4, _v4), (5, _v5), (8, _v8), (9, _v9), (10, _v10), (12, _v12),
-    (13, _v13),
+    (13, _v13), (15, _v15),
 ]  # fmt: skip
 CURRENT_VERSION = max(v for v, _ in MIGRATIONS)
 

@@ -24,6 +24,7 @@ from services.events import EventBus
 from services.ingest.entity_names import name_check
 from services.ingest.pipeline import Ingestor, NewFact
 from services.ingest.policy import Target, policy_for, sanitize_for
+from services.ingest.rule_key import RuleKey
 
 # registers what accepting an MCP client's forget/delete request in the review inbox does
 from services.integrations import mcp_requests  # noqa: F401
@@ -61,7 +62,7 @@ class Engram:
         self.embedder = embedder
         self.semantic_error = semantic_error
         self.bus = EventBus()
-        self._key: bytes | None = None
+        self._key: RuleKey | None = None
         self._lock = threading.Lock()
         self.notes: list[str] = []  # said once on open (permissions tightened, …)
         self.recompiler: Any = None  # set by follow_changes: compiled layers follow writes
@@ -385,19 +386,18 @@ class Engram:
         return hits[:k]
 
     # forget rules ------------------------------------------------------------------------
-    def forget_key(self) -> bytes:
+    def forget_key(self) -> RuleKey:
+        """What forget rules, receipts and scopes are hashed with: this store's key, or on a
+        team store the team's, which stays in the server (services/ingest/rule_key.py)."""
         if self._key is None:
+            from services.ingest.forget_rules import store_key
             from services.teamstore import team_forget_key
 
             # a team store's rules are the team's: every client hashes with the server's key
-            self._key = team_forget_key(self.db)
-        if self._key is None:
-            from services.ingest.forget_rules import store_key
-
-            self._key = store_key(self.config.data_dir)
+            self._key = team_forget_key(self.db) or RuleKey(store_key(self.config.data_dir))
         return self._key
 
-    def blocking_rule(self, key: bytes, agent_id: int, text: str):
+    def blocking_rule(self, key: RuleKey, agent_id: int, text: str):
         from services.ingest.forget_rules import matching_rule
 
         return matching_rule(key, agent_id, text)

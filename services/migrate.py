@@ -7,14 +7,17 @@ the way in. Only one store is open at a time (the models are bound to one databa
 
 Idempotent: an agent already in the target with the same memories (the same content hashes)
 is skipped; one that differs is refused, never merged (migrate it under another name).
-Resumable: an agent left empty by a run that failed or was killed is imported again. On a team
-store the server assigns every id (its sequences), so rows never collide with another member's
+Resumable: an agent left empty by a run that failed or was killed is imported again, and one
+whose rows arrived but not all its vectors gets the missing ones (vectors are copied after the
+rows, in batches that each commit). On a team store the server assigns every id (its sequences), so rows never collide with another member's
 rows that row security hides.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import signal
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,9 +32,11 @@ from services.store import fact_rows
 class MigrateReport:
     copied: dict[str, dict] = field(default_factory=dict)  # slug → counts
     skipped: list[str] = field(default_factory=list)  # already in the target, unchanged
+    # already in the target, its vectors finished now (a run killed while copying them)
+    resumed: dict[str, dict] = field(default_factory=dict)
 
     def to_json(self) -> dict:
-        return {"copied": self.copied, "skipped": self.skipped}
+        return {"copied": self.copied, "skipped": self.skipped, "resumed": self.resumed}
 
 
 def _open(config: StoreConfig, create_index: bool = False):
@@ -127,16 +132,21 @@ def _import(target: StoreConfig, archives) -> MigrateReport:
                 there = None
             if there is not None:
                 if _hashes(there.id) == hashes:
-                    rep.skipped.append(slug)
+                    done = _fill_vectors(dst, there.id, path)
+                    if any(done.values()):
+                        rep.resumed[slug] = done
+                    else:
+                        rep.skipped.append(slug)
                     continue
                 raise InvalidInput(
                     f"agent {slug!r} is already in the target with other memories; "
                     "nothing was merged (rename one of them first)"
                 )
-            got = import_archive(dst, path)
+            got = import_archive(dst, path, vectors=False)
             # the same agent in another store, not a namesake (its facts keep theirs too)
             Agent.update(uid=uid).where(Agent.slug == slug).execute()
-            rep.copied[slug] = {**got.counts, "vectors": got.vectors, "embedded": got.embedded}
+            aid = Agent.get(Agent.slug == slug).id
+            rep.copied[slug] = {**got.counts, **_fill_vectors(dst, aid, path)}
     finally:
         dst.close()
     return rep
@@ -149,3 +159,46 @@ def _is_leftover(agent_id: int) -> bool:
     return not any(
         m.select().where(m.agent == agent_id).exists() for m in (Fact, Episode, Session, AuditEvent)
     )
+
+
+VECTOR_BATCH = 64  # vectors per committed batch: a killed run loses at most one batch
+
+
+def _fill_vectors(dst, agent_id: int, path: Path) -> dict[str, int]:
+    """The agent's facts in the target that have no vector get one: the archived vector of
+    the same text, or (a text the write policy changed, a source without vectors) a new
+    embedding. Batches commit one by one, so a rerun after a kill carries on from there."""
+    import numpy as np
+
+    out = {"vectors": 0, "embedded": 0}
+    if dst.index is None:
+        return out
+    archived: dict[str, list[float]] = {}  # content hash -> the source's vector
+    lines = [json.loads(x) for x in path.read_text("utf-8").splitlines() if x.strip()]
+    hashes = {x["id"]: x.get("content_hash") for x in lines if x.get("type") == "fact"}
+    for x in lines:
+        if x.get("type") == "vector" and hashes.get(x["fact"]):
+            archived[hashes[x["fact"]]] = x["vector"]
+    have = dst.index.all_ids(agent_id)
+    rows = Fact.select(Fact.id, Fact.content, Fact.content_hash).where(Fact.agent == agent_id)
+    todo = [(i, t, h) for i, t, h in rows.order_by(Fact.id).tuples() if i not in have]
+    known = [r for r in todo if r[2] in archived]
+    for s in range(0, len(known), VECTOR_BATCH):
+        part = known[s : s + VECTOR_BATCH]
+        vecs = np.asarray([archived[h] for _, _, h in part], dtype=np.float32)
+        dst.index.upsert(agent_id, [i for i, _, _ in part], [t for _, t, _ in part], vecs)
+        out["vectors"] += len(part)
+        _kill_here_for_tests("migrate.vectors")
+    rest = [r for r in todo if r[2] not in archived]
+    for s in range(0, len(rest), VECTOR_BATCH):
+        part = rest[s : s + VECTOR_BATCH]
+        dst.index.upsert(agent_id, [i for i, _, _ in part], [t for _, t, _ in part])
+        out["embedded"] += len(part)
+    return out
+
+
+def _kill_here_for_tests(step: str) -> None:
+    """TEST HOOK: ``ENGRAM_TEST_KILL_AT=<step>`` makes the process SIGKILL itself there
+    (tests/teamstore/test_migrate.py), as services/forget/journal.py does; unset in use."""
+    if os.environ.get("ENGRAM_TEST_KILL_AT") == step:
+        os.kill(os.getpid(), getattr(signal, "SIGKILL", signal.SIGTERM))

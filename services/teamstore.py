@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 if TYPE_CHECKING:
+    from services.ingest.rule_key import RuleKey
     from services.store.handle import EngramHandle
 
 
@@ -256,18 +257,23 @@ def clear_text_statistics(db) -> list[str]:
     return [f"team store: cleared planner statistics of {', '.join(cleared)}"]
 
 
-def team_forget_key(db) -> bytes | None:
-    """The key every client of a team store hashes forget rules with (schema v8 keeps it in
-    the server, readable by the team only), so a rule made on one laptop blocks the text on
-    every other. None: a local store, or a team store from before v8."""
+def team_forget_key(db) -> RuleKey | None:
+    """The key every client of a team store hashes forget rules with, so a rule made on one
+    laptop blocks the text on every other: from schema v15 the server hashes and the key
+    never leaves it (before, v8 let the team read it). None: a local store, or a team store
+    from before v8."""
     from models.db import is_postgres
+    from models.server_forget import has_rule_hash
+    from services.ingest.rule_key import RuleKey
 
     if not is_postgres(db):
         return None
+    if has_rule_hash(db):
+        return RuleKey(db=db)
     if not db.execute_sql("SELECT to_regclass('team_secret') IS NOT NULL").fetchone()[0]:
         return None
     row = db.execute_sql("SELECT value FROM team_secret WHERE name = 'forget'").fetchone()
-    return bytes(row[0]) if row else None
+    return RuleKey(bytes(row[0])) if row else None
 
 
 def receipt_roles(db, ids) -> dict[int, tuple[str, int | None]]:

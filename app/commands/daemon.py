@@ -62,13 +62,6 @@ def cmd_serve(args, ctx) -> int:
 
 def _start_sync(eng, minutes: float):
     """As the app does: a store that syncs keeps in step while it is served."""
-    from app.serve_sync import ServeSync
-    from services import sync_server
+    from app.serve_sync import start_sync
 
-    server = sync_server(eng.db) if minutes > 0 else None
-    if server is None:
-        return None
-    print(f"engram: syncing with {server} every {minutes:g} min", file=sys.stderr, flush=True)
-    s = ServeSync(eng.config.data_dir, server, minutes * 60)
-    s.start()
-    return s
+    return start_sync(eng, minutes)

@@ -93,6 +93,14 @@ def register(sub) -> None:
         action="store_true",
         help="no embedding model: keyword search only (starts faster, uses less memory)",
     )
+    p.add_argument(
+        "--sync-every",
+        type=float,
+        default=5.0,
+        metavar="MINUTES",
+        help="a store that syncs with a team server: a round every MINUTES while it serves "
+        "(the first after MINUTES; default 5; 0: none)",
+    )
     old_spelling(p, "--keyword", dest="keyword", action="store_true")
     p.add_argument("--json", action="store_true", help="token: print it as JSON")
     p.set_defaults(func=cmd_mcp)
@@ -279,7 +287,10 @@ def cmd_mcp(args, ctx):
         mcp_server.parse_listen(args.http)  # refuse a non-loopback address before loading
         eng = ctx.engram(semantic=False)
         _served_agent(eng, args.agent, args.create)
-        mcp_server.serve_http(eng, args.agent, args.http, warm_up=not args.keyword)
+        from app.serve_sync import syncing
+
+        with syncing(eng, args.sync_every, at_start=False):
+            mcp_server.serve_http(eng, args.agent, args.http, warm_up=not args.keyword)
         return 0
     # stdio: the client's `initialize` is answered first (services/integrations/
     # mcp_fast_start.py), then the store opens and the SDK loads; the model and Chroma load
@@ -296,9 +307,11 @@ def cmd_mcp(args, ctx):
     try:
         eng = ctx.engram(semantic=False)
         _served_agent(eng, args.agent, args.create)
+        from app.serve_sync import syncing
         from services.integrations import mcp_server
 
-        mcp_server.serve_stdio(eng, args.agent, warm_up=not args.keyword)
+        with syncing(eng, args.sync_every, at_start=False):
+            mcp_server.serve_stdio(eng, args.agent, warm_up=not args.keyword)
     finally:
         relay.finish()
     return 0

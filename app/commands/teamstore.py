@@ -101,9 +101,12 @@ def cmd_migrate(args, ctx):
     for slug, counts in rep.copied.items():
         parts = ", ".join(f"{v} {k}" for k, v in counts.items() if v)
         print(f"{slug}: copied ({parts})")
+    for slug, counts in rep.resumed.items():
+        parts = ", ".join(f"{v} {k}" for k, v in counts.items() if v)
+        print(f"{slug}: already there, its vectors finished ({parts})")
     for slug in rep.skipped:
         print(f"{slug}: already there, unchanged")
-    if not rep.copied and not rep.skipped:
+    if not rep.copied and not rep.skipped and not rep.resumed:
         print("nothing to copy")
     return 0
 

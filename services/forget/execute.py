@@ -28,10 +28,11 @@ from services.forget.preview import (
     verify_sample,
 )
 from services.forget.purge import compact_store, purge_vectors
-from services.forget.scope import ForgetScope, keyed
+from services.forget.scope import ForgetScope, keyed_many
 from services.forget.scrub import scrub_file
 from services.forget.verify import verify_forgotten
 from services.ingest import forget_rules
+from services.ingest.rule_key import RuleKey
 from services.store import fact_rows
 from services.store.audit import record_audit
 from services.store.backup import backup_store
@@ -362,7 +363,7 @@ def delete_rows(
     engram: EngramHandle,
     scope: ForgetScope,
     pv: ForgetPreview,
-    key: bytes,
+    key: RuleKey,
     rid: int,
     notes: list[str],
 ) -> None:
@@ -388,7 +389,7 @@ def _delete_rows_locked(
     engram: EngramHandle,
     scope: ForgetScope,
     pv: ForgetPreview,
-    key: bytes,
+    key: RuleKey,
     counts: dict[str, int],
     hashes: set[str],
     label: str,
@@ -412,7 +413,7 @@ def _delete_rows_locked(
                 notes.append(f"{ap.slug}: compiled layers written since the preview hold it too")
         for k, v in ap.counts().items():
             counts[k] = counts.get(k, 0) + v
-        hashes.update(keyed(key, x) for x in ap.terms)
+        hashes.update(keyed_many(key, ap.terms))
         _delete_agent_rows(ap)
         if scope.wants_rule and ap.terms and not scope.all_agents:
             forget_rules.add_rule(key, ap.agent_id, label, _rule_terms(scope, ap))

@@ -29,6 +29,7 @@ from services.forget.files import FileEdit, TextForm, plan_file
 from services.forget.preview import AgentPreview, ForgetPreview
 from services.forget.scope import ForgetScope
 from services.forget.scrub import scrub_file
+from services.ingest.rule_key import RuleKey
 from services.store.atomic import atomic_write
 
 NAME = "forget-journal.json"
@@ -74,15 +75,24 @@ def kill_here_for_tests(step: str) -> None:
 
 
 # the receipt row: "incomplete" until every step has run -------------------------------
-def open_receipt(scope: ForgetScope, pv: ForgetPreview, key: bytes, steps: list[str]) -> int:
+def open_receipt(scope: ForgetScope, pv: ForgetPreview, key: RuleKey, steps: list[str]) -> int:
     slug = scope.agent or (pv.agents[0].slug if len(pv.agents) == 1 else None)
-    r = ForgetReceipt.create(
-        agent_slug=None if scope.all_agents else slug,
-        scope=scope.to_receipt(key),
-        counts={"incomplete": list(steps)},
-        hashes=[],
-    )
-    return int(r.id)
+    values: dict = {
+        "agent_slug": None if scope.all_agents else slug,
+        "scope": scope.to_receipt(key),
+        "counts": {"incomplete": list(steps)},
+        "hashes": [],
+    }
+    if key.on_server:
+        # a team store (schema v15): only the server's function writes a receipt, and it
+        # records the role that called it
+        f = ForgetReceipt._meta.fields
+        row = ForgetReceipt._meta.database.execute_sql(
+            "SELECT engram_open_receipt(%s, %s, %s, %s)",
+            tuple(f[k].db_value(v) for k, v in values.items()),
+        ).fetchone()
+        return int(row[0])
+    return int(ForgetReceipt.create(**values).id)
 
 
 def steps_left(rid: int) -> list[str]:

@@ -14,8 +14,6 @@ person ticks them (``include_partial``, ``include_ids``).
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 from dataclasses import dataclass
 from datetime import date, datetime
 
@@ -24,6 +22,7 @@ from models.db import is_postgres
 from models.tables import FACT_STATUSES
 from services.errors import InvalidInput, NotFound
 from services.forget.matching import contains, fold, same_numbers
+from services.ingest.rule_key import RuleKey
 from services.store import fact_rows
 from services.store.facts import FactFilters
 from services.store.handle import EngramHandle
@@ -113,7 +112,7 @@ class ForgetScope:
     def wants_rule(self) -> bool:
         return self.rule if self.rule is not None else self.kind in ("fact", "matching")
 
-    def to_receipt(self, key: bytes) -> dict:
+    def to_receipt(self, key: RuleKey) -> dict:
         """The scope as a receipt may keep it: the matching text only as a keyed hash."""
         d: dict = {"kind": self.kind, "agent": self.agent, "all_agents": self.all_agents}
         if self.fact_ids:
@@ -126,8 +125,12 @@ class ForgetScope:
         return d
 
 
-def keyed(key: bytes, text: str) -> str:
-    return hmac.new(key, normalize(text).encode("utf-8"), hashlib.sha256).hexdigest()
+def keyed(key: RuleKey, text: str) -> str:
+    return key.hash(normalize(text))
+
+
+def keyed_many(key: RuleKey, texts) -> list[str]:
+    return key.hash_many([normalize(t) for t in texts])
 
 
 def as_dt(v) -> datetime:

@@ -1,6 +1,7 @@
 """Forget rules: content that must never be stored again, kept without keeping the text.
 
-A rule holds keyed hashes (HMAC-SHA256 with a per-store key in ``<data_dir>/forget.key``) of
+A rule holds keyed hashes (HMAC-SHA256 with a per-store key in ``<data_dir>/forget.key``, or
+on a team store the team's key, which only the server holds: services/ingest/rule_key.py) of
 the normalised word sequence of each forgotten term. Candidate text is normalised, each of its
 word n-grams (for the n's the rules use) is hashed with the same key, and a rule fires when
 one of its term hashes is present. Without the key a hash cannot be tested against guesses,
@@ -12,14 +13,13 @@ of different lengths; older rules hold bare hex with the length in ``ForgetRule.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from models import ForgetRule
+from services.ingest.rule_key import RuleKey
 from services.store.text import words
 
 _key_lock = threading.Lock()
@@ -46,23 +46,11 @@ def store_key(data_dir: Path) -> bytes:
         return _keys[str(path)]
 
 
-def term_hash(key: bytes, term_words: list[str]) -> str:
-    return hmac.new(key, " ".join(term_words).encode("utf-8"), hashlib.sha256).hexdigest()
-
-
-def term_hashes(key: bytes, term: str) -> tuple[str, int]:
-    """One hash for a whole (normalised) term and its word count."""
-    w = words(term)[:MAX_TERM_WORDS]
-    return term_hash(key, w), len(w)
-
-
-def text_ngram_hashes(key: bytes, text: str, sizes: set[int]) -> set[tuple[int, str]]:
+def text_ngram_hashes(key: RuleKey, text: str, sizes: set[int]) -> set[tuple[int, str]]:
     w = words(text)
-    out: set[tuple[int, str]] = set()
-    for n in sizes:
-        for i in range(max(0, len(w) - n + 1)):
-            out.add((n, term_hash(key, w[i : i + n])))
-    return out
+    grams = [(n, " ".join(w[i : i + n])) for n in sizes for i in range(max(0, len(w) - n + 1))]
+    hashed = key.hash_many([g for _, g in grams])  # one round trip on a team store
+    return {(n, h) for (n, _), h in zip(grams, hashed, strict=True)}
 
 
 def _entries(rule: ForgetRule) -> list[tuple[int, str]]:
@@ -83,7 +71,7 @@ def rules_for(agent_id: int) -> list[ForgetRule]:
 
 
 def matching_rule(
-    key: bytes, agent_id: int, text: str, rules: list[ForgetRule] | None = None
+    key: RuleKey, agent_id: int, text: str, rules: list[ForgetRule] | None = None
 ) -> ForgetRule | None:
     """``rules``: the agent's rules read once by a caller checking many texts."""
     rules = rules_for(agent_id) if rules is None else rules
@@ -98,13 +86,13 @@ def matching_rule(
     return None
 
 
-def add_rule(key: bytes, agent_id: int | None, label: str, terms: list[str]) -> ForgetRule:
+def add_rule(key: RuleKey, agent_id: int | None, label: str, terms: list[str]) -> ForgetRule:
     """One rule holding a keyed hash per distinct term (``agent_id`` None: every agent)."""
+    grams = [w for w in (words(t)[:MAX_TERM_WORDS] for t in terms) if w]
     hashes: list[str] = []
-    for t in terms:
-        h, n = term_hashes(key, t)
-        if n and f"{n}:{h}" not in hashes:
-            hashes.append(f"{n}:{h}")
+    for w, h in zip(grams, key.hash_many([" ".join(w) for w in grams]), strict=True):
+        if f"{len(w)}:{h}" not in hashes:
+            hashes.append(f"{len(w)}:{h}")
     if not hashes:
         raise ValueError("a forget rule needs at least one word")
     sizes = {int(h.split(":", 1)[0]) for h in hashes}

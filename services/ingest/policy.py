@@ -21,6 +21,7 @@ from services.ingest import limits
 from services.ingest.forget_rules import matching_rule, rules_for
 from services.ingest.pii import apply_pii
 from services.ingest.redaction import redact
+from services.ingest.rule_key import RuleKey
 from services.store.text import CleanMeta, CleanText
 
 if TYPE_CHECKING:  # the façade sits above this package; only its type is used here
@@ -74,7 +75,7 @@ class WritePolicy:
 
     agent_id: int | None
     pii: dict | str | None
-    key: bytes | None
+    key: RuleKey | None
     # the agent's forget rules, read once per policy (a batch): every field of every item is
     # checked against them
     _rules: list = field(default_factory=list, compare=False, repr=False)

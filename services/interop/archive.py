@@ -198,7 +198,11 @@ def read_archive_lines(path: Path) -> tuple[list[dict], int]:
     return lines, skipped
 
 
-def import_archive(engram: EngramHandle, path: Path, slug: str | None = None) -> ArchiveReport:
+def import_archive(
+    engram: EngramHandle, path: Path, slug: str | None = None, vectors: bool = True
+) -> ArchiveReport:
+    """``vectors`` False: the rows only (``engram migrate`` copies the vectors itself, in
+    batches it can resume)."""
     lines, skipped = read_archive_lines(Path(path))
     by_type: dict[str, list[dict]] = {}
     for l in lines[1:]:
@@ -288,8 +292,9 @@ def import_archive(engram: EngramHandle, path: Path, slug: str | None = None) ->
             },
         )
     # a fact whose text the policy changed is embedded anew: its archived vector is of the raw text
-    vectors = [r for r in by_type.get("vector", []) if r.get("fact") not in changed]
-    _restore_vectors(engram, agent.id, vectors, fact_map, rep)
+    if vectors:
+        kept = [r for r in by_type.get("vector", []) if r.get("fact") not in changed]
+        _restore_vectors(engram, agent.id, kept, fact_map, rep)
     engram.bus.emit("agent.added", slug=slug)
     return rep
 

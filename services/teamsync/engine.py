@@ -141,7 +141,8 @@ def sync_round(config: StoreConfig, server_url: str) -> SyncReport:
         cid = local_state.client_id(loc.db)
         cursor = int(local_state.get(loc.db, "cursor", "0") or 0)
         agreed = {lid: h for lid, (_, _, h) in local_state.mapped(loc.db).items()}
-        outbox = [_payload(op, agreed) for op in local_state.queued(loc.db)]
+        fields = local_state.agreed_fields(loc.db)
+        outbox = [_payload(op, agreed, fields) for op in local_state.queued(loc.db)]
         renames = local_state.renames(loc.db)
     finally:
         loc.close()
@@ -198,7 +199,7 @@ def _safe(url: str) -> str:
     return url
 
 
-def _payload(op, agreed: dict) -> dict:
+def _payload(op, agreed: dict, agreed_fields: dict) -> dict:
     seq, kind, slug, uid, lid = op
     out = {"seq": seq, "op": kind, "slug": slug, "uid": uid, "local_id": lid}
     if kind == "upsert":
@@ -208,6 +209,12 @@ def _payload(op, agreed: dict) -> dict:
             out["status"] = f.status
             out["hash"] = local_state.row_hash(f)
             out["base"] = agreed.get(lid)  # the state both sides last agreed on
+            now = out["now_fields"] = local_state.row_fields(f)
+            base = agreed_fields.get(lid)
+            if base is not None and out["base"] is not None:
+                # what this machine changed since then, field by field: only those are its
+                out["changed"] = sorted(k for k, h in now.items() if base.get(k) != h)
+                out["base_fields"] = base
     return out
 
 
@@ -235,10 +242,12 @@ def _server_step(config, url, embedder, cid, outbox, cursor, renames):
         results = {item["seq"]: _push_one(srv, cid, item) for item in items}
         changes, new_cursor = _changes(srv, cid, cursor)
         # a parked push: the shared text comes back to this machine even if its change was
-        # pulled before (the local copy of it was edited since)
+        # pulled before (the local copy of it was edited since); a merged one (this machine's
+        # fields beside another's): the merged row comes back
         pulled = {ch["uid"] for ch in changes}
         for item in items:
-            if str(results[item["seq"]]).startswith(CONFLICT) and item["uid"] not in pulled:
+            back = str(results[item["seq"]]).startswith(CONFLICT) or _merged(srv, item, results)
+            if back and item["uid"] not in pulled:
                 found = _server_row(srv, item)
                 f = fact_rows.any_row(found[1]) if found else None
                 if f is not None:
@@ -314,7 +323,13 @@ def _upsert_there(srv, item: dict) -> str:
         there = fact_rows.any_row(row[0])
         if there is not None and _both_changed(there, item):
             return _park_there(srv, mem, item)
-        _take_fields(srv, mem, row[0], {**f, "status": item.get("status")})
+        mine = {**f, "status": item.get("status")}
+        if item.get("changed") is not None:  # only what this machine changed is its to set
+            took = set(item["changed"])
+            if "content" in took:  # a new wording brings its own subject and type
+                took |= {"subject", "memory_type"}
+            mine = {k: v for k, v in mine.items() if k in took}
+        _take_fields(srv, mem, row[0], mine)
         return item["uid"]
     (r,) = mem.remember_many(
         [
@@ -339,12 +354,26 @@ def _upsert_there(srv, item: dict) -> str:
 
 
 def _both_changed(there, item: dict) -> bool:
-    """The pushed text differs from the server's, and the server's row moved since this
-    machine last agreed with it: two edits of one fact, neither may silently win."""
+    """The pushed text differs from the server's, and the server's text moved since this
+    machine last agreed with it: two edits of one wording, neither may silently win (a
+    pin or a tag changed on the other side is no conflict: each side's fields are taken)."""
     base = item.get("base")
     if base is None or item["fields"]["content"] == there.content:
         return False
+    if item.get("base_fields") is not None:
+        server_text = local_state.row_fields(there)["content"]
+        return "content" in item["changed"] and server_text != item["base_fields"]["content"]
     return base not in (local_state.row_hash(there), there.content_hash)
+
+
+def _merged(srv, item: dict, results: dict) -> bool:
+    """A pushed change taken beside another machine's: the server's row is not what this
+    machine sent, so it comes back in this round (its own change is never pulled)."""
+    if item["op"] != "upsert" or "fields" not in item or results[item["seq"]] != item["uid"]:
+        return False
+    found = _server_row(srv, item)
+    f = fact_rows.any_row(found[1]) if found else None
+    return f is not None and local_state.row_hash(f) != item.get("hash")
 
 
 def _conflict_note(uid: str) -> dict:
@@ -508,11 +537,13 @@ def _settle(loc: EngramHandle, outbox, results, rep: SyncReport) -> list[tuple[d
             # agreed as it is now, so the shared text pulled in this round replaces it
             here = fact_rows.any_row(item["local_id"])
             if here is not None:
-                h = local_state.row_hash(here)
-                local_state.map_fact(loc.db, here.id, item["uid"], item["slug"], h)
+                local_state.map_row(loc.db, here, item["uid"], item["slug"])
         elif result != "gone":
             rep.pushed += 1
-            local_state.map_fact(loc.db, item["local_id"], result, item["slug"], item.get("hash"))
+            local_state.map_fact(
+                loc.db, item["local_id"], result, item["slug"], item.get("hash"),
+                item.get("now_fields"),
+            )  # fmt: skip
         local_state.done(loc.db, item["seq"])
     return parked
 
@@ -531,7 +562,7 @@ def _park_here(loc: EngramHandle, item: dict, uid: str) -> None:
     (r,) = loc.agent(item["slug"], create=True).remember_many([new])
     if r.fact_id is not None and r.fact_id != item["local_id"]:
         got = fact_rows.row_by_id(r.fact_id)
-        local_state.map_fact(loc.db, got.id, uid, item["slug"], local_state.row_hash(got))
+        local_state.map_row(loc.db, got, uid, item["slug"])
 
 
 def _apply_pulls(loc: EngramHandle, changes: list[dict], rep: SyncReport) -> None:
@@ -583,9 +614,7 @@ def _upsert_here(loc: EngramHandle, ch: dict, rep: SyncReport) -> None:
                 mem.edit(here.id, actor="sync", **theirs)
                 rep.pulled += 1
             fresh = fact_rows.row_by_id(here.id)
-            local_state.map_fact(
-                loc.db, here.id, ch["uid"], ch["slug"], local_state.row_hash(fresh)
-            )
+            local_state.map_row(loc.db, fresh, ch["uid"], ch["slug"])
             return
     new = NewFact(
         **{**f, "tags": f["tags"] or []},
@@ -602,7 +631,7 @@ def _upsert_here(loc: EngramHandle, ch: dict, rep: SyncReport) -> None:
         _supersede(here, r.fact_id)
         rep.conflicts += 1
     got = fact_rows.row_by_id(r.fact_id)
-    local_state.map_fact(loc.db, got.id, ch["uid"], ch["slug"], local_state.row_hash(got))
+    local_state.map_row(loc.db, got, ch["uid"], ch["slug"])
     rep.pulled += 1
 
 

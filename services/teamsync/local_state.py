@@ -38,6 +38,21 @@ def row_hash(f: Any) -> str:
     return state_hash(f.content_hash, f.category, f.importance, f.pinned, f.tags, f.status)
 
 
+def row_fields(f: Any) -> dict[str, str]:
+    """A short hash per carried field (the text by its content hash): what the two sides
+    agreed on, field by field, so a round tells which side changed which field (a pin on
+    one machine and a new wording on the other are two changes, not a conflict)."""
+    norm = {
+        "content": f.content_hash,
+        "category": f.category or "",
+        "importance": round(float(f.importance or 0.0), 6),
+        "pinned": bool(f.pinned),
+        "tags": sorted(f.tags or []),
+        "status": f.status or "",
+    }
+    return {k: hashlib.sha256(json.dumps(v).encode()).hexdigest()[:16] for k, v in norm.items()}
+
+
 LOCAL_SQL = [
     "CREATE TABLE IF NOT EXISTS sync_state (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     # synced_hash: the state hash (text and carried fields) both sides agreed on at the last
@@ -63,6 +78,9 @@ def exists(db) -> bool:
 def ensure(db) -> None:
     for stmt in LOCAL_SQL:
         db.execute_sql(stmt)
+    cols = {r[1] for r in db.execute_sql("PRAGMA table_info(sync_map)").fetchall()}
+    if "synced_fields" not in cols:  # a store that synced before fields were merged
+        db.execute_sql("ALTER TABLE sync_map ADD COLUMN synced_fields TEXT")
 
 
 def get(db, key: str, default: str | None = None) -> str | None:
@@ -120,17 +138,33 @@ def mapped(db) -> dict[int, tuple[str, str, str | None]]:
     return {lid: (uid, slug, h) for lid, uid, slug, h in rows.fetchall()}
 
 
+def agreed_fields(db) -> dict[int, dict[str, str]]:
+    """local fact id → the per-field hashes agreed at the last round (row_fields)"""
+    rows = db.execute_sql(
+        "SELECT local_id, synced_fields FROM sync_map WHERE synced_fields IS NOT NULL"
+    )
+    return {lid: json.loads(v) for lid, v in rows.fetchall()}
+
+
 def local_for(db, uid: str) -> int | None:
     row = db.execute_sql("SELECT local_id FROM sync_map WHERE uid = ?", (uid,)).fetchone()
     return row[0] if row else None
 
 
-def map_fact(db, local_id: int, uid: str, slug: str, synced_hash: str | None) -> None:
+def map_fact(
+    db, local_id: int, uid: str, slug: str, synced_hash: str | None, fields: dict | None = None
+) -> None:
     db.execute_sql("DELETE FROM sync_map WHERE uid = ? OR local_id = ?", (uid, local_id))
     db.execute_sql(
-        "INSERT INTO sync_map(local_id, uid, agent_slug, synced_hash) VALUES (?, ?, ?, ?)",
-        (local_id, uid, slug, synced_hash),
+        "INSERT INTO sync_map(local_id, uid, agent_slug, synced_hash, synced_fields) "
+        "VALUES (?, ?, ?, ?, ?)",
+        (local_id, uid, slug, synced_hash, json.dumps(fields) if fields else None),
     )
+
+
+def map_row(db, f: Any, uid: str, slug: str) -> None:
+    """The local row ``f`` is what both sides agree on now."""
+    map_fact(db, f.id, uid, slug, row_hash(f), row_fields(f))
 
 
 def unmap(db, uid: str) -> None:

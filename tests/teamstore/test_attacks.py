@@ -62,6 +62,16 @@ RECEIPT = (
     "INSERT INTO forget_receipt (agent_slug, scope, counts, hashes, created_at, by_role) "
     "VALUES (%s, '{\"kind\": \"matching\"}', '{}', '[]', now(), %s) RETURNING id, by_role"
 )
+# the one way a member writes a receipt (schema v15): the server's function, which records
+# the role that called it
+OPEN_RECEIPT = "SELECT engram_open_receipt(%s, '{\"kind\": \"matching\"}', '{}', '[]')"
+
+
+def _opened(cur, slug: str) -> tuple[int, str]:
+    cur.execute(OPEN_RECEIPT, (slug,))
+    rid = cur.fetchone()[0]
+    cur.execute("SELECT by_role FROM forget_receipt WHERE id = %s", (rid,))
+    return rid, cur.fetchone()[0]
 
 
 def test_1_a_receipt_for_another_agent_does_not_cover_erasing_the_teams_audit_trail(
@@ -69,12 +79,16 @@ def test_1_a_receipt_for_another_agent_does_not_cover_erasing_the_teams_audit_tr
 ):
     con = _sql(pg_server, team_store.dbname, "bob", autocommit=False)
     cur = con.cursor()
-    # the attack: any receipt (one for an agent of bob's own), then the team's trail goes
+    # the attack: any receipt written straight into the table: refused, whatever it says
+    with pytest.raises(psycopg2.Error, match="permission denied for table forget_receipt"):
+        cur.execute(RECEIPT, ("team", "alice"))
+    con.rollback()
+    # a receipt of bob's own (for an agent of his), then the team's trail goes
     cur.execute(
         "INSERT INTO agent (slug, name, kind, settings, created_at, visibility) "
         "VALUES ('bobs', 'bobs', 'generic', '{}', now(), 'shared')"
     )
-    cur.execute(RECEIPT, ("bobs", "bob"))
+    assert _opened(cur, "bobs")[1] == "bob"
     cur.execute("DELETE FROM audit_event WHERE agent_id = %s", (team["team"],))
     assert cur.rowcount >= 2
     with pytest.raises(psycopg2.Error, match="removed only by a forget of that agent"):
@@ -92,6 +106,8 @@ def test_1_a_receipt_for_another_agent_does_not_cover_erasing_the_teams_audit_tr
         assert c.fetchone()[0] >= 2
         c.execute("SELECT count(*) FROM audit_erasure")
         assert c.fetchone()[0] == 0
+        c.execute("SELECT count(*) FROM forget_receipt")
+        assert c.fetchone()[0] == 0
     admin.close()
 
 
@@ -100,13 +116,16 @@ def test_1_2_a_forged_receipt_names_its_real_writer_and_every_event_it_erased(
 ):
     con = _sql(pg_server, team_store.dbname, "bob", autocommit=False)
     cur = con.cursor()
-    # a receipt for alice's private agent: refused (bob cannot see it)
-    with pytest.raises(psycopg2.Error, match="no agent diary"):
+    # a receipt for alice's private agent: refused (bob cannot see it), by the table and by
+    # the function alike
+    with pytest.raises(psycopg2.Error, match="permission denied for table forget_receipt"):
         cur.execute(RECEIPT, ("diary", "alice"))
     con.rollback()
-    # a receipt for the shared agent that says alice wrote it, then the trail erased
-    cur.execute(RECEIPT, ("team", "alice"))
-    rid, by = cur.fetchone()
+    with pytest.raises(psycopg2.Error, match="no agent diary"):
+        cur.execute(OPEN_RECEIPT, ("diary",))
+    con.rollback()
+    # a receipt for the shared agent (the function stamps bob), then the trail erased
+    rid, by = _opened(cur, "team")
     assert by == "bob"  # the server's stamp, not the client's claim
     cur.execute("SELECT id FROM audit_event WHERE agent_id = %s ORDER BY id", (team["team"],))
     erased = [r[0] for r in cur.fetchall()]
@@ -398,3 +417,63 @@ def test_3_a_members_forget_for_all_agents_covers_only_what_he_sees_and_only_own
         c.execute("SELECT count(*) FROM forget_rule WHERE id = %s", (alices,))
         assert c.fetchone()[0] == 1
     admin.close()
+
+
+def test_3_the_forget_rule_key_stays_in_the_server_and_members_hash_through_it(
+    members, team_store, pg_server, team, tmp_path, monkeypatch, capsys
+):
+    """Finding 3, the key: before schema v15 every member read ``team_secret`` (and could
+    test guesses against the team's rules offline, for ever). Now only the server hashes,
+    with the same HMAC, so rules made either way block the same words on every client."""
+    import hashlib
+    import hmac
+
+    con = _sql(pg_server, team_store.dbname, "bob")
+    cur = con.cursor()
+    # the attack: read the key (and, failing that, see that a row is there at all)
+    for stmt in (
+        "SELECT value FROM team_secret",
+        "SELECT count(*) FROM team_secret",
+        "COPY team_secret TO STDOUT",
+    ):
+        with pytest.raises(psycopg2.Error, match="permission denied for table team_secret"):
+            cur.execute(stmt)
+    # what he may do: hash words through the server's function
+    cur.execute("SELECT engram_rule_hash(ARRAY['kestrel room', 'the third of june'])")
+    by_server = cur.fetchone()[0]
+    con.close()
+    admin = _sql(pg_server, team_store.dbname, "engram_admin")
+    with admin.cursor() as c:
+        c.execute("SELECT value FROM team_secret WHERE name = 'forget'")
+        key = bytes(c.fetchone()[0])
+    admin.close()
+    assert by_server == [
+        hmac.new(key, m.encode(), hashlib.sha256).hexdigest()
+        for m in ("kestrel room", "the third of june")
+    ]
+    # bob's forget through the CLI makes a rule that blocks the words for alice
+    alice, bob = members("alice"), members("bob")
+    text = "Standup moves to the Kestrel room"
+    rc, out, err = _cli(
+        capsys, monkeypatch, alice, tmp_path / "a", "remember", "--agent", "team", text
+    )
+    assert rc == 0, (out, err)
+    rc, out, err = _cli(
+        capsys, monkeypatch, bob, tmp_path / "b", "forget", "--agent", "team", "--matching",
+        "Kestrel room", "--yes",
+    )  # fmt: skip
+    assert rc == 0, (out, err)
+    rc, out, err = _cli(
+        capsys, monkeypatch, alice, tmp_path / "a", "remember", "--agent", "team", text
+    )
+    assert rc == 3 and "forget rule" in (out + err).lower(), (rc, out, err)
+    # and no key on either machine: their data dirs hold no forget.key
+    assert not list(tmp_path.glob("*/forget.key"))
+    # someone who left the team hashes nothing any more
+    admin = _sql(pg_server, team_store.dbname, "engram_admin")
+    admin.cursor().execute("REVOKE engram_team FROM bob")
+    admin.close()
+    con = _sql(pg_server, team_store.dbname, "bob")
+    with pytest.raises(psycopg2.Error, match="permission denied for function engram_rule_hash"):
+        con.cursor().execute("SELECT engram_rule_hash(ARRAY['kestrel room'])")
+    con.close()

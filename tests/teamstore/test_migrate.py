@@ -5,8 +5,14 @@ The round trip keeps the same facts and the same search results."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
+import pytest
 
 from app.cli import main
 from models import AuditEvent, Episode
@@ -127,3 +133,68 @@ def test_migrate_from_a_directory_without_a_store_says_so(
     rc = main(["--data-dir", str(tmp_path / "c"), "migrate", "--from", str(tmp_path / "nothing")])
     assert rc != 0
     assert "holds no Engram store" in capsys.readouterr().err
+
+
+ROOT = Path(__file__).resolve().parents[2]
+TOOLS = ["pytest", "ruff", "mypy", "pnpm", "docker", "make", "tox", "poetry", "uv", "nox"]
+
+
+@pytest.mark.slow
+def test_a_migrate_killed_while_copying_vectors_is_finished_by_the_next_run(
+    team_store, tmp_path, monkeypatch, capsys
+):
+    """Finding 12: a `migrate` killed after the rows went up left the agent with no vectors,
+    and the next run called it "already there, unchanged". Now the vectors travel in batches
+    that commit, and a rerun copies the ones missing (counted on the server, pgvector)."""
+    local, here = tmp_path / "local", tmp_path / "team-client"
+    e = Engram.open(StoreConfig(data_dir=local))
+    texts = [f"The {t} job on runner {n} takes {n + 2} minutes" for t in TOOLS for n in range(15)]
+    e.agent("claude", create=True).remember_many([NewFact(t) for t in texts])
+    e.close()
+    monkeypatch.delenv("ENGRAM_CHROMA_URL", raising=False)  # vectors in PostgreSQL
+    env = dict(os.environ, PYTHONPATH=str(ROOT), ENGRAM_DB_URL=team_store.db_url)
+    env.update(ENGRAM_TEST_KILL_AT="migrate.vectors", ANONYMIZED_TELEMETRY="False")
+    proc = subprocess.run(
+        [sys.executable, "-m", "app.cli", "--data-dir", str(here), "migrate", "--from",
+         str(local)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert proc.returncode == -signal.SIGKILL, proc.stdout + proc.stderr
+
+    def on_server() -> tuple[int, int]:
+        import psycopg2
+
+        con = psycopg2.connect(team_store.db_url)
+        with con.cursor() as c:
+            c.execute("SELECT count(*) FROM fact")
+            facts = c.fetchone()[0]
+            c.execute("SELECT count(*) FROM fact_vector")
+            vectors = c.fetchone()[0]
+        con.close()
+        return facts, vectors
+
+    facts, vectors = on_server()
+    assert facts == len(texts) and 0 < vectors < len(texts), (facts, vectors)
+    monkeypatch.setenv("ENGRAM_DB_URL", team_store.db_url)
+    assert main(["--data-dir", str(here), "migrate", "--from", str(local)]) == 0
+    out = capsys.readouterr().out
+    assert f"claude: already there, its vectors finished ({len(texts) - vectors} vectors)" in out
+    assert on_server() == (len(texts), len(texts))
+    # the vectors on the server are the local ones, each beside its own fact's text
+    team = _by_text(StoreConfig(data_dir=here, db_url=team_store.db_url))
+    mine = _by_text(StoreConfig(data_dir=local))
+    assert team.keys() == mine.keys() == set(texts)
+    assert all(np.allclose(team[t], mine[t], atol=1e-5) for t in texts)
+    assert main(["--data-dir", str(here), "migrate", "--from", str(local)]) == 0
+    assert "claude: already there, unchanged" in capsys.readouterr().out
+    assert on_server() == (len(texts), len(texts))
+
+
+def _by_text(config: StoreConfig) -> dict:
+    e = Engram.open(config)
+    try:
+        mem = e.agent("claude")
+        vecs = e.index.vectors(mem.agent_id)
+        return {f.content: vecs[f.id] for f in mem.list(limit=1000) if f.id in vecs}
+    finally:
+        e.close()
