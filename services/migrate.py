@@ -19,6 +19,7 @@ import json
 import os
 import signal
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -74,10 +75,16 @@ class LazyEmbedder:
         return self._real.embed(texts)
 
 
-def migrate(source: StoreConfig, target: StoreConfig, agents: list[str] | None = None):
+def migrate(
+    source: StoreConfig,
+    target: StoreConfig,
+    agents: list[str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+):
+    """``progress(done, total)`` counts facts: rows copied, then vectors filled."""
     with tempfile.TemporaryDirectory(prefix="engram-migrate-") as tmp:
         archives = _export(source, agents, Path(tmp))
-        return _import(target, archives)
+        return _import(target, archives, progress or (lambda done, total: None))
 
 
 def _export(source: StoreConfig, agents, tmp: Path) -> dict[str, tuple[Path, set[str], str]]:
@@ -117,10 +124,19 @@ def _hashes(agent_id: int) -> set[str]:
     return fact_rows.content_hashes(agent_id)
 
 
-def _import(target: StoreConfig, archives) -> MigrateReport:
+def _import(target: StoreConfig, archives, progress: Callable[[int, int], None]) -> MigrateReport:
     from services.interop.archive import import_archive
 
     rep = MigrateReport()
+    # each agent's facts twice: once as rows, once as vectors
+    total = 2 * sum(_fact_lines(path) for path, _h, _u in archives.values())
+    done = 0
+
+    def step(n: int) -> None:
+        nonlocal done
+        done += n
+        progress(min(done, total), total)
+
     dst = _open(target, create_index=True)
     try:
         for slug, (path, hashes, uid) in archives.items():
@@ -132,9 +148,10 @@ def _import(target: StoreConfig, archives) -> MigrateReport:
                 there = None
             if there is not None:
                 if _hashes(there.id) == hashes:
-                    done = _fill_vectors(dst, there.id, path)
-                    if any(done.values()):
-                        rep.resumed[slug] = done
+                    step(_fact_lines(path))  # its rows are there already
+                    filled = _fill_vectors(dst, there.id, path, step)
+                    if any(filled.values()):
+                        rep.resumed[slug] = filled
                     else:
                         rep.skipped.append(slug)
                     continue
@@ -143,10 +160,11 @@ def _import(target: StoreConfig, archives) -> MigrateReport:
                     "nothing was merged (rename one of them first)"
                 )
             got = import_archive(dst, path, vectors=False)
+            step(_fact_lines(path))
             # the same agent in another store, not a namesake (its facts keep theirs too)
             Agent.update(uid=uid).where(Agent.slug == slug).execute()
             aid = Agent.get(Agent.slug == slug).id
-            rep.copied[slug] = {**got.counts, **_fill_vectors(dst, aid, path)}
+            rep.copied[slug] = {**got.counts, **_fill_vectors(dst, aid, path, step)}
     finally:
         dst.close()
     return rep
@@ -164,7 +182,14 @@ def _is_leftover(agent_id: int) -> bool:
 VECTOR_BATCH = 64  # vectors per committed batch: a killed run loses at most one batch
 
 
-def _fill_vectors(dst, agent_id: int, path: Path) -> dict[str, int]:
+def _fact_lines(path: Path) -> int:
+    with path.open("r", encoding="utf-8") as fh:
+        return sum(1 for line in fh if line.startswith('{"type": "fact"'))
+
+
+def _fill_vectors(
+    dst, agent_id: int, path: Path, step: Callable[[int], None] = lambda n: None
+) -> dict[str, int]:
     """The agent's facts in the target that have no vector get one: the archived vector of
     the same text, or (a text the write policy changed, a source without vectors) a new
     embedding. Batches commit one by one, so a rerun after a kill carries on from there."""
@@ -172,6 +197,7 @@ def _fill_vectors(dst, agent_id: int, path: Path) -> dict[str, int]:
 
     out = {"vectors": 0, "embedded": 0}
     if dst.index is None:
+        step(_fact_lines(path))
         return out
     archived: dict[str, list[float]] = {}  # content hash -> the source's vector
     lines = [json.loads(x) for x in path.read_text("utf-8").splitlines() if x.strip()]
@@ -182,18 +208,21 @@ def _fill_vectors(dst, agent_id: int, path: Path) -> dict[str, int]:
     have = dst.index.all_ids(agent_id)
     rows = Fact.select(Fact.id, Fact.content, Fact.content_hash).where(Fact.agent == agent_id)
     todo = [(i, t, h) for i, t, h in rows.order_by(Fact.id).tuples() if i not in have]
+    step(max(0, len(hashes) - len(todo)))  # those had their vector already
     known = [r for r in todo if r[2] in archived]
     for s in range(0, len(known), VECTOR_BATCH):
         part = known[s : s + VECTOR_BATCH]
         vecs = np.asarray([archived[h] for _, _, h in part], dtype=np.float32)
         dst.index.upsert(agent_id, [i for i, _, _ in part], [t for _, t, _ in part], vecs)
         out["vectors"] += len(part)
+        step(len(part))
         _kill_here_for_tests("migrate.vectors")
     rest = [r for r in todo if r[2] not in archived]
     for s in range(0, len(rest), VECTOR_BATCH):
         part = rest[s : s + VECTOR_BATCH]
         dst.index.upsert(agent_id, [i for i, _, _ in part], [t for _, t, _ in part])
         out["embedded"] += len(part)
+        step(len(part))
     return out
 
 

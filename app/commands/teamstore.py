@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 
@@ -94,7 +95,19 @@ def cmd_migrate(args, ctx):
             raise InvalidInput(f"{source.data_dir} holds no Engram store (no engram.db)")
     else:
         source, target = here, StoreConfig(data_dir=Path(args.dst).expanduser())
-    rep = migrate(source, target, args.agent)
+    from app.commands.progress import progress
+
+    try:
+        with progress("migrate", args) as shown:
+            rep = migrate(source, target, args.agent, progress=shown)
+    except KeyboardInterrupt:
+        # every batch commits on its own: what was copied stays, and a rerun carries on
+        print(
+            "engram: interrupted: what was copied is kept; run the same command again "
+            "to finish (it copies only what is missing)",
+            file=sys.stderr,
+        )
+        return 130
     if args.json:
         emit_json(rep.to_json())
         return 0

@@ -137,3 +137,23 @@ def test_ctrl_c_keeps_whole_batches_and_says_what_was_kept(tmp_path, capsys):
     out = _read_all(master)
     assert proc.wait(timeout=120) == 0, out
     assert len(_facts(data, "cur", capsys)) == 520
+
+
+def test_migrate_shows_progress_on_a_terminal_and_none_with_json(tmp_path, capsys):
+    rules = _rules(tmp_path, files=3, per_file=2)
+    data = tmp_path / "store"
+    data.mkdir(mode=0o700)
+    proc, master = _spawn(data, "import", "--agent", "cur", str(rules))
+    assert proc.wait(timeout=120) == 0, _read_all(master)
+    _read_all(master)
+    # rows then vectors: each of the 6 facts counts twice
+    proc, master = _spawn(data, "migrate", "--to", str(tmp_path / "copy"))
+    out = _read_all(master)
+    assert proc.wait(timeout=120) == 0, out
+    assert re.search(r"migrate: .*12/12", out), out
+    assert "cur: copied (" in out
+    assert len(_facts(tmp_path / "copy", "cur", capsys)) == 6
+    proc, master = _spawn(data, "migrate", "--to", str(tmp_path / "copy2"), "--json")
+    out = _read_all(master)
+    assert proc.wait(timeout=120) == 0, out
+    assert "12/12" not in out and "cur" in json.loads(out)["copied"]
