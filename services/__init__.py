@@ -74,6 +74,9 @@ _EXPORTS: dict[str, str] = {
     "archived_ids": "services.lifecycle.gc",
     "gc_runs": "services.lifecycle.gc",
     "restore_gc_run": "services.lifecycle.gc",
+    "archived_summary": "services.lifecycle.archived",
+    "archived_page": "services.lifecycle.archived",
+    "restore_in_batches": "services.lifecycle.archived",
     "LifecycleConfig": "services.lifecycle.config",
     "load_config": "services.lifecycle.config",
     "save_config": "services.lifecycle.config",
@@ -173,6 +176,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazil
     from services.interop.importers.base import ImportFormatError
     from services.interop.importers.service import detect_format, parse_source
     from services.interop.sync import sync_workspace, workspace_signature
+    from services.lifecycle.archived import archived_page, archived_summary, restore_in_batches
     from services.lifecycle.compile import CompileService, latest_layers, layer_diff
     from services.lifecycle.config import LifecycleConfig, load_config, save_config
     from services.lifecycle.gc import (
