@@ -1,5 +1,6 @@
 """The GUI at 100k facts (issue 23): the GC preview (Engram → Run GC until the dialog lists
-the plan), the GC run (its button until ``gc_done``), quitting the window while a background
+the plan), the GC run (its button until ``gc_done``), the Archived view after it and its
+Restore all (issue 36: each with its longest stall), quitting the window while a background
 job runs, Try the demo → the first demo tab, and the fact browser driven from the keyboard:
 selecting a row (Down until its details and history show), typing a search a key at a time
 (~120 ms apart; results after the last key), 20× PageDown and dragging the scrollbar to the
@@ -396,11 +397,15 @@ def child(store: Path, demo: bool) -> dict:
         out["demo_s"] = round(time.perf_counter() - t, 2)
     else:
         out["preview_load"] = _load()
+        hb = Heartbeat()
+        hb.start()
         t = time.perf_counter()
         win.tray.act_gc.trigger()
         dlg = win.gc_dialog
         until(lambda: dlg.plans is not None)
         out["preview_s"] = round(time.perf_counter() - t, 2)
+        _pause(300)  # the listed plan painted
+        out["preview_stall_ms"] = hb.stop()[0]
         out["archived"] = sum(
             1 for r, _c in dlg.plans.values() for a in r.actions if a.kind in ("expire", "evict")
         )
@@ -412,6 +417,8 @@ def child(store: Path, demo: bool) -> dict:
         until(lambda: bool(done))
         out["run_s"] = round(time.perf_counter() - t, 2)
         out["run_said"] = done[0] if done else "no answer"
+        until(lambda: not win.runner.is_busy(), 120)
+        out.update(archived_rows(win, hb))
         # quit with a job running: the preview again (a read over the whole store)
         until(lambda: not win.runner.is_busy(), 120)
         win.tray.act_gc.trigger()
@@ -424,6 +431,49 @@ def child(store: Path, demo: bool) -> dict:
         # then, with no window, the store closes: memory.md catches up with the GC's changes
         e.close()
         out["quit_store_s"] = round(time.perf_counter() - t, 2)
+    return out
+
+
+def archived_rows(win, hb: Heartbeat) -> dict:
+    """After the GC: the agent's Archived view opened (count, runs and first page listed),
+    scrolled to the end of what it lists, then Restore all (answered Yes) until every fact
+    is back, each with the GUI thread's longest stall; the row checks the restored count."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    tab = win.agent_tabs[SLUG]
+    win.tabs.setCurrentWidget(tab)
+    _pause(200)
+    out: dict = {"archived_load": _load()}
+    view = tab.archived
+    if not hasattr(view, "is_loading"):  # an older tree: the view loads on the GUI thread
+        view.is_loading = lambda: False
+    hb.start()
+    t = time.perf_counter()
+    tab.show_view("Archived")
+    _until(lambda: not view.is_loading() and view.total > 0, 300)
+    out["archived_s"] = round(time.perf_counter() - t, 2)
+    view.table.setFocus()
+    QTest.keyClick(view.table, Qt.Key_End, Qt.ControlModifier)
+    _pause(500)
+    _until(lambda: not view.is_loading(), 60)
+    out["archived_stall_ms"] = hb.stop()[0]
+    out["archived_total"] = view.total
+    view._ask = lambda _text: True  # the confirmation, answered Yes
+    got: list = []
+    view.restored.connect(got.append)
+    out["restore_load"] = _load()
+    hb.start()
+    t = time.perf_counter()
+    view.all_btn.click()
+    _until(lambda: bool(got), 900)
+    out["restore_s"] = round(time.perf_counter() - t, 2)
+    _pause(300)
+    out["restore_stall_ms"] = hb.stop()[0]
+    out["restored"] = len(got[0]) if got else 0
+    if out["restored"] != out["archived_total"]:
+        out["restore_error"] = f"restored {out['restored']} of {out['archived_total']}"
+    _until(lambda: not win.runner.is_busy(), 120)
     return out
 
 
@@ -513,7 +563,12 @@ def _cell(d: dict, key: str, load: str) -> str:
 
 ROWS = [  # label, key, the load recorded for it
     ("GC preview s", "preview_s", "preview"),
+    ("GC preview: stall ms", "preview_stall_ms", "preview"),
     ("GC run s", "run_s", "run"),
+    ("Archived listed s", "archived_s", "archived"),
+    ("Archived: stall ms", "archived_stall_ms", "archived"),
+    ("Restore all s", "restore_s", "restore"),
+    ("Restore all: stall ms", "restore_stall_ms", "restore"),
     ("quit s", "quit_s", "quit"),
     ("demo tab s", "demo_s", "demo"),
     ("select row ms (p50)", "select_ms", "select"),
