@@ -77,6 +77,17 @@ _EXPORTS: dict[str, str] = {
     "archived_summary": "services.lifecycle.archived",
     "archived_page": "services.lifecycle.archived",
     "restore_in_batches": "services.lifecycle.archived",
+    # the pictures (issue 36): what agents load, memory health, receipts, reads, pause
+    "load_board": "services.lifecycle.load_board",
+    "AgentLoad": "services.lifecycle.load_board",
+    "memory_health": "services.lifecycle.health",
+    "merge_duplicates": "services.lifecycle.health",
+    "archive_with_reason": "services.lifecycle.health",
+    "receipt_picture": "services.forget.receipt_places",
+    "agent_reads": "services.store.read_log",
+    "read_counts": "services.store.read_log",
+    "capture_paused": "services.store.pause",
+    "set_capture_paused": "services.store.pause",
     "LifecycleConfig": "services.lifecycle.config",
     "load_config": "services.lifecycle.config",
     "save_config": "services.lifecycle.config",
@@ -129,6 +140,10 @@ _ALIASES = {
     "MCP_TARGET_NAMES": "TARGET_NAMES",
     "sync_status_here": "status_here",
     "store_syncs": "syncs",
+    "receipt_picture": "picture",
+    "agent_reads": "reads",
+    "capture_paused": "is_paused",
+    "set_capture_paused": "set_paused",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -158,6 +173,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazil
     from services.errors import EngramError, InvalidInput, ModelUnavailable, NotFound
     from services.events import EventBus, EventKind
     from services.forget.entity_scope import expand_entity
+    from services.forget.receipt_places import picture as receipt_picture
     from services.forget.service import SEMANTIC_THRESHOLD, ForgetScope, ForgetService
     from services.ingest.bulk import bulk_remember
     from services.ingest.pipeline import NewFact
@@ -191,12 +207,18 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazil
         run_gc,
         undo_gc,
     )
+    from services.lifecycle.health import archive_with_reason, memory_health, merge_duplicates
+    from services.lifecycle.load_board import AgentLoad, load_board
     from services.records import AgentInfo, FactView, ImportReport, RememberResult, SearchHit
     from services.search.context import build_context
     from services.search.episodes import EpisodeHit, recall_episodes
     from services.search.hybrid import DEFAULT_WEIGHTS, SearchMode
     from services.secrets import LLM_API_KEY, SecretsStore
     from services.store.facts import FactFilters, FactStatus
+    from services.store.pause import is_paused as capture_paused
+    from services.store.pause import set_paused as set_capture_paused
+    from services.store.read_log import read_counts
+    from services.store.read_log import reads as agent_reads
     from services.store.review import ReviewItem, review_metadata
     from services.store.stats import agent_stats, tag_counts
     from services.teamstore import (

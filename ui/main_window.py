@@ -24,6 +24,7 @@ from shiboken6 import isValid
 from ui.a11y import set_name
 from ui.notice import UndoNotice
 from ui.theme import icon
+from ui.views import install as install_views
 
 if TYPE_CHECKING:
     # ``Qt`` too: its namespace builds ~100 Python enums on first access (~11 ms); the
@@ -266,6 +267,7 @@ class MainWindow(QMainWindow):
         self.autosync.start()
         self.sync_indicator.refresh()
         self._attach_menus()
+        install_views(self)  # View → Insights (ui/views)
         self.tabs.currentChanged.connect(self._on_tab_changed)
         self.sync_agents()
         if self.tabs.count() > 1:
