@@ -33,8 +33,7 @@ class ReceiptPicture:
 
 # a place, the receipt's counts that erased there, and the counts that say something is left
 _PLACES: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [
-    ("Rows (facts, history, episodes, session logs)",
-     ("facts", "history_events", "episodes", "session_logs", "kept_facts_metadata"), ()),
+    ("Rows", ("facts", "history_events", "episodes", "session_logs", "kept_facts_metadata"), ()),
     ("Full-text index", ("fts_entries",), ()),
     ("Vectors", ("vectors",), ()),
     ("Compiled files", ("compiled_layers", "layer_files", "exports"), ()),
@@ -82,7 +81,10 @@ def picture(receipt: dict) -> ReceiptPicture:
         n = sum(int(c.get(k, 0) or 0) for k in erased)
         kept = sum(int(c.get(k, 0) or 0) for k in left)
         outcome = LEFT if kept else (OK if n else NOTHING)
-        pic.places.append(Place(name, n, outcome, f"{kept} kept the text" if kept else ""))
+        detail = f"{kept} kept the text" if kept else ""
+        if name == "Rows" and n:
+            detail = "facts, their history, episodes and session logs"
+        pic.places.append(Place(name, n, outcome, detail))
     pic.places[4:4] = _agent_files(c)
     if incomplete:
         pic.places.append(

@@ -64,6 +64,9 @@ class Gauge(QWidget):
     def sizeHint(self) -> QSize:
         return QSize(240, self.fontMetrics().height() + 10)
 
+    def _label_width(self) -> int:
+        return self.fontMetrics().horizontalAdvance("100,000 / 100,000 tokens (100 %)") + 16
+
     def set_value(self, used: int, budget: int) -> None:
         self.used, self.budget = used, budget
         self.setAccessibleName(f"{used:,} of {budget:,} tokens")
@@ -78,7 +81,12 @@ class Gauge(QWidget):
         p = QPainter(self)
         p.setRenderHint(QPainter.Antialiasing)
         pal = self.palette()
-        r = QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5)
+        full = QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5)
+        # the figure beside the bar, never over it: readable whatever the bar's colour
+        label = QRectF(
+            full.right() - self._label_width(), full.y(), self._label_width(), full.height()
+        )
+        r = full.adjusted(0, 0, -self._label_width() - 8, 0)
         p.setPen(pal.color(QPalette.Mid))
         p.setBrush(pal.color(QPalette.Base))
         p.drawRoundedRect(r, 4, 4)
@@ -88,5 +96,10 @@ class Gauge(QWidget):
             p.setBrush(self.colour())
             p.drawRoundedRect(QRectF(r.x(), r.y(), r.width() * share, r.height()), 4, 4)
         p.setPen(pal.color(QPalette.Text))
-        text = f"{self.used:,} / {self.budget:,} tokens" if self.budget else "not compiled yet"
-        p.drawText(r, Qt.AlignCenter, text)
+        if self.budget:
+            text = (
+                f"{self.used:,} / {self.budget:,} tokens ({round(100 * self.used / self.budget)} %)"
+            )
+        else:
+            text = "not compiled yet"
+        p.drawText(label, Qt.AlignVCenter | Qt.AlignRight, text)

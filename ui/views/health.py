@@ -26,10 +26,10 @@ TITLES = {
     "never": "Never read (stored over a week ago)",
 }
 ACTIONS = {
-    "duplicates": "Merge checked (keep the newest)",
-    "stale": "Archive checked",
-    "conflicts": "Review…",
-    "never": "Archive checked",
+    "duplicates": "Merge checked copies (keep the newest)",
+    "stale": "Archive checked stale facts",
+    "conflicts": "Review the conflicts…",
+    "never": "Archive checked never-read facts",
 }
 
 
@@ -39,6 +39,7 @@ def _line(text: str) -> str:
 
 class HealthView(InsightWindow):
     title = "Memory health"
+    limit = 200  # findings listed per section ("200+" when there are more)
     acted = Signal(str, list)  # section, fact ids changed
 
     def __init__(self, window, parent=None, slug: str | None = None):
@@ -56,7 +57,8 @@ class HealthView(InsightWindow):
         self.lay.insertLayout(0, top)
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(["Memory", "#", "Why"])
-        self.tree.setColumnWidth(0, 520)
+        self.tree.setColumnWidth(0, 560)
+        self.tree.setColumnWidth(1, self.fontMetrics().horizontalAdvance("#999999") + 16)
         set_name(self.tree, "Memory health findings")
         self.lay.addWidget(self.tree, 1)
         row = QHBoxLayout()
@@ -78,7 +80,7 @@ class HealthView(InsightWindow):
 
     def read(self, progress, cancelled):
         slug = self.slug
-        return memory_health(self.engram.agent(slug)) if slug else None
+        return memory_health(self.engram.agent(slug), limit=self.limit) if slug else None
 
     def show_data(self, health) -> None:
         self.data = health
@@ -94,7 +96,8 @@ class HealthView(InsightWindow):
             "never": len(health.never_recalled),
         }
         for key in SECTIONS:
-            top = QTreeWidgetItem([f"{TITLES[key]} ({counts[key]:,})", "", ""])
+            more = "+" if counts[key] >= self.limit and key != "duplicates" else ""
+            top = QTreeWidgetItem([f"{TITLES[key]} ({counts[key]:,}{more})", "", ""])
             f = top.font(0)
             f.setBold(True)
             top.setFont(0, f)

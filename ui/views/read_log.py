@@ -47,6 +47,8 @@ class ReadLogView(InsightWindow):
         h.setSectionResizeMode(3, QHeaderView.Stretch)
         h.resizeSection(0, self.fontMetrics().horizontalAdvance("2026-12-31 23:59:59") + 20)
         h.resizeSection(1, self.fontMetrics().horizontalAdvance("mcp get_context") + 24)
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        h.resizeSection(2, self.fontMetrics().horizontalAdvance("#999999") + 16)
         set_name(self.table, "Reads of this agent's memories")
         self.lay.addWidget(self.table, 1)
         self.agent.currentIndexChanged.connect(lambda _i: self.reload())

@@ -71,7 +71,8 @@ class Picture(QWidget):
         p.setFont(f)
         p.setPen(pal.color(QPalette.Text))
         who = f", agent {self.pic.agent}" if self.pic.agent else ""
-        p.drawText(head, Qt.AlignLeft, f"Receipt {self.pic.id} — {self.pic.created_at}{who}")
+        when = self.pic.created_at[:19].replace("T", " ")
+        p.drawText(head, Qt.AlignLeft, f"Receipt {self.pic.id} — {when} UTC{who}")
         f.setBold(False)
         p.setFont(f)
         y += fm.height() + 12
@@ -109,7 +110,7 @@ class Picture(QWidget):
         f.setBold(True)
         p.setFont(f)
         text = r.adjusted(34, 0, -8, 0)
-        name_w = min(text.width() * 0.5, p.fontMetrics().horizontalAdvance(name) + 16)
+        name_w = min(text.width() * 0.6, p.fontMetrics().horizontalAdvance(name) + 20)
         elided = p.fontMetrics().elidedText(name, Qt.ElideMiddle, int(name_w))
         p.drawText(QRectF(text.x(), text.y(), name_w, text.height()), Qt.AlignVCenter, elided)
         f.setBold(bold)
@@ -128,7 +129,7 @@ class ReceiptPictureView(InsightWindow):
         super().__init__(window, parent)
         self.list = QListWidget()
         set_name(self.list, "Forget receipts")
-        self.list.setMaximumWidth(300)
+        self.list.setMaximumWidth(self.fontMetrics().horizontalAdvance("M" * 22))
         self.picture = Picture()
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
@@ -151,7 +152,8 @@ class ReceiptPictureView(InsightWindow):
         for pic in pictures:
             mark = "✓" if pic.verified else "!"
             who = pic.agent or "all agents"
-            self.list.addItem(f"{mark} #{pic.id} {pic.created_at[:16].replace('T', ' ')} · {who}")
+            when = pic.created_at[:16].replace("T", " ")
+            self.list.addItem(f"{mark} receipt {pic.id} · {when}\n    {who}")
         self.status.setText(
             f"{len(pictures)} forget receipt(s), newest first. A receipt keeps counts and "
             "paths, never the forgotten text."
