@@ -59,7 +59,7 @@ class Gauge(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.used, self.budget = 0, 0
-        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
 
     def sizeHint(self) -> QSize:
         return QSize(240, self.fontMetrics().height() + 10)
@@ -79,7 +79,7 @@ class Gauge(QWidget):
 
     def paintEvent(self, _):
         p = QPainter(self)
-        p.setRenderHint(QPainter.Antialiasing)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
         pal = self.palette()
         full = QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5)
         # the figure beside the bar, never over it: readable whatever the bar's colour
@@ -87,19 +87,19 @@ class Gauge(QWidget):
             full.right() - self._label_width(), full.y(), self._label_width(), full.height()
         )
         r = full.adjusted(0, 0, -self._label_width() - 8, 0)
-        p.setPen(pal.color(QPalette.Mid))
-        p.setBrush(pal.color(QPalette.Base))
+        p.setPen(pal.color(QPalette.ColorRole.Mid))
+        p.setBrush(pal.color(QPalette.ColorRole.Base))
         p.drawRoundedRect(r, 4, 4)
         share = min(1.0, self.used / self.budget) if self.budget else 0.0
         if share:
-            p.setPen(Qt.NoPen)
+            p.setPen(Qt.PenStyle.NoPen)
             p.setBrush(self.colour())
             p.drawRoundedRect(QRectF(r.x(), r.y(), r.width() * share, r.height()), 4, 4)
-        p.setPen(pal.color(QPalette.Text))
+        p.setPen(pal.color(QPalette.ColorRole.Text))
         if self.budget:
             text = (
                 f"{self.used:,} / {self.budget:,} tokens ({round(100 * self.used / self.budget)} %)"
             )
         else:
             text = "not compiled yet"
-        p.drawText(label, Qt.AlignVCenter | Qt.AlignRight, text)
+        p.drawText(label, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight, text)

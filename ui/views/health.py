@@ -106,8 +106,8 @@ class HealthView(InsightWindow):
         for group in health.duplicates:
             keep = group[0]
             parent = QTreeWidgetItem([_line(keep.content), f"#{keep.id}", f"{len(group)} copies"])
-            parent.setData(0, Qt.UserRole, [b.id for b in group])
-            parent.setCheckState(0, Qt.Checked)
+            parent.setData(0, Qt.ItemDataRole.UserRole, [b.id for b in group])
+            parent.setCheckState(0, Qt.CheckState.Checked)
             for b in group[1:]:
                 child = QTreeWidgetItem([_line(b.content), f"#{b.id}", f"same words as #{keep.id}"])
                 parent.addChild(child)
@@ -118,15 +118,15 @@ class HealthView(InsightWindow):
         ):
             for b in rows:
                 item = QTreeWidgetItem([_line(b.content), f"#{b.id}", why.format(b.created_at)])
-                item.setData(0, Qt.UserRole, [b.id])
-                item.setCheckState(0, Qt.Checked)
+                item.setData(0, Qt.ItemDataRole.UserRole, [b.id])
+                item.setCheckState(0, Qt.CheckState.Checked)
                 self.groups[key].addChild(item)
         for it in health.conflicts:
             other = it.detail.get("with_fact")
             item = QTreeWidgetItem(
                 [_line(it.fact.content), f"#{it.fact.id}", f"contradicts #{other}" if other else ""]
             )
-            item.setData(0, Qt.UserRole, [it.fact.id])
+            item.setData(0, Qt.ItemDataRole.UserRole, [it.fact.id])
             self.groups["conflicts"].addChild(item)
         for top in self.groups.values():
             top.setExpanded(top.childCount() > 0)
@@ -147,8 +147,8 @@ class HealthView(InsightWindow):
         out = []
         for i in range(top.childCount()):
             item = top.child(i)
-            if key == "conflicts" or item.checkState(0) == Qt.Checked:
-                out.append(list(item.data(0, Qt.UserRole) or []))
+            if key == "conflicts" or item.checkState(0) == Qt.CheckState.Checked:
+                out.append(list(item.data(0, Qt.ItemDataRole.UserRole) or []))
         return out
 
     def act(self, key: str) -> int:

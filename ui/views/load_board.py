@@ -29,7 +29,7 @@ class AgentCard(QFrame):
     def __init__(self, load, parent=None):
         super().__init__(parent)
         self.load = load
-        self.setFrameShape(QFrame.StyledPanel)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
         head = QLabel()
         head.setTextFormat(Qt.TextFormat.PlainText)  # the user's name for it, not markup
         head.setText(f"{load.name} ({load.slug})")
@@ -54,7 +54,7 @@ class AgentCard(QFrame):
             lab.setTextFormat(Qt.TextFormat.PlainText)
         self.block = QPlainTextEdit(load.block or "(not compiled yet: Engram → Compile all)")
         self.block.setReadOnly(True)
-        self.block.setLineWrapMode(QPlainTextEdit.NoWrap)
+        self.block.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         set_name(self.block, f"{load.slug}: the compiled block it loads")
         self.recalled = QListWidget()
         set_name(self.recalled, f"{load.slug}: memories read in the last week")
@@ -85,11 +85,11 @@ class LoadBoard(InsightWindow):
         self.cards: dict[str, AgentCard] = {}
         self.inner = QWidget()
         self.inner_lay = QVBoxLayout(self.inner)
-        self.scroll = QScrollArea()
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setWidget(self.inner)
-        self.scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the cards' widgets take Tab
-        self.lay.addWidget(self.scroll, 1)
+        self.area = QScrollArea()
+        self.area.setWidgetResizable(True)
+        self.area.setWidget(self.inner)
+        self.area.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the cards' widgets take Tab
+        self.lay.addWidget(self.area, 1)
         self.reload()
 
     def read(self, progress, cancelled):

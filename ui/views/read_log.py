@@ -44,7 +44,7 @@ class ReadLogView(InsightWindow):
         self.lay.insertLayout(0, top)
         self.table = read_only_table(["When (UTC)", "How", "#", "Memory read"])
         h = self.table.horizontalHeader()
-        h.setSectionResizeMode(3, QHeaderView.Stretch)
+        h.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
         h.resizeSection(0, self.fontMetrics().horizontalAdvance("2026-12-31 23:59:59") + 20)
         h.resizeSection(1, self.fontMetrics().horizontalAdvance("mcp get_context") + 24)
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)

@@ -22,7 +22,7 @@ class Picture(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.pic = None
-        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Preferred)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
 
     def set_picture(self, pic) -> None:
         self.pic = pic
@@ -55,12 +55,14 @@ class Picture(QWidget):
 
     def paintEvent(self, _):
         p = QPainter(self)
-        p.setRenderHint(QPainter.Antialiasing)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
         pal = self.palette()
-        p.fillRect(self.rect(), pal.color(QPalette.Base))
+        p.fillRect(self.rect(), pal.color(QPalette.ColorRole.Base))
         if self.pic is None:
-            p.setPen(pal.color(QPalette.PlaceholderText))
-            p.drawText(self.rect(), Qt.AlignCenter, "No forget yet: receipts appear here")
+            p.setPen(pal.color(QPalette.ColorRole.PlaceholderText))
+            p.drawText(
+                self.rect(), Qt.AlignmentFlag.AlignCenter, "No forget yet: receipts appear here"
+            )
             return
         fm, h, x = p.fontMetrics(), self._row(), 16.0
         w = self.width() - 2 * x
@@ -69,15 +71,15 @@ class Picture(QWidget):
         f = p.font()
         f.setBold(True)
         p.setFont(f)
-        p.setPen(pal.color(QPalette.Text))
+        p.setPen(pal.color(QPalette.ColorRole.Text))
         who = f", agent {self.pic.agent}" if self.pic.agent else ""
         when = self.pic.created_at[:19].replace("T", " ")
-        p.drawText(head, Qt.AlignLeft, f"Receipt {self.pic.id} — {when} UTC{who}")
+        p.drawText(head, Qt.AlignmentFlag.AlignLeft, f"Receipt {self.pic.id} — {when} UTC{who}")
         f.setBold(False)
         p.setFont(f)
         y += fm.height() + 12
         spine = x + 14
-        p.setPen(pal.color(QPalette.Mid))
+        p.setPen(pal.color(QPalette.ColorRole.Mid))
         p.drawLine(int(spine), int(y), int(spine), int(y + (len(self.pic.places) + 1) * (h + 8)))
         for place in self.pic.places:
             self._box(p, QRectF(x, y, w, h), COLOURS[place.outcome], MARKS[place.outcome],
@@ -97,27 +99,29 @@ class Picture(QWidget):
     def _box(self, p, r: QRectF, colour, mark, name, said, bold=False) -> None:
         pal = self.palette()
         p.setPen(colour)
-        p.setBrush(pal.color(QPalette.AlternateBase))
+        p.setBrush(pal.color(QPalette.ColorRole.AlternateBase))
         p.drawRoundedRect(r, 6, 6)
-        p.setPen(Qt.NoPen)
+        p.setPen(Qt.PenStyle.NoPen)
         p.setBrush(colour)
         dot = QRectF(r.x() + 4, r.center().y() - 10, 20, 20)
         p.drawEllipse(dot)
-        p.setPen(pal.color(QPalette.Base))
-        p.drawText(dot, Qt.AlignCenter, mark)
-        p.setPen(pal.color(QPalette.Text))
+        p.setPen(pal.color(QPalette.ColorRole.Base))
+        p.drawText(dot, Qt.AlignmentFlag.AlignCenter, mark)
+        p.setPen(pal.color(QPalette.ColorRole.Text))
         f = p.font()
         f.setBold(True)
         p.setFont(f)
         text = r.adjusted(34, 0, -8, 0)
         name_w = min(text.width() * 0.6, p.fontMetrics().horizontalAdvance(name) + 20)
-        elided = p.fontMetrics().elidedText(name, Qt.ElideMiddle, int(name_w))
-        p.drawText(QRectF(text.x(), text.y(), name_w, text.height()), Qt.AlignVCenter, elided)
+        elided = p.fontMetrics().elidedText(name, Qt.TextElideMode.ElideMiddle, int(name_w))
+        p.drawText(
+            QRectF(text.x(), text.y(), name_w, text.height()), Qt.AlignmentFlag.AlignVCenter, elided
+        )
         f.setBold(bold)
         p.setFont(f)
         rest = QRectF(text.x() + name_w, text.y(), text.width() - name_w, text.height())
-        said = p.fontMetrics().elidedText(said, Qt.ElideRight, int(rest.width()))
-        p.drawText(rest, Qt.AlignVCenter | Qt.AlignLeft, said)
+        said = p.fontMetrics().elidedText(said, Qt.TextElideMode.ElideRight, int(rest.width()))
+        p.drawText(rest, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, said)
         f.setBold(False)
         p.setFont(f)
 
