@@ -267,7 +267,7 @@ class MainWindow(QMainWindow):
         self.autosync.start()
         self.sync_indicator.refresh()
         self._attach_menus()
-        install_views(self)  # View → Insights (ui/views)
+        install_views(self)  # View menu: Insights (ui/views)
         self.tabs.currentChanged.connect(self._on_tab_changed)
         self.sync_agents()
         if self.tabs.count() > 1:

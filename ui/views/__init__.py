@@ -1,4 +1,4 @@
-"""The pictures of issue 36, opened from View → Insights: *What agents load*, *Memory
+"""The pictures of issue 36, opened from the View menu's Insights section: *What agents load*, *Memory
 health*, the forget receipts as pictures, and each agent's read log with *Pause capture*.
 ``install(window)`` is the one hook MainWindow calls; the views keep their own state here
 (``window.insights``) so the window's module stays as it is."""
@@ -9,12 +9,15 @@ from PySide6.QtGui import QAction
 
 
 class Insights:
-    """The View → Insights actions and the windows they opened (one of each at a time)."""
+    """The View menu's Insights actions and the windows they opened (one of each at a time)."""
 
     def __init__(self, window):
         self.window = window
         self.open: dict[str, object] = {}
-        menu = window.view_menu.addMenu("&Insights")
+        # in the View menu itself: a submenu made at attach would change the menu bar the
+        # window painted before the store opened
+        menu = window.view_menu
+        self.section = menu.addSection("Insights")
         self.menu = menu
         self.act_load = self._act("What agents &load", "load", "Ctrl+Alt+L")
         self.act_health = self._act("Memory &health", "health", "Ctrl+Alt+H")
