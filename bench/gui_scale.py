@@ -515,6 +515,7 @@ def run(
     work: Path,
     parts: frozenset = frozenset({"ui", "gc", "demo"}),
     vectors: bool = False,
+    rounds: int = 1,
 ) -> dict:
     base = store or work / f"s{facts}"
     if not (base / "engram.db").exists():
@@ -529,37 +530,64 @@ def run(
             fill_vectors(ui_base)
             print(f"vectors filled in {time.perf_counter() - t:.0f} s", flush=True)
     res: dict = {}
-    for name, root in (("old", old), ("new", ROOT)):
-        if root is None:
-            continue
-        copy = work / f"copy-{name}"
-        shutil.rmtree(copy, ignore_errors=True)
-        shutil.copytree(base, copy)
-        res[name] = {}
-        if "ui" in parts:  # on a copy of its own: the GC rows keep their store
-            ui_copy = work / f"ui-{name}"
-            shutil.rmtree(ui_copy, ignore_errors=True)
-            shutil.copytree(ui_base, ui_copy)
-            supersede(ui_copy / "engram.db")
-            schema = root / "models" / "schema.py"
-            if "fact_agent_superseded" not in schema.read_text(encoding="utf-8"):
-                # the store as that tree leaves it: without migration 9's history index
-                _drop_index(ui_copy / "engram.db", "fact_agent_superseded")
-            res[name].update(_run_child(root, ui_copy, demo=False, ui=True, vectors=vectors))
-        if "gc" in parts:
-            res[name].update(_run_child(root, copy, demo=False))
-        if "demo" in parts:
-            demo_dir = work / f"demo-{name}"
-            shutil.rmtree(demo_dir, ignore_errors=True)
-            res[name].update(_run_child(root, demo_dir, demo=True))
-        print(name, json.dumps(res[name]), flush=True)
+    rounds_of: dict[str, list[dict]] = {"old": [], "new": []}
+    trees = [(n, r) for n, r in (("old", old), ("new", ROOT)) if r is not None]
+    # old and new interleaved, round after round: a load change hits both alike
+    for round_no in range(rounds):
+        for name, root in trees if round_no % 2 == 0 else trees[::-1]:
+            res = {name: {}}
+            _one_tree(res, name, root, base, ui_base, work, parts, vectors)
+            rounds_of[name].append(res[name])
+    res = {name: _median(rs) for name, rs in rounds_of.items() if rs}
+    if rounds > 1:
+        res["rounds"] = rounds
+    _finish(res, facts, parts, vectors)
+    return res
+
+
+def _median(rounds: list[dict]) -> dict:
+    """Each figure's median over the rounds; text and error entries from the last round."""
+    out = dict(rounds[-1])
+    for k in out:
+        vals = [r[k] for r in rounds if isinstance(r.get(k), (int, float))]
+        if vals and len(vals) == len(rounds) and not isinstance(out[k], bool):
+            vals.sort()
+            out[k] = vals[len(vals) // 2]
+    return out
+
+
+def _one_tree(res, name, root, base, ui_base, work, parts, vectors) -> None:
+    """One tree's children on fresh copies of the store; its figures into ``res[name]``."""
+    copy = work / f"copy-{name}"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(base, copy)
+    res[name] = {}
+    if "ui" in parts:  # on a copy of its own: the GC rows keep their store
+        ui_copy = work / f"ui-{name}"
+        shutil.rmtree(ui_copy, ignore_errors=True)
+        shutil.copytree(ui_base, ui_copy)
+        supersede(ui_copy / "engram.db")
+        schema = root / "models" / "schema.py"
+        if "fact_agent_superseded" not in schema.read_text(encoding="utf-8"):
+            # the store as that tree leaves it: without migration 9's history index
+            _drop_index(ui_copy / "engram.db", "fact_agent_superseded")
+        res[name].update(_run_child(root, ui_copy, demo=False, ui=True, vectors=vectors))
+    if "gc" in parts:
+        res[name].update(_run_child(root, copy, demo=False))
+    if "demo" in parts:
+        demo_dir = work / f"demo-{name}"
+        shutil.rmtree(demo_dir, ignore_errors=True)
+        res[name].update(_run_child(root, demo_dir, demo=True))
+    print(name, json.dumps(res[name]), flush=True)
+
+
+def _finish(res: dict, facts: int, parts: frozenset, vectors: bool) -> None:
     table(res)
     out = ROOT / "bench" / "results" / "gui_scale.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     head = {"facts": facts, "parts": sorted(parts), "vectors": vectors}
     out.write_text(json.dumps({**head, **res}, indent=2) + "\n")
     print(f"written {out}")
-    return res
 
 
 def _cell(d: dict, key: str, load: str) -> str:
@@ -630,6 +658,7 @@ def main(argv=None) -> None:
         action="store_true",
         help="browser rows with a vector per fact and the model loaded (hybrid search)",
     )
+    ap.add_argument("--rounds", type=int, default=1, help="old/new interleaved, medians")
     ap.add_argument(
         "--parts", default="ui,gc,demo", help="which rows: ui (select/search/PageDown), gc, demo"
     )
@@ -639,7 +668,7 @@ def main(argv=None) -> None:
         print(json.dumps(res), flush=True)
         os._exit(0)  # the window is gone; do not wait for Qt's teardown
     a.work.mkdir(parents=True, exist_ok=True)
-    run(a.facts, a.old, a.store, a.work, frozenset(a.parts.split(",")), a.vectors)
+    run(a.facts, a.old, a.store, a.work, frozenset(a.parts.split(",")), a.vectors, a.rounds)
 
 
 if __name__ == "__main__":
