@@ -130,6 +130,9 @@ class HealthView(InsightWindow):
             self.groups["conflicts"].addChild(item)
         for top in self.groups.values():
             top.setExpanded(top.childCount() > 0)
+        dups = self.groups["duplicates"]
+        for i in range(min(dups.childCount(), 20)):  # the copies show under their first
+            dups.child(i).setExpanded(True)
         for key, b in self.buttons.items():
             b.setEnabled(counts[key] > 0)
         total = sum(counts.values())
