@@ -68,10 +68,15 @@ def restore_in_batches(
     raise to stop between batches (what is restored stays restored)."""
     todo = [fid for fid, _m in _archived_meta(memory)] if ids is None else list(ids)
     done: list[int] = []
-    for s in range(0, len(todo), batch):
+    try:
+        for s in range(0, len(todo), batch):
+            if progress:
+                progress(s, len(todo), f"Restoring {s:,} of {len(todo):,} fact(s)")
+            # one notice for all the batches: a recompile per batch took the CPU from them
+            done.extend(restore_archived(memory, todo[s : s + batch], notify=False))
         if progress:
-            progress(s, len(todo), f"Restoring {s:,} of {len(todo):,} fact(s)")
-        done.extend(restore_archived(memory, todo[s : s + batch]))
-    if progress:
-        progress(len(todo), len(todo), f"Restored {len(done):,} fact(s)")
+            progress(len(todo), len(todo), f"Restored {len(done):,} fact(s)")
+    finally:
+        if done:  # also after a cancel: what was restored stays restored
+            memory.engram.bus.emit("fact.updated", agent_id=memory.agent_id, ids=done)
     return done
