@@ -552,7 +552,8 @@ def _median(rounds: list[dict]) -> dict:
         vals = [r[k] for r in rounds if isinstance(r.get(k), (int, float))]
         if vals and len(vals) == len(rounds) and not isinstance(out[k], bool):
             vals.sort()
-            out[k] = vals[len(vals) // 2]
+            mid = len(vals) // 2
+            out[k] = vals[mid] if len(vals) % 2 else round((vals[mid - 1] + vals[mid]) / 2, 2)
     return out
 
 
