@@ -22,6 +22,7 @@ class InsightWindow(QDialog):
         self.setWindowTitle(self.title)
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.status = QLabel("Reading the store…")
+        self.status.setTextFormat(Qt.TextFormat.PlainText)  # it names agents: never markup
         self.status.setWordWrap(True)
         self.lay = QVBoxLayout(self)
         self.lay.addWidget(self.status)
