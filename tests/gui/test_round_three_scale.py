@@ -118,7 +118,7 @@ def test_archived_lists_a_page_reads_more_on_scroll_and_restore_all_keeps_tickin
 
 @pytest.mark.slow
 def test_restore_all_goes_before_the_embedding_backlog_and_says_what_it_waits_for(tmp_path, qtbot):
-    n = 1500
+    n = 4000  # a backlog that takes the model a while even on an idle machine
     ids = _archived_store(tmp_path / "s", n)
     # opened as the app opens it: the model loads in a worker, then the backlog is embedded
     e = Engram.open(StoreConfig(data_dir=tmp_path / "s", semantic=False))
@@ -130,6 +130,7 @@ def test_restore_all_goes_before_the_embedding_backlog_and_says_what_it_waits_fo
     tab.show_view("Archived")
     view = tab.archived
     qtbot.waitUntil(lambda: not view.is_loading() and view.total == n, timeout=60000)
+    assert embedding(), "the backlog is still being embedded when Restore all is asked for"
     ticks = Ticks()
     said: list[str] = []
 
