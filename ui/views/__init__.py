@@ -5,6 +5,8 @@ health*, the forget receipts as pictures, and each agent's read log with *Pause 
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtGui import QAction
 
 
@@ -13,7 +15,7 @@ class Insights:
 
     def __init__(self, window):
         self.window = window
-        self.open: dict[str, object] = {}
+        self.open: dict[str, Any] = {}
         # in the View menu itself: a submenu made at attach would change the menu bar the
         # window painted before the store opened
         menu = window.view_menu

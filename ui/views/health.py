@@ -132,7 +132,9 @@ class HealthView(InsightWindow):
             top.setExpanded(top.childCount() > 0)
         dups = self.groups["duplicates"]
         for i in range(min(dups.childCount(), 20)):  # the copies show under their first
-            dups.child(i).setExpanded(True)
+            group = dups.child(i)
+            if group is not None:
+                group.setExpanded(True)
         for key, b in self.buttons.items():
             b.setEnabled(counts[key] > 0)
         total = sum(counts.values())
@@ -150,6 +152,8 @@ class HealthView(InsightWindow):
         out = []
         for i in range(top.childCount()):
             item = top.child(i)
+            if item is None:
+                continue
             if key == "conflicts" or item.checkState(0) == Qt.CheckState.Checked:
                 out.append(list(item.data(0, Qt.ItemDataRole.UserRole) or []))
         return out
