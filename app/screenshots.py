@@ -47,6 +47,38 @@ def _review_candidates(engram) -> None:
     )
 
 
+def _insights(app, win, engram, shot, width: int, height: int) -> None:
+    """View → Insights, each window at the window's size: agents' reads first (what their
+    MCP get_context and prompt hook do), a compile, one duplicate and one forget."""
+    from services import ForgetScope, ForgetService, NewFact
+    from services.search.context import build_context
+
+    for i, a in enumerate(engram.agents(with_counts=False)):
+        m = engram.agent(a.slug)
+        build_context(m, "how do we deploy and test?", reader="mcp get_context")
+        if i == 0:
+            build_context(m, "which database?", reader="hook context")
+            m.remember_many(
+                [NewFact("Before every commit, run the test suite.", category="env")],
+                near_duplicate=None,
+            )
+    win.tray.act_compile_all.trigger()
+    _settle(app, win.runner, 300)
+    if not ForgetService(engram).receipts():
+        first = engram.agents(with_counts=False)[0].slug
+        ForgetService(engram).execute(ForgetScope(agent=first, matching="Hetzner"))
+    for key, name in (
+        ("load", "23-what-agents-load"),
+        ("health", "24-memory-health"),
+        ("receipts", "25-forget-receipt-picture"),
+        ("reads", "26-read-log-pause"),
+    ):
+        view = win.insights.show(key)
+        view.resize(width, height)
+        shot(name, view)
+        view.close()
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m app.screenshots")
     p.add_argument("outdir")
@@ -183,6 +215,7 @@ def main(argv=None) -> int:
     pv = win.privacy_ctl.open_privacy()
     shot("15-privacy", pv)
     pv.close()
+    _insights(app, win, engram, shot, width, height)
     tab.show_view("Facts")
     win.tabs.setCurrentIndex(0)
     win.all_tab.search.query.setText("prefers")

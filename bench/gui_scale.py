@@ -1,5 +1,6 @@
 """The GUI at 100k facts (issue 23): the GC preview (Engram → Run GC until the dialog lists
-the plan), the GC run (its button until ``gc_done``), quitting the window while a background
+the plan), the GC run (its button until ``gc_done``), the Archived view after it and its
+Restore all (issue 36: each with its longest stall), quitting the window while a background
 job runs, Try the demo → the first demo tab, and the fact browser driven from the keyboard:
 selecting a row (Down until its details and history show), typing a search a key at a time
 (~120 ms apart; results after the last key), 20× PageDown and dragging the scrollbar to the
@@ -137,17 +138,26 @@ class Heartbeat:
         self.timer.setTimerType(Qt.PreciseTimer)
         self.timer.timeout.connect(self._tick)
         self.gaps: list[float] = []
+        self.busy: list[float] = []  # the GUI thread's own CPU time in each gap
         self.last = 0.0
+        self.last_cpu = 0.0
 
     def _tick(self) -> None:
-        now = time.perf_counter()
+        now, cpu = time.perf_counter(), time.thread_time()
         self.gaps.append(now - self.last)
-        self.last = now
+        self.busy.append(cpu - self.last_cpu)
+        self.last, self.last_cpu = now, cpu
 
     def start(self) -> None:
-        self.gaps = []
-        self.last = time.perf_counter()
+        self.gaps, self.busy = [], []
+        self.last, self.last_cpu = time.perf_counter(), time.thread_time()
         self.timer.start(self.ms)
+
+    def busy_ms(self) -> float:
+        """The most CPU the GUI thread itself spent between two ticks (after ``stop``): the
+        part of a stall that is the window's own work, not waiting for the CPU or the GIL on
+        a loaded machine."""
+        return round(max(self.busy, default=0.0) * 1000, 1)
 
     def stop(self) -> tuple[float, float]:
         """(max, p95) stall in ms since ``start``."""
@@ -396,11 +406,16 @@ def child(store: Path, demo: bool) -> dict:
         out["demo_s"] = round(time.perf_counter() - t, 2)
     else:
         out["preview_load"] = _load()
+        hb = Heartbeat()
+        hb.start()
         t = time.perf_counter()
         win.tray.act_gc.trigger()
         dlg = win.lifecycle_ctl.gc_dialog
         until(lambda: dlg.plans is not None)
         out["preview_s"] = round(time.perf_counter() - t, 2)
+        _pause(300)  # the listed plan painted
+        out["preview_stall_ms"] = hb.stop()[0]
+        out["preview_busy_ms"] = hb.busy_ms()
         out["archived"] = sum(
             1 for r, _c in dlg.plans.values() for a in r.actions if a.kind in ("expire", "evict")
         )
@@ -412,6 +427,8 @@ def child(store: Path, demo: bool) -> dict:
         until(lambda: bool(done))
         out["run_s"] = round(time.perf_counter() - t, 2)
         out["run_said"] = done[0] if done else "no answer"
+        until(lambda: not win.runner.is_busy(), 120)
+        out.update(archived_rows(win, hb))
         # quit with a job running: the preview again (a read over the whole store)
         until(lambda: not win.runner.is_busy(), 120)
         win.tray.act_gc.trigger()
@@ -424,6 +441,51 @@ def child(store: Path, demo: bool) -> dict:
         # then, with no window, the store closes: memory.md catches up with the GC's changes
         e.close()
         out["quit_store_s"] = round(time.perf_counter() - t, 2)
+    return out
+
+
+def archived_rows(win, hb: Heartbeat) -> dict:
+    """After the GC: the agent's Archived view opened (count, runs and first page listed),
+    scrolled to the end of what it lists, then Restore all (answered Yes) until every fact
+    is back, each with the GUI thread's longest stall; the row checks the restored count."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    tab = win.agent_tabs[SLUG]
+    win.tabs.setCurrentWidget(tab)
+    _pause(200)
+    out: dict = {"archived_load": _load()}
+    view = tab.archived
+    if not hasattr(view, "is_loading"):  # an older tree: the view loads on the GUI thread
+        view.is_loading = lambda: False
+    hb.start()
+    t = time.perf_counter()
+    tab.show_view("Archived")
+    _until(lambda: not view.is_loading() and view.total > 0, 300)
+    out["archived_s"] = round(time.perf_counter() - t, 2)
+    view.table.setFocus()
+    QTest.keyClick(view.table, Qt.Key_End, Qt.ControlModifier)
+    _pause(500)
+    _until(lambda: not view.is_loading(), 60)
+    out["archived_stall_ms"] = hb.stop()[0]
+    out["archived_busy_ms"] = hb.busy_ms()
+    out["archived_total"] = view.total
+    view._ask = lambda _text: True  # the confirmation, answered Yes
+    got: list = []
+    view.restored.connect(got.append)
+    out["restore_load"] = _load()
+    hb.start()
+    t = time.perf_counter()
+    view.all_btn.click()
+    _until(lambda: bool(got), 900)
+    out["restore_s"] = round(time.perf_counter() - t, 2)
+    _pause(300)
+    out["restore_stall_ms"] = hb.stop()[0]
+    out["restore_busy_ms"] = hb.busy_ms()
+    out["restored"] = len(got[0]) if got else 0
+    if out["restored"] != out["archived_total"]:
+        out["restore_error"] = f"restored {out['restored']} of {out['archived_total']}"
+    _until(lambda: not win.runner.is_busy(), 120)
     return out
 
 
@@ -453,6 +515,7 @@ def run(
     work: Path,
     parts: frozenset = frozenset({"ui", "gc", "demo"}),
     vectors: bool = False,
+    rounds: int = 1,
 ) -> dict:
     base = store or work / f"s{facts}"
     if not (base / "engram.db").exists():
@@ -467,37 +530,65 @@ def run(
             fill_vectors(ui_base)
             print(f"vectors filled in {time.perf_counter() - t:.0f} s", flush=True)
     res: dict = {}
-    for name, root in (("old", old), ("new", ROOT)):
-        if root is None:
-            continue
-        copy = work / f"copy-{name}"
-        shutil.rmtree(copy, ignore_errors=True)
-        shutil.copytree(base, copy)
-        res[name] = {}
-        if "ui" in parts:  # on a copy of its own: the GC rows keep their store
-            ui_copy = work / f"ui-{name}"
-            shutil.rmtree(ui_copy, ignore_errors=True)
-            shutil.copytree(ui_base, ui_copy)
-            supersede(ui_copy / "engram.db")
-            schema = root / "models" / "schema.py"
-            if "fact_agent_superseded" not in schema.read_text(encoding="utf-8"):
-                # the store as that tree leaves it: without migration 9's history index
-                _drop_index(ui_copy / "engram.db", "fact_agent_superseded")
-            res[name].update(_run_child(root, ui_copy, demo=False, ui=True, vectors=vectors))
-        if "gc" in parts:
-            res[name].update(_run_child(root, copy, demo=False))
-        if "demo" in parts:
-            demo_dir = work / f"demo-{name}"
-            shutil.rmtree(demo_dir, ignore_errors=True)
-            res[name].update(_run_child(root, demo_dir, demo=True))
-        print(name, json.dumps(res[name]), flush=True)
+    rounds_of: dict[str, list[dict]] = {"old": [], "new": []}
+    trees = [(n, r) for n, r in (("old", old), ("new", ROOT)) if r is not None]
+    # old and new interleaved, round after round: a load change hits both alike
+    for round_no in range(rounds):
+        for name, root in trees if round_no % 2 == 0 else trees[::-1]:
+            res = {name: {}}
+            _one_tree(res, name, root, base, ui_base, work, parts, vectors)
+            rounds_of[name].append(res[name])
+    res = {name: _median(rs) for name, rs in rounds_of.items() if rs}
+    if rounds > 1:
+        res["rounds"] = rounds
+    _finish(res, facts, parts, vectors)
+    return res
+
+
+def _median(rounds: list[dict]) -> dict:
+    """Each figure's median over the rounds; text and error entries from the last round."""
+    out = dict(rounds[-1])
+    for k in out:
+        vals = [r[k] for r in rounds if isinstance(r.get(k), (int, float))]
+        if vals and len(vals) == len(rounds) and not isinstance(out[k], bool):
+            vals.sort()
+            mid = len(vals) // 2
+            out[k] = vals[mid] if len(vals) % 2 else round((vals[mid - 1] + vals[mid]) / 2, 2)
+    return out
+
+
+def _one_tree(res, name, root, base, ui_base, work, parts, vectors) -> None:
+    """One tree's children on fresh copies of the store; its figures into ``res[name]``."""
+    copy = work / f"copy-{name}"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(base, copy)
+    res[name] = {}
+    if "ui" in parts:  # on a copy of its own: the GC rows keep their store
+        ui_copy = work / f"ui-{name}"
+        shutil.rmtree(ui_copy, ignore_errors=True)
+        shutil.copytree(ui_base, ui_copy)
+        supersede(ui_copy / "engram.db")
+        schema = root / "models" / "schema.py"
+        if "fact_agent_superseded" not in schema.read_text(encoding="utf-8"):
+            # the store as that tree leaves it: without migration 9's history index
+            _drop_index(ui_copy / "engram.db", "fact_agent_superseded")
+        res[name].update(_run_child(root, ui_copy, demo=False, ui=True, vectors=vectors))
+    if "gc" in parts:
+        res[name].update(_run_child(root, copy, demo=False))
+    if "demo" in parts:
+        demo_dir = work / f"demo-{name}"
+        shutil.rmtree(demo_dir, ignore_errors=True)
+        res[name].update(_run_child(root, demo_dir, demo=True))
+    print(name, json.dumps(res[name]), flush=True)
+
+
+def _finish(res: dict, facts: int, parts: frozenset, vectors: bool) -> None:
     table(res)
     out = ROOT / "bench" / "results" / "gui_scale.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     head = {"facts": facts, "parts": sorted(parts), "vectors": vectors}
     out.write_text(json.dumps({**head, **res}, indent=2) + "\n")
     print(f"written {out}")
-    return res
 
 
 def _cell(d: dict, key: str, load: str) -> str:
@@ -513,7 +604,15 @@ def _cell(d: dict, key: str, load: str) -> str:
 
 ROWS = [  # label, key, the load recorded for it
     ("GC preview s", "preview_s", "preview"),
+    ("GC preview: stall ms", "preview_stall_ms", "preview"),
+    ("GC preview: GUI ms", "preview_busy_ms", "preview"),
     ("GC run s", "run_s", "run"),
+    ("Archived listed s", "archived_s", "archived"),
+    ("Archived: stall ms", "archived_stall_ms", "archived"),
+    ("Archived: GUI ms", "archived_busy_ms", "archived"),
+    ("Restore all s", "restore_s", "restore"),
+    ("Restore all: stall ms", "restore_stall_ms", "restore"),
+    ("Restore all: GUI ms", "restore_busy_ms", "restore"),
     ("quit s", "quit_s", "quit"),
     ("demo tab s", "demo_s", "demo"),
     ("select row ms (p50)", "select_ms", "select"),
@@ -560,6 +659,7 @@ def main(argv=None) -> None:
         action="store_true",
         help="browser rows with a vector per fact and the model loaded (hybrid search)",
     )
+    ap.add_argument("--rounds", type=int, default=1, help="old/new interleaved, medians")
     ap.add_argument(
         "--parts", default="ui,gc,demo", help="which rows: ui (select/search/PageDown), gc, demo"
     )
@@ -569,7 +669,7 @@ def main(argv=None) -> None:
         print(json.dumps(res), flush=True)
         os._exit(0)  # the window is gone; do not wait for Qt's teardown
     a.work.mkdir(parents=True, exist_ok=True)
-    run(a.facts, a.old, a.store, a.work, frozenset(a.parts.split(",")), a.vectors)
+    run(a.facts, a.old, a.store, a.work, frozenset(a.parts.split(",")), a.vectors, a.rounds)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from models.tables import (
     FactEntity,
     ForgetReceipt,
     ForgetRule,
+    ReadLog,
     SchemaVersion,
     Session,
 )
@@ -30,6 +31,7 @@ __all__ = [
     "AuditEvent",
     "ForgetRule",
     "ForgetReceipt",
+    "ReadLog",
     "SchemaVersion",
     "Entity",
     "FactEntity",

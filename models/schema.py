@@ -12,7 +12,7 @@ from pathlib import Path
 
 import peewee as pw
 
-from models.tables import ALL_MODELS, ENTITY_MODELS, SchemaVersion
+from models.tables import ALL_MODELS, ENTITY_MODELS, ReadLog, SchemaVersion
 
 FTS_SQL = [
     # External-content FTS5: the text lives once, in fact/episode; triggers keep the index
@@ -259,6 +259,14 @@ def _v13(db: pw.Database) -> None:
     migrate_v13(db)
 
 
+def _v14(db: pw.Database) -> None:
+    """The read log (who read what, issue 36): ids and channels only. Local stores; a team
+    store's reads are not logged yet (its tables need row security first)."""
+    if isinstance(db, pw.PostgresqlDatabase):
+        return
+    db.create_tables([ReadLog], safe=True)
+
+
 def _v15(db: pw.Database) -> None:
     """Team stores: the forget-rule key stays in the server (members hash through its
     function) and receipts are written only by its function (models/server_forget.py)."""
@@ -274,7 +282,7 @@ def _v15(db: pw.Database) -> None:
 # (4 and 5 landed separately), and a store that got 5 first still gets 4 when it arrives.
 MIGRATIONS = [
     (1, _v1), (2, _v2), (3, _v3), (4, _v4), (5, _v5), (8, _v8), (9, _v9), (10, _v10), (12, _v12),
-    (13, _v13), (15, _v15),
+    (13, _v13), (14, _v14), (15, _v15),
 ]  # fmt: skip
 CURRENT_VERSION = max(v for v, _ in MIGRATIONS)
 

@@ -214,6 +214,20 @@ class EntityCandidate(BaseModel):
     created_at = pw.DateTimeField(default=utcnow)
 
 
+class ReadLog(BaseModel):
+    """Which facts an agent read and how (MCP ``recall``/``get_context``, the hooks' context
+    injection): ids and the channel, never text; a forgotten fact's reads go with it."""
+
+    agent = pw.ForeignKeyField(Agent, on_delete="CASCADE")
+    fact = pw.ForeignKeyField(Fact, on_delete="CASCADE", index=True)
+    channel = pw.CharField()  # "mcp recall", "mcp get_context", "hook context"
+    created_at = pw.DateTimeField(default=utcnow)
+
+    class Meta:
+        table_name = "read_log"
+        indexes = ((("agent", "created_at"), False),)
+
+
 # created by migration 5, not by 1 (a released migration never changes)
 ENTITY_MODELS = [Entity, FactEntity, EntityRelation, EntityCandidate]
 

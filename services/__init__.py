@@ -79,6 +79,20 @@ _EXPORTS: dict[str, str] = {
     "archived_ids": "services.lifecycle.gc",
     "gc_runs": "services.lifecycle.gc",
     "restore_gc_run": "services.lifecycle.gc",
+    "archived_summary": "services.lifecycle.archived",
+    "archived_page": "services.lifecycle.archived",
+    "restore_in_batches": "services.lifecycle.archived",
+    # the pictures (issue 36): what agents load, memory health, receipts, reads, pause
+    "load_board": "services.lifecycle.load_board",
+    "AgentLoad": "services.lifecycle.load_board",
+    "memory_health": "services.lifecycle.health",
+    "merge_duplicates": "services.lifecycle.health",
+    "archive_with_reason": "services.lifecycle.health",
+    "receipt_picture": "services.forget.receipt_places",
+    "agent_reads": "services.store.read_log",
+    "read_counts": "services.store.read_log",
+    "capture_paused": "services.store.pause",
+    "set_capture_paused": "services.store.pause",
     "LifecycleConfig": "services.lifecycle.config",
     "load_config": "services.lifecycle.config",
     "save_config": "services.lifecycle.config",
@@ -131,6 +145,10 @@ _ALIASES = {
     "MCP_TARGET_NAMES": "TARGET_NAMES",
     "sync_status_here": "status_here",
     "store_syncs": "syncs",
+    "receipt_picture": "picture",
+    "agent_reads": "reads",
+    "capture_paused": "is_paused",
+    "set_capture_paused": "set_paused",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -161,6 +179,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazil
     from services.errors import EngramError, InvalidInput, ModelUnavailable, NotFound
     from services.events import EventBus, EventKind
     from services.forget.entity_scope import expand_entity
+    from services.forget.receipt_places import picture as receipt_picture
     from services.forget.service import SEMANTIC_THRESHOLD, ForgetScope, ForgetService
     from services.ingest.bulk import bulk_remember
     from services.ingest.pipeline import NewFact
@@ -179,6 +198,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazil
     from services.interop.importers.base import ImportFormatError
     from services.interop.importers.service import detect_format, parse_source
     from services.interop.sync import sync_workspace, workspace_signature
+    from services.lifecycle.archived import archived_page, archived_summary, restore_in_batches
     from services.lifecycle.compile import CompileService, latest_layers, layer_diff
     from services.lifecycle.config import LifecycleConfig, load_config, save_config
     from services.lifecycle.gc import (
@@ -193,12 +213,18 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazil
         run_gc,
         undo_gc,
     )
+    from services.lifecycle.health import archive_with_reason, memory_health, merge_duplicates
+    from services.lifecycle.load_board import AgentLoad, load_board
     from services.records import AgentInfo, FactView, ImportReport, RememberResult, SearchHit
     from services.search.context import build_context
     from services.search.episodes import EpisodeHit, recall_episodes
     from services.search.hybrid import DEFAULT_WEIGHTS, SearchMode
     from services.secrets import LLM_API_KEY, SecretsStore
     from services.store.facts import FactFilters, FactStatus
+    from services.store.pause import is_paused as capture_paused
+    from services.store.pause import set_paused as set_capture_paused
+    from services.store.read_log import read_counts
+    from services.store.read_log import reads as agent_reads
     from services.store.review import ReviewItem, review_metadata
     from services.store.stats import agent_stats, tag_counts
     from services.teamstore import (

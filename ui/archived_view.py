@@ -6,32 +6,28 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QComboBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QMessageBox,
     QPushButton,
-    QTableWidgetItem,
+    QTableView,
     QVBoxLayout,
     QWidget,
 )
 
-from services import (
-    archived_count,
-    archived_facts,
-    archived_ids,
-    gc_runs,
-    restore_archived,
-    restore_gc_run,
-)
-from ui.tables import read_only_table
+from services import archived_summary, restore_archived, restore_gc_run, restore_in_batches
+from ui.archived_model import ArchivedModel
 
 
 class ArchivedView(QWidget):
     restored = Signal(list)  # fact ids, after the write
-    page = 500  # rows shown; the count and Restore all cover every archived fact
+    page = 500  # rows read at a time, more as the list is scrolled; the count and Restore
+    # all cover every archived fact
     total = 0
+    loaded = Signal()  # the count, the GC runs and the first page are shown
 
     def __init__(self, memory, runner, parent=None):
         super().__init__(parent)
@@ -41,13 +37,27 @@ class ArchivedView(QWidget):
             "longer see them; Restore puts them back."
         )
         self.hint.setWordWrap(True)
-        self.table = read_only_table(["#", "Content", "Why", "Archived"])
+        self.model = ArchivedModel(memory, runner, self.page, self)
+        self.model.page_loaded.connect(self._show_count)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().hide()
+        self.table.setWordWrap(False)
         h = self.table.horizontalHeader()
-        h.setSectionResizeMode(0, QHeaderView.ResizeToContents)
-        h.setSectionResizeMode(3, QHeaderView.ResizeToContents)
-        h.setSectionResizeMode(1, QHeaderView.Stretch)
-        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
-        h.setSectionResizeMode(2, QHeaderView.Interactive)
+        # widths from the font, never from the rows: sizing a column to its contents asks
+        # every listed row for its text (a Python call each) at every page read
+        fm = self.fontMetrics()
+        h.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        h.resizeSection(0, fm.horizontalAdvance("#9999999") + 16)
+        h.setSectionResizeMode(3, QHeaderView.ResizeMode.Interactive)
+        h.resizeSection(3, fm.horizontalAdvance("2026-12-31") + 24)
+        h.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        v = self.table.verticalHeader()
+        v.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        v.setDefaultSectionSize(fm.height() + 8)
+        h.setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
         h.resizeSection(2, 320)
         self.restore_btn = QPushButton("Restore")
         self.restore_btn.setToolTip("Make the selected facts active again (Enter)")
@@ -82,40 +92,62 @@ class ArchivedView(QWidget):
             activated=self.restore_selected,
             context=Qt.WidgetShortcut,
         )
-        self.table.itemSelectionChanged.connect(self._update)
+        self.table.selectionModel().selectionChanged.connect(lambda *_: self._update())
+        self._summary_gen = 0
+        self._counting = False
         self._update()
 
     def reload(self) -> None:
-        rows = archived_facts(self.memory, limit=self.page)
-        self.total = archived_count(self.memory)
+        """The count and the GC runs in one read, the rows a page at a time: all in workers,
+        so a 100k store's archive never holds the window."""
+        self._summary_gen += 1
+        gen, memory = self._summary_gen, self.memory
+        self._counting = True
+        self.count.setText("Counting archived facts…")
+        self.all_btn.setEnabled(False)
+        self.model.page = self.page
+        self.model.reset()
+        self.runner.start(
+            "Counting archived facts",
+            lambda p, c: archived_summary(memory),
+            success=lambda s: self._summary(gen, s),
+            visible=False,
+            interruptible=True,
+        )
+
+    def _summary(self, gen: int, summary) -> None:
+        if gen != self._summary_gen:
+            return
+        self._counting = False
+        self.total = summary.count
         self.runs.clear()
-        for when, n in gc_runs(self.memory):
+        for when, n in summary.runs:
             self.runs.addItem(f"GC of {when.replace('T', ' ')[:16]} UTC: {n:,} fact(s)", when)
         self.runs.setEnabled(self.runs.count() > 0)
         self.run_btn.setEnabled(self.runs.count() > 0)
         if not self.runs.count():
             self.runs.addItem("No clean-up has archived anything that is still archived")
-        self.table.setRowCount(len(rows))
-        for r, (fid, content, why, when) in enumerate(rows):
-            if why == "archived":  # archived by hand, an import or a sync: no reason kept
-                why = "archived (no reason recorded: by hand, an import or a sync)"
-            cells = [str(fid), content.replace("\n", " "), why, f"{when:%Y-%m-%d}" if when else ""]
-            for c, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                item.setData(Qt.UserRole, fid)
-                if c in (1, 2):
-                    item.setToolTip(text)
-                self.table.setItem(r, c, item)
-        shown = f" (showing the newest {len(rows):,})" if len(rows) < self.total else ""
+        self.all_btn.setEnabled(self.total > 0)
+        self._show_count()
+        self.loaded.emit()
+
+    def is_loading(self) -> bool:
+        return self._counting or self.model.is_loading()
+
+    @Slot()
+    def _show_count(self) -> None:
+        if self._counting:
+            return  # the rows came first; the count says it all when it lands
+        listed = self.model.rowCount()
+        shown = f" ({listed:,} listed; scroll for more)" if listed < self.total else ""
         self.count.setText(
             f"{self.total:,} archived fact(s){shown}" if self.total else "Nothing archived."
         )
-        self.all_btn.setEnabled(self.total > 0)
         self._update()
 
     def selected_ids(self) -> list[int]:
-        rows = sorted({i.row() for i in self.table.selectedIndexes()})
-        return [self.table.item(r, 0).data(Qt.UserRole) for r in rows]
+        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
+        return [self.model.id_at(r) for r in rows]
 
     def _update(self) -> None:
         n = len(self.selected_ids())
@@ -157,8 +189,9 @@ class ArchivedView(QWidget):
         memory = self.memory
         return self.runner.start(
             f"Restoring {self.total:,} fact(s)",
-            lambda p, c: restore_archived(memory, archived_ids(memory)),
+            lambda p, c: restore_in_batches(memory, None, p),
             serial=True,
+            on_cancel=self.reload,  # the batches done stay restored
             success=self._restored,
         )
 

@@ -32,6 +32,9 @@ KIND_TEXT = {
 }
 REMOVING = ("expire", "archive", "evict")
 PRUNING = ("prune-episode", "prune-session", "prune-layers")
+# rows listed per agent: 25k tree items at 100k facts held the window for seconds, and nobody
+# reads past a few hundred (the counts above the list cover every change)
+SHOWN = 300
 
 
 def plan_all(engram, progress, cancelled) -> dict:
@@ -118,7 +121,7 @@ class GCPreviewDialog(QDialog):
             shown = [a for a in report.actions if a.kind != "decay"]
             top = QTreeWidgetItem([slug, f"{len(shown)} change(s)", ""])
             top.setFirstColumnSpanned(False)
-            for a in shown:
+            for a in shown[:SHOWN]:
                 fact = contents.get(a.fact_id, "") if a.target == "fact" else ""
                 what = KIND_TEXT.get(a.kind, a.kind)
                 label = f"#{a.fact_id} {fact}" if fact else ""
@@ -126,6 +129,10 @@ class GCPreviewDialog(QDialog):
                 item.setToolTip(1, fact)
                 item.setToolTip(2, a.reason)
                 top.addChild(item)
+            if len(shown) > SHOWN:
+                more = QTreeWidgetItem(["…", f"and {len(shown) - SHOWN:,} more change(s)", ""])
+                more.setToolTip(1, f"Listed in full by `engram gc --agent {slug}` (a preview)")
+                top.addChild(more)
             if report.decayed:
                 top.addChild(
                     QTreeWidgetItem(

@@ -49,6 +49,7 @@ class JobsBar(QWidget):
         self.titles: dict[int, str] = {}
         self.log: list[tuple[datetime, str, str, str]] = []  # when, title, outcome, message
         runner.job_started.connect(self._started)
+        runner.job_queued.connect(self._queued)
         runner.job_progress.connect(self._progress)
         runner.job_finished.connect(self._finished)
         self.hide()
@@ -61,6 +62,23 @@ class JobsBar(QWidget):
         self.titles[job_id] = title
         self.current = job_id
         self.label.setText(title)
+        self.bar.setRange(0, 0)
+        self.bar.setFormat("")
+        self.bar.show()
+        self.cancel_btn.show()
+        self.dismiss_btn.hide()
+        self.show()
+
+    @Slot(int, str, str)
+    def _queued(self, job_id: int, title: str, behind: str) -> None:
+        """A visible job that cannot start yet says what it waits for (Cancel drops it)."""
+        if not any(j.id == job_id for j in self.runner.visible_jobs()):
+            return
+        self.titles[job_id] = title
+        if self.current is not None and self.current != job_id:
+            return  # a running job is on show; this one is named when it starts
+        self.current = job_id
+        self.label.setText(f"{title} — waits for: {behind}")
         self.bar.setRange(0, 0)
         self.bar.setFormat("")
         self.bar.show()
@@ -90,7 +108,8 @@ class JobsBar(QWidget):
         others = self.runner.visible_jobs()
         if others:
             self.current = others[-1].id
-            self.label.setText(others[-1].title)
+            behind = self.runner.waiting_behind(self.current)
+            self.label.setText(others[-1].title + (f" — waits for: {behind}" if behind else ""))
             return
         self.current = None
         end = OUTCOME_TEXT.get(outcome, outcome)

@@ -17,6 +17,7 @@ from ui.controllers.menus import WindowMenus
 from ui.controllers.undo import UndoRouter
 from ui.notice import UndoNotice
 from ui.theme import icon
+from ui.views import install as install_views
 
 if TYPE_CHECKING:
     # ``Qt`` too: its namespace builds ~100 Python enums on first access (~11 ms); the
@@ -211,6 +212,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.jobs)
         self.team_ctl = TeamController(self)  # the sync indicator, after the job bar
         self.menus.attach()
+        install_views(self)  # View menu: Insights (ui/views)
         self.tabs.currentChanged.connect(self.agents_ctl._on_tab_changed)
         self.agents_ctl.sync_agents()
         if self.tabs.count() > 1:

@@ -6,7 +6,10 @@ Anki's ``op / success / failure`` shape: the operation is plain Python that gets
 ``@Slot`` of a GUI-thread object (a lambda would run in the emitting thread).
 
 Writes go through one *serial* lane so edits, deletes and their undos reach SQLite in the
-order the user made them; reads (search, stats, previews) run in parallel.
+order the user made them; reads (search, stats, previews) run in parallel. A long background
+write that can stop between batches (embedding a backlog) *yields*: a write the user asks for
+meanwhile stops it at its next batch, runs, and the background job starts again after it, so
+a Restore never waits an hour behind the embedder (issue 36, finding 7).
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ class Worker(QThread):
         self._op = op
         self._db = db
         self._cancel = threading.Event()
+        self._yield = threading.Event()  # stop at the next batch; the runner queues it again
         # a read-only job's SQLite statement is stopped at once on cancel: a count or a plan
         # over 100k facts would otherwise hold a closing window for seconds
         self._interruptible = interruptible and db is not None
@@ -60,11 +64,14 @@ class Worker(QThread):
         if interrupt is not None:
             interrupt()
 
+    def ask_to_yield(self) -> None:
+        self._yield.set()
+
     def is_cancelled(self) -> bool:
-        return self._cancel.is_set()
+        return self._cancel.is_set() or self._yield.is_set()
 
     def _progress(self, done, total=0, message: str = "") -> None:
-        if self._cancel.is_set():
+        if self.is_cancelled():
             raise Cancelled()
         self.progressed.emit(self.job_id, int(done or 0), int(total or 0), str(message or ""))
 
@@ -118,6 +125,8 @@ class Job:
     serial: bool
     interruptible: bool = False
     finish_on_close: bool = False
+    yields: bool = False
+    yielding: bool = False  # asked to stop for a user's write; queued again when it stops
     worker: Worker | None = None
     done: int = 0
     total: int = 0
@@ -129,6 +138,7 @@ class JobRunner(QObject):
     """Starts jobs, keeps a reference to each running worker, cancels them all on close."""
 
     job_started = Signal(int, str)
+    job_queued = Signal(int, str, str)  # id, title, the title of the job it waits behind
     job_progress = Signal(int, int, int, str)
     job_finished = Signal(int, str, str)  # id, outcome (ok|failed|cancelled), message
     busy_changed = Signal(bool)
@@ -156,11 +166,14 @@ class JobRunner(QObject):
         on_cancel=None,
         interruptible: bool = False,
         finish_on_close: bool = False,
+        yields: bool = False,
     ) -> int:
         """``op(progress, cancelled)`` runs off the GUI thread; returns the job id.
         ``interruptible``: the op only reads, so cancelling may stop its SQL mid-statement.
         ``finish_on_close``: a write the user made (an edit): if it is still queued when the
-        window closes, it runs then instead of being dropped."""
+        window closes, it runs then instead of being dropped.
+        ``yields``: a serial background job whose op stops cleanly when ``cancelled()`` turns
+        true between batches; a serial job started meanwhile runs first, then this one again."""
         if self._closing:
             return 0
         job = Job(
@@ -174,11 +187,11 @@ class JobRunner(QObject):
             interruptible=interruptible and not serial,
             finish_on_close=finish_on_close and serial,
             on_cancel=on_cancel,
+            yields=yields and serial,
         )
         self._jobs[job.id] = job
         if serial:
-            self._serial.append(job)
-            self._pump()
+            self._enqueue(job)
         else:
             self._launch(job)
         return job.id
@@ -192,6 +205,7 @@ class JobRunner(QObject):
                 self._serial.remove(job)
             self._finish(job, "cancelled", "")
         else:
+            job.yielding = False  # a cancel is the user's word: not queued again
             job.worker.cancel()
 
     def cancel_all(self, wait_ms: int = 30000) -> None:
@@ -235,7 +249,41 @@ class JobRunner(QObject):
                 j.worker.wait(20)
         return not self._jobs
 
+    def waiting_behind(self, job_id: int) -> str:
+        """The title of the job a queued serial job waits for ("" when it runs)."""
+        job = self._jobs.get(job_id)
+        if job is None or job.worker is not None or self._serial_running is None:
+            return ""
+        return self._serial_running.title
+
     # internals ---------------------------------------------------------------------------
+    def _enqueue(self, job: Job) -> None:
+        if job.yields:
+            self._serial.append(job)
+        else:  # ahead of every yielding background job still queued
+            at = next((i for i, j in enumerate(self._serial) if j.yields), len(self._serial))
+            self._serial.insert(at, job)
+            running = self._serial_running
+            if running is not None and running.yields and running.worker is not None:
+                running.yielding = True
+                running.worker.ask_to_yield()
+        self._pump()
+        if job.worker is None and job in self._serial and self._serial_running is not None:
+            self.job_queued.emit(job.id, job.title, self._serial_running.title)
+
+    def _requeue(self, job: Job) -> bool:
+        """A yielding job that stopped for a user's write: back in the lane, after it."""
+        if not job.yielding or self._closing:
+            return False
+        if job.worker is not None:
+            job.worker.wait(5000)
+        job.worker, job.yielding = None, False
+        if job is self._serial_running:
+            self._serial_running = None
+        self._serial.append(job)
+        self._pump()
+        return True
+
     def _pump(self) -> None:
         if self._serial_running is None and self._serial:
             job = self._serial.popleft()
@@ -266,7 +314,7 @@ class JobRunner(QObject):
     @Slot(int, object)
     def _on_success(self, job_id: int, result) -> None:
         job = self._jobs.get(job_id)
-        if job is None:
+        if job is None or self._requeue(job):
             return
         try:
             if job.success is not None:
@@ -288,7 +336,7 @@ class JobRunner(QObject):
     @Slot(int)
     def _on_cancelled(self, job_id: int) -> None:
         job = self._jobs.get(job_id)
-        if job is None:
+        if job is None or self._requeue(job):
             return
         try:
             if job.on_cancel is not None:

@@ -61,6 +61,9 @@ def register(sub) -> None:
     from app.commands.teamstore import add_agent_commands
 
     add_agent_commands(asub)
+    from app.commands.pause import add_pause_commands
+
+    add_pause_commands(asub)
     a = asub.add_parser("remove", help="move an agent and its memories to the trash")
     a.add_argument("slug")
     a.add_argument("--json", action="store_true")

@@ -394,7 +394,11 @@ def _prompt_context(args, ctx):
     try:
         prompt = hook_runtime.read_prompt_input(sys.stdin)
         mem = eng.agent(args.agent)
-        text = build_context(mem, prompt, budget=args.budget) if prompt.strip() else ""
+        text = (
+            build_context(mem, prompt, budget=args.budget, reader="hook context")
+            if prompt.strip()
+            else ""
+        )
     except Exception as exc:
         hook_runtime.log_hook_run(
             eng.config.data_dir, args.target, args.agent, None, f"error: {exc}"

@@ -34,6 +34,7 @@ from services.ingest.policy import Target, WritePolicy, policy_for
 from services.lifecycle.config import LifecycleConfig, config_for
 from services.lifecycle.gc import hot_count
 from services.store.handle import MemoryHandle
+from services.store.pause import PAUSED_MESSAGE, is_paused
 from services.store.review import review_metadata
 from services.store.text import normalize
 
@@ -312,6 +313,10 @@ def ingest_session(
 ) -> SessionReport:
     cfg = config or config_for(memory)
     path = Path(path)
+    if is_paused(memory.agent_id):  # incognito: this session is never read
+        report = SessionReport(session_id or path.stem, already_processed=False)
+        report.warnings.append(PAUSED_MESSAGE)
+        return report
     early = _early_exit(memory, path, session_id)
     if early is not None:
         return early

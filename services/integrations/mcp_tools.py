@@ -67,6 +67,10 @@ def remember(
     pin: bool = False,
     client: str | None = None,
 ) -> dict:
+    from services.store.pause import PAUSED_MESSAGE, is_paused
+
+    if is_paused(memory.agent_id):  # the user's incognito switch: the model is told so
+        return {"id": None, "status": PAUSED_MESSAGE, "redacted_secrets": 0}
     item = NewFact(
         content=text,
         category=(category or "fact").strip() or "fact",
@@ -149,6 +153,9 @@ def recall(
     from services.search.hybrid import Pipeline, pipeline_for
 
     pipeline = pipeline_for(memory, mode)
+    from services.store.read_log import record_reads
+
+    record_reads(memory.db, memory.agent_id, "mcp recall", [h.fact.id for h in hits])
     out = {
         "notice": DATA_NOTICE,
         "mode": mode,
@@ -185,7 +192,7 @@ def list_memories(
 def get_context(memory: MemoryHandle, query: str, budget: int = 1500) -> str:
     from services.search.context import build_context
 
-    return build_context(memory, query, budget=int(budget))
+    return build_context(memory, query, budget=int(budget), reader="mcp get_context")
 
 
 # forget ------------------------------------------------------------------------------------

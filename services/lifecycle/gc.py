@@ -592,7 +592,7 @@ def _apply(memory: MemoryHandle, facts: list[_F], report: GCReport, pruned, now:
 
 
 def _write_states(
-    memory: MemoryHandle, states: dict[int, tuple], action: str, reason: str
+    memory: MemoryHandle, states: dict[int, tuple], action: str, reason: str, notify: bool = True
 ) -> list[int]:
     """Put (importance, status, metadata JSON) back on facts, one audit event each."""
     from models.tables import utcnow
@@ -609,7 +609,7 @@ def _write_states(
         ]
         record_audit_batch(memory.db, audits)
     done = [r[-1] for r in rows]
-    if done:
+    if done and notify:
         memory.engram.bus.emit("fact.updated", agent_id=memory.agent_id, ids=done)
     return done
 
@@ -638,8 +638,10 @@ def archived_facts(memory: MemoryHandle, limit: int = 500) -> list:
     return out
 
 
-def restore_archived(memory: MemoryHandle, ids) -> list[int]:
-    """Make archived facts active again (GC's "archived" is never a deletion)."""
+def restore_archived(memory: MemoryHandle, ids, notify: bool = True) -> list[int]:
+    """Make archived facts active again (GC's "archived" is never a deletion). ``notify``:
+    tell the store's listeners (recompile, workspace sync); a caller writing in batches tells
+    them once at the end."""
     ids = [int(i) for i in ids]
     states = {}
     for fid, importance, status, metadata in fact_rows.states(ids, memory.agent_id):
@@ -649,7 +651,7 @@ def restore_archived(memory: MemoryHandle, ids) -> list[int]:
         meta.pop("archived_reason", None)
         meta.pop("archived_at", None)
         states[fid] = (importance, "active", _js(meta))
-    return _write_states(memory, states, "restore", "restored from the archive")
+    return _write_states(memory, states, "restore", "restored from the archive", notify)
 
 
 def run_gc(

@@ -197,10 +197,12 @@ def build_context(
     k: int = 40,
     episodes: int = 5,
     min_relevance: float = MIN_RELEVANCE,
+    reader: str | None = None,
 ) -> str:
     """``min_relevance``: facts less related to the query than this (0..1, see
     ``relevance``) stay out, so an unrelated request gets a short block, not a budget of
-    noise."""
+    noise. ``reader``: the channel an agent reads through ("mcp get_context", "hook
+    context"); the facts handed over go to the read log under it."""
     count = token_counter(memory)
     header = HEADER.format(tag=TAG, slug=memory.slug)
     footer = FOOTER.format(tag=TAG)
@@ -225,4 +227,8 @@ def build_context(
         block.add_fact("relevant", f)
     if block.used_ids:
         memory.facts.touch(block.used_ids)  # being injected is being used: decay's access bonus
+        if reader:
+            from services.store.read_log import record_reads
+
+            record_reads(memory.db, memory.agent_id, reader, sorted(block.used_ids))
     return _render(block, header, footer, count, budget)

@@ -403,13 +403,14 @@ def any_rows(ids: Sequence[int]) -> list[Any]:
     return out
 
 
-def archived_rows(agent_id: int, limit: int) -> list[Any]:
-    """An agent's archived facts, most recently changed first."""
+def archived_rows(agent_id: int, limit: int, offset: int = 0) -> list[Any]:
+    """An agent's archived facts, most recently changed first (``offset``: a later page)."""
     return list(
         Fact.select()
         .where((Fact.agent == agent_id) & (Fact.status == "archived"))
         .order_by(Fact.updated_at.desc(), Fact.id.desc())
         .limit(limit)
+        .offset(offset)
     )
 
 

@@ -66,12 +66,13 @@ def test_archived_view_restores(window, agent, qtbot):
         agent.edit(i, status="archived")
     tab = open_tab(window, "claude")
     tab.show_view("Archived")
-    assert tab.archived.table.rowCount() == 2
-    tab.archived.table.selectRow(0)
-    with qtbot.waitSignal(tab.archived.restored, timeout=15000) as sig:
-        tab.archived.restore_btn.click()
+    view = tab.archived
+    qtbot.waitUntil(lambda: not view.is_loading() and view.model.rowCount() == 2, timeout=15000)
+    view.table.selectRow(0)
+    with qtbot.waitSignal(view.restored, timeout=15000) as sig:
+        view.restore_btn.click()
     assert agent.get(sig.args[0][0]).status == "active"
-    assert tab.archived.table.rowCount() == 1
+    qtbot.waitUntil(lambda: not view.is_loading() and view.model.rowCount() == 1, timeout=15000)
 
 
 def test_review_inbox_keyboard_and_badge(window, agent, qtbot):

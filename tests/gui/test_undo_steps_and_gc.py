@@ -93,6 +93,7 @@ def test_gc_undone_after_a_restart_from_its_archive(engram, agent, qtbot):
     tab = open_tab(w2, "claude")
     tab.show_view("Archived")
     view = tab.archived
+    qtbot.waitUntil(lambda: not view.is_loading(), timeout=15000)
     assert view.runs.currentText().endswith(": 3 fact(s)")
     with qtbot.waitSignal(view.restored, timeout=15000):
         qtbot.mouseClick(view.run_btn, Qt.LeftButton)
@@ -118,8 +119,9 @@ def test_first_gc_never_archives_most_and_archived_view_counts_all(
     tab.show_view("Archived")
     view = tab.archived
     view.reload()
-    assert view.table.rowCount() == 40
-    assert view.count.text() == "100 archived fact(s) (showing the newest 40)"
+    qtbot.waitUntil(lambda: not view.is_loading(), timeout=15000)
+    assert view.model.rowCount() == 40
+    assert view.count.text() == "100 archived fact(s) (40 listed; scroll for more)"
     with qtbot.waitSignal(view.restored, timeout=30000):
         (_t, text, _i), _ = answer_modal(
             qtbot, lambda: qtbot.mouseClick(view.all_btn, Qt.LeftButton), button_text="Yes"

@@ -169,9 +169,12 @@ class AgentsController(Controller):
             engram, slugs = self.engram, [a.slug for a in agents]
             self.runner.start(
                 "Embedding new memories",
-                lambda p, c: sum(engram.agent(s).embed_missing(cancelled=c) for s in slugs),
+                lambda p, c: sum(
+                    engram.agent(s).embed_missing(batch=64, cancelled=c) for s in slugs
+                ),
                 visible=False,
                 serial=True,
+                yields=True,  # a user's write (Restore all) goes first; vectors come behind
             )
 
     @Slot()
