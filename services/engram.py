@@ -24,10 +24,10 @@ from services.events import EventBus
 from services.ingest.entity_names import name_check
 from services.ingest.pipeline import Ingestor, NewFact
 from services.ingest.policy import Target, policy_for, sanitize_for
+from services.integrations.delete_for_good import DeletedAgent
 
 # registers what accepting an MCP client's forget/delete request in the review inbox does
-from services.integrations import mcp_requests  # noqa: F401
-from services.integrations.delete_for_good import DeletedAgent
+from services.integrations.mcp import review as mcp_requests  # noqa: F401
 from services.records import AgentInfo, FactView, RememberResult, SearchHit
 from services.search.hybrid import Searcher, SearchWeights
 from services.store import fact_rows

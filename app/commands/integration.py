@@ -214,14 +214,14 @@ def cmd_hooks_status(args, ctx):
 
 def cmd_mcp(args, ctx):
     if args.what == "token":
-        from services.integrations import mcp_server
+        from services.integrations.mcp import server as mcp_server
 
         print(mcp_server.ensure_token(ctx.engram(semantic=False).config.data_dir))
         return 0
     if not args.agent:
         raise ValueError("say which agent's memory to serve: engram mcp --agent SLUG")
     if args.http:
-        from services.integrations import mcp_server
+        from services.integrations.mcp import server as mcp_server
 
         mcp_server.parse_listen(args.http)  # refuse a non-loopback address before loading
         eng = ctx.engram(semantic=False)
@@ -232,7 +232,7 @@ def cmd_mcp(args, ctx):
     # mcp_fast_start.py), then the store opens and the SDK loads; the model and Chroma load
     # in the background after that, recall is keyword-only until they are ready
     from app.settings import store_config
-    from services.integrations.mcp_fast_start import Relay, refuse_missing_agent
+    from services.integrations.mcp.fast_start import Relay, refuse_missing_agent
 
     cfg = store_config(ctx.data_dir, semantic=False)
     # a removed agent fails here, before the client is told it is connected
@@ -243,7 +243,7 @@ def cmd_mcp(args, ctx):
     try:
         eng = ctx.engram(semantic=False)
         _served_agent(eng, args.agent, args.create)
-        from services.integrations import mcp_server
+        from services.integrations.mcp import server as mcp_server
 
         mcp_server.serve_stdio(eng, args.agent, warm_up=not args.keyword)
     finally:

@@ -39,7 +39,7 @@ from pathlib import Path
 
 from services.errors import InvalidInput
 from services.integrations import config_edit as ce
-from services.integrations import mcp_register
+from services.integrations.mcp import agent_config as mcp_register
 from services.store.atomic import atomic_write
 from services.store.handle import MemoryHandle
 

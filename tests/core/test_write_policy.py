@@ -238,7 +238,7 @@ def _entity_names(mem, text, tmp):
 def _mcp(mem, text, tmp):
     """The MCP server's remember and update_memory tools, called in-process (the transport
     adds nothing to what is stored; tests/integration/test_mcp_server.py drives it for real)."""
-    from services.integrations import mcp_tools
+    from services.integrations.mcp import memory as mcp_tools
 
     mcp_tools.remember(mem, text, client="claude-code")
     fid = mcp_tools.remember(mem, "Takes the early train on Mondays", client="claude-code")["id"]
@@ -250,7 +250,7 @@ def _mcp(mem, text, tmp):
 
 def _mcp_batch(mem, text, tmp):
     """The MCP batch tool (issue 22), in-process: every item passes the policy."""
-    from services.integrations import mcp_more_tools
+    from services.integrations.mcp import entities as mcp_more_tools
 
     mcp_more_tools.remember_batch(
         mem, [{"text": text, "project": "billing"}, {"text": "Likes the quiet carriage"}]
@@ -281,7 +281,7 @@ def _import_agent_memory_2026(mem, text, tmp):
 def _mcp_forget_request(mem, text, tmp):
     """An MCP client's forget request waits in the review inbox as a fact naming the text:
     the policy applies to it like to any memory (issue #27)."""
-    from services.integrations import mcp_tools
+    from services.integrations.mcp import memory as mcp_tools
 
     mcp_tools.forget(mem, text, preview=False, client="claude-code")
 

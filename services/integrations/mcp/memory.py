@@ -125,7 +125,7 @@ def update_memory(
 
 def delete_memory(memory: MemoryHandle, id: int, client: str | None = None) -> dict:
     """Queued for the user, like ``forget``: an agent alone cannot remove a memory."""
-    from services.integrations import mcp_requests
+    from services.integrations.mcp import review as mcp_requests
 
     return mcp_requests.queue_delete(memory, int(id), actor_for(client))
 
@@ -196,7 +196,7 @@ def forget(
 
     The model alone never erases: see ``mcp_requests``."""
     from services.forget.service import ForgetScope, ForgetService
-    from services.integrations import mcp_requests
+    from services.integrations.mcp import review as mcp_requests
 
     scope = ForgetScope(agent=memory.slug, matching=matching)
     pv = ForgetService(memory.engram).preview(scope)
@@ -260,7 +260,7 @@ def delete_approved(memory: MemoryHandle, id: int, client: str | None = None) ->
 
 def forget_approved(memory: MemoryHandle, matching: str, client: str | None = None) -> dict:
     """The user said yes in their client (MCP elicitation): erase now."""
-    from services.integrations import mcp_requests
+    from services.integrations.mcp import review as mcp_requests
 
     # the receipt holds counts and keyed hashes, never the forgotten text
     receipt = mcp_requests.execute_forget(memory, matching, actor=f"user via {actor_for(client)}")

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from services.integrations import hooks_install, mcp_tools
-from services.integrations.mcp_register import MCP_TARGETS
+from services.integrations import hooks_install
+from services.integrations.mcp import memory as mcp_tools
+from services.integrations.mcp.agent_config import MCP_TARGETS
 from services.store.handle import EngramHandle
 
 TARGET_NAMES = {

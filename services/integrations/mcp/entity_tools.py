@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 from mcp.server.mcpserver import Context
 from pydantic import Field
 
-from services.integrations import mcp_more_tools as more
-from services.integrations import mcp_tools as tools
+from services.integrations.mcp import entities as more
+from services.integrations.mcp import memory as tools
 
 if TYPE_CHECKING:
     from services.store.handle import MemoryHandle

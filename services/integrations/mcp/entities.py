@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from services.errors import InvalidInput
-from services.integrations.mcp_tools import _fact_json, remember
+from services.integrations.mcp.memory import _fact_json, remember
 
 if TYPE_CHECKING:
     from services.store.handle import MemoryHandle
@@ -152,7 +152,7 @@ def link_entities(
 
     from services.ingest.pipeline import NewFact
     from services.ingest.policy import Target, policy_for
-    from services.integrations.mcp_tools import actor_for, review_required
+    from services.integrations.mcp.memory import actor_for, review_required
     from services.store.review import review_metadata
 
     a, rel, b = (x.strip() for x in (source, relation, target))

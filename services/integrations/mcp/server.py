@@ -25,7 +25,7 @@ from mcp.server.mcpserver import Context
 from pydantic import BaseModel, Field
 
 from services.errors import EngramError, InvalidInput
-from services.integrations import mcp_tools as tools
+from services.integrations.mcp import memory as tools
 
 if TYPE_CHECKING:
     from services.store.handle import EngramHandle, MemoryHandle
@@ -91,7 +91,7 @@ def build_server(engram: EngramHandle, slug: str):
     from mcp.server.mcpserver import MCPServer
 
     engram.agent(slug)  # NotFound now, not on the first call
-    from services.integrations import mcp_more
+    from services.integrations.mcp import entity_tools as mcp_more
 
     server = MCPServer(
         "engram",
