@@ -25,9 +25,7 @@ from services.ingest.entity_names import name_check
 from services.ingest.pipeline import Ingestor, NewFact
 from services.ingest.policy import Target, policy_for, sanitize_for
 from services.integrations.delete_for_good import DeletedAgent
-
-# registers what accepting an MCP client's forget/delete request in the review inbox does
-from services.integrations.mcp import review as mcp_requests  # noqa: F401
+from services.integrations.mcp.review import REVIEW_ACTIONS
 from services.records import AgentInfo, FactView, RememberResult, SearchHit
 from services.search.hybrid import Searcher, SearchWeights
 from services.store import fact_rows
@@ -440,7 +438,9 @@ class AgentMemory:
         )
         self.episodes = EpisodeStore(agent.id, engram.db, engram.bus)
         self._search = Searcher(self)
-        self.review = ReviewInbox(self, erase=self._erase_facts, edit=self._edit_in_review)
+        self.review = ReviewInbox(
+            self, erase=self._erase_facts, edit=self._edit_in_review, actions=REVIEW_ACTIONS
+        )
         self.entities = EntityService(agent.id, engram.db, name_check(self))
 
     @property

@@ -250,13 +250,13 @@ def _mcp(mem, text, tmp):
 
 def _mcp_batch(mem, text, tmp):
     """The MCP batch tool (issue 22), in-process: every item passes the policy."""
-    from services.integrations.mcp import entities as mcp_more_tools
+    from services.integrations.mcp import entities, memory
 
-    mcp_more_tools.remember_batch(
+    memory.remember_batch(
         mem, [{"text": text, "project": "billing"}, {"text": "Likes the quiet carriage"}]
     )
-    mcp_more_tools.link_entities(mem, text, "works_at", "Acme Corp")
-    mcp_more_tools.link_entities(mem, "Grace Hopper", "mentors", text)
+    entities.link_entities(mem, text, "works_at", "Acme Corp")
+    entities.link_entities(mem, "Grace Hopper", "mentors", text)
 
 
 def _import_agent_memory_2026(mem, text, tmp):
@@ -281,9 +281,9 @@ def _import_agent_memory_2026(mem, text, tmp):
 def _mcp_forget_request(mem, text, tmp):
     """An MCP client's forget request waits in the review inbox as a fact naming the text:
     the policy applies to it like to any memory (issue #27)."""
-    from services.integrations.mcp import memory as mcp_tools
+    from services.integrations.mcp import forget
 
-    mcp_tools.forget(mem, text, preview=False, client="claude-code")
+    forget.forget(mem, text, preview=False, client="claude-code")
 
 
 WRITE_PATHS = {

@@ -18,7 +18,7 @@ from models import AuditEvent
 from services.config import StoreConfig
 from services.engram import Engram
 from services.forget import isolated
-from services.integrations.mcp.memory import set_review_required
+from services.integrations.mcp.review import set_review_required
 from services.search.context import build_context
 from services.store.facts import FactFilters
 from tests.integration.mcp_client import (
