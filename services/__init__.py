@@ -32,6 +32,7 @@ _EXPORTS: dict[str, str] = {
     "FactView": "services.records",
     "SearchHit": "services.records",
     "RememberResult": "services.records",
+    "RememberStatus": "services.records",
     "ImportReport": "services.records",
     "discover_sources": "services.interop.discover",
     "import_discovered": "services.interop.discover",
@@ -187,7 +188,14 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazil
         run_gc,
         undo_gc,
     )
-    from services.records import AgentInfo, FactView, ImportReport, RememberResult, SearchHit
+    from services.records import (
+        AgentInfo,
+        FactView,
+        ImportReport,
+        RememberResult,
+        RememberStatus,
+        SearchHit,
+    )
     from services.search.context import build_context
     from services.search.episodes import EpisodeHit, recall_episodes
     from services.search.hybrid import DEFAULT_WEIGHTS, SearchMode

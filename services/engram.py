@@ -33,6 +33,7 @@ from services.store.episodes import EpisodeStore
 from services.store.facts import FactFilters, FactStore
 from services.store.review import ReviewInbox, review_metadata
 from services.store.text import CleanText
+from services.vectors.backend import VectorBackend
 
 log = logging.getLogger(__name__)
 SLUG = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
@@ -52,7 +53,14 @@ class TrashedAgent:
 
 
 class Engram:
-    def __init__(self, config: StoreConfig, db, index, embedder, semantic_error: str | None):
+    def __init__(
+        self,
+        config: StoreConfig,
+        db,
+        index: VectorBackend | None,
+        embedder,
+        semantic_error: str | None,
+    ):
         self.config = config
         self.db = db
         self.index = index
@@ -657,13 +665,16 @@ class AgentMemory:
         return self._embed_rows(lambda r: True, batch, progress, cancelled)
 
     def _embed_rows(self, keep, batch, progress, cancelled) -> int:
+        index = self.engram.index
+        if index is None:
+            raise ModelUnavailable(self.engram.semantic_error or "semantic search is off")
         rows = [r for r in fact_rows.ordered_texts(self.agent_id) if keep(r)]
         done = 0
         for s in range(0, len(rows), batch):
             if cancelled and cancelled():
                 break
             part = rows[s : s + batch]
-            self.engram.index.upsert(self.agent_id, [r[0] for r in part], [r[1] for r in part])
+            index.upsert(self.agent_id, [r[0] for r in part], [r[1] for r in part])
             done += len(part)
             if progress:
                 progress(done, len(rows))

@@ -54,6 +54,7 @@ from models.db import is_postgres
 from models.tables import utcnow
 from services.ingest.limits import trim_query
 from services.records import SearchHit
+from services.search.keyword_backend import keyword_backend
 from services.search.rerank import rerank
 from services.search.sql import facts_by_id, ids_in, run, sql_filters
 from services.search.terms import merge_substring_hits
@@ -134,10 +135,7 @@ def keyword_candidates(
 ) -> list[tuple[int, float]]:
     """(fact id, keyword relevance ≥ 0) best first, from the store's own full-text index:
     FTS5 BM25 on SQLite, ``ts_rank_cd`` on PostgreSQL. The fusion below is the same for both."""
-    if is_postgres(db):
-        from services.search import keyword_postgres as backend
-    else:
-        from services.search import keyword_sqlite as backend  # type: ignore[no-redef]
+    backend = keyword_backend(db)
     hits = backend.keyword_candidates(db, agent_id, query, filters, n, mode, stopwords)
     return merge_substring_hits(db, agent_id, query, filters, n, hits)
 

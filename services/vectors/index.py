@@ -18,6 +18,8 @@ from urllib.parse import parse_qs, urlparse
 
 import numpy as np
 
+from services.vectors.backend import VectorBackend
+
 log = logging.getLogger(__name__)
 
 # High ef: at Engram's sizes (10^3–10^5 vectors per agent) exactness matters more than the
@@ -118,7 +120,7 @@ def is_server_url(location) -> bool:
     return str(location).startswith(("http://", "https://"))
 
 
-def open_index(config, db, embedder):
+def open_index(config, db, embedder) -> VectorBackend:
     """The store's vector index: on a team store whose PostgreSQL has pgvector (schema v8)
     the vectors live there unless a Chroma server is named; else Chroma (local or server)."""
     from models.db import is_postgres

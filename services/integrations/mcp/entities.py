@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from services.errors import InvalidInput
+from services.records import RememberStatus
 
 if TYPE_CHECKING:
     from services.store.handle import MemoryHandle
@@ -117,6 +118,6 @@ def link_entities(
     if review_required(memory):
         item = replace(item, status="pending", metadata={**item.metadata, **review_metadata("mcp")})
     [res] = memory.remember_many([item], actor=actor_for(client))
-    if res.status == "blocked":
+    if res.status == RememberStatus.BLOCKED:
         return {"id": None, "status": "blocked by a forget rule"}
     return {"id": res.fact_id, "status": res.status, "relation": [a, words, b]}

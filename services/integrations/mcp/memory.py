@@ -17,6 +17,7 @@ from models.tables import FACT_STATUSES
 from services.errors import InvalidInput, NotFound
 from services.ingest.pipeline import NewFact
 from services.integrations.mcp.review import review_required
+from services.records import RememberStatus
 from services.store.facts import FactFilters
 from services.store.review import review_metadata
 from services.store.untrusted import DATA_NOTICE, one_line
@@ -69,19 +70,19 @@ def remember(
     if review_required(memory):
         item = replace(item, status="pending", metadata=review_metadata("mcp", client=client))
     [res] = memory.remember_many([item], actor=actor_for(client))
-    if res.status == "empty":
+    if res.status == RememberStatus.EMPTY:
         raise InvalidInput("nothing to remember: the text is empty")
-    if res.status == "refused":
+    if res.status == RememberStatus.REFUSED:
         raise InvalidInput(f"not stored: {res.reason}")
     out: dict = {"id": res.fact_id, "redacted_secrets": res.redactions}
-    if res.status == "blocked":
+    if res.status == RememberStatus.BLOCKED:
         out.update(id=None, status="blocked by a forget rule")
         return out
-    if res.status in ("duplicate", "near-duplicate"):
+    if res.status in (RememberStatus.DUPLICATE, RememberStatus.NEAR_DUPLICATE):
         out["status"] = "duplicate"
     elif res.superseded:
         out.update(status="superseded", superseded=res.superseded)
-    elif res.status == "conflict":
+    elif res.status == RememberStatus.CONFLICT:
         out.update(
             status="conflict: waits for the user's review", conflicts_with=res.conflicts_with
         )
