@@ -4,6 +4,7 @@ local store (``keyword_sqlite``), ``ts_rank_cd`` over a generated tsvector on a 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 from peewee import Database
@@ -11,20 +12,14 @@ from peewee import Database
 from models.db import is_postgres
 from services.store.facts import FactFilters
 
+# (db, agent id, query, filters, n, mode "any"/"all", drop stop words) → (fact id, relevance
+# ≥ 0) best first, at most n
+Candidates = Callable[[Database, int, str, FactFilters, int, str, bool], list[tuple[int, float]]]
+
 
 class KeywordBackend(Protocol):
-    def keyword_candidates(
-        self,
-        db: Database,
-        agent_id: int,
-        query: str,
-        filters: FactFilters,
-        n: int,
-        mode: str,
-        stopwords: bool,
-    ) -> list[tuple[int, float]]:
-        """(fact id, keyword relevance ≥ 0) best first, at most ``n``."""
-        ...
+    @property
+    def keyword_candidates(self) -> Candidates: ...
 
 
 def keyword_backend(db: Database) -> KeywordBackend:

@@ -7,12 +7,21 @@ a purge rebuilds one) is reached after an ``isinstance`` check on ``VectorIndex`
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
+if TYPE_CHECKING:
+    from services.vectors.embedder import Embedder
+
 
 class VectorBackend(Protocol):
+    """Both backends subclass it for ``upsert``: embedding what has no vector yet is the same
+    for both; how the vectors are written (``_write``) is each one's own."""
+
+    embedder: Embedder | None
+    BATCH: int  # vectors written per call
+
     def drop(self, agent_id: int) -> None:
         """Every vector of the agent."""
 
@@ -23,9 +32,24 @@ class VectorBackend(Protocol):
         texts: Sequence[str],
         vectors: np.ndarray | None = None,
         metadatas: Sequence[dict] | None = None,
-        batch: int = ...,
     ) -> None:
         """Embeds ``texts`` when no ``vectors`` are given (nothing without an embedder)."""
+        if not ids:
+            return
+        if vectors is None:
+            if self.embedder is None:
+                return
+            vectors = self.embedder.embed(list(texts))
+        self._write(agent_id, ids, texts, vectors, metadatas)
+
+    def _write(
+        self,
+        agent_id: int,
+        ids: Sequence[int],
+        texts: Sequence[str],
+        vectors: np.ndarray,
+        metadatas: Sequence[dict] | None,
+    ) -> None: ...
 
     def delete(self, agent_id: int, ids: Iterable[int]) -> None: ...
 

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.trust.on_disk import files_holding
+
 SECRET = "sk_live_51HqLyjWDarjtT1zdp7dcXYZabc"
 EMAIL = "zorblax.quentin@example.org"
 TAGS = ["bread", "work", "extra"]
@@ -82,15 +84,6 @@ def restored(cli, tmp_path):
     return rows, _lines(out)
 
 
-def _on_disk(data: Path, needle: str) -> list[str]:
-    want = needle.lower().encode()
-    return sorted(
-        str(p.relative_to(data))
-        for p in data.rglob("*")
-        if p.is_file() and want in p.read_bytes().lower()
-    )
-
-
 def test_a_tag_the_policy_would_change_is_dropped_not_kept_redacted(restored, tmp_path):
     _, rows = restored
     facts = [r for r in rows if r["type"] == "fact"]
@@ -98,7 +91,7 @@ def test_a_tag_the_policy_would_change_is_dropped_not_kept_redacted(restored, tm
     snaps = _snapshots(rows)
     assert snaps and all(set(s["tags"]) <= set(TAGS) for s in snaps), [s["tags"] for s in snaps]
     data = tmp_path / "cli-store"
-    assert _on_disk(data, SECRET) == [] and _on_disk(data, "zorblax") == []
+    assert files_holding(data, SECRET) == [] and files_holding(data, "zorblax") == []
 
 
 def test_a_layer_keeps_its_layout_when_personal_data_in_it_is_redacted(restored):
@@ -114,4 +107,4 @@ def test_the_markdown_of_an_audit_snapshot_is_redacted_not_left_raw(restored, tm
     snaps = _snapshots(rows)
     assert snaps and [s.get("markdown") for s in snaps] == [_redacted(AUDIT_MARKDOWN)] * len(snaps)
     data = tmp_path / "cli-store"
-    assert _on_disk(data, SECRET) == [] and _on_disk(data, "zorblax") == []
+    assert files_holding(data, SECRET) == [] and files_holding(data, "zorblax") == []
