@@ -41,6 +41,7 @@ What the LoCoMo benchmark (``python -m bench locomo``) taught, and why the code 
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -403,14 +404,6 @@ def _only_active(f: FactFilters) -> bool:
 
 
 def _with_status(f: FactFilters, status: list[str]) -> FactFilters:
-    g = FactFilters(
-        status=status,
-        category=f.category,
-        memory_type=f.memory_type,
-        pinned=f.pinned,
-        since=f.since,
-        until=f.until,
-        text=f.text,
-        tags=f.tags,
-    )
+    g = copy.copy(f)  # the caller's filters stay as they were
+    g.status = list(status)
     return g

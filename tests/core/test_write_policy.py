@@ -313,14 +313,9 @@ WRITE_PATHS = {
 @pytest.mark.parametrize("payload", sorted(PAYLOADS))
 @pytest.mark.parametrize("path", sorted(WRITE_PATHS))
 def test_every_write_path_applies_the_policy(keyword_engram, tmp_path, path, payload):
-    text, needle, pii = PAYLOADS[payload]
     e = keyword_engram
-    mem = e.agent("writer", create=True)
-    if pii:
-        e.update_agent("writer", settings={"pii": {"email": pii}})
-        mem = e.agent("writer")
-    if payload == "forgotten":
-        add_rule(e.forget_key(), None, "a name the user asked to forget", [FORGOTTEN])
+    mem, text, needle = _setup(e, payload)
+    pii = PAYLOADS[payload][2]
     WRITE_PATHS[path](mem, text, tmp_path)
     e.db.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)")
 

@@ -66,15 +66,9 @@ GONE = "- Lunch orders go to Quokka Bakery on Tuesdays.\n"
 
 
 @pytest.fixture
-def project(tmp_path, monkeypatch):
+def project(home_and_project):
     """A home and a project: the forget discovers agents' files only there."""
-    home, proj = tmp_path / "home", tmp_path / "proj"
-    home.mkdir()
-    proj.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("CODEX_HOME", raising=False)
-    monkeypatch.chdir(proj)
-    return proj
+    return home_and_project[1]
 
 
 def _cli(tmp_path, capsys):

@@ -61,6 +61,20 @@ async def call(session, tool: str, **arguments):
         return False, text
 
 
+def initialize(client: str, version: str = "1") -> dict:
+    """The JSON-RPC ``initialize`` a client sends first, as raw bytes would carry it."""
+    return {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": client, "version": version},
+        },
+    }
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -77,13 +77,22 @@ def watch(pgid: int, root: Path) -> subprocess.Popen:
 
 
 def _alive(pid: int) -> bool:
+    """A live process (a killed worker its parent has not reaped yet is a zombie: gone)."""
+    return _answers(os.kill, pid) and _state(pid) != "Z"
+
+
+def _group_alive(pgid: int) -> bool:
+    return _answers(os.killpg, pgid)
+
+
+def _answers(send, target: int) -> bool:
     try:
-        os.kill(pid, 0)
+        send(target, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:
+    except PermissionError:  # there, but another user's
         return True
-    return _state(pid) != "Z"
+    return True
 
 
 def _state(pid: int) -> str:
@@ -92,16 +101,6 @@ def _state(pid: int) -> str:
     except OSError:
         return ""
     return stat.rsplit(")", 1)[-1].split()[0]
-
-
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def main(worker: int, pgid: int, root: str) -> None:

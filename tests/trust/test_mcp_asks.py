@@ -21,7 +21,7 @@ import pytest
 
 from services.config import StoreConfig
 from services.engram import Engram
-from tests.integration.mcp_client import ROOT, call, server_args, server_env
+from tests.integration.mcp_client import ROOT, call, initialize, server_args, server_env
 
 SUBJECT = "Wexleythorpe Frobnitz"
 ABOUT = [f"{SUBJECT} note {i}: the rent for month {i} was paid late" for i in range(1, 13)]
@@ -124,16 +124,7 @@ def test_delete_memory_asks_the_person_and_no_deletes_nothing(store):
     assert len(asked) == 3
 
 
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "claude-code", "version": "1.0"},
-    },
-}
+INIT = initialize("claude-code", "1.0")
 
 
 def _start(data) -> subprocess.CompletedProcess:
