@@ -12,6 +12,9 @@ import pytest
 
 from app.cli import main
 
+# out of make test-fast (full purges of agents' files and Chroma, one per test): make test runs it
+pytestmark = pytest.mark.slow
+
 PET = "My secret pet is named Quetzalcoatlus Borogove"
 
 

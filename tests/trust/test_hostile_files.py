@@ -151,6 +151,7 @@ def test_remember_over_the_memory_cap_is_refused_with_a_message(cli):
     assert _contents(cli, "a") == []
 
 
+@pytest.mark.slow  # a 100k-word query through the CLI: make test runs it
 @pytest.mark.parametrize("words", [100_000])
 def test_context_budget_is_a_hard_cap_and_long_queries_are_trimmed(cli, words, monkeypatch):
     cli("agent", "add", "a")
