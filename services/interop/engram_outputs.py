@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from services.interop.importers.common import head
+
 MARK = "<!-- engram: compiled memory of agent"
 
 
@@ -14,10 +16,5 @@ def is_engram_output(path: Path) -> bool:
     link in ``~/.claude/engram/`` that points at a compiled memory."""
     if path.parent.name == "engram" and path.parent.parent.name == ".claude":
         return True
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(2048).decode("utf-8", "replace")
-    except OSError:
-        return False
-    lines = head.splitlines()
+    lines = head(path, 2048).splitlines()
     return bool(lines) and any(ln.startswith(MARK) for ln in lines[:12])

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from services.interop.importers import frontmatter
 from services.interop.importers.base import ImportProblem, ParsedSource
-from services.interop.importers.common import file_time, infer_category, slug
+from services.interop.importers.common import file_time, head, infer_category, slug
 from services.interop.importers.mdreader import Statement, split_statements
 from services.interop.importers.native import (
     open_source,
@@ -56,11 +56,7 @@ def memory_type(fm: dict) -> str | None:
 
 
 def _head(path: Path) -> str:
-    try:
-        with path.open("rb") as fh:
-            return fh.read(4096).decode("utf-8", "replace")
-    except OSError:
-        return ""
+    return head(path)
 
 
 def is_topic_file(path: Path) -> bool:
