@@ -12,14 +12,8 @@ from pathlib import Path
 
 import pytest
 
-LAUGHS = (
-    "---\n"
-    'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n'
-    + "".join(
-        f"{chr(98 + i)}: &{chr(98 + i)} [{','.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8)
-    )
-    + "description: *i\n---\n"
-)
+from tests.trust.hostile_inputs import LAUGHS
+
 NATIVE = Path(__file__).resolve().parents[1] / "importers" / "fixtures" / "native"
 
 
