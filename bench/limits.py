@@ -20,15 +20,7 @@ import zipfile
 from pathlib import Path
 
 from bench.scale import peak_rss_mb
-
-LAUGHS = (
-    "---\n"
-    'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n'
-    + "".join(
-        f"{chr(98 + i)}: &{chr(98 + i)} [{','.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8)
-    )
-    + "description: *i\n---\n"
-)
+from tests.trust.hostile_inputs import LAUGHS
 
 
 def _cli(data: Path, *args: str) -> int:

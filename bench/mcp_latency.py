@@ -1,7 +1,7 @@
 """Round-trip latency of the MCP ``recall`` tool over stdio against the same search in-process.
 
 A store of N synthetic facts (``bulk_remember``) is searched with the same queries twice:
-in-process through ``services.integrations.mcp_tools.recall`` (what the tool runs), and over
+in-process through ``services.integrations.mcp.memory.recall`` (what the tool runs), and over
 the official MCP SDK's stdio client talking to a spawned ``engram mcp --agent`` server. The
 difference is the protocol's cost (JSON-RPC framing, pydantic validation, the pipe, JSON
 results). Keyword mode by default: the server then opens no embedding model, and the
@@ -46,7 +46,7 @@ def build(data_dir: Path, facts: int, semantic: bool, seed: int = 11) -> dict:
 def in_process(data_dir: Path, queries: list[str], mode: str, semantic: bool) -> list[float]:
     from services.config import StoreConfig
     from services.engram import Engram
-    from services.integrations import mcp_tools
+    from services.integrations.mcp import memory as mcp_tools
 
     with Engram.open(StoreConfig(data_dir=data_dir, semantic=semantic)) as e:
         mem = e.agent(SLUG)

@@ -37,6 +37,7 @@ _EXPORTS: dict[str, str] = {
     "FactView": "services.records",
     "SearchHit": "services.records",
     "RememberResult": "services.records",
+    "RememberStatus": "services.records",
     "ImportReport": "services.records",
     "discover_sources": "services.interop.discover",
     "import_discovered": "services.interop.discover",
@@ -116,12 +117,12 @@ _EXPORTS: dict[str, str] = {
     "SEMANTIC_THRESHOLD": "services.forget.service",
     "expand_entity": "services.forget.entity_scope",
     # integrations (MCP)
-    "MCP_TARGET_NAMES": "services.integrations.mcp_status",
+    "MCP_TARGET_NAMES": "services.integrations.mcp.status",
     "engram_argv": "services.integrations.hooks_install",
-    "mcp_registrations": "services.integrations.mcp_status",
-    "set_mcp_registration": "services.integrations.mcp_status",
-    "mcp_review_required": "services.integrations.mcp_status",
-    "set_mcp_review": "services.integrations.mcp_status",
+    "mcp_registrations": "services.integrations.mcp.status",
+    "set_mcp_registration": "services.integrations.mcp.status",
+    "mcp_review_required": "services.integrations.mcp.status",
+    "set_mcp_review": "services.integrations.mcp.status",
     # secrets
     "SecretsStore": "services.secrets",
     "LLM_API_KEY": "services.secrets",
@@ -184,8 +185,8 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazil
     from services.ingest.bulk import bulk_remember
     from services.ingest.pipeline import NewFact
     from services.integrations.hooks_install import engram_argv
-    from services.integrations.mcp_status import TARGET_NAMES as MCP_TARGET_NAMES
-    from services.integrations.mcp_status import (
+    from services.integrations.mcp.status import TARGET_NAMES as MCP_TARGET_NAMES
+    from services.integrations.mcp.status import (
         mcp_registrations,
         mcp_review_required,
         set_mcp_registration,
@@ -215,7 +216,14 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time names resolve lazil
     )
     from services.lifecycle.health import archive_with_reason, memory_health, merge_duplicates
     from services.lifecycle.load_board import AgentLoad, load_board
-    from services.records import AgentInfo, FactView, ImportReport, RememberResult, SearchHit
+    from services.records import (
+        AgentInfo,
+        FactView,
+        ImportReport,
+        RememberResult,
+        RememberStatus,
+        SearchHit,
+    )
     from services.search.context import build_context
     from services.search.episodes import EpisodeHit, recall_episodes
     from services.search.hybrid import DEFAULT_WEIGHTS, SearchMode

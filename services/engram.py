@@ -25,10 +25,8 @@ from services.ingest.entity_names import name_check
 from services.ingest.pipeline import Ingestor, NewFact
 from services.ingest.policy import Target, policy_for, sanitize_for
 from services.ingest.rule_key import RuleKey
-
-# registers what accepting an MCP client's forget/delete request in the review inbox does
-from services.integrations import mcp_requests  # noqa: F401
 from services.integrations.delete_for_good import DeletedAgent
+from services.integrations.mcp.review import REVIEW_ACTIONS
 from services.records import AgentInfo, FactView, RememberResult, SearchHit
 from services.search.hybrid import Searcher, SearchWeights
 from services.store import fact_rows
@@ -36,6 +34,7 @@ from services.store.episodes import EpisodeStore
 from services.store.facts import FactFilters, FactStore
 from services.store.review import ReviewInbox, review_metadata
 from services.store.text import CleanText
+from services.vectors.backend import VectorBackend
 
 log = logging.getLogger(__name__)
 SLUG = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
@@ -55,7 +54,14 @@ class TrashedAgent:
 
 
 class Engram:
-    def __init__(self, config: StoreConfig, db, index, embedder, semantic_error: str | None):
+    def __init__(
+        self,
+        config: StoreConfig,
+        db,
+        index: VectorBackend | None,
+        embedder,
+        semantic_error: str | None,
+    ):
         self.config = config
         self.db = db
         self.index = index
@@ -440,7 +446,9 @@ class AgentMemory:
         )
         self.episodes = EpisodeStore(agent.id, engram.db, engram.bus)
         self._search = Searcher(self)
-        self.review = ReviewInbox(self, erase=self._erase_facts, edit=self._edit_in_review)
+        self.review = ReviewInbox(
+            self, erase=self._erase_facts, edit=self._edit_in_review, actions=REVIEW_ACTIONS
+        )
         self.entities = EntityService(agent.id, engram.db, name_check(self))
 
     @property
@@ -657,13 +665,16 @@ class AgentMemory:
         return self._embed_rows(lambda r: True, batch, progress, cancelled)
 
     def _embed_rows(self, keep, batch, progress, cancelled) -> int:
+        index = self.engram.index
+        if index is None:
+            raise ModelUnavailable(self.engram.semantic_error or "semantic search is off")
         rows = [r for r in fact_rows.ordered_texts(self.agent_id) if keep(r)]
         done = 0
         for s in range(0, len(rows), batch):
             if cancelled and cancelled():
                 break
             part = rows[s : s + batch]
-            self.engram.index.upsert(self.agent_id, [r[0] for r in part], [r[1] for r in part])
+            index.upsert(self.agent_id, [r[0] for r in part], [r[1] for r in part])
             done += len(part)
             if progress:
                 progress(done, len(rows))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime
+from enum import StrEnum
 
 
 @dataclass(frozen=True)
@@ -52,12 +53,25 @@ class FactView:
         return d
 
 
+class RememberStatus(StrEnum):
+    """What became of one item given to ``remember``. A ``StrEnum``: it compares equal to,
+    prints as and serialises to its value ("added"), which is what the CLI's JSON, the MCP
+    tools and the hooks have always shown."""
+
+    ADDED = "added"
+    DUPLICATE = "duplicate"
+    NEAR_DUPLICATE = "near-duplicate"
+    SUPERSEDED = "superseded"  # a correction of a near twin
+    CONFLICT = "conflict"  # contradicts a near twin: both kept, the new one in review
+    BLOCKED = "blocked"  # a forget rule covers it
+    EMPTY = "empty"
+    REFUSED = "refused"  # over a size limit: ``reason`` says which
+    CANCELLED = "cancelled"  # the batch was cancelled before this item was written
+
+
 @dataclass
 class RememberResult:
-    # added | duplicate | near-duplicate | superseded (a correction of a near twin) |
-    # conflict (contradicts a near twin: both kept, the new one in review) | blocked | empty |
-    # refused (over a size limit: ``reason`` says which)
-    status: str
+    status: RememberStatus
     fact_id: int | None
     superseded: list[int] = field(default_factory=list)
     redactions: int = 0
@@ -67,7 +81,11 @@ class RememberResult:
     @property
     def stored_new(self) -> bool:
         """A new fact row was written (plain, as a correction, or as a conflict for review)."""
-        return self.status in ("added", "superseded", "conflict")
+        return self.status in (
+            RememberStatus.ADDED,
+            RememberStatus.SUPERSEDED,
+            RememberStatus.CONFLICT,
+        )
 
 
 @dataclass(frozen=True)

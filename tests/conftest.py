@@ -86,6 +86,19 @@ def cli(tmp_path, capsys):
     return run
 
 
+@pytest.fixture
+def home_and_project(tmp_path, monkeypatch):
+    """A $HOME and a project (the working directory) of the test's own, as the agents lay
+    them out: a forget discovers agents' files only there, and rewrites them."""
+    home, proj = tmp_path / "home", tmp_path / "proj"
+    home.mkdir()
+    proj.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    monkeypatch.chdir(proj)
+    return home, proj
+
+
 def pytest_generate_tests(metafunc):
     marker = metafunc.definition.get_closest_marker("backends")
     if marker and "store_backend" in metafunc.fixturenames:

@@ -271,9 +271,9 @@ def cmd_hooks_status(args, ctx):
 
 def cmd_mcp(args, ctx):
     if args.what == "token":
-        from services.integrations import mcp_server
+        from services.integrations.mcp import transports
 
-        token = mcp_server.ensure_token(ctx.engram(semantic=False).config.data_dir)
+        token = transports.ensure_token(ctx.engram(semantic=False).config.data_dir)
         if args.json:
             emit_json({"token": token})
         else:
@@ -282,21 +282,21 @@ def cmd_mcp(args, ctx):
     if not args.agent:
         raise ValueError("say which agent's memory to serve: engram mcp --agent SLUG")
     if args.http:
-        from services.integrations import mcp_server
+        from services.integrations.mcp import transports
 
-        mcp_server.parse_listen(args.http)  # refuse a non-loopback address before loading
+        transports.parse_listen(args.http)  # refuse a non-loopback address before loading
         eng = ctx.engram(semantic=False)
         _served_agent(eng, args.agent, args.create)
         from app.serve_sync import syncing
 
         with syncing(eng, args.sync_every, at_start=False):
-            mcp_server.serve_http(eng, args.agent, args.http, warm_up=not args.keyword)
+            transports.serve_http(eng, args.agent, args.http, warm_up=not args.keyword)
         return 0
     # stdio: the client's `initialize` is answered first (services/integrations/
-    # mcp_fast_start.py), then the store opens and the SDK loads; the model and Chroma load
+    # mcp/fast_start.py), then the store opens and the SDK loads; the model and Chroma load
     # in the background after that, recall is keyword-only until they are ready
     from app.settings import store_config
-    from services.integrations.mcp_fast_start import Relay, refuse_missing_agent
+    from services.integrations.mcp.fast_start import Relay, refuse_missing_agent
 
     cfg = store_config(ctx.data_dir, semantic=False)
     # a removed agent fails here, before the client is told it is connected
@@ -308,10 +308,10 @@ def cmd_mcp(args, ctx):
         eng = ctx.engram(semantic=False)
         _served_agent(eng, args.agent, args.create)
         from app.serve_sync import syncing
-        from services.integrations import mcp_server
+        from services.integrations.mcp import transports
 
         with syncing(eng, args.sync_every, at_start=False):
-            mcp_server.serve_stdio(eng, args.agent, warm_up=not args.keyword)
+            transports.serve_stdio(eng, args.agent, warm_up=not args.keyword)
     finally:
         relay.finish()
     return 0

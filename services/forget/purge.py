@@ -48,6 +48,11 @@ def purge_vectors(
     if drop:
         idx.drop(agent_id)
         return notes
+    from services.vectors.index import VectorIndex
+
+    if not isinstance(idx, VectorIndex):  # only Chroma keeps deleted vectors in its segments
+        idx.delete(agent_id, drop_ids)
+        return notes
     # held from reading the vectors to writing them back: an agent's hook writing now
     # waits (and then writes into the new collection) instead of losing its vector
     with idx.writing(agent_id):

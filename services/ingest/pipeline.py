@@ -18,7 +18,7 @@ from services.ingest.contradiction import compare, signature
 from services.ingest.limits import memory_too_long
 from services.ingest.policy import check_utf8, policy_for
 from services.ingest.subjects import subject_key
-from services.records import RememberResult
+from services.records import RememberResult, RememberStatus
 from services.store import fact_rows
 from services.store.facts import snapshot
 from services.store.review import review_metadata, was_rejected
@@ -200,7 +200,7 @@ class Ingestor:
         for i, item in enumerate(items):
             too_long = memory_too_long((item.content or "").strip())
             if too_long:  # refused alone, with its reason: the rest of the batch goes on
-                results[i] = RememberResult("refused", None, reason=too_long)
+                results[i] = RememberResult(RememberStatus.REFUSED, None, reason=too_long)
                 continue
             validate(item)
             verdict = policy.sanitize(item.content)
@@ -227,16 +227,16 @@ class Ingestor:
             if note:
                 notes[i] = note
             if verdict.empty:
-                results[i] = RememberResult("empty", None, reason="empty text")
+                results[i] = RememberResult(RememberStatus.EMPTY, None, reason="empty text")
             elif verdict.blocked_by:
                 results[i] = RememberResult(
-                    "blocked",
+                    RememberStatus.BLOCKED,
                     None,
                     reason=f"forget rule: {verdict.blocked_by}",
                     redactions=verdict.secrets,
                 )
             else:
-                results[i] = RememberResult("added", None, redactions=verdict.secrets)
+                results[i] = RememberResult(RememberStatus.ADDED, None, redactions=verdict.secrets)
                 prepared.append((i, item, verdict.text, content_hash(verdict.text)))
         return prepared, notes
 
@@ -272,10 +272,10 @@ class Ingestor:
         for entry in prepared:
             i, _item, _text, h = entry
             if h in existing:
-                results[i].status, results[i].fact_id = "duplicate", existing[h]
+                results[i].status, results[i].fact_id = RememberStatus.DUPLICATE, existing[h]
                 dup_of[i] = existing[h]
             elif h in seen_batch:
-                results[i].status = "duplicate"
+                results[i].status = RememberStatus.DUPLICATE
                 dup_of[i] = -seen_batch[h] - 1
             else:
                 seen_batch[h] = i
@@ -322,7 +322,7 @@ class Ingestor:
         for s in range(0, total, chunk):
             if cancelled and cancelled():
                 for i, *_ in fresh[s:]:
-                    results[i].status, results[i].reason = "cancelled", "cancelled"
+                    results[i].status, results[i].reason = RememberStatus.CANCELLED, "cancelled"
                 break
             with m.db.atomic():
                 for j, (i, item, text, h) in enumerate(fresh[s : s + chunk]):
@@ -386,11 +386,11 @@ class Ingestor:
             if hit is None and link is None:
                 twin = self._batch_twin(fresh, vectors, bucket, j, threshold)
                 if twin is not None:
-                    results[i].status = "near-duplicate"
+                    results[i].status = RememberStatus.NEAR_DUPLICATE
                     dup_of[i] = -fresh[twin][0] - 1
                     continue
             if hit is not None:
-                results[i].status, results[i].fact_id = "near-duplicate", hit
+                results[i].status, results[i].fact_id = RememberStatus.NEAR_DUPLICATE, hit
                 dup_of[i] = hit
                 continue
             if link is not None:
@@ -516,7 +516,7 @@ class Ingestor:
         """Act on a contradiction found for batch item ``i`` (now fact ``fid``)."""
         kind, old_id = self._links.get(i, ("", 0))
         if kind == "conflict":
-            result.status, result.conflicts_with = "conflict", old_id
+            result.status, result.conflicts_with = RememberStatus.CONFLICT, old_id
             result.reason = self._why.get(i) or f"contradicts fact {old_id}: both kept for review"
             return []
         if kind != "update" or _waits_as_conflict(fid):
@@ -535,7 +535,7 @@ class Ingestor:
             actor="engram",
             reason=self._why.get(i) or f"superseded by fact {fid} (a correction of it)",
         )
-        result.status = "superseded"
+        result.status = RememberStatus.SUPERSEDED
         result.reason = self._why.get(i) or f"supersedes fact {old_id} (a correction of it)"
         return [old.id]
 

@@ -11,7 +11,7 @@
 * ``cursor``: an always-applied rule ``<project>/.cursor/rules/engram-memory.mdc`` that embeds
   the compiled memory (Cursor rules cannot import files outside the project).
 * MCP (``claude-code``, ``codex``, ``cursor``, ``gemini``, ``opencode``): Engram's server
-  (``engram mcp --agent SLUG``) in the agent's own list of MCP servers (``mcp_register.py``
+  (``engram mcp --agent SLUG``) in the agent's own list of MCP servers (``mcp/agent_config.py``
   says which file and key), edited minimally beside the user's entries.
 * ``generic``: a shell snippet ``~/.config/engram/agent-hook.sh`` with functions any agent
   script can call (``engram_context``, ``engram_ingest``, ``engram_remember``).
@@ -39,7 +39,7 @@ from pathlib import Path
 
 from services.errors import InvalidInput
 from services.integrations import config_edit as ce
-from services.integrations import mcp_register
+from services.integrations.mcp import agent_config as mcp_register
 from services.store.atomic import atomic_write
 from services.store.handle import MemoryHandle
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from models.tables import utcnow
 from services.ingest.pipeline import NewFact
+from services.records import RememberStatus
 from services.store.handle import EngramHandle
 
 DEMO_PREFIX = "demo-"
@@ -280,9 +281,11 @@ def seed_demo(
             )
         items.sort(key=lambda i: i.created_at or datetime.min)  # every demo item has a time
         res = mem.remember_many(items, near_duplicate=None, actor="demo")
-        added[slug] = sum(1 for r in res if r.status == "added")
+        added[slug] = sum(1 for r in res if r.status == RememberStatus.ADDED)
         # a few archived facts so the status filter has something to show
-        for fid in [r.fact_id for r in res if r.status == "added" and r.fact_id is not None][:3]:
+        for fid in [
+            r.fact_id for r in res if r.status == RememberStatus.ADDED and r.fact_id is not None
+        ][:3]:
             mem.edit(fid, status="archived", actor="demo")
         for d in range(days, -1, -1):
             if rng.random() < 0.45:

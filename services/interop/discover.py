@@ -389,20 +389,10 @@ def encoded_project_name(enc: str, known: dict[str, str]) -> str:
     (a deleted ``/home/me/code/my-app`` stays "my-app", not "app")."""
     if enc in known:
         return _slug(Path(known[enc]).name)
+    from services.interop.importers.claude_memory import walk_encoded
+
     parts = enc.lstrip("-").split("-")
-    cur, i = Path("/"), 0
-    while i < len(parts):
-        try:
-            names = {_encode(p.name): p for p in cur.iterdir() if p.is_dir()}
-        except OSError:
-            break
-        for j in range(len(parts), i, -1):
-            hit = names.get("-".join(parts[i:j]))
-            if hit is not None:
-                cur, i = hit, j
-                break
-        else:
-            break
+    cur, i = walk_encoded(parts)
     rest = "-".join(parts[i:])
     return _slug(rest or cur.name or enc)
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from services.interop.importers.common import head
+
 MARK = "<!-- engram: compiled memory of agent"
 
 
@@ -16,12 +18,7 @@ def is_engram_output(path: Path) -> bool:
     (the instruction importer skips it)."""
     if path.parent.name == "engram" and path.parent.parent.name == ".claude":
         return True
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(4096).decode("utf-8", "replace")
-    except OSError:
-        return False
-    return is_engram_text(head)
+    return is_engram_text(head(path, 4096))
 
 
 def is_engram_text(head: str) -> bool:

@@ -39,6 +39,7 @@ from typing import overload
 from services.errors import InvalidInput
 from services.ingest.pipeline import NewFact
 from services.interop.export import memory_md_entry, render_memory_md
+from services.records import RememberStatus
 from services.store.atomic import atomic_write
 from services.store.facts import FactFilters
 from services.store.filelock import exclusive_lock
@@ -567,7 +568,7 @@ def _pull_new(
     for (block, t), r in zip(entries, results):
         if r.fact_id is None or r.fact_id in linked_anywhere:
             # blocked by a forget rule, empty, or a second copy of a synced entry: left alone
-            if r.status == "blocked":
+            if r.status == RememberStatus.BLOCKED:
                 report.changes.append(f"{name}: entry not taken ({r.reason})")
             continue
         linked_anywhere.add(r.fact_id)

@@ -41,6 +41,7 @@ What the LoCoMo benchmark (``python -m bench locomo``) taught, and why the code 
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -54,6 +55,7 @@ from models.db import is_postgres
 from models.tables import utcnow
 from services.ingest.limits import trim_query
 from services.records import SearchHit
+from services.search.keyword_backend import keyword_backend
 from services.search.rerank import rerank
 from services.search.sql import facts_by_id, ids_in, run, sql_filters
 from services.search.terms import merge_substring_hits
@@ -134,10 +136,7 @@ def keyword_candidates(
 ) -> list[tuple[int, float]]:
     """(fact id, keyword relevance ≥ 0) best first, from the store's own full-text index:
     FTS5 BM25 on SQLite, ``ts_rank_cd`` on PostgreSQL. The fusion below is the same for both."""
-    if is_postgres(db):
-        from services.search import keyword_postgres as backend
-    else:
-        from services.search import keyword_sqlite as backend  # type: ignore[no-redef]
+    backend = keyword_backend(db)
     hits = backend.keyword_candidates(db, agent_id, query, filters, n, mode, stopwords)
     return merge_substring_hits(db, agent_id, query, filters, n, hits)
 
@@ -405,14 +404,6 @@ def _only_active(f: FactFilters) -> bool:
 
 
 def _with_status(f: FactFilters, status: list[str]) -> FactFilters:
-    g = FactFilters(
-        status=status,
-        category=f.category,
-        memory_type=f.memory_type,
-        pinned=f.pinned,
-        since=f.since,
-        until=f.until,
-        text=f.text,
-        tags=f.tags,
-    )
+    g = copy.copy(f)  # the caller's filters stay as they were
+    g.status = list(status)
     return g

@@ -27,8 +27,8 @@ if TYPE_CHECKING:
     from services.store.episodes import EpisodeStore
     from services.store.facts import FactFilters, FactStore
     from services.store.review import ReviewInbox
+    from services.vectors.backend import VectorBackend
     from services.vectors.embedder import Embedder
-    from services.vectors.index import VectorIndex
 
 
 class EngramHandle(Protocol):
@@ -41,7 +41,7 @@ class EngramHandle(Protocol):
     @property
     def bus(self) -> EventBus: ...
     @property
-    def index(self) -> VectorIndex | None: ...
+    def index(self) -> VectorBackend | None: ...
     @property
     def embedder(self) -> Embedder | None: ...
     @property

@@ -46,8 +46,8 @@ REASONS = (
     "agent-inbox",
 )
 # reasons whose acceptance is an action rather than a memory (an MCP client's forget or delete
-# request): the layer that can carry it out registers ``run(memory, fact_id, actor)`` here
-ACTIONS: dict[str, Callable[..., None]] = {}
+# request), each with its ``run(memory, fact_id, actor)``: the façade passes the table in
+Actions = dict[str, Callable[..., None]]
 
 
 def review_metadata(reason: str, confidence: float | None = None, **detail: Any) -> dict:
@@ -106,9 +106,14 @@ class ReviewInbox:
     facts (the façade passes it in: the store sits below the forget package)."""
 
     def __init__(
-        self, memory: MemoryHandle, erase: Eraser | None = None, edit: Editor | None = None
+        self,
+        memory: MemoryHandle,
+        erase: Eraser | None = None,
+        edit: Editor | None = None,
+        actions: Actions | None = None,
     ):
         self.m = memory
+        self._actions: Actions = dict(actions or {})
         self._erase = erase
         self._edit = edit  # ``services.ingest.review_edit``, passed in by the façade
         self.last_receipt: dict | None = None  # the forget receipt of the last reject
@@ -148,7 +153,7 @@ class ReviewInbox:
 
     def accept(self, ids: Iterable[int], actor: str = "user") -> builtins.list[int]:
         rows = self._take(ids)
-        acts = {r.id: ACTIONS[k] for r in rows if (k := _reason(r.metadata)) in ACTIONS}
+        acts = {r.id: self._actions[k] for r in rows if (k := _reason(r.metadata)) in self._actions}
         done = self._decide([r.id for r in rows if r.id not in acts], accept=True, actor=actor)
         for fid, run in acts.items():  # outside the transaction: a forget vacuums
             run(self.m, fid, actor)

@@ -18,6 +18,8 @@ from urllib.parse import parse_qs, urlparse
 
 import numpy as np
 
+from services.vectors.backend import VectorBackend
+
 log = logging.getLogger(__name__)
 
 # High ef: at Engram's sizes (10^3–10^5 vectors per agent) exactness matters more than the
@@ -118,7 +120,7 @@ def is_server_url(location) -> bool:
     return str(location).startswith(("http://", "https://"))
 
 
-def open_index(config, db, embedder):
+def open_index(config, db, embedder) -> VectorBackend:
     """The store's vector index: on a team store whose PostgreSQL has pgvector (schema v8)
     the vectors live there unless a Chroma server is named; else Chroma (local or server)."""
     from models.db import is_postgres
@@ -137,7 +139,9 @@ def collection_name(agent_id: int) -> str:
     return f"agent-{agent_id}"
 
 
-class VectorIndex:
+class VectorIndex(VectorBackend):
+    BATCH = 2000
+
     def __init__(self, location: str | Path, embedder=None):
         import chromadb
         from chromadb.config import Settings
@@ -216,23 +220,9 @@ class VectorIndex:
 
     # vectors -----------------------------------------------------------------------------
     @_retry_stale
-    def upsert(
-        self,
-        agent_id: int,
-        ids: Sequence[int],
-        texts: Sequence[str],
-        vectors: np.ndarray | None = None,
-        metadatas: Sequence[dict] | None = None,
-        batch: int = 2000,
-    ) -> None:
-        if not ids:
-            return
-        if vectors is None:
-            if self.embedder is None:
-                return
-            vectors = self.embedder.embed(list(texts))
+    def _write(self, agent_id, ids, texts, vectors, metadatas) -> None:
         with self.writing(agent_id):
-            self._upsert(agent_id, ids, texts, vectors, metadatas, batch)
+            self._upsert(agent_id, ids, texts, vectors, metadatas, self.BATCH)
 
     def _upsert(self, agent_id, ids, texts, vectors, metadatas, batch) -> None:
         col = self.collection(agent_id)

@@ -13,6 +13,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from services.vectors.backend import VectorBackend
+
 # candidates the HNSW scan keeps: high, as for Chroma (exactness over the last millisecond)
 EF_SEARCH = 400
 
@@ -29,8 +31,9 @@ def _parse(s: str) -> np.ndarray:
     return np.asarray([float(x) for x in s.strip("[]").split(",")], dtype=np.float32)
 
 
-class PgVectorIndex:
+class PgVectorIndex(VectorBackend):
     kind = "pgvector"
+    BATCH = 500
 
     def __init__(self, db, embedder=None):
         self.db = db
@@ -42,21 +45,7 @@ class PgVectorIndex:
     def drop(self, agent_id: int) -> None:
         self.db.execute_sql("DELETE FROM fact_vector WHERE agent_id = %s", (int(agent_id),))
 
-    def upsert(
-        self,
-        agent_id: int,
-        ids: Sequence[int],
-        texts: Sequence[str],
-        vectors: np.ndarray | None = None,
-        metadatas: Sequence[dict] | None = None,
-        batch: int = 500,
-    ) -> None:
-        if not ids:
-            return
-        if vectors is None:
-            if self.embedder is None:
-                return
-            vectors = self.embedder.embed(list(texts))
+    def _write(self, agent_id, ids, texts, vectors, metadatas) -> None:
         from psycopg2.extras import execute_values
 
         rows = [
@@ -65,13 +54,13 @@ class PgVectorIndex:
         ]
         with self.db.atomic():
             cur = self.db.cursor()
-            for s in range(0, len(rows), batch):
+            for s in range(0, len(rows), self.BATCH):
                 execute_values(
                     cur,
                     "INSERT INTO fact_vector (fact_id, agent_id, text_hash, embedding) VALUES %s "
                     "ON CONFLICT (fact_id) DO UPDATE SET embedding = EXCLUDED.embedding, "
                     "text_hash = EXCLUDED.text_hash, agent_id = EXCLUDED.agent_id",
-                    rows[s : s + batch],
+                    rows[s : s + self.BATCH],
                     template="(%s, %s, %s, %s::vector)",
                 )
 

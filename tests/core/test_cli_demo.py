@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+# out of make test-fast (the demo builds whole agents with the real model): make test runs it
+pytestmark = pytest.mark.slow
+
 
 def _counts(cli) -> dict[str, int]:
     rc, out, err = cli("agents", "--json")

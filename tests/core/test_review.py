@@ -20,6 +20,18 @@ def mem(keyword_engram):
     return keyword_engram.agent("a")
 
 
+def _candidate(mem, text: str):
+    """What a session proposes with low confidence: it waits in the review inbox."""
+    item = NewFact(
+        content=text,
+        status="pending",
+        source="session",
+        metadata=review_metadata("low-confidence", 0.4),
+    )
+    [r] = mem.remember_many([item])
+    return r
+
+
 def test_personal_data_under_ask_waits_in_the_inbox(mem):
     r = mem.remember("The dentist's number is +44 20 7946 0958")
     assert mem.get(r.fact_id).status == "pending"
@@ -34,16 +46,7 @@ def test_personal_data_under_ask_waits_in_the_inbox(mem):
 
 def test_not_now_keeps_a_candidate_hidden_and_it_is_not_proposed_again(mem):
     text = "Prefers the staging cluster for load tests"
-    [r] = mem.remember_many(
-        [
-            NewFact(
-                content=text,
-                status="pending",
-                source="session",
-                metadata=review_metadata("low-confidence", 0.4),
-            )
-        ]
-    )
+    r = _candidate(mem, text)
     mem.review.not_now([r.fact_id])
     assert mem.get(r.fact_id).status == "archived"
     again = mem.remember(text, source="session")  # a later session says it again
@@ -59,16 +62,7 @@ def test_not_now_keeps_a_candidate_hidden_and_it_is_not_proposed_again(mem):
 
 def test_a_rejected_candidate_is_erased_and_not_proposed_again(mem):
     text = "Prefers the blue-green rollout for the billing service"
-    [r] = mem.remember_many(
-        [
-            NewFact(
-                content=text,
-                status="pending",
-                source="session",
-                metadata=review_metadata("low-confidence", 0.4),
-            )
-        ]
-    )
+    r = _candidate(mem, text)
     assert mem.review.reject([r.fact_id]) == [r.fact_id]
     receipt = mem.review.last_receipt
     assert receipt["counts"].get("remaining_after_verify", 0) == 0

@@ -238,7 +238,7 @@ def _entity_names(mem, text, tmp):
 def _mcp(mem, text, tmp):
     """The MCP server's remember and update_memory tools, called in-process (the transport
     adds nothing to what is stored; tests/integration/test_mcp_server.py drives it for real)."""
-    from services.integrations import mcp_tools
+    from services.integrations.mcp import memory as mcp_tools
 
     mcp_tools.remember(mem, text, client="claude-code")
     fid = mcp_tools.remember(mem, "Takes the early train on Mondays", client="claude-code")["id"]
@@ -250,13 +250,13 @@ def _mcp(mem, text, tmp):
 
 def _mcp_batch(mem, text, tmp):
     """The MCP batch tool (issue 22), in-process: every item passes the policy."""
-    from services.integrations import mcp_more_tools
+    from services.integrations.mcp import entities, memory
 
-    mcp_more_tools.remember_batch(
+    memory.remember_batch(
         mem, [{"text": text, "project": "billing"}, {"text": "Likes the quiet carriage"}]
     )
-    mcp_more_tools.link_entities(mem, text, "works_at", "Acme Corp")
-    mcp_more_tools.link_entities(mem, "Grace Hopper", "mentors", text)
+    entities.link_entities(mem, text, "works_at", "Acme Corp")
+    entities.link_entities(mem, "Grace Hopper", "mentors", text)
 
 
 def _import_agent_memory_2026(mem, text, tmp):
@@ -281,9 +281,9 @@ def _import_agent_memory_2026(mem, text, tmp):
 def _mcp_forget_request(mem, text, tmp):
     """An MCP client's forget request waits in the review inbox as a fact naming the text:
     the policy applies to it like to any memory (issue #27)."""
-    from services.integrations import mcp_tools
+    from services.integrations.mcp import forget
 
-    mcp_tools.forget(mem, text, preview=False, client="claude-code")
+    forget.forget(mem, text, preview=False, client="claude-code")
 
 
 WRITE_PATHS = {
@@ -313,14 +313,9 @@ WRITE_PATHS = {
 @pytest.mark.parametrize("payload", sorted(PAYLOADS))
 @pytest.mark.parametrize("path", sorted(WRITE_PATHS))
 def test_every_write_path_applies_the_policy(keyword_engram, tmp_path, path, payload):
-    text, needle, pii = PAYLOADS[payload]
     e = keyword_engram
-    mem = e.agent("writer", create=True)
-    if pii:
-        e.update_agent("writer", settings={"pii": {"email": pii}})
-        mem = e.agent("writer")
-    if payload == "forgotten":
-        add_rule(e.forget_key(), None, "a name the user asked to forget", [FORGOTTEN])
+    mem, text, needle = _setup(e, payload)
+    pii = PAYLOADS[payload][2]
     WRITE_PATHS[path](mem, text, tmp_path)
     e.db.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)")
 

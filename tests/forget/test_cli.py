@@ -9,6 +9,9 @@ import pytest
 
 from app.cli import main
 
+# out of make test-fast (preview, forget and verify through the CLI per test): make test runs it
+pytestmark = pytest.mark.slow
+
 PET = "My secret pet is named Quetzalcoatlus Borogove"
 
 

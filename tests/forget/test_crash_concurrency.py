@@ -37,6 +37,21 @@ WRITER = textwrap.dedent("""
 pytestmark = pytest.mark.slow  # processes, kills and full purges: left out of make test-fast
 
 
+def _run_script(script, source: str, *args, model_dir=None) -> subprocess.Popen:
+    """``source`` written to ``script`` and run as its own process (output piped); with
+    ``model_dir`` (an empty one) it runs keyword-only, like a fast hook."""
+    script.write_text(source)
+    env = _env(ENGRAM_MODEL_DIR=str(model_dir)) if model_dir is not None else _env()
+    return subprocess.Popen(
+        [sys.executable, str(script), *map(str, args)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
 def _env(**extra):
     env = dict(os.environ, PYTHONPATH=str(ROOT), ANONYMIZED_TELEMETRY="False")
     env.update(extra)
@@ -62,16 +77,7 @@ def test_sigkill_mid_import_loses_no_committed_fact(tmp_path):
     from services.engram import Engram
 
     d = tmp_path / "store"
-    script = tmp_path / "writer.py"
-    script.write_text(WRITER)
-    proc = subprocess.Popen(
-        [sys.executable, str(script), str(d)],
-        cwd=ROOT,
-        env=_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = _run_script(tmp_path / "writer.py", WRITER, d)
     committed = _kill_after(proc, lambda line, n: n is not None and n >= 160)
     assert proc.returncode == -signal.SIGKILL
     e = Engram.open(StoreConfig(data_dir=d))
@@ -121,17 +127,8 @@ def test_sigkill_mid_forget_then_rerun_completes(tmp_path):
         near_duplicate=None,
     )
     e.close()
-    script = tmp_path / "forget.py"
-    script.write_text(FORGETTER)
     for stop_at in ("vectors", "layers"):  # before and after the row transaction
-        proc = subprocess.Popen(
-            [sys.executable, str(script), str(d), stop_at],
-            cwd=ROOT,
-            env=_env(),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        proc = _run_script(tmp_path / "forget.py", FORGETTER, d, stop_at)
         _kill_after(proc, lambda line, n, stop_at=stop_at: line.strip() == f"step {stop_at}")
         e = Engram.open(StoreConfig(data_dir=d))
         try:
@@ -176,19 +173,10 @@ def test_gui_reader_writer_thread_and_two_cli_writers_at_once(tmp_path):
     e = Engram.open(StoreConfig(data_dir=d))
     m = e.agent("w", create=True)
     m.remember("seed fact so the reader has something to read")
-    script = tmp_path / "cli_writer.py"
-    script.write_text(CLI_WRITER)
     n_cli, n_thread = 25, 40
     # the hooks run keyword-only (no model: ENGRAM_MODEL_DIR is empty), like a fast hook
     procs = [
-        subprocess.Popen(
-            [sys.executable, str(script), tag, str(n_cli), str(d)],
-            cwd=ROOT,
-            env=_env(ENGRAM_MODEL_DIR=str(empty)),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        _run_script(tmp_path / "cli_writer.py", CLI_WRITER, tag, n_cli, d, model_dir=empty)
         for tag in ("hook-a", "hook-b")
     ]
     errors: list[BaseException] = []
@@ -271,16 +259,7 @@ def test_sigkill_mid_compile_leaves_whole_layers(tmp_path):
         near_duplicate=None,
     )
     e.close()
-    script = tmp_path / "compile.py"
-    script.write_text(COMPILER)
-    proc = subprocess.Popen(
-        [sys.executable, str(script), str(d)],
-        cwd=ROOT,
-        env=_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = _run_script(tmp_path / "compile.py", COMPILER, d)
     _kill_after(proc, lambda line, n: line.startswith("3 compiled week"))
     e = Engram.open(StoreConfig(data_dir=d))
     try:
@@ -327,16 +306,7 @@ def test_forget_while_a_reader_and_a_cli_writer_are_busy(tmp_path):
         ],
         near_duplicate=None,
     )
-    script = tmp_path / "cli_writer.py"
-    script.write_text(CLI_WRITER)
-    proc = subprocess.Popen(
-        [sys.executable, str(script), "hook", "15", str(d)],
-        cwd=ROOT,
-        env=_env(ENGRAM_MODEL_DIR=str(empty)),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = _run_script(tmp_path / "cli_writer.py", CLI_WRITER, "hook", 15, d, model_dir=empty)
     errors: list[BaseException] = []
     stop = threading.Event()
 

@@ -24,14 +24,8 @@ KEPT = "Team dinner at Quokka Bakery on Fridays."
 
 
 @pytest.fixture
-def project(tmp_path, monkeypatch):
-    home, proj = tmp_path / "home", tmp_path / "proj"
-    home.mkdir()
-    proj.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("CODEX_HOME", raising=False)
-    monkeypatch.chdir(proj)
-    return proj
+def project(home_and_project):
+    return home_and_project[1]
 
 
 def _ids(cli, agent: str) -> dict[str, int]:

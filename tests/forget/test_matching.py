@@ -7,6 +7,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+# out of make test-fast (each test forgets through the CLI over a real store): make test runs it
+pytestmark = pytest.mark.slow
+
 
 def _ids(cli, agent: str) -> dict[str, int]:
     rc, out, _ = cli("list", "--agent", agent, "--json")

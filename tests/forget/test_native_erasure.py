@@ -19,15 +19,9 @@ PHRASE = "Quokka Bakery"
 
 
 @pytest.fixture
-def world(tmp_path, monkeypatch):
+def world(home_and_project):
     """A home and a project, as the agents lay them out; discovery looks only here."""
-    home, project = tmp_path / "home", tmp_path / "proj"
-    home.mkdir()
-    project.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("CODEX_HOME", raising=False)
-    monkeypatch.chdir(project)
-    return home, project
+    return home_and_project
 
 
 def _claude_after_forget(topic, index) -> dict:

@@ -9,6 +9,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+# out of make test-fast (each test forgets through the CLI over a real store): make test runs it
+pytestmark = pytest.mark.slow
+
 FACTS = [
     "The Orion migration is done",
     "The migration of birds follows the coast every autumn",

@@ -12,6 +12,9 @@ import pytest
 
 from app.cli import main
 
+# out of make test-fast (full purges of agents' files and Chroma, one per test): make test runs it
+pytestmark = pytest.mark.slow
+
 PET = "My secret pet is named Quetzalcoatlus Borogove"
 
 
@@ -66,15 +69,9 @@ GONE = "- Lunch orders go to Quokka Bakery on Tuesdays.\n"
 
 
 @pytest.fixture
-def project(tmp_path, monkeypatch):
+def project(home_and_project):
     """A home and a project: the forget discovers agents' files only there."""
-    home, proj = tmp_path / "home", tmp_path / "proj"
-    home.mkdir()
-    proj.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("CODEX_HOME", raising=False)
-    monkeypatch.chdir(proj)
-    return proj
+    return home_and_project[1]
 
 
 def _cli(tmp_path, capsys):

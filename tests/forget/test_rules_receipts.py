@@ -6,8 +6,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from models import ForgetReceipt, ForgetRule
 from services.forget.service import ForgetScope, ForgetService
+
+# out of make test-fast (forget, re-import and verify per test): make test runs it
+pytestmark = pytest.mark.slow
 
 PET = "My secret pet is named Quetzalcoatlus Borogove"
 

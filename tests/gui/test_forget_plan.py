@@ -22,15 +22,10 @@ GONE = "Lunch orders go to Quokka Bakery on Tuesdays."
 
 
 @pytest.fixture
-def project(tmp_path, monkeypatch):
+def project(home_and_project):
     """A project with a CLAUDE.md; $HOME and the working directory are the test's own (a
     forget also rewrites the agents' files it finds there)."""
-    home, proj = tmp_path / "home", tmp_path / "proj"
-    home.mkdir()
-    proj.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("CODEX_HOME", raising=False)
-    monkeypatch.chdir(proj)
+    proj = home_and_project[1]
     f = proj / "CLAUDE.md"
     f.write_bytes(INSTRUCTIONS.encode())
     return f

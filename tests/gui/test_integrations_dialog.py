@@ -7,7 +7,7 @@ import json
 
 from PySide6.QtWidgets import QDialog
 
-from services.integrations.mcp_tools import review_required
+from services.integrations.mcp.review import review_required
 from ui.integrations_dialog import REVIEW, IntegrationsDialog
 
 

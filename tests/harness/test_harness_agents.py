@@ -21,4 +21,4 @@ AgentsMachine = machine(
         "copy_data_dir",
     },
 )
-TestAgents = harness_test(AgentsMachine, examples=150)
+TestAgents = harness_test(AgentsMachine, examples=80)

@@ -23,4 +23,4 @@ CoreMachine = machine(
         "cli_forget",
     },
 )
-TestCore = harness_test(CoreMachine, examples=200)
+TestCore = harness_test(CoreMachine, examples=110)

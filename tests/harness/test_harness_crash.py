@@ -21,4 +21,4 @@ CrashMachine = machine(
         "forget_fact",
     },
 )
-TestCrash = harness_test(CrashMachine, examples=160)
+TestCrash = harness_test(CrashMachine, examples=90)

@@ -54,17 +54,23 @@ def write_world(root: Path, seed: int = 7) -> World:
     mem = home / ".claude" / "projects" / ENC_PROJECT / "memory"
     mem.mkdir(parents=True)
     n = 0
+
+    def bullets(what: str, count: int, rel: str, encoding: str = "utf-8") -> list[str]:
+        """``count`` statements as ``- `` lines of the file ``rel``, each recorded."""
+        nonlocal n
+        out = []
+        for _ in range(count):
+            text, tok, group = _stmt(rng, n, what)
+            out.append(f"- {text}")
+            w.lines.append(Line(rel, f"- {text}", tok, group, encoding))
+            n += 1
+        return out
+
     index = ["# Memory Index", ""]
     for topic in ("alpha", "beta"):
         body = ["---", f"name: Topic {topic}", f"description: Notes on {topic}", "type: user"]
         body += ["---", ""]
-        for _ in range(3):
-            text, tok, group = _stmt(rng, n, "service")
-            body.append(f"- {text}")
-            w.lines.append(
-                Line(f"{mem.relative_to(root)}/topic_{topic}.md", f"- {text}", tok, group)
-            )
-            n += 1
+        body += bullets("service", 3, f"{mem.relative_to(root)}/topic_{topic}.md")
         (mem / f"topic_{topic}.md").write_text("\n".join(body) + "\n", encoding="utf-8")
         index.append(f"- [Topic {topic}](topic_{topic}.md) — notes on {topic}")
     (mem / "MEMORY.md").write_text("\n".join(index) + "\n", encoding="utf-8")
@@ -72,40 +78,22 @@ def write_world(root: Path, seed: int = 7) -> World:
 
     proj.mkdir()
     claude = ["# CLAUDE.md", "", "Guidance for this repository.", "", "## Rules", ""]
-    for _ in range(4):
-        text, tok, group = _stmt(rng, n, "rule")
-        claude.append(f"- {text}")
-        w.lines.append(Line("proj/CLAUDE.md", f"- {text}", tok, group))
-        n += 1
+    claude += bullets("rule", 4, "proj/CLAUDE.md")
     (proj / "CLAUDE.md").write_text("\n".join(claude) + "\n", encoding="utf-8")
     w.agents["proj"] = "proj/CLAUDE.md"
 
     codex = home / ".codex" / "memories"
     codex.mkdir(parents=True)
     summary = ["# Memory Summary", "", "## User preferences"]
-    for _ in range(3):
-        text, tok, group = _stmt(rng, n, "preference")
-        summary.append(f"- {text}")
-        w.lines.append(
-            Line(f"{codex.relative_to(root)}/memory_summary.md", f"- {text}", tok, group)
-        )
-        n += 1
+    summary += bullets("preference", 3, f"{codex.relative_to(root)}/memory_summary.md")
     (codex / "memory_summary.md").write_text("\n".join(summary) + "\n", encoding="utf-8")
     tasks = ["# Task Group: shop maintenance", "", "## Task 1: flaky test", ""]
-    for _ in range(3):
-        text, tok, group = _stmt(rng, n, "task")
-        tasks.append(f"- {text}")
-        w.lines.append(Line(f"{codex.relative_to(root)}/MEMORY.md", f"- {text}", tok, group))
-        n += 1
+    tasks += bullets("task", 3, f"{codex.relative_to(root)}/MEMORY.md")
     (codex / "MEMORY.md").write_text("\n".join(tasks) + "\n", encoding="utf-8")
     w.agents["codex"] = str(codex.relative_to(root))
 
     rules = ["# Cursor rules", ""]
-    for _ in range(3):
-        text, tok, group = _stmt(rng, n, "lint")
-        rules.append(f"- {text}")
-        w.lines.append(Line("proj/.cursorrules", f"- {text}", tok, group, "utf-16"))
-        n += 1
+    rules += bullets("lint", 3, "proj/.cursorrules", "utf-16")
     (proj / ".cursorrules").write_bytes(("\n".join(rules) + "\n").encode("utf-16"))
     w.agents["cursor"] = "proj/.cursorrules"
     return w

@@ -9,6 +9,11 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
+# out of make test-fast (a store restored from a backup, then write-back): make test runs it
+pytestmark = pytest.mark.slow
+
 NATIVE = Path(__file__).resolve().parents[1] / "importers" / "fixtures" / "native"
 HAND_WRITTEN = "- Ask Dana before any Friday release (written by hand).\n"
 

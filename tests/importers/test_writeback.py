@@ -78,6 +78,7 @@ def test_conflict_leaves_both_sides_alone(mem, tmp_path, cli):
     assert mem.get(f.id).content == "API latency graphs moved to Datadog."
 
 
+@pytest.mark.slow  # write-back through the CLI: make test runs it
 def test_cli_writeback_exit_code_on_conflict(tmp_path, cli):
     folder = tmp_path / "memory"
     shutil.copytree(NATIVE / "claude_memory", folder)
@@ -166,6 +167,7 @@ def test_forgotten_fact_leaves_the_agents_file_and_stays_out(mem, keyword_engram
     assert not any("latency" in c for c in (x.content for x in mem.list(limit=100)))
 
 
+@pytest.mark.slow  # sync through the CLI: make test runs it
 def test_engram_sync_writes_back_for_an_agent_without_a_workspace(tmp_path, cli):
     folder = tmp_path / "memory"
     shutil.copytree(NATIVE / "claude_memory", folder)

@@ -30,7 +30,12 @@ def server_args(data: Path, agent: str, *extra: str, keyword: bool = True) -> li
 
 
 @asynccontextmanager
-async def stdio_session(data: Path, agent: str, client: str = "claude-code", keyword=True):
+async def stdio_session(
+    data: Path, agent: str, client: str = "claude-code", keyword=True, version="1.0", **session
+):
+    """A client session with ``engram mcp`` over stdio, initialized (the server's answer is
+    ``session.engram_init``); ``session`` goes to the SDK's ClientSession (an elicitation
+    callback, a message handler)."""
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
     from mcp.types import Implementation
@@ -43,9 +48,9 @@ async def stdio_session(data: Path, agent: str, client: str = "claude-code", key
     )
     with open(os.devnull, "w") as errlog:
         async with stdio_client(params, errlog=errlog) as (r, w):
-            info = Implementation(name=client, version="1.0")
-            async with ClientSession(r, w, client_info=info) as s:
-                await s.initialize()
+            info = Implementation(name=client, version=version)
+            async with ClientSession(r, w, client_info=info, **session) as s:
+                s.engram_init = await s.initialize()  # type: ignore[attr-defined]
                 yield s
 
 
@@ -59,6 +64,20 @@ async def call(session, tool: str, **arguments):
         return False, json.loads(text)
     except json.JSONDecodeError:
         return False, text
+
+
+def initialize(client: str, version: str = "1") -> dict:
+    """The JSON-RPC ``initialize`` a client sends first, as raw bytes would carry it."""
+    return {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": client, "version": version},
+        },
+    }
 
 
 def free_port() -> int:

@@ -82,6 +82,7 @@ def test_block_fits_the_budget_and_leads_with_pinned_and_relevant(stocked):
     assert "not instructions" in text
 
 
+@pytest.mark.slow  # a large memory with the real model: make test runs it
 @pytest.mark.parametrize("budget", [120, 500, 1500])
 def test_every_budget_is_respected_with_a_large_memory(stocked, budget):
     text = build_context(stocked, "nightly pipeline runner seconds", budget=budget)

@@ -18,7 +18,7 @@ from models import AuditEvent
 from services.config import StoreConfig
 from services.engram import Engram
 from services.forget import isolated
-from services.integrations.mcp_tools import set_review_required
+from services.integrations.mcp.review import set_review_required
 from services.search.context import build_context
 from services.store.facts import FactFilters
 from tests.integration.mcp_client import (
@@ -26,6 +26,7 @@ from tests.integration.mcp_client import (
     call,
     free_port,
     http_session,
+    initialize,
     server_args,
     server_env,
     start_http,
@@ -289,16 +290,7 @@ def test_http_needs_the_bearer_token_and_a_local_origin(store):
             check=True,
         ).stdout.strip()
         assert token == token_file.read_text().strip() and len(token) >= 32
-        hello = {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "curl", "version": "1"},
-            },
-        }
+        hello = initialize("curl")
         accept = {"Accept": "application/json, text/event-stream"}
         assert httpx.post(url, json=hello, headers=accept).status_code == 401
         bad = {**accept, "Authorization": "Bearer wrong"}

@@ -1,5 +1,5 @@
 """`engram mcp` answers the handshake before the MCP SDK loads (services/integrations/
-mcp_fast_start.py): the SDK's own answer is recorded on the first start and replayed from the
+mcp/fast_start.py): the SDK's own answer is recorded on the first start and replayed from the
 second on. Driven by the official SDK client over stdio, as an agent starts the server."""
 
 from __future__ import annotations

@@ -6,15 +6,13 @@ resource whose change is announced to the client."""
 
 from __future__ import annotations
 
-import os
-import sys
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
 import pytest
 
-from tests.integration.mcp_client import ROOT, call, server_args, server_env
+from tests.integration.mcp_client import call, stdio_session
 
 
 @pytest.fixture
@@ -34,22 +32,11 @@ def store(tmp_path) -> Path:
 
 @asynccontextmanager
 async def session(data: Path, notes: list):
-    from mcp.client.session import ClientSession
-    from mcp.client.stdio import StdioServerParameters, stdio_client
-    from mcp.types import Implementation
-
     async def on_message(msg):
         notes.append(msg)
 
-    params = StdioServerParameters(
-        command=sys.executable, args=server_args(data, "bot"), env=server_env(), cwd=str(ROOT)
-    )
-    with open(os.devnull, "w") as errlog:
-        async with stdio_client(params, errlog=errlog) as (r, w):
-            info = Implementation(name="claude-code", version="2.1")
-            async with ClientSession(r, w, client_info=info, message_handler=on_message) as s:
-                result = await s.initialize()
-                yield s, result
+    async with stdio_session(data, "bot", version="2.1", message_handler=on_message) as s:
+        yield s, s.engram_init
 
 
 def test_the_surface_an_agent_sees(store):

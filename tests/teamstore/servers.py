@@ -27,6 +27,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.teamstore import reaper
+
 SKIP_ENV = "ENGRAM_SKIP_SERVERS"
 SUPERUSER = "engram_admin"
 
@@ -113,7 +115,7 @@ class PgServer:
 
     def resume(self) -> None:
         log = open(self.root / "postgres.log", "ab")
-        self.proc = subprocess.Popen(self.cmd, stdout=log, stderr=subprocess.STDOUT)
+        self.proc = reaper.spawn(self.cmd, log, self.root, self.user)
         _wait(lambda: _pg_ready(self), self.proc, "PostgreSQL", self.root / "postgres.log")
 
 
@@ -174,33 +176,30 @@ def start_postgres() -> PgServer:
         raise RuntimeError(f"initdb failed: {init.stderr.strip() or init.stdout.strip()}")
     port = free_port()
     log = open(root / "postgres.log", "wb")
-    cmd = _as_user(
-        [
-            str(bindir / "postgres"),
-            "-D",
-            str(data),
-            "-p",
-            str(port),
-            "-h",
-            "127.0.0.1",
-            "-k",
-            str(sock),
-            "-c",
-            f"hba_file={hba}",
-            "-c",
-            "fsync=off",
-            "-c",
-            "synchronous_commit=off",
-            "-c",
-            "full_page_writes=off",
-            "-c",
-            "max_connections=60",
-            "-c",
-            "shared_buffers=64MB",
-        ],
-        user,
-    )
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+    cmd = [
+        str(bindir / "postgres"),
+        "-D",
+        str(data),
+        "-p",
+        str(port),
+        "-h",
+        "127.0.0.1",
+        "-k",
+        str(sock),
+        "-c",
+        f"hba_file={hba}",
+        "-c",
+        "fsync=off",
+        "-c",
+        "synchronous_commit=off",
+        "-c",
+        "full_page_writes=off",
+        "-c",
+        "max_connections=60",
+        "-c",
+        "shared_buffers=64MB",
+    ]
+    proc = reaper.spawn(cmd, log, root, user)
     server = PgServer(port, root, proc, user, cmd)
     _wait(lambda: _pg_ready(server), proc, "PostgreSQL", root / "postgres.log")
     return server
@@ -241,21 +240,8 @@ def start_chroma() -> ChromaServer:
     port = free_port()
     log = open(root / "chroma.log", "wb")
     env = {**os.environ, "ANONYMIZED_TELEMETRY": "False"}
-    proc = subprocess.Popen(
-        [
-            chroma_executable(),
-            "run",
-            "--path",
-            str(root / "data"),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        env=env,
-    )
+    cmd = [chroma_executable(), "run", "--path", str(root / "data")]
+    proc = reaper.spawn([*cmd, "--host", "127.0.0.1", "--port", str(port)], log, root, env=env)
     server = ChromaServer(port, root, proc)
     _wait(lambda: _http_ok(server.url + "/api/v2/heartbeat"), proc, "chroma", root / "chroma.log")
     return server

@@ -86,7 +86,7 @@ def test_b_sees_nothing_of_a_private_agent_through_sql_cli_mcp_or_vectors(
 
     # MCP's tools and the vectors, as bob: a question near the diary finds only team memory
     from services.errors import NotFound
-    from services.integrations import mcp_tools
+    from services.integrations.mcp import memory as mcp_tools
 
     bob = _open(members("bob"), tmp_path, "bob")
     try:

@@ -60,7 +60,7 @@ def test_engram_show_prints_who_and_from_where(cli, monkeypatch):
 
 
 def test_a_write_over_mcp_records_the_client_as_its_origin(keyword_engram, monkeypatch):
-    from services.integrations import mcp_tools
+    from services.integrations.mcp import memory as mcp_tools
 
     monkeypatch.setenv("ENGRAM_USER", "ada@lab")
     mem = keyword_engram.agent("team", create=True)

@@ -84,6 +84,7 @@ def test_an_unclear_contradiction_goes_to_review_as_a_conflict(engram):
     assert items[0].reason == "conflict" and items[0].detail.get("with_fact") == old.fact_id
 
 
+@pytest.mark.slow  # writers in threads with the real model: make test runs it
 def test_concurrent_distinct_writes_are_never_merged_away(engram):
     mem = engram.agent("load", create=True)
     texts = [

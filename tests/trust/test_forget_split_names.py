@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from services.forget.service import ForgetScope, ForgetService
 
 
@@ -30,6 +32,7 @@ def test_common_words_are_not_forgotten_one_by_one(keyword_engram):
     assert pv.agents[0].facts == []
 
 
+@pytest.mark.slow  # forget and verify through the CLI: make test runs it
 def test_cli_verify_fails_while_either_half_remains(cli):
     """The halves of a known name are listed apart and go with --include-partial."""
     assert cli("remember", "--agent", "a", "--create-agent", "Frobnitz router codename")[0] == 0

@@ -12,14 +12,8 @@ from pathlib import Path
 
 import pytest
 
-LAUGHS = (
-    "---\n"
-    'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n'
-    + "".join(
-        f"{chr(98 + i)}: &{chr(98 + i)} [{','.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8)
-    )
-    + "description: *i\n---\n"
-)
+from tests.trust.hostile_inputs import LAUGHS
+
 NATIVE = Path(__file__).resolve().parents[1] / "importers" / "fixtures" / "native"
 
 
@@ -151,6 +145,7 @@ def test_remember_over_the_memory_cap_is_refused_with_a_message(cli):
     assert _contents(cli, "a") == []
 
 
+@pytest.mark.slow  # a 100k-word query through the CLI: make test runs it
 @pytest.mark.parametrize("words", [100_000])
 def test_context_budget_is_a_hard_cap_and_long_queries_are_trimmed(cli, words, monkeypatch):
     cli("agent", "add", "a")

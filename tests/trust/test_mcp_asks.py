@@ -11,7 +11,6 @@ the elicitation callback (the only fake: it stands for a person clicking in the 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from contextlib import asynccontextmanager
@@ -21,7 +20,14 @@ import pytest
 
 from services.config import StoreConfig
 from services.engram import Engram
-from tests.integration.mcp_client import ROOT, call, server_args, server_env
+from tests.integration.mcp_client import (
+    ROOT,
+    call,
+    initialize,
+    server_args,
+    server_env,
+    stdio_session,
+)
 
 SUBJECT = "Wexleythorpe Frobnitz"
 ABOUT = [f"{SUBJECT} note {i}: the rent for month {i} was paid late" for i in range(1, 13)]
@@ -45,19 +51,8 @@ def _contents(data) -> list[str]:
 
 @asynccontextmanager
 async def session(data, elicitation):
-    from mcp.client.session import ClientSession
-    from mcp.client.stdio import StdioServerParameters, stdio_client
-    from mcp.types import Implementation
-
-    params = StdioServerParameters(
-        command=sys.executable, args=server_args(data, "bot"), env=server_env(), cwd=str(ROOT)
-    )
-    with open(os.devnull, "w") as errlog:
-        async with stdio_client(params, errlog=errlog) as (r, w):
-            info = Implementation(name="claude-code", version="1.0")
-            async with ClientSession(r, w, client_info=info, elicitation_callback=elicitation) as s:
-                await s.initialize()
-                yield s
+    async with stdio_session(data, "bot", elicitation_callback=elicitation) as s:
+        yield s
 
 
 def person(asked: list[str], action: str, content: dict | None = None):
@@ -124,16 +119,7 @@ def test_delete_memory_asks_the_person_and_no_deletes_nothing(store):
     assert len(asked) == 3
 
 
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "claude-code", "version": "1.0"},
-    },
-}
+INIT = initialize("claude-code", "1.0")
 
 
 def _start(data) -> subprocess.CompletedProcess:

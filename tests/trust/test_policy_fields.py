@@ -12,18 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.trust.on_disk import files_holding
+
 SECRET = "sk_live_51HqLyjWDarjtT1zdp7dcXYZabc"
 EMAIL = "zorblax.quentin@example.org"
-
-
-def _hits(data: Path, needle: str) -> list[str]:
-    """Files holding the needle in any letter case (slugs and tags are lower-cased)."""
-    want = needle.lower().encode()
-    return sorted(
-        str(p.relative_to(data))
-        for p in data.rglob("*")
-        if p.is_file() and want in p.read_bytes().lower()
-    )
 
 
 def _facts(cli) -> list[dict]:
@@ -53,8 +45,8 @@ def test_a_secret_in_the_category_or_a_tag_never_reaches_the_files(cli, data):
     assert rc == 0, err
     assert (data / "chroma").is_dir() and list(data.glob("agents/a/*.md"))
 
-    assert _hits(data, SECRET) == []
-    assert _hits(data, SECRET[8:]) == []  # not even the key without its prefix
+    assert files_holding(data, SECRET) == []
+    assert files_holding(data, SECRET[8:]) == []  # not even the key without its prefix
     cats = {f["content"]: f["category"] for f in _facts(cli)}
     # what is left of the category is what the policy could keep: its kind, else "fact"
     assert cats == {"Likes rye bread": "rel", "Keeps a sourdough starter": "proj"}
@@ -86,7 +78,7 @@ def test_personal_data_under_deny_leaves_every_field(cli, data, tmp_path):
     assert cli("compile", "--agent", "a")[0] == 0
 
     # the address, raw or slugged ("zorblax.quentin-example.org"), is in no file
-    assert _hits(data, "zorblax") == []
+    assert files_holding(data, "zorblax") == []
     facts = {f["content"]: f for f in _facts(cli)}
     assert facts["Likes spelt bread"]["category"] == "rel"
     assert facts["Likes spelt bread"]["tags"] == ["bread"]

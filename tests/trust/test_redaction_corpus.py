@@ -111,6 +111,7 @@ def test_text_in_other_scripts_is_kept_as_written_when_nothing_is_found():
     assert redact(text).text == text
 
 
+@pytest.mark.slow  # a corpus through the CLI: make test runs it
 def test_phrasings_typed_into_the_cli_never_reach_the_database(cli, tmp_path):
     """A sample from each family, remembered through `engram remember`; the store's files
     are then read as raw bytes."""

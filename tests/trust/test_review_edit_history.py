@@ -7,20 +7,12 @@ the real model and Chroma; afterwards every file of the data dir is read as raw 
 from __future__ import annotations
 
 import json
-from pathlib import Path
+
+from tests.trust.on_disk import files_holding
 
 EMAIL = "yvaine.trelawney@example.org"
 ORIGINAL = f"Reach the plumber at {EMAIL} about the boiler"
 CORRECTED = "Reach the plumber through the landlord about the boiler"
-
-
-def _hits(data: Path, needle: str) -> list[str]:
-    want = needle.lower().encode()
-    return sorted(
-        str(p.relative_to(data))
-        for p in data.rglob("*")
-        if p.is_file() and want in p.read_bytes().lower()
-    )
 
 
 def _pending(cli) -> list[dict]:
@@ -37,7 +29,7 @@ def test_an_edited_candidate_leaves_no_trace_of_its_original_text(cli, tmp_path)
     assert rc == 0, err
     [item] = _pending(cli)
     assert item["fact"]["content"] == ORIGINAL and item["reason"] == "personal-data"
-    assert _hits(data, "trelawney"), "the candidate waits in the store (the test's premise)"
+    assert files_holding(data, "trelawney"), "the candidate waits in the store (the test's premise)"
 
     rc, out, err = cli(
         "review", "edit", str(item["fact"]["id"]), "--agent", "a", "--content", CORRECTED
@@ -55,8 +47,8 @@ def test_an_edited_candidate_leaves_no_trace_of_its_original_text(cli, tmp_path)
     assert rc == 0 and "trelawney" not in out
     # the address is in no file: not the history, the indexes, the vectors or the layers
     assert (data / "chroma").is_dir()
-    assert _hits(data, "trelawney") == []
-    assert _hits(data, "plumber through the landlord"), "the corrected memory is stored"
+    assert files_holding(data, "trelawney") == []
+    assert files_holding(data, "plumber through the landlord"), "the corrected memory is stored"
 
 
 def test_an_edit_that_changes_nothing_is_a_plain_accept(cli):

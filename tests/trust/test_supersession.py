@@ -79,6 +79,7 @@ def test_cli_antonyms_on_one_subject_wait_in_the_review_inbox(cli):
     assert _active(cli, "claude") == ["User likes cilantro"]
 
 
+@pytest.mark.slow  # 750 imports through the CLI with the real model: make test runs it
 def test_importing_750_organisations_keeps_750(cli, tmp_path):
     lines = [
         json.dumps(

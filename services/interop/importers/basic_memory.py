@@ -16,6 +16,7 @@ from pathlib import Path
 from services.interop.importers import frontmatter
 from services.interop.importers.base import ImportedFact, ParsedSource
 from services.interop.importers.common import file_time, read_text, slug
+from services.interop.importers.common import head as file_head
 from services.interop.importers.entries import normalize_category
 from services.interop.importers.mdreader import split_statements
 from services.interop.importers.native import rel_name, source_meta, statement_fact
@@ -31,12 +32,7 @@ _WIKI = re.compile(r"\[\[([^\]]+)\]\]")
 
 
 def _is_note(path: Path) -> bool:
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(4096).decode("utf-8", "replace")
-    except OSError:
-        return False
-    fm = frontmatter.split(head)[0]
+    fm = frontmatter.split(file_head(path))[0]
     return bool(fm.get("permalink")) and ("title" in fm or "type" in fm)
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from services.interop.importers import frontmatter
 from services.interop.importers.base import ImportProblem, ParsedSource
-from services.interop.importers.common import file_time, infer_category, slug
+from services.interop.importers.common import file_time, head, infer_category, slug
 from services.interop.importers.mdreader import Statement, split_statements
 from services.interop.importers.native import (
     open_source,
@@ -56,11 +56,7 @@ def memory_type(fm: dict) -> str | None:
 
 
 def _head(path: Path) -> str:
-    try:
-        with path.open("rb") as fh:
-            return fh.read(4096).decode("utf-8", "replace")
-    except OSError:
-        return ""
+    return head(path)
 
 
 def is_topic_file(path: Path) -> bool:
@@ -105,24 +101,31 @@ def _encode(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9]", "-", name)
 
 
-def _decode(enc: str) -> Path | None:
-    """Walk the encoded project path on disk (Claude Code writes every non-alphanumeric
-    character as ``-``, so only the disk can tell ``my-app`` from ``my/app``)."""
-    parts = enc[1:].split("-")
+def walk_encoded(parts: list[str]) -> tuple[Path, int]:
+    """How far an encoded project path exists on disk: the deepest folder reached and how
+    many of ``parts`` it took (Claude Code writes every non-alphanumeric character as ``-``,
+    so only the disk can tell ``my-app`` from ``my/app``)."""
     cur, i = Path("/"), 0
     while i < len(parts):
         try:
             names = {_encode(p.name): p for p in cur.iterdir() if p.is_dir()}
         except OSError:
-            return None
+            break
         for j in range(len(parts), i, -1):
             hit = names.get("-".join(parts[i:j]))
             if hit is not None:
                 cur, i = hit, j
                 break
         else:
-            return None
-    return cur
+            break
+    return cur, i
+
+
+def _decode(enc: str) -> Path | None:
+    """The folder an encoded project path names, when all of it exists."""
+    parts = enc[1:].split("-")
+    cur, i = walk_encoded(parts)
+    return cur if i == len(parts) else None
 
 
 def project_name(folder: Path) -> str:

@@ -43,6 +43,16 @@ class Block:
         return self.start + offset
 
 
+def head(path: Path, size: int = 4096) -> str:
+    """A file's first bytes as text (undecodable bytes replaced): enough to tell its format;
+    "" when it cannot be read."""
+    try:
+        with path.open("rb") as fh:
+            return fh.read(size).decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
 def read_text(path: Path, rel: str) -> tuple[str | None, list[ImportProblem]]:
     """The file's text (undecodable bytes kept as surrogate escapes, so the entries that hold
     them can be reported one by one), or None and a problem when it is not text at all."""

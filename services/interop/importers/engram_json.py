@@ -14,7 +14,7 @@ from services.interop.importers.base import (
     ImportProblem,
     ParsedSource,
 )
-from services.interop.importers.common import parse_date, parse_iso
+from services.interop.importers.common import head, parse_date, parse_iso
 
 FORMAT = "engram-json"
 KEEP = ("active", "pending", "archived")
@@ -23,12 +23,8 @@ KEEP = ("active", "pending", "archived")
 def detect(path: Path) -> bool:
     if not path.is_file() or path.suffix.lower() != ".json":
         return False
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(4096).decode("utf-8", "replace")
-    except OSError:
-        return False
-    return '"agent"' in head and '"facts"' in head
+    text = head(path)
+    return '"agent"' in text and '"facts"' in text
 
 
 def parse(path: Path) -> ParsedSource:

@@ -1,7 +1,8 @@
-"""What the MCP server's tools do, as plain functions over one agent's memory.
+"""What the memory tools do, as plain functions over one agent's memory: remember (one, a
+batch, in a project), correct, recall, list, read one with its history, the context block.
 
-The transport (``mcp_server.py``) only maps tool calls onto these; keeping them free of the
-SDK lets the write-policy table and the benchmark call them in-process. Every function takes
+The SDK-facing modules (``*_tools.py``) only map tool calls onto these; keeping them free of
+the SDK lets the write-policy table and the benchmark call them in-process. Every function takes
 the agent handle it is scoped to, so an id from another agent is "not found" (the fact store
 filters by agent), and every write goes through ``memory.remember_many`` / ``memory.edit``:
 the one write policy, dedup, supersession and the audit log, with ``mcp:<client>`` as actor.
@@ -12,20 +13,21 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from models import Agent
 from models.tables import FACT_STATUSES
 from services.errors import InvalidInput, NotFound
 from services.ingest.pipeline import NewFact
+from services.integrations.mcp.review import review_required
+from services.records import RememberStatus
 from services.store.facts import FactFilters
 from services.store.review import review_metadata
 from services.store.untrusted import DATA_NOTICE, one_line
 
 if TYPE_CHECKING:
-    from services.store.handle import EngramHandle, MemoryHandle
+    from services.store.handle import MemoryHandle
 
-REVIEW_SETTING = "mcp_review"  # Agent.settings key: MCP writes wait in the review inbox
 MAX_LIST = 200
 MAX_K = 50
+MAX_BATCH = 50
 
 
 def actor_for(client: str | None) -> str:
@@ -34,17 +36,7 @@ def actor_for(client: str | None) -> str:
     return f"mcp:{name or 'unknown'}"
 
 
-def review_required(memory: MemoryHandle) -> bool:
-    """Read from the row, not the handle: the desktop app may flip it while a server runs."""
-    row = Agent.get_or_none(Agent.id == memory.agent_id)
-    return bool(((row.settings if row else None) or {}).get(REVIEW_SETTING))
-
-
-def set_review_required(engram: EngramHandle, slug: str, on: bool) -> None:
-    engram.update_agent(slug, settings={REVIEW_SETTING: bool(on)})
-
-
-def _fact_json(f) -> dict:
+def fact_json(f) -> dict:
     day = f.event_date or f.created_at.date()
     return {
         "id": f.id,
@@ -82,19 +74,19 @@ def remember(
     if review_required(memory):
         item = replace(item, status="pending", metadata=review_metadata("mcp", client=client))
     [res] = memory.remember_many([item], actor=actor_for(client))
-    if res.status == "empty":
+    if res.status == RememberStatus.EMPTY:
         raise InvalidInput("nothing to remember: the text is empty")
-    if res.status == "refused":
+    if res.status == RememberStatus.REFUSED:
         raise InvalidInput(f"not stored: {res.reason}")
     out: dict = {"id": res.fact_id, "redacted_secrets": res.redactions}
-    if res.status == "blocked":
+    if res.status == RememberStatus.BLOCKED:
         out.update(id=None, status="blocked by a forget rule")
         return out
-    if res.status in ("duplicate", "near-duplicate"):
+    if res.status in (RememberStatus.DUPLICATE, RememberStatus.NEAR_DUPLICATE):
         out["status"] = "duplicate"
     elif res.superseded:
         out.update(status="superseded", superseded=res.superseded)
-    elif res.status == "conflict":
+    elif res.status == RememberStatus.CONFLICT:
         out.update(
             status="conflict: waits for the user's review", conflicts_with=res.conflicts_with
         )
@@ -124,14 +116,33 @@ def update_memory(
         changes["status"] = "pending"
         changes["metadata"] = {**before.metadata, **review_metadata("mcp", client=client)}
     after = memory.edit(int(id), actor=actor_for(client), **changes)
-    return {"updated": True, **_fact_json(after)}
+    return {"updated": True, **fact_json(after)}
 
 
-def delete_memory(memory: MemoryHandle, id: int, client: str | None = None) -> dict:
-    """Queued for the user, like ``forget``: an agent alone cannot remove a memory."""
-    from services.integrations import mcp_requests
+def project_category(project: str | None, category: str | None) -> str:
+    """A project scope is Engram's ``proj:<name>`` category (the one the importers use)."""
+    if project and project.strip():
+        return f"proj:{project.strip().lower().replace(' ', '-')}"
+    return (category or "fact").strip() or "fact"
 
-    return mcp_requests.queue_delete(memory, int(id), actor_for(client))
+
+def remember_batch(memory: MemoryHandle, items: list[dict], client: str | None = None) -> dict:
+    if not items:
+        raise InvalidInput("remember_batch needs at least one item")
+    if len(items) > MAX_BATCH:
+        raise InvalidInput(f"at most {MAX_BATCH} items per call, not {len(items)}")
+    out = []
+    for n, it in enumerate(items, 1):
+        text = str(it.get("text") or "").strip()
+        if not text:
+            out.append({"item": n, "status": "skipped: empty text"})
+            continue
+        cat = project_category(it.get("project"), it.get("category"))
+        res = remember(
+            memory, text, cat, float(it.get("importance", 0.5)), bool(it.get("pin")), client
+        )
+        out.append({"item": n, **res})
+    return {"results": out, "added": sum(1 for r in out if r.get("status") == "added")}
 
 
 # reads -------------------------------------------------------------------------------------
@@ -161,7 +172,7 @@ def recall(
         "mode": mode,
         "pipeline": pipeline,
         "keyword_only": pipeline == Pipeline.KEYWORD_ONLY.value,
-        "hits": [{**_fact_json(h.fact), "score": round(h.score, 4)} for h in hits],
+        "hits": [{**fact_json(h.fact), "score": round(h.score, 4)} for h in hits],
     }
     if out["keyword_only"]:  # the agent should know a paraphrase may have been missed
         out["note"] = "keyword-only: semantic search is not loaded, results match words only"
@@ -185,93 +196,43 @@ def list_memories(
         "notice": DATA_NOTICE,
         "total": memory.facts.count(filters),
         "offset": max(0, int(offset)),
-        "items": [_fact_json(f) for f in facts],
+        "items": [fact_json(f) for f in facts],
     }
+
+
+def get_memory(memory: MemoryHandle, id: int) -> dict:
+    f = memory.get(int(id))
+    hist = memory.facts.history(int(id))
+    return {
+        **fact_json(f),
+        "tags": list(f.tags or []),
+        "source": f.source,
+        "history": [
+            {
+                k: _plain(h[k])
+                for k in ("action", "created_at", "actor", "reason", "before", "after")
+                if h.get(k) is not None
+            }  # fmt: skip
+            for h in hist
+        ],
+    }
+
+
+def _plain(value):
+    """JSON-ready: dates as ISO text, nested dicts and lists alike."""
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
 
 
 def get_context(memory: MemoryHandle, query: str, budget: int = 1500) -> str:
     from services.search.context import build_context
 
     return build_context(memory, query, budget=int(budget), reader="mcp get_context")
-
-
-# forget ------------------------------------------------------------------------------------
-def forget(
-    memory: MemoryHandle, matching: str, preview: bool = True, client: str | None = None
-) -> dict:
-    """Preview what a forget would erase; with ``preview=False`` queue it for the user.
-
-    The model alone never erases: see ``mcp_requests``."""
-    from services.forget.service import ForgetScope, ForgetService
-    from services.integrations import mcp_requests
-
-    scope = ForgetScope(agent=memory.slug, matching=matching)
-    pv = ForgetService(memory.engram).preview(scope)
-    ids = [f["id"] for a in pv.agents for f in a.facts]
-    mcp_requests.check_phrase(memory, matching, len(ids))
-    if preview:
-        return {
-            "preview": True,
-            "would_forget": [
-                {k: f.get(k) for k in ("id", "content", "why", "score")}
-                for a in pv.agents
-                for f in a.facts
-            ],
-            "counts": pv.counts(),
-            "next": "call forget again with preview=false to ask the user; nothing is erased "
-            "until they approve it",
-        }
-    return mcp_requests.queue_forget(memory, matching, ids, actor_for(client))
-
-
-ASKED_MAX = 10  # memories quoted in a question; the rest are counted
-ASKED_CHARS = 120
-
-
-def _quote(text: str) -> str:
-    q = one_line(text)  # stored text is data: one line, prompt tags neutralised
-    return q if len(q) <= ASKED_CHARS else q[: ASKED_CHARS - 1] + "…"
-
-
-def forget_question(client: str | None, matching: str, would_forget: list[dict]) -> str:
-    """What the person is asked in their client: each memory that would go (capped), so they
-    answer about the memories, not about a number."""
-    n = len(would_forget)
-    lines = [
-        f"{client or 'An MCP client'} asks Engram to forget {n} memor"
-        f"{'y' if n == 1 else 'ies'} mentioning {matching!r} for good, and to refuse that "
-        "text from now on:"
-    ]
-    lines += [f"- {_quote(f['content'])}" for f in would_forget[:ASKED_MAX]]
-    if n > ASKED_MAX:
-        lines.append(f"+{n - ASKED_MAX} more")
-    lines.append("Erase them?")
-    return "\n".join(lines)
-
-
-def delete_question(memory: MemoryHandle, id: int, client: str | None = None) -> str:
-    fact = memory.get(int(id))  # NotFound for another agent's id: nothing to ask
-    return (
-        f"{client or 'An MCP client'} asks Engram to delete memory #{fact.id}:\n"
-        f"- {_quote(fact.content)}\n"
-        "It goes to Engram's history (it can be undone there). Delete it?"
-    )
-
-
-def delete_approved(memory: MemoryHandle, id: int, client: str | None = None) -> dict:
-    """The user said yes in their client (MCP elicitation): delete now, as a user delete."""
-    memory.get(int(id))
-    memory.delete([int(id)], actor=f"user via {actor_for(client)}", reason="approved in client")
-    return {"deleted": True, "id": int(id)}
-
-
-def forget_approved(memory: MemoryHandle, matching: str, client: str | None = None) -> dict:
-    """The user said yes in their client (MCP elicitation): erase now."""
-    from services.integrations import mcp_requests
-
-    # the receipt holds counts and keyed hashes, never the forgotten text
-    receipt = mcp_requests.execute_forget(memory, matching, actor=f"user via {actor_for(client)}")
-    return {"preview": False, "receipt": receipt}
 
 
 def resource_text(memory: MemoryHandle, layer: str = "memory") -> str:

@@ -1,11 +1,12 @@
-"""Destructive requests from an MCP client wait for the person.
+"""Destructive requests from an MCP client wait for the person (and so does every MCP write
+of an agent whose "review MCP writes" setting is on).
 
 A model can be prompt-injected by the very memories it reads, so ``forget`` and
 ``delete_memory`` over MCP never erase anything on the model's word. The request becomes an
 item in the agent's review inbox (a ``pending`` fact whose review note says
 ``forget-request`` or ``delete-request``); the user approves it with ``engram review accept
 ID`` (or in the app) and only then does Engram run the forget service or the delete. A client
-that declares MCP elicitation can ask the user in its own UI instead (``mcp_server``).
+that declares MCP elicitation can ask the user in its own UI instead (``forget_tools.py``).
 
 A forget also installs a forget rule, so its phrase must be specific: not a stop word, not
 too short, and not matching more than ``MAX_SHARE`` of the agent's facts. A memory whose text
@@ -17,6 +18,7 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING
 
+from models import Agent
 from services.errors import InvalidInput, NotFound
 from services.ingest.contradiction import STOP
 from services.ingest.pipeline import NewFact
@@ -25,7 +27,7 @@ from services.store import review
 from services.store.text import normalize
 
 if TYPE_CHECKING:
-    from services.store.handle import MemoryHandle
+    from services.store.handle import EngramHandle, MemoryHandle
 
 FORGET = "forget-request"
 DELETE = "delete-request"
@@ -33,6 +35,17 @@ MIN_PHRASE = 4  # characters, once normalised
 MAX_SHARE = 0.25  # a phrase in more than this share of the agent's facts is not specific
 MIN_BROAD = 3  # ...when it matches at least this many (a small agent's one fact is fine)
 EXTRA_STOP = frozenset("all any every everything memory memories fact facts thing things".split())
+REVIEW_SETTING = "mcp_review"  # Agent.settings key: MCP writes wait in the review inbox
+
+
+def review_required(memory: MemoryHandle) -> bool:
+    """Read from the row, not the handle: the desktop app may flip it while a server runs."""
+    row = Agent.get_or_none(Agent.id == memory.agent_id)
+    return bool(((row.settings if row else None) or {}).get(REVIEW_SETTING))
+
+
+def set_review_required(engram: EngramHandle, slug: str, on: bool) -> None:
+    engram.update_agent(slug, settings={REVIEW_SETTING: bool(on)})
 
 
 def check_phrase(memory: MemoryHandle, phrase: str, would_forget: int) -> None:
@@ -140,5 +153,5 @@ def _exists(memory: MemoryHandle, fact_id: int) -> bool:
     return True
 
 
-review.ACTIONS[FORGET] = approve
-review.ACTIONS[DELETE] = approve
+# what accepting a request in the review inbox does; the façade hands it to its ReviewInbox
+REVIEW_ACTIONS = {FORGET: approve, DELETE: approve}

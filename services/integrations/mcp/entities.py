@@ -1,63 +1,16 @@
-"""What the MCP server offers beyond remember/recall/forget, as plain functions over one
-agent's memory (the SDK-facing part is ``mcp_more.py``): entities and their relations, one
-memory with its history, the timeline of episodes, and remembering several facts at once,
-each optionally scoped to a project (stored as the ``proj:<project>`` category)."""
+"""What the entity and timeline tools do, as plain functions over one agent's memory (the
+SDK-facing part is ``entity_tools.py``): entities and their relations, linking two of them,
+the timeline of episodes and the ``recent`` resource."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from services.errors import InvalidInput
-from services.integrations.mcp_tools import _fact_json, remember
+from services.records import RememberStatus
 
 if TYPE_CHECKING:
     from services.store.handle import MemoryHandle
-
-MAX_BATCH = 50
-
-
-def project_category(project: str | None, category: str | None) -> str:
-    """A project scope is Engram's ``proj:<name>`` category (the one the importers use)."""
-    if project and project.strip():
-        return f"proj:{project.strip().lower().replace(' ', '-')}"
-    return (category or "fact").strip() or "fact"
-
-
-def remember_batch(memory: MemoryHandle, items: list[dict], client: str | None = None) -> dict:
-    if not items:
-        raise InvalidInput("remember_batch needs at least one item")
-    if len(items) > MAX_BATCH:
-        raise InvalidInput(f"at most {MAX_BATCH} items per call, not {len(items)}")
-    out = []
-    for n, it in enumerate(items, 1):
-        text = str(it.get("text") or "").strip()
-        if not text:
-            out.append({"item": n, "status": "skipped: empty text"})
-            continue
-        cat = project_category(it.get("project"), it.get("category"))
-        res = remember(
-            memory, text, cat, float(it.get("importance", 0.5)), bool(it.get("pin")), client
-        )
-        out.append({"item": n, **res})
-    return {"results": out, "added": sum(1 for r in out if r.get("status") == "added")}
-
-
-def get_memory(memory: MemoryHandle, id: int) -> dict:
-    f = memory.get(int(id))
-    hist = memory.facts.history(int(id))
-    return {
-        **_fact_json(f),
-        "tags": list(f.tags or []),
-        "source": f.source,
-        "history": [
-            {
-                k: _plain(h[k])
-                for k in ("action", "created_at", "actor", "reason", "before", "after")
-                if h.get(k) is not None
-            }  # fmt: skip
-            for h in hist
-        ],
-    }
 
 
 def search_entities(
@@ -131,17 +84,6 @@ def recent_markdown(memory: MemoryHandle, n: int = 30) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _plain(value):
-    """JSON-ready: dates as ISO text, nested dicts and lists alike."""
-    if hasattr(value, "isoformat"):
-        return value.isoformat()
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
-
-
 def link_entities(
     memory: MemoryHandle, source: str, relation: str, target: str, client: str | None = None
 ) -> dict:
@@ -152,7 +94,8 @@ def link_entities(
 
     from services.ingest.pipeline import NewFact
     from services.ingest.policy import Target, policy_for
-    from services.integrations.mcp_tools import actor_for, review_required
+    from services.integrations.mcp.memory import actor_for
+    from services.integrations.mcp.review import review_required
     from services.store.review import review_metadata
 
     a, rel, b = (x.strip() for x in (source, relation, target))
@@ -175,6 +118,6 @@ def link_entities(
     if review_required(memory):
         item = replace(item, status="pending", metadata={**item.metadata, **review_metadata("mcp")})
     [res] = memory.remember_many([item], actor=actor_for(client))
-    if res.status == "blocked":
+    if res.status == RememberStatus.BLOCKED:
         return {"id": None, "status": "blocked by a forget rule"}
     return {"id": res.fact_id, "status": res.status, "relation": [a, words, b]}

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from services.integrations import hooks_install, mcp_tools
-from services.integrations.mcp_register import MCP_TARGETS
+from services.integrations import hooks_install
+from services.integrations.mcp import review
+from services.integrations.mcp.agent_config import MCP_TARGETS
 from services.store.handle import EngramHandle
 
 TARGET_NAMES = {
@@ -43,8 +44,8 @@ def set_mcp_registration(
 
 
 def mcp_review_required(engram: EngramHandle, slug: str) -> bool:
-    return mcp_tools.review_required(engram.agent(slug))
+    return review.review_required(engram.agent(slug))
 
 
 def set_mcp_review(engram: EngramHandle, slug: str, on: bool) -> None:
-    mcp_tools.set_review_required(engram, slug, on)
+    review.set_review_required(engram, slug, on)

@@ -77,7 +77,7 @@ def _key(slug: str) -> str:
     from services.version import VERSION
 
     here = Path(__file__).resolve().parent
-    files = sorted(here.glob("mcp_*.py"))  # the server's definition: tools, prompts, resources
+    files = sorted(here.glob("*.py"))  # the server's definition: tools, prompts, resources
     spec = importlib.util.find_spec("mcp")  # finds the package without importing it
     if spec and spec.origin:
         files.append(Path(spec.origin))
