@@ -454,6 +454,10 @@ class AgentMemory:
     def _drop_vectors(self, ids: list[int]) -> None:
         if self.engram.index is not None:
             self.engram.index.delete(self.agent_id, ids)
+            return
+        from services.vectors import backlog
+
+        backlog.owe_deletes(self.engram.config.data_dir, self.agent_id, ids)
 
     def _reembed(self, facts: Sequence[FactView]) -> None:
         if self.engram.index is not None and facts:
