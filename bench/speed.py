@@ -641,7 +641,7 @@ def run(quick: bool, work: Path, ref: str | None = None) -> dict:
     emit(cli_rows(old, new, stores, rounds))
     emit(hook_rows(old, new, stores, rounds, 3 if quick else 10))
     emit(app_rows(old, new, rounds))
-    emit(search_rows(old, new, stores, rounds, 60 if quick else 150, 10_000, True))
+    emit(search_rows(old, new, stores, rounds, 40 if quick else 150, 10_000, True))
     if not quick:
         for size, vec in ((100_000, True), (1_000_000, False)):
             big = work / f"s{size}"
