@@ -130,7 +130,7 @@ def _exhaustive_bm25(db, agent_id: int, query: str) -> dict[int, float]:
     return {
         int(i): float(s)
         for i, s in db.execute_sql(
-            "SELECT f.id, -bm25(fact_fts, 1.0, 0.4, 0.4) FROM fact_fts JOIN fact f "
+            "SELECT f.id, -bm25(fact_fts, 1.0, 0.4, 0.4) FROM fact_fts CROSS JOIN fact f "
             "ON f.id = fact_fts.rowid WHERE fact_fts MATCH ? AND f.agent_id = ? "
             "AND f.status = 'active'",
             (match, agent_id),

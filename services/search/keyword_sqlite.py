@@ -60,10 +60,12 @@ def exhaustive(
     db: Database, agent_id: int, match: str, filters: FactFilters, n: int
 ) -> list[tuple[int, float]]:
     """Every match of the agent joined to its row, then ranked: the reference the fast path
-    must equal (tests and ``bench speed`` compare with it)."""
+    must equal (tests and ``bench speed`` compare with it). CROSS JOIN: the match first; left
+    to itself SQLite may walk the agent's facts and run the MATCH once per fact (540 s for one
+    query at 300k facts, against 0.4 s, when nothing bounds the result)."""
     sql = (
         f"SELECT f.id, -{BM25} AS s FROM fact_fts "
-        "JOIN fact f ON f.id = fact_fts.rowid WHERE fact_fts MATCH ? AND f.agent_id = ?"
+        "CROSS JOIN fact f ON f.id = fact_fts.rowid WHERE fact_fts MATCH ? AND f.agent_id = ?"
     )
     params: list = [match, agent_id]
     sql, params = sql_filters(sql, params, filters)

@@ -45,7 +45,7 @@ def _exhaustive(db, agent_id: int, match: str, n: int) -> list[tuple[int, float]
     return [
         (int(i), float(s))
         for i, s in db.execute_sql(
-            "SELECT f.id, -bm25(fact_fts, 1.0, 0.4, 0.4) AS s FROM fact_fts JOIN fact f "
+            "SELECT f.id, -bm25(fact_fts, 1.0, 0.4, 0.4) AS s FROM fact_fts CROSS JOIN fact f "
             "ON f.id = fact_fts.rowid WHERE fact_fts MATCH ? AND f.agent_id = ? "
             "AND f.status = 'active' ORDER BY s DESC, f.id DESC LIMIT ?",
             (match, agent_id, n),
