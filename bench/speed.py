@@ -596,22 +596,28 @@ def app_rows(old: Path, new: Path, rounds: int) -> list[Row]:
     ]
 
 
-def extra_rows(rounds: int, quick: bool, **ctx) -> list[Row]:
-    """Rows other modules add (see the module docstring); none when the module is absent."""
+def extra_rows(rounds: int, quick: bool, **ctx) -> list:
+    """Rows other modules add (see the module docstring); none when the module is absent.
+    ``bench/speed_write.py`` as first written exposes ``run(quick, old_dir)`` instead, which
+    prints its own rows and returns them as ``(name, old, new, check)`` strings: taken too."""
     try:
         from bench import speed_write  # type: ignore[attr-defined]
     except ImportError:
         return []
-    out: list[Row] = []
-    for name in ("rows",):
-        fn = getattr(speed_write, name, None)
-        if fn is None:
-            continue
-        params = inspect.signature(fn).parameters
-        takes_all = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
-        kw = {k: v for k, v in ctx.items() if takes_all or k in params}
-        out += fn(rounds=rounds, quick=quick, **kw)
-    return out
+    fn = getattr(speed_write, "rows", None)
+    if fn is not None:
+        return list(fn(**_accepted(fn, dict(ctx, rounds=rounds, quick=quick))))
+    fn = getattr(speed_write, "run", None)
+    if fn is None:
+        return []
+    return list(fn(**_accepted(fn, {"quick": quick, "old_dir": ctx.get("old")})))
+
+
+def _accepted(fn: Callable, kw: dict) -> dict:
+    params = inspect.signature(fn).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return kw
+    return {k: v for k, v in kw.items() if k in params}
 
 
 # the run -------------------------------------------------------------------------------
@@ -627,10 +633,13 @@ def run(quick: bool, work: Path, ref: str | None = None) -> dict:
     print(f"old = {sha}, new = this tree ({ROOT}); {rounds} rounds", flush=True)
     print("\n".join(HEADER), flush=True)
 
-    def emit(rows: list[Row]) -> None:
+    def emit(rows: list) -> None:
         for r in rows:
-            res["rows"].append(asdict(r))
-            print(r.line(), flush=True)
+            if isinstance(r, Row):
+                res["rows"].append(asdict(r))
+                print(r.line(), flush=True)
+            else:  # (name, old, new, check) strings, printed by the module that made them
+                res["rows"].append(dict(zip(("name", "old", "new", "check"), r, strict=False)))
 
     base = work / "s10k"
     res["build_10k"] = child(old, "build", base, 10_000, 1)  # the old tree writes, both read
