@@ -10,7 +10,7 @@ writes JSON under ``bench/results/``. Parts also run alone:
     python -m bench team-check [--writers 2] [--each 40] [--chroma]
     python -m bench redaction
     python -m bench capture [--transcripts] [--samples ../shared/formats/samples] [--verbose]
-    python -m bench speed [--quick]   # old (main 93e7099) vs new, side by side
+    python -m bench speed [--quick] [--old REF]   # an old tree vs this one, in rounds
     python -m bench supersession
     python -m bench limits
     python -m bench harness [--examples 5000] [--all]   # the invariant harness, longer
@@ -211,16 +211,13 @@ def cmd_speed(args) -> dict:
 
     if args.keyword_store:
         r = speed.keyword_only(
-            Path(args.keyword_store),
-            args.slug,
-            old_dir=args.old and Path(args.old),
-            hybrid=args.hybrid,
+            Path(args.keyword_store), args.slug, args.queries, args.old, args.hybrid
         )
         _write(RESULTS / "speed-keyword.json", r | {"machine": _machine()})
         return r
     work = Path(tempfile.mkdtemp(prefix="engram-speed-"))
     try:
-        r = speed.run(args.quick, work, Path(args.old) if args.old else None)
+        r = speed.run(args.quick, work, args.old)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     _write(
@@ -425,9 +422,12 @@ def main(argv=None) -> int:
     cp.add_argument("--verbose", action="store_true", help="list false positives and misses")
     cp.add_argument("--json")
     cp.set_defaults(func=cmd_capture)
-    sp = sub.add_parser("speed", help="this tree vs the previous main, side by side (ratios)")
-    sp.add_argument("--quick", action="store_true", help="10k only, fewer repeats (minutes)")
-    sp.add_argument("--old", help="the old tree (default: git archive 93e7099 → /tmp/engram-old)")
+    sp = sub.add_parser("speed", help="an old tree vs this one, in rounds, results checked")
+    sp.add_argument("--quick", action="store_true", help="10k only, 3 rounds (≤ 10 minutes)")
+    sp.add_argument(
+        "--old", help="git ref of the old tree (default: merge-base with main, or HEAD~1)"
+    )
+    sp.add_argument("--queries", type=int, default=300, help="--keyword-store: queries a side")
     sp.add_argument("--keyword-store", help="only keyword search, old vs new, on this store")
     sp.add_argument("--slug", default="scale", help="--keyword-store: the agent to search")
     sp.add_argument("--hybrid", action="store_true", help="--keyword-store: hybrid search too")

@@ -1,52 +1,130 @@
-"""``python -m bench speed [--quick]``: this tree against the previous main, side by side.
+"""``python -m bench speed [--quick] [--old REF]``: an old tree against this one, in rounds.
 
-The machine these run on is shared and loaded, so absolute times drift by 2-3x between runs;
-what counts is the ratio of two figures taken in the same run, one right after the other, with
-the load average printed next to each. "old" is the main at commit ``93e7099`` (before issue
-23), extracted once with ``git archive 93e7099 | tar -x -C /tmp/engram-old`` (no worktree, no
-checkout of this repo is touched) and run from a subprocess with ``PYTHONPATH`` there; "new"
-is this checkout. Both use the same venv, the same stores and the same queries.
+The machine is shared and loaded, so absolute times drift 2-3x between runs; what counts is
+the ratio of two figures taken side by side. Every row therefore runs in rounds, old then new
+then new then old (the order flips each round so a load that rises or falls weighs on both),
+and prints the load average next to each side. "old" is a git ref (default: the merge-base
+with ``main``, or ``HEAD~1`` on main itself), extracted with ``git archive`` into
+``/tmp/engram-old-<sha>`` (no worktree is touched) and run with ``PYTHONPATH`` there; "new" is
+this checkout. Both use the same venv, copies of the same store and the same queries.
 
-Rows (the issue's table):
-- MCP: process start → ``initialize`` answered (wall, and the server's CPU then), and the
-  tools listed; the server as agents start it (``engram mcp --agent A``, model on).
-- CLI: ``recall --mode keyword`` and ``remember`` on a 10k store (wall and CPU).
-- Hook: Claude Code's ``UserPromptSubmit`` (``hook-run claude-code-context``), p50/p95 wall;
-  new with ``engram serve`` running (and without, for the fall-back).
-- App: start → the window painted, and → the store's content shown, on an empty store,
-  against a bare PySide6 window.
-- Search: keyword and hybrid p50/p95 (10k quick; 100k with vectors and 1M keyword-only full).
-- Writes: ``remember_many`` rate and compile on the 10k store; forget 1 %.
+Every row also checks what the user gets, because a speed-up that changes the answer is not
+one: keyword search is compared with exhaustive BM25 (top-10 identical, score mass), the
+first MCP recall reports its pipeline, each command's output is checked.
 
-What was chosen and why is in the README's *Performance* section and in the module docstrings
-it names (``services/search/keyword_sqlite.py`` for the 1M keyword path).
+A row is a ``Row`` (below). Another module adds rows by exposing
+``rows(rounds: int, quick: bool, **ctx) -> list[Row]`` (``bench/speed_write.py``: forget,
+bulk ingest, the hook daemon); ``ctx`` holds ``old`` and ``new`` (the two trees' roots),
+``work`` (a scratch dir) and ``store`` (the 10k store; copy it before writing), and only the
+names its signature takes are passed. It uses ``rounds_of`` to interleave.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import re
 import resource
 import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-OLD_COMMIT = "93e7099"
-OLD_DIR = Path(tempfile.gettempdir()) / "engram-old"
 CHILD = Path(__file__).resolve().parent / "speed_child.py"
 
 
-def ensure_old(path: Path = OLD_DIR) -> Path:
+@dataclass
+class Row:
+    """One line of the report.
+
+    ``old``/``new``: the figure of each tree (a median over rounds, or the percentile the name
+    says), None when it could not be taken; ``unit``: "ms", "s", "facts/s"...; ``higher``: True
+    when more is better (rates); ``load``: the 1-minute load average while each side ran;
+    ``check``: what the result check found for each side, never empty ("top-10 = exhaustive
+    100/100", "pipeline hybrid", "ok", "FAILED: ...")."""
+
+    name: str
+    unit: str
+    old: float | None
+    new: float | None
+    load: tuple[float, float]
+    check: str
+    higher: bool = False
+
+    def line(self) -> str:
+        o, n = self.old, self.new
+        try:
+            r = (n / o if self.higher else o / n) if o and n else None
+        except TypeError:
+            r = None
+        ratio = f"{r:.2f}x" if r is not None else "-"
+        return (
+            f"| {self.name} | {_fmt(o)} {self.unit} (load {self.load[0]}) "
+            f"| {_fmt(n)} {self.unit} (load {self.load[1]}) | {ratio} | {self.check} |"
+        )
+
+
+def _fmt(v: float | None) -> str:
+    if v is None:
+        return "-"
+    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.3g}"
+
+
+def rounds_of(n: int, old: Callable[[], dict], new: Callable[[], dict]):
+    """Run ``old`` and ``new`` ``n`` times each, interleaved (old-new, new-old, ...): (old's
+    results, new's results, (old's mean load, new's mean load))."""
+    res: dict[str, list] = {"old": [], "new": []}
+    loads: dict[str, list] = {"old": [], "new": []}
+    for i in range(n):
+        pair = [("old", old), ("new", new)]
+        for side, fn in pair[::-1] if i % 2 else pair:
+            res[side].append(fn())
+            loads[side].append(load())
+    return res["old"], res["new"], (_mean(loads["old"]), _mean(loads["new"]))
+
+
+def _mean(xs: list[float]) -> float:
+    return round(sum(xs) / len(xs), 1) if xs else 0.0
+
+
+def _median(rows: list[dict], key: str) -> float | None:
+    xs = [r[key] for r in rows if isinstance(r.get(key), (int, float))]
+    return round(statistics.median(xs), 4) if xs else None
+
+
+def old_ref(ref: str | None = None) -> str:
+    """The commit to compare with: ``ref``, else the merge-base with ``main``, else HEAD~1."""
+    git = ["git", "-C", str(ROOT)]
+
+    def sha(r: str) -> str:
+        return subprocess.run(
+            [*git, "rev-parse", "--short", r], capture_output=True, text=True, check=True
+        ).stdout.strip()
+
+    if ref:
+        return sha(ref)
+    head = sha("HEAD")
+    base = subprocess.run([*git, "merge-base", "HEAD", "main"], capture_output=True, text=True)
+    if base.returncode == 0 and sha(base.stdout.strip()) != head:
+        return sha(base.stdout.strip())
+    return sha("HEAD~1")
+
+
+def ensure_old(ref: str) -> Path:
+    path = Path(tempfile.gettempdir()) / f"engram-old-{ref}"
     if not (path / "services" / "engram.py").exists():
         path.mkdir(parents=True, exist_ok=True)
         arch = subprocess.run(
-            ["git", "-C", str(ROOT), "archive", OLD_COMMIT], capture_output=True, check=True
+            ["git", "-C", str(ROOT), "archive", ref], capture_output=True, check=True
         )
         subprocess.run(["tar", "-x", "-C", str(path)], input=arch.stdout, check=True)
     return path
@@ -80,15 +158,19 @@ def child(
     return json.loads(lines[-1]) | {"load": load()}
 
 
-def timed(cmd: list[str], env: dict, stdin: str = "", cwd: Path = ROOT) -> tuple[float, float]:
-    """(wall s, CPU s of the child) of one command."""
+def timed(
+    cmd: list[str], env: dict, stdin: str = "", cwd: Path = ROOT
+) -> tuple[float, float, subprocess.CompletedProcess]:
+    """(wall s, CPU s of the child, the finished process) of one command."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    subprocess.run(cmd, input=stdin, capture_output=True, text=True, env=env, cwd=cwd, timeout=300)
+    p = subprocess.run(
+        cmd, input=stdin, capture_output=True, text=True, env=env, cwd=cwd, timeout=300
+    )
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu
+    return wall, cpu, p
 
 
 def cli(root: Path, data: Path, *words: str) -> list[str]:
@@ -141,51 +223,238 @@ def mcp_start(root: Path, data: Path) -> dict:
     return {"init_s": round(init, 3), "init_cpu_s": round(cpu, 2), "tools_s": round(tools, 3)}
 
 
-def median_of(fn, n: int) -> dict:
-    runs = [fn() for _ in range(n)]
-    return {k: round(statistics.median(r[k] for r in runs), 3) for k in runs[0]} | {"load": load()}
+def mcp_first_recall(root: Path, data: Path) -> dict:
+    """Spawn the server with the model on (no ``--keyword``), as agents start it, and call
+    ``recall`` at once: the time to its answer, and the pipeline that answered."""
+    t = time.perf_counter()
+    p = subprocess.Popen(
+        cli(root, data, "mcp", "--agent", "speed"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env_for(root),
+        cwd=str(root),
+    )
+    assert p.stdin is not None and p.stdout is not None
+    killer = threading.Timer(180, p.kill)  # a hung server ends the row, not the run
+    killer.start()
+
+    def send(obj: dict) -> None:
+        p.stdin.write((json.dumps(obj) + "\n").encode())
+        p.stdin.flush()
+
+    try:
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "bench", "version": "1"},
+                },
+            }
+        )
+        p.stdout.readline()
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        args = {"query": "how do we deploy the release", "k": 5}
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": 3,
+                "method": "tools/call",
+                "params": {"name": "recall", "arguments": args},
+            }
+        )
+        answer: dict = {}
+        for raw in p.stdout:
+            msg = json.loads(raw)
+            if msg.get("id") == 3:
+                answer = msg
+                break
+        wall = time.perf_counter() - t
+    finally:
+        killer.cancel()
+        p.kill()
+        p.wait()
+    try:
+        out = json.loads(answer["result"]["content"][0]["text"])
+        pipeline, hits = out.get("pipeline", "?"), len(out.get("hits", []))
+    except (KeyError, IndexError, ValueError):
+        pipeline, hits = "no answer", 0
+    return {"recall_s": round(wall, 3), "pipeline": pipeline, "hits": hits}
 
 
-def cli_rows(root: Path, data: Path, reps: int) -> dict:
-    env = env_for(root)
-    out = {}
-    for name, words in (
-        ("recall_kw", ["recall", "--agent", "speed", "--mode", "keyword", "deploy release"]),
-        ("remember", ["remember", "--agent", "speed", "Speed bench fact {i}"]),
-    ):
-        walls, cpus = [], []
-        for i in range(reps):
-            w = [x.format(i=f"{root.name}-{i}-{time.time_ns()}") for x in words]
-            wall, cpu = timed(cli(root, data, *w), env, cwd=root)
-            walls.append(wall)
-            cpus.append(cpu)
-        out[name] = {
-            "wall_s": round(statistics.median(walls), 3),
-            "cpu_s": round(statistics.median(cpus), 3),
-            "load": load(),
-        }
+def mcp_rows(old: Path, new: Path, stores: dict, rounds: int) -> list[Row]:
+    o, n, ld = rounds_of(
+        rounds, lambda: mcp_start(old, stores["old"]), lambda: mcp_start(new, stores["new"])
+    )
+    ok = "tools listed" if all(r.get("tools_s") for r in o + n) else "FAILED: no tool list"
+    out = [
+        Row(label, "s", _median(o, key), _median(n, key), ld, ok)
+        for label, key in (
+            ("MCP start → `initialize`, wall", "init_s"),
+            ("MCP start → `initialize`, server CPU", "init_cpu_s"),
+            ("MCP start → tools listed, wall", "tools_s"),
+        )
+    ]
+    o, n, ld = rounds_of(
+        rounds,
+        lambda: mcp_first_recall(old, stores["old"]),
+        lambda: mcp_first_recall(new, stores["new"]),
+    )
+
+    def check(rs: list[dict]) -> str:
+        hybrid = sum(r["pipeline"].startswith("hybrid") for r in rs)
+        return f"{hybrid}/{len(rs)} hybrid ({', '.join(sorted({r['pipeline'] for r in rs}))})"
+
+    out.append(
+        Row(
+            "MCP start → first `recall` answered (model on), wall",
+            "s",
+            _median(o, "recall_s"),
+            _median(n, "recall_s"),
+            ld,
+            f"old {check(o)}; new {check(n)}",
+        )
+    )
     return out
 
 
-def hook_row(root: Path, data: Path, reps: int) -> dict:
-    env = env_for(root)
-    hook = json.dumps({"prompt": "how do we deploy the release on friday?"})
-    walls = []
-    for _ in range(reps):
-        walls.append(
-            timed(
-                cli(root, data, "hook-run", "claude-code-context", "--agent", "speed"),
-                env,
-                hook,
-                root,
-            )[0]
+def _fact_ids(data: Path, n: int) -> list[int]:
+    with sqlite3.connect(f"file:{data / 'engram.db'}?mode=ro", uri=True) as db:
+        return [r[0] for r in db.execute("SELECT id FROM fact ORDER BY id LIMIT ?", (n,))]
+
+
+# (label, command words, what the output must show); {id} is a fact of the store
+CLI_ROWS = (
+    (
+        "`recall --mode keyword`",
+        ["recall", "--agent", "speed", "--mode", "keyword", "deploy release"],
+        "hit",
+    ),
+    ("`pin`", ["pin", "{id}"], "id"),
+    ("`edit --importance`", ["edit", "{id}", "--importance", "0.8"], "id"),
+    ("`delete --yes`", ["delete", "{id}", "--yes"], "id"),
+    ("`recall --agent typo` (unknown agent)", ["recall", "--agent", "typo", "deploy"], "no agent"),
+)
+
+
+def _cli_check(kind: str, fid: int, p: subprocess.CompletedProcess) -> bool:
+    if kind == "hit":
+        return p.returncode == 0 and "[speed]" in p.stdout
+    if kind == "id":
+        return p.returncode == 0 and p.stdout.strip() == str(fid)
+    return p.returncode != 0 and "no agent 'typo'" in p.stderr
+
+
+def cli_rows(old: Path, new: Path, stores: dict, rounds: int) -> list[Row]:
+    """Each command once per side per round, on its own fact (a delete takes its fact away)."""
+    ids = {side: iter(_fact_ids(stores[side], 200)[50:]) for side in ("old", "new")}
+    out = []
+    for label, words, kind in CLI_ROWS:
+
+        def one(side: str, root: Path, words=words, kind=kind) -> dict:
+            fid = next(ids[side])
+            cmd = cli(root, stores[side], *[w.format(id=fid) for w in words])
+            wall, cpu, p = timed(cmd, env_for(root), cwd=root)
+            return {"wall_s": wall, "cpu_s": cpu, "ok": _cli_check(kind, fid, p)}
+
+        o, n, ld = rounds_of(rounds, lambda: one("old", old), lambda: one("new", new))
+        check = f"output right: old {sum(r['ok'] for r in o)}/{len(o)}, new {sum(r['ok'] for r in n)}/{len(n)}"
+        out.append(
+            Row(f"CLI {label} @10k, CPU", "s", _median(o, "cpu_s"), _median(n, "cpu_s"), ld, check)
         )
-    walls.sort()
-    return {
-        "p50_ms": round(1000 * walls[len(walls) // 2]),
-        "p95_ms": round(1000 * walls[min(len(walls) - 1, int(0.95 * len(walls)))]),
-        "load": load(),
-    }
+        out.append(
+            Row(
+                f"CLI {label} @10k, wall",
+                "s",
+                _median(o, "wall_s"),
+                _median(n, "wall_s"),
+                ld,
+                check,
+            )
+        )
+    return out
+
+
+def hook_rows(old: Path, new: Path, stores: dict, rounds: int, reps: int) -> list[Row]:
+    """Claude Code's ``UserPromptSubmit`` hook, in-process on both sides (no daemon: the
+    daemon's rows are ``bench/speed_write.py``'s)."""
+    hook = json.dumps({"prompt": "how do we deploy the release on friday?"})
+
+    def batch(side: str, root: Path) -> dict:
+        walls, ok = [], 0
+        for _ in range(reps):
+            cmd = cli(root, stores[side], "hook-run", "claude-code-context", "--agent", "speed")
+            wall, _, p = timed(cmd, env_for(root, ENGRAM_NO_DAEMON="1"), hook, root)
+            walls.append(wall)
+            ok += p.returncode == 0 and "deploy" in p.stdout.lower()
+        return {"walls": walls, "ok": ok}
+
+    o, n, ld = rounds_of(rounds, lambda: batch("old", old), lambda: batch("new", new))
+    ow = sorted(w for r in o for w in r["walls"])
+    nw = sorted(w for r in n for w in r["walls"])
+    check = (
+        f"context names the deploy facts: old {sum(r['ok'] for r in o)}/{len(ow)}, "
+        f"new {sum(r['ok'] for r in n)}/{len(nw)}"
+    )
+    return [
+        Row(f"`UserPromptSubmit` hook {p}, no daemon", "ms", _pct(ow, q), _pct(nw, q), ld, check)
+        for p, q in (("p50", 50), ("p95", 95))
+    ]
+
+
+def _pct(xs: list[float], p: float, scale: float = 1000.0) -> float | None:
+    if not xs:
+        return None
+    xs = sorted(xs)
+    return round(scale * xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))], 2)
+
+
+def search_rows(
+    old: Path,
+    new: Path,
+    stores: dict,
+    rounds: int,
+    queries: int,
+    size: int,
+    vectors: bool,
+    slug: str = "speed",
+) -> list[Row]:
+    """Keyword (and hybrid) p50/p95 over ``rounds`` × ``queries`` queries per side (a child
+    process per round and side, each with its own queries), every answer checked."""
+    done = {"old": 0, "new": 0}
+
+    def one(side: str, root: Path) -> dict:
+        seed = 5 + done[side]  # round i: the same queries on both sides
+        done[side] += 1
+        return child(root, "search", stores[side], queries, int(vectors), seed, slug=slug)
+
+    o, n, ld = rounds_of(rounds, lambda: one("old", old), lambda: one("new", new))
+    out = []
+    for mode in ("keyword", "hybrid") if vectors else ("keyword",):
+        ol = [x / 1000 for r in o for x in r.get(f"{mode}_ms", [])]
+        nl = [x / 1000 for r in n for x in r.get(f"{mode}_ms", [])]
+        if mode == "keyword":
+            check = "top-10 = exhaustive BM25: " + "; ".join(
+                f"{side} {sum(r.get('top10_identical', 0) for r in rs)}/"
+                f"{sum(r.get('queries', 0) for r in rs)} (mass "
+                f"{_mean([r.get('top10_mass', 0) for r in rs]):.3f})"
+                for side, rs in (("old", o), ("new", n))
+            )
+        else:
+            check = "answers with vectors: " + "; ".join(
+                f"{side} {sum(r.get('hybrid_with_vectors', 0) for r in rs)}/"
+                f"{sum(r.get('queries', 0) for r in rs)}"
+                for side, rs in (("old", o), ("new", n))
+            )
+        if any("error" in r for r in o + n):
+            check += "; FAILED: " + " ".join(str(r["error"]) for r in o + n if "error" in r)
+        for p in (50, 95):
+            out.append(Row(f"{mode} p{p} @{size:,}", "ms", _pct(ol, p), _pct(nl, p), ld, check))
+    return out
 
 
 def with_daemon(root: Path, data: Path, fn):
@@ -290,177 +559,132 @@ def bare_row(reps: int) -> dict:
     return {"first_paint_s": round(statistics.median(walls), 3), "load": load()}
 
 
-def app_compare(old: Path, new: Path, reps: int) -> dict:
-    """The bare window, the old and the new app, one start of each in turn per repetition:
-    a load that changes during the row weighs on all three alike (the ratio is the figure)."""
-    runs: dict[str, list[dict]] = {"bare": [], "old": [], "new": []}
-    for _ in range(reps):
-        runs["bare"].append(bare_row(1))
-        runs["old"].append(app_row(old, 1))
-        runs["new"].append(app_row(new, 1))
+def app_rows(old: Path, new: Path, rounds: int) -> list[Row]:
+    """Start → window painted and → content shown, empty store: a bare PySide6 window, the
+    old and the new app, one start of each in turn per round."""
+    bare: list[dict] = []
 
-    def median(rows: list[dict]) -> dict:
-        keys = [k for k in rows[0] if k != "load"]
-        return {k: round(statistics.median(r[k] for r in rows), 3) for k in keys} | {"load": load()}
+    def with_bare(root: Path) -> dict:
+        bare.append(bare_row(1))
+        return app_row(root, 1)
 
-    return {k: median(v) for k, v in runs.items()}
+    o, n, ld = rounds_of(rounds, lambda: with_bare(old), lambda: with_bare(new))
+    b = _median(bare, "first_paint_s") or 0.0
+    ok = (
+        "painted"
+        if all(r.get("first_paint_s") == r.get("first_paint_s") for r in o + n)
+        else "FAILED"
+    )
 
-
-def app_lines(old: dict, new: dict, bare: dict) -> list[str]:
-    """The app rows: the old and new tree, each also as a multiple of a bare PySide6 window
-    timed in the same run (the issue's aim: the window ≤ 1.3× bare)."""
-    b = bare["first_paint_s"]
-
-    def times_bare(row: dict, key: str) -> str:
-        v = row.get(key)
-        return f"{v / b:.2f}x bare" if isinstance(v, float) and b else "-"
+    def times(rs: list[dict], key: str) -> str:
+        v = _median(rs, key)
+        return f"{v / b:.2f}x" if v and b else "-"
 
     return [
-        line(
-            "app start → window painted, empty store",
+        Row(
+            label,
             "s",
-            old,
-            new,
-            "first_paint_s",
-            f"; old {times_bare(old, 'first_paint_s')}, new {times_bare(new, 'first_paint_s')}"
-            f" (a bare PySide6 window: {b} s)",
-        ),
-        line(
-            "app start → store content shown (Welcome), empty store",
-            "s",
-            old,
-            new,
-            "content_s",
-            f"; old {times_bare(old, 'content_s')}, new {times_bare(new, 'content_s')}",
-        ),
+            _median(o, key),
+            _median(n, key),
+            ld,
+            f"{ok}; bare PySide6 window {b} s: old {times(o, key)}, new {times(n, key)}",
+        )
+        for label, key in (
+            ("app start → window painted, empty store", "first_paint_s"),
+            ("app start → store content shown (Welcome)", "content_s"),
+        )
     ]
+
+
+def extra_rows(rounds: int, quick: bool, **ctx) -> list:
+    """Rows other modules add (see the module docstring); none when the module is absent.
+    ``bench/speed_write.py`` as first written exposes ``run(quick, old_dir)`` instead, which
+    prints its own rows and returns them as ``(name, old, new, check)`` strings: taken too."""
+    try:
+        from bench import speed_write  # type: ignore[attr-defined]
+    except ImportError:
+        return []
+    fn = getattr(speed_write, "rows", None)
+    if fn is not None:
+        return list(fn(**_accepted(fn, dict(ctx, rounds=rounds, quick=quick))))
+    fn = getattr(speed_write, "run", None)
+    if fn is None:
+        return []
+    return list(fn(**_accepted(fn, {"quick": quick, "old_dir": ctx.get("old")})))
+
+
+def _accepted(fn: Callable, kw: dict) -> dict:
+    params = inspect.signature(fn).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return kw
+    return {k: v for k, v in kw.items() if k in params}
 
 
 # the run -------------------------------------------------------------------------------
-def ratio(old, new) -> str:
-    try:
-        return f"{old / new:.2f}x" if new else "-"
-    except TypeError:
-        return "-"
+HEADER = ["| figure | old | new | old/new | result check |", "|---|---|---|---|---|"]
 
 
-def line(
-    name: str, unit: str, old: dict, new: dict, key: str, extra: str = "", rate: bool = False
-) -> str:
-    """A table row; the ratio is how many times faster new is (old/new for times, new/old
-    for rates)."""
-    o, n = old.get(key), new.get(key)
-    r = ratio(n, o) if rate else ratio(o, n)
-    return (
-        f"| {name} | {o} {unit} (load {old.get('load')}) | {n} {unit} (load {new.get('load')}) "
-        f"| {r} faster{extra} |"
-    )
+def run(quick: bool, work: Path, ref: str | None = None) -> dict:
+    t0 = time.monotonic()
+    sha = old_ref(ref)
+    old, new = ensure_old(sha), ROOT
+    rounds = 3 if quick else 7
+    res: dict = {"quick": quick, "old": f"{sha} at {old}", "rounds": rounds, "rows": []}
+    print(f"old = {sha}, new = this tree ({ROOT}); {rounds} rounds", flush=True)
+    print("\n".join(HEADER), flush=True)
 
+    def emit(rows: list) -> None:
+        for r in rows:
+            if isinstance(r, Row):
+                res["rows"].append(asdict(r))
+                print(r.line(), flush=True)
+            else:  # (name, old, new, check) strings, printed by the module that made them
+                res["rows"].append(dict(zip(("name", "old", "new", "check"), r, strict=False)))
 
-def run(quick: bool, work: Path, old_dir: Path | None = None) -> dict:
-    old = ensure_old(old_dir or OLD_DIR)
-    new = ROOT
-    reps = 3 if quick else 7
-    res: dict = {"quick": quick, "old": f"{OLD_COMMIT} at {old}", "rows": {}}
-    rows: list[str] = [
-        "| figure | old (main 93e7099) | new (this tree) | old/new |",
-        "|---|---|---|---|",
-    ]
-
-    def emit(text: str) -> None:
-        rows.append(text)
-        print(text, flush=True)
-
-    print("\n".join(rows), flush=True)
-    s10 = work / "s10k"
-    res["build_10k"] = child(old, "build", s10, 10_000, 1)
-
-    o, n = (
-        median_of(lambda: mcp_start(old, s10), reps),
-        median_of(lambda: mcp_start(new, s10), reps),
-    )
-    res["rows"]["mcp"] = {"old": o, "new": n}
-    emit(line("MCP start → initialize, wall", "s", o, n, "init_s"))
-    emit(line("MCP start → initialize, server CPU", "s", o, n, "init_cpu_s"))
-    emit(line("MCP start → tools listed, wall", "s", o, n, "tools_s"))
-
-    o, n = cli_rows(old, s10, reps), cli_rows(new, s10, reps)
-    res["rows"]["cli"] = {"old": o, "new": n}
-    for k, label in (("recall_kw", "`recall --mode keyword`"), ("remember", "`remember`")):
-        emit(line(f"CLI {label} @10k, CPU", "s", o[k], n[k], "cpu_s"))
-        emit(line(f"CLI {label} @10k, wall", "s", o[k], n[k], "wall_s"))
-
-    hooks = 10 if quick else 30
-    o = hook_row(old, s10, hooks)
-    n_fallback = hook_row(new, s10, hooks)
-    n = with_daemon(new, s10, lambda: hook_row(new, s10, hooks))
-    res["rows"]["hook"] = {"old": o, "new_daemon": n, "new_no_daemon": n_fallback}
-    emit(line("UserPromptSubmit hook p50 (new: `engram serve` up)", "ms", o, n, "p50_ms"))
-    emit(line("UserPromptSubmit hook p95 (new: `engram serve` up)", "ms", o, n, "p95_ms"))
-    emit(line("UserPromptSubmit hook p95, no daemon", "ms", o, n_fallback, "p95_ms"))
-
-    apps = app_compare(old, new, reps)
-    bare, o, n = apps["bare"], apps["old"], apps["new"]
-    res["rows"]["app"] = {"old": o, "new": n, "bare_pyside6": bare}
-    for text in app_lines(o, n, bare):
-        emit(text)
-
-    sizes = [(10_000, s10, True)]
+    base = work / "s10k"
+    res["build_10k"] = child(old, "build", base, 10_000, 1)  # the old tree writes, both read
+    stores = {side: work / f"s10k-{side}" for side in ("old", "new")}
+    for d in stores.values():
+        shutil.copytree(base, d)
+    emit(mcp_rows(old, new, stores, rounds))
+    emit(cli_rows(old, new, stores, rounds))
+    emit(hook_rows(old, new, stores, rounds, 3 if quick else 10))
+    emit(app_rows(old, new, rounds))
+    emit(search_rows(old, new, stores, rounds, 40 if quick else 150, 10_000, True))
     if not quick:
-        sizes += [(100_000, work / "s100k", True), (1_000_000, work / "s1m", False)]
-    for size, data, vec in sizes:
-        if size != 10_000:
-            res[f"build_{size}"] = child(old, "build", data, size, int(vec))
-        q = 100 if quick else 300
-        o, n = child(old, "search", data, q, int(vec)), child(new, "search", data, q, int(vec))
-        res["rows"][f"search_{size}"] = {"old": o, "new": n}
-        for key in ("keyword_p50_ms", "keyword_p95_ms") + (
-            ("hybrid_p50_ms", "hybrid_p95_ms") if vec else ()
-        ):
-            emit(line(f"{key.replace('_ms', '')} @{size:,}", "ms", o, n, key))
-
-    o, n = child(old, "writes", s10, 500), child(new, "writes", s10, 500)
-    res["rows"]["writes"] = {"old": o, "new": n}
-    emit(line("remember_many @10k", "facts/s", o, n, "remember_many_per_s", rate=True))
-    emit(line("compile @10k", "s", o, n, "compile_s"))
-
-    for size, data, vec in sizes:
-        fo, fn = work / f"f-old-{size}", work / f"f-new-{size}"
-        shutil.copytree(data, fo)
-        shutil.copytree(data, fn)
-        o, n = child(old, "forget", fo), child(new, "forget", fn)
-        shutil.rmtree(fo, ignore_errors=True)
-        shutil.rmtree(fn, ignore_errors=True)
-        res["rows"][f"forget_{size}"] = {"old": o, "new": n}
-        emit(
-            line(
-                f"forget 1 % @{size:,}{' with vectors' if vec else ''}", "s", o, n, "forget_1pct_s"
-            )
-        )
-    for text in gui_rows(old, work, quick, res):
-        emit(text)
-    res["table"] = rows
+        for size, vec in ((100_000, True), (1_000_000, False)):
+            big = work / f"s{size}"
+            res[f"build_{size}"] = child(old, "build", big, size, int(vec))
+            pair = {"old": big, "new": big}  # read-only: search never writes (touch=False)
+            emit(search_rows(old, new, pair, rounds, 60, size, vec))
+            shutil.rmtree(big, ignore_errors=True)
+    emit(extra_rows(rounds, quick, old=old, new=new, work=work, store=base))
+    if not quick:
+        emit(gui_rows(old, work, quick, res))
+    res["minutes"] = round((time.monotonic() - t0) / 60, 1)
+    print(f"({res['minutes']} min)", flush=True)
     return res
 
 
-def gui_rows(old: Path, work: Path, quick: bool, res: dict) -> list[str]:
+def gui_rows(old: Path, work: Path, quick: bool, res: dict) -> list[Row]:
     """The window over a large store (``bench/gui_scale.py``: select a row, type a search,
     20× PageDown, drag to the oldest; GC preview, run, quit and the demo in the full run),
-    old and new side by side, as table rows of this report."""
+    old and new as that module runs them (one after the other, not in rounds)."""
     from bench import gui_scale
 
     facts, parts = (10_000, {"ui"}) if quick else (100_000, {"ui", "gc", "demo"})
     g = gui_scale.run(facts, old, None, work / "gui", frozenset(parts))
-    res["rows"][f"gui_{facts}"] = g
+    res[f"gui_{facts}"] = g
     o, n = g.get("old", {}), g.get("new", {})
     out = []
-    for label, key, load in gui_scale.ROWS:
+    for label, key, load_key in gui_scale.ROWS:
         if key not in o and key not in n:
             continue
         unit = "s" if key.endswith("_s") else "ms"
         name = f"app @{facts:,}: " + re.sub(r" (ms|s)(?= \(|$)", "", label)
-        was, now = ({key: d.get(key, "–"), "load": d.get(f"{load}_load")} for d in (o, n))
-        out.append(line(name, unit, was, now, key))
+        vals = [d.get(key) if isinstance(d.get(key), (int, float)) else None for d in (o, n)]
+        loads = tuple(d.get(f"{load_key}_load") or 0.0 for d in (o, n))
+        out.append(Row(name, unit, vals[0], vals[1], loads, "driven as a user does (keys)"))
     return out
 
 
@@ -468,20 +692,24 @@ def keyword_only(
     store: Path,
     slug: str,
     queries: int = 300,
-    old_dir: Path | None = None,
+    ref: str | None = None,
     hybrid: bool = False,
+    rounds: int = 3,
 ) -> dict:
     """Old vs new search on an existing store (e.g. a 1M-fact one left by ``python -m bench
     scale --keep``), without building anything: keyword, and hybrid too with ``hybrid`` (the
-    store needs vectors, e.g. ``python -m bench scale-step --vectors``)."""
-    old = ensure_old(old_dir or OLD_DIR)
-    flag = 1 if hybrid else 0
-    o = child(old, "search", store, queries, flag, slug=slug)
-    n = child(ROOT, "search", store, queries, flag, slug=slug)
-    size = f"{store.name}"
-    keys = ["keyword_p50_ms", "keyword_p95_ms"] + (
-        ["hybrid_p50_ms", "hybrid_p95_ms"] if hybrid else []
-    )
-    for key in keys:
-        print(line(f"{key.replace('_ms', '')} ({size})", "ms", o, n, key), flush=True)
-    return {"old": o, "new": n}
+    store needs vectors). Both sides read the same store: it must be one both trees open."""
+    sha = old_ref(ref)
+    old = ensure_old(sha)
+    print(f"old = {sha}; {store}", flush=True)
+    print("\n".join(HEADER), flush=True)
+    both = {"old": store, "new": store}
+    rows = search_rows(old, ROOT, both, rounds, queries // rounds, _size(store), hybrid, slug)
+    for r in rows:
+        print(r.line(), flush=True)
+    return {"old": sha, "store": str(store), "rows": [asdict(r) for r in rows]}
+
+
+def _size(store: Path) -> int:
+    with sqlite3.connect(f"file:{store / 'engram.db'}?mode=ro", uri=True) as db:
+        return db.execute("SELECT count(*) FROM fact").fetchone()[0]

@@ -77,11 +77,18 @@ def build(data: Path, size: int, vectors: bool) -> dict:
     return out
 
 
-def search(data: Path, queries: int, hybrid: bool) -> dict:
+def search(data: Path, queries: int, hybrid: bool, seed: int = 5) -> dict:
+    """Keyword (and hybrid) latency per query, each answer checked: the keyword candidates'
+    top 10 against exhaustive BM25 over every match of the agent (one SQL query, the same in
+    both trees, not timed). ``identical``: the ten have exhaustive BM25's ten best scores
+    (ties may swap ids); ``mass``: the share of the ten best scores they hold (the issue's
+    measure). Hybrid: how many answers had vectors take part (``pipeline``)."""
     from services.config import StoreConfig
     from services.engram import Engram
+    from services.search.hybrid import keyword_candidates
+    from services.store.facts import FactFilters
 
-    qs = _queries(queries)
+    qs = _queries(queries, seed)
     out: dict = {}
     with Engram.open(StoreConfig(data_dir=data, semantic=hybrid)) as e:
         m = e.agent(SLUG)
@@ -89,14 +96,46 @@ def search(data: Path, queries: int, hybrid: bool) -> dict:
         for mode in modes:
             for q in qs[:5]:  # warm: page cache, model session
                 m.search(q, k=10, mode=mode, touch=False)
-            lat = []
+            lat, vectors = [], 0
             for q in qs:
                 t = time.perf_counter()
-                m.search(q, k=10, mode=mode, touch=False)
+                hits = m.search(q, k=10, mode=mode, touch=False)
                 lat.append((time.perf_counter() - t) * 1000)
-            out[f"{mode}_p50_ms"] = round(_pct(lat, 50), 2)
-            out[f"{mode}_p95_ms"] = round(_pct(lat, 95), 2)
+                vectors += any(h.pipeline != "keyword-only" for h in hits)
+            out[f"{mode}_ms"] = [round(x, 3) for x in lat]
+            if mode == "hybrid":
+                out["hybrid_with_vectors"] = vectors
+        active = FactFilters(status=["active"])
+        same, mass = 0, []
+        for q in qs:
+            got = [i for i, _ in keyword_candidates(e.db, m.agent_id, q, active, 200)[:10]]
+            ref = _exhaustive_bm25(e.db, m.agent_id, q)
+            best = sorted(ref.values(), reverse=True)[:10]
+            mine = sorted((ref.get(i, 0.0) for i in got), reverse=True)
+            same += len(mine) == len(best) and all(abs(a - b) < 1e-9 for a, b in zip(mine, best))
+            mass.append(sum(mine) / sum(best) if best else 1.0)
+        out["queries"] = len(qs)
+        out["top10_identical"] = same
+        out["top10_mass"] = round(sum(mass) / len(mass), 4) if mass else 1.0
     return out
+
+
+def _exhaustive_bm25(db, agent_id: int, query: str) -> dict[int, float]:
+    """fact id → BM25 of every active match of the agent (the reference, never pruned)."""
+    from services.search.keyword_sqlite import keyword_query
+
+    match = keyword_query(query)
+    if not match:
+        return {}
+    return {
+        int(i): float(s)
+        for i, s in db.execute_sql(
+            "SELECT f.id, -bm25(fact_fts, 1.0, 0.4, 0.4) FROM fact_fts CROSS JOIN fact f "
+            "ON f.id = fact_fts.rowid WHERE fact_fts MATCH ? AND f.agent_id = ? "
+            "AND f.status = 'active'",
+            (match, agent_id),
+        ).fetchall()
+    }
 
 
 def writes(data: Path, n: int) -> dict:
@@ -150,7 +189,7 @@ def main() -> None:
     if step == "build":
         out = build(data, int(arg[0]), arg[1] == "1")
     elif step == "search":
-        out = search(data, int(arg[0]), arg[1] == "1")
+        out = search(data, int(arg[0]), arg[1] == "1", int(arg[2]) if len(arg) > 2 else 5)
     elif step == "writes":
         out = writes(data, int(arg[0]))
     elif step == "forget":

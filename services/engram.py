@@ -10,6 +10,7 @@ import builtins
 import logging
 import re
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -166,6 +167,19 @@ class Engram:
         loading = self._loading
         if loading is not None and not loading.is_set():
             loading.wait(timeout)
+
+    def wait_model(self, timeout: float) -> bool:
+        """While a warm-up is loading the model, wait until it can embed (at most ``timeout``
+        seconds; not for the owed vectors the warm-up fills after). Whether semantic search
+        is on: False at once when no load is under way."""
+        deadline = time.monotonic() + timeout
+        loading = self._loading
+        while self.embedder is None and loading is not None and not loading.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            loading.wait(min(0.05, left))
+        return self.embedder is not None
 
     def _load_semantic(self) -> bool:
         try:
@@ -462,6 +476,10 @@ class AgentMemory:
     def _drop_vectors(self, ids: list[int]) -> None:
         if self.engram.index is not None:
             self.engram.index.delete(self.agent_id, ids)
+            return
+        from services.vectors import backlog
+
+        backlog.owe_deletes(self.engram.config.data_dir, self.agent_id, ids)
 
     def _reembed(self, facts: Sequence[FactView]) -> None:
         if self.engram.index is not None and facts:

@@ -492,7 +492,8 @@ def cmd_edit(args, ctx):
     }
     if not changes:
         raise ValueError("nothing to change: give --content, --category, --importance or --tags")
-    f = _owner(ctx, args.id).edit(args.id, **changes)
+    # only new words need the model (a new vector); importance, category and tags do not
+    f = _owner(ctx, args.id, semantic=args.content is not None).edit(args.id, **changes)
     if getattr(args, "json", False):
         emit_json(f.to_json())
     else:
@@ -504,7 +505,7 @@ def cmd_pin_unpin_delete(args, ctx):
     if args.action == "delete" and not args.yes:
         return _preview_delete(args, ctx)
     for fid in args.id:
-        mem = _owner(ctx, fid)
+        mem = _owner(ctx, fid, semantic=False)  # a deleted fact's vector is owed (backlog)
         if args.action == "delete":
             mem.delete(fid)
         else:
@@ -659,7 +660,11 @@ def _refused(args, exc) -> int:
 
 
 def cmd_recall(args, ctx):
-    eng = ctx.engram(semantic=args.mode != "keyword")  # keyword: no model, no Chroma
+    eng = ctx.engram(semantic=False)
+    if args.agent:
+        eng.agent(args.agent)  # a mistyped agent is said before the model loads
+    if args.mode != "keyword":  # keyword: no model, no Chroma
+        eng.load_semantic()
     if eng.semantic_error and args.mode != "keyword":
         print(f"engram: {eng.semantic_error}", file=sys.stderr)
     mode = args.mode if eng.semantic_enabled else "keyword"

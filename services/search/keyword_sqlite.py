@@ -1,5 +1,20 @@
 """Keyword candidates on the local store: SQLite FTS5, BM25 (content weighs more than
-subject/tags)."""
+subject/tags), exact.
+
+The top ``n`` is exhaustive BM25's top ``n``, in one total order (score, then the newer fact
+first), on every path: a ranking that changes what the user gets to be fast is not a speed-up.
+An earlier version pruned everyday words on stores of 30k+ facts; at 160k facts it kept 0.83
+of exact BM25's top-10 score mass and scored ties 1.000 (docs/speed.md).
+
+Measured before choosing (300k synthetic facts; the profile is in docs/speed.md): counting a
+word's documents is cheap (1-19 ms for 10k-90k rows), scoring is not (~3 µs a row: FTS5's
+``bm25()`` reads every row's column sizes), so the cost is the number of rows scored. An early
+stop (MaxScore) needs each word's largest possible share; FTS5 gives only ``(k1 + 1) · idf``,
+about twice a real one, and with that bound no candidate set built from the rarer words ever
+closes the top ``4 n`` = 800 window. A faster exact top-k needs per-block maxima (block-max
+WAND: Tantivy), a second copy of every memory's text whose deleted bytes live until a segment
+merge: the next step in docs/speed.md, not taken here.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +23,8 @@ from peewee import Database
 from services.search.sql import sql_filters
 from services.search.terms import content_terms
 from services.store.facts import FactFilters
+
+BM25 = "bm25(fact_fts, 1.0, 0.4, 0.4)"
 
 
 def keyword_query(text: str, stopwords: bool = True, mode: str = "any") -> str:
@@ -28,31 +45,33 @@ def keyword_candidates(
     mode: str,
     stopwords: bool,
 ) -> list[tuple[int, float]]:
+    """(fact id, BM25 ≥ 0) best first: ties go to the newer fact, so the same store and query
+    always give the same list."""
     match = keyword_query(query, stopwords=stopwords, mode=mode)
     if not match:
         return []
-    hits = None
-    size = _store_size(db)
-    if mode == "any" and size >= FTS_FIRST_FROM:
-        from services.search.keyword_pruned import pruned_top
-
-        phrases, words = content_terms(query, stopwords)
-        ranked = pruned_top(db, phrases + [f'"{w}"' for w in words], max(4 * n, 200), size)
-        if ranked is not None:
-            hits = _agent_window(db, agent_id, ranked, filters, n, max(4 * n, 200))
+    hits = _top_in_fts(db, agent_id, match, filters, n)
     if hits is None:
-        hits = _top_in_fts(db, agent_id, match, filters, n)
-    if hits is None:
-        sql = (
-            "SELECT f.id, -bm25(fact_fts, 1.0, 0.4, 0.4) AS s FROM fact_fts "
-            "JOIN fact f ON f.id = fact_fts.rowid WHERE fact_fts MATCH ? AND f.agent_id = ?"
-        )
-        params: list = [match, agent_id]
-        sql, params = sql_filters(sql, params, filters)
-        sql += " ORDER BY bm25(fact_fts, 1.0, 0.4, 0.4) LIMIT ?"
-        params.append(n)
-        hits = [(int(i), float(s)) for i, s in db.execute_sql(sql, params).fetchall()]
+        hits = exhaustive(db, agent_id, match, filters, n)
     return hits
+
+
+def exhaustive(
+    db: Database, agent_id: int, match: str, filters: FactFilters, n: int
+) -> list[tuple[int, float]]:
+    """Every match of the agent joined to its row, then ranked: the reference the fast path
+    must equal (tests and ``bench speed`` compare with it). CROSS JOIN: the match first; left
+    to itself SQLite may walk the agent's facts and run the MATCH once per fact (540 s for one
+    query at 300k facts, against 0.4 s, when nothing bounds the result)."""
+    sql = (
+        f"SELECT f.id, -{BM25} AS s FROM fact_fts "
+        "CROSS JOIN fact f ON f.id = fact_fts.rowid WHERE fact_fts MATCH ? AND f.agent_id = ?"
+    )
+    params: list = [match, agent_id]
+    sql, params = sql_filters(sql, params, filters)
+    sql += " ORDER BY s DESC, f.id DESC LIMIT ?"
+    params.append(n)
+    return [(int(i), float(s)) for i, s in db.execute_sql(sql, params).fetchall()]
 
 
 # Side by side on the bench's stores (p50, join-then-rank vs this): 10k facts 1.4 vs 2.3 ms,
@@ -67,13 +86,14 @@ def _top_in_fts(
     filters; None when too few of them pass (another agent's facts fill the top), and the
     caller ranks the joined rows instead. Joining every match to its row before ranking is
     what made a common word cost 200+ ms at a million facts; BM25 scores are the same either
-    way (its statistics are the whole table's)."""
+    way (its statistics are the whole table's), and so is the order (the same tie-break): the
+    agent's rows in the table's top window are the head of the agent's own ranking."""
     if _store_size(db) < FTS_FIRST_FROM:
         return None
     limit = max(4 * n, 200)
     ranked = db.execute_sql(
-        "SELECT rowid, -bm25(fact_fts, 1.0, 0.4, 0.4) FROM fact_fts WHERE fact_fts MATCH ? "
-        "ORDER BY bm25(fact_fts, 1.0, 0.4, 0.4) LIMIT ?",
+        f"SELECT rowid, -{BM25} AS s FROM fact_fts WHERE fact_fts MATCH ? "
+        "ORDER BY s DESC, rowid DESC LIMIT ?",
         (match, limit),
     ).fetchall()
     return _agent_window(db, agent_id, ranked, filters, n, limit)
