@@ -144,6 +144,51 @@ def segment_owners(chroma_dir: str) -> dict[str, int]:
     }
 
 
+def chroma_holders_job(chroma_dir: str, texts: list[str]) -> list[int]:
+    """Agent ids whose Chroma collection still holds any of ``texts`` in its own SQLite: a
+    document row, or Chroma's write log (``embeddings_queue``), which keeps an added
+    vector's text and float32 bytes until the HNSW segment is persisted, after the fact is
+    deleted too. A fact deleted long ago has neither a row nor a history event left in
+    Engram's store to say its agent's collection needs a purge: Chroma's file does."""
+    f = Path(chroma_dir) / "chroma.sqlite3"
+    needles = [t.casefold() for t in texts if t and t.strip()]
+    if not f.is_file() or not needles:
+        return []
+    try:
+        con = sqlite3.connect(f"file:{f}?mode=ro", uri=True, timeout=30)
+    except sqlite3.Error:
+        return []
+    try:
+        con.create_function(
+            "engram_holds", 1, lambda v: any(n in (v or "").casefold() for n in needles)
+        )
+        names = dict(con.execute("SELECT id, name FROM collections"))
+        got = {
+            t.rsplit("/", 1)[-1]
+            for (t,) in con.execute(
+                "SELECT DISTINCT topic FROM embeddings_queue WHERE engram_holds(metadata)"
+            )
+        }
+        got |= {
+            c
+            for (c,) in con.execute(
+                "SELECT DISTINCT s.collection FROM embedding_metadata m "
+                "JOIN embeddings e ON e.id = m.id JOIN segments s ON s.id = e.segment_id "
+                "WHERE m.key = 'chroma:document' AND engram_holds(m.string_value)"
+            )
+        }
+    except sqlite3.Error:
+        return []
+    finally:
+        con.close()
+    out = []
+    for cid in got:
+        name = names.get(cid, "")
+        if name.startswith("agent-") and name[6:].isdigit():
+            out.append(int(name[6:]))
+    return sorted(out)
+
+
 def chroma_compact_job(chroma_dir: str) -> tuple[list | None, str | None]:
     """Merge Chroma's FTS segments and VACUUM its sqlite; return the live segment ids."""
     f = Path(chroma_dir) / "chroma.sqlite3"
