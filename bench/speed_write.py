@@ -27,9 +27,61 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.speed import ROOT, ensure_old, env_for, load
+from bench.speed import ROOT, env_for, load
 
 Row = tuple[str, str, str, str]
+# "old" for these rows: main before this work (the import of rule files did not exist at
+# bench.speed's older main); `git archive` into a temp dir, as bench.speed does
+BASE = "3e4adf9"
+BASE_DIR = Path(tempfile.gettempdir()) / "engram-old-write"
+
+
+def ensure_base(path: Path = BASE_DIR) -> Path:
+    if not (path / "services" / "engram.py").exists():
+        path.mkdir(parents=True, exist_ok=True)
+        arch = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", BASE], capture_output=True, check=True
+        )
+        subprocess.run(["tar", "-x", "-C", str(path)], input=arch.stdout, check=True)
+    return path
+
+
+# the import's store step alone, in a child on ``root`` (no interpreter start, no compile):
+# how the CLI runs it there (old: with the model; new: without it for a large import)
+STORE_STEP = """
+import sys, time
+from pathlib import Path
+from services.config import StoreConfig
+from services.engram import Engram
+from services.interop.importers.service import import_into, parse_source
+data, proj = Path(sys.argv[1]), Path(sys.argv[2])
+parsed = parse_source(proj)
+try:
+    from services.ingest.bulk import BULK_IMPORT_MIN
+    semantic = len(parsed.facts) < BULK_IMPORT_MIN
+except ImportError:
+    semantic = True
+with Engram.open(StoreConfig(data_dir=data, semantic=semantic)) as e:
+    m = e.agent("rules", create=True)
+    t = time.perf_counter()
+    rep = import_into(m, proj)
+    print(rep.added, round(time.perf_counter() - t, 3))
+"""
+
+
+def _store_step(root: Path, work: Path, proj: Path) -> tuple[int, float]:
+    data = work / f"step-{root.name}-{time.time_ns()}"
+    p = subprocess.run(
+        [sys.executable, "-c", STORE_STEP, str(data), str(proj)],
+        capture_output=True,
+        text=True,
+        env=env_for(root, ENGRAM_NO_DAEMON="1"),
+        cwd=root,
+        timeout=3600,
+    )
+    shutil.rmtree(data, ignore_errors=True)
+    added, secs = p.stdout.strip().splitlines()[-1].split()
+    return int(added), float(secs)
 
 
 def _cmd(root: Path, data: Path, *words: str) -> list[str]:
@@ -79,11 +131,13 @@ def _import_once(root: Path, work: Path, proj: Path, facts: int, needle: str) ->
         hit = any(needle in h["content"] for h in json.loads(found))
     except ValueError:
         hit = False
+    added, step_s = _store_step(root, work, proj)
     return {
         "wall_s": round(wall, 2),
         "cpu_s": round(cpu, 2),
         "facts_per_s": round(facts / wall),
-        "stored": f"added {facts}," in out,
+        "store_per_s": round(added / step_s),
+        "stored": f"added {added}," in out,
         "searchable": hit,
         "data": data,
         "load": load(),
@@ -132,6 +186,7 @@ def import_rows(old: Path, new: Path, work: Path, files: int, rounds: int) -> li
             shutil.rmtree(r.pop("data"), ignore_errors=True)
     name = f"`engram import` {files} rule files ({facts:,} facts)"
     return [
+        (f"{name}: store step facts/s (in-process)", fig("old", "store_per_s", "/s"), fig("new", "store_per_s", "/s"), check),
         (f"{name}: facts/s (command wall)", fig("old", "facts_per_s", "/s"), fig("new", "facts_per_s", "/s"), check),
         (f"{name}: wall", fig("old", "wall_s", "s"), fig("new", "wall_s", "s"), check),
         (f"{name}: CPU", fig("old", "cpu_s", "s"), fig("new", "cpu_s", "s"), check),
@@ -267,7 +322,7 @@ def hook_rows(old: Path, new: Path, work: Path, reps: int) -> list[Row]:
 
 
 def run(quick: bool = True, old_dir: Path | None = None) -> list[Row]:
-    old = ensure_old(old_dir) if old_dir else ensure_old()
+    old = ensure_base(old_dir) if old_dir else ensure_base()
     work = Path(tempfile.mkdtemp(prefix="engram-speed-write-"))
     rows: list[Row] = []
     try:
@@ -291,12 +346,12 @@ if __name__ == "__main__":
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
     ap = argparse.ArgumentParser(prog="python -m bench.speed_write")
     ap.add_argument("--quick", action="store_true", help="1,000 facts, fewer rounds")
-    ap.add_argument("--old", help="the old tree (default: bench.speed's old main)")
+    ap.add_argument("--old", help=f"the old tree (default: main at {BASE}, git archive)")
     ap.add_argument("--only", choices=("import", "forget", "hook"), help="one part")
     a = ap.parse_args()
     print("| figure | old | new | result check |\n|---|---|---|---|", flush=True)
     if a.only:
-        o = ensure_old(Path(a.old)) if a.old else ensure_old()
+        o = ensure_base(Path(a.old)) if a.old else ensure_base()
         w = Path(tempfile.mkdtemp(prefix="engram-speed-write-"))
         f, r = (100, 1) if a.quick else (400, 2)
         fn = {

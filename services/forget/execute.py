@@ -133,8 +133,9 @@ def run_forget(
 
 
 def _chroma_still_holds(engram: EngramHandle, pv: ForgetPreview, purged: set[int]) -> list[int]:
-    """The scope's agents not rebuilt above whose Chroma collection still holds the text: a
-    fact deleted so long ago that no row or history event is left to point at it."""
+    """The scope's agents not rebuilt above whose Chroma collection still holds a vector of
+    a fact that is gone (or the text itself): a fact deleted so long ago that no row or
+    history event is left to point at it."""
     left = {ap.agent_id for ap in pv.agents} - purged
     loc = Path(str(engram.config.vector_location))
     if not left or engram.index is None or not (loc / "chroma.sqlite3").is_file():
@@ -144,7 +145,8 @@ def _chroma_still_holds(engram: EngramHandle, pv: ForgetPreview, purged: set[int
     from services.forget import isolated
 
     terms = [x for ap in pv.agents if ap.agent_id in left for x in ap.terms]
-    return [a for a in isolated.run(isolated.chroma_holders_job, str(loc), terms) if a in left]
+    live = {str(a): fact_rows.fact_ids(a) for a in left}
+    return isolated.run(isolated.chroma_holders_job, str(loc), terms, live)
 
 
 def _after_rows(
