@@ -193,6 +193,80 @@ def import_rows(old: Path, new: Path, work: Path, files: int, rounds: int) -> li
     ]  # fmt: skip
 
 
+# forget 1 % of a store with vectors (bench/speed_child.py builds it: noisy copies of real
+# embeddings), then what is left: the forgotten facts' vectors anywhere in Chroma's files,
+# and a kept fact's vector still found by its own query
+FORGET_STEP = """
+import json, sys, time
+from pathlib import Path
+import numpy as np
+from services.config import StoreConfig
+from services.engram import Engram
+from services.forget.service import ForgetScope, ForgetService
+from services.forget.raw_scan import vector_hits
+data = Path(sys.argv[1])
+with Engram.open(StoreConfig(data_dir=data, semantic=True)) as e:
+    m = e.agent("speed")
+    n = max(1, m.facts.count() // 100)
+    ids = [i for (i,) in e.db.execute_sql(
+        "SELECT id FROM fact WHERE agent_id = ? ORDER BY id LIMIT ? OFFSET 7", (m.agent_id, n))]
+    gone = e.index.vectors(m.agent_id, ids)
+    kept = max(ids) + 5
+    kv = e.index.vectors(m.agent_id, [kept])[kept]
+    t = time.perf_counter()
+    ForgetService(e).execute(ForgetScope(agent="speed", fact_ids=tuple(ids), rule=False))
+    secs = time.perf_counter() - t
+    top = [i for i, _ in e.index.query(m.agent_id, kv, k=5)]
+    chroma = Path(e.config.vector_location)
+left = len({k for *_, k in vector_hits(chroma, np.stack(list(gone.values())))})
+print(json.dumps({"s": round(secs, 2), "forgot": len(ids), "left": left, "kept": kept in top}))
+"""
+
+
+def _forget_once(root: Path, data: Path) -> dict:
+    p = subprocess.run(
+        [sys.executable, "-c", FORGET_STEP, str(data)],
+        capture_output=True,
+        text=True,
+        env=env_for(root, ENGRAM_NO_DAEMON="1"),
+        cwd=root,
+        timeout=3600,
+    )
+    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
+    if not lines:
+        return {"s": "failed", "error": p.stderr.strip()[-300:], "load": load()}
+    return json.loads(lines[-1]) | {"load": load()}
+
+
+def forget_rows(old: Path, new: Path, work: Path, size: int, rounds: int) -> list[Row]:
+    from bench.speed import child
+
+    built = work / f"forget-{size}"
+    child(old, "build", built, size, 1)
+    got: dict[str, list[dict]] = {"old": [], "new": []}
+    for r in range(rounds):
+        for side, root in (("old", old), ("new", new)):
+            copy = work / f"forget-{side}-{r}"
+            shutil.copytree(built, copy)
+            got[side].append(_forget_once(root, copy))
+            shutil.rmtree(copy, ignore_errors=True)
+    shutil.rmtree(built, ignore_errors=True)
+
+    def fig(side: str) -> str:
+        runs = got[side]
+        ok = [x["s"] for x in runs if isinstance(x.get("s"), float)]
+        v = statistics.median(ok) if ok else "failed"
+        return f"{v} s (load {runs[-1]['load']})"
+
+    check = "; ".join(
+        f"{side}: forgot {x.get('forgot')}, their vectors left in Chroma's files {x.get('left')}, "
+        f"a kept fact found by its own vector {x.get('kept')}"
+        for side in got
+        for x in got[side][-1:]
+    )
+    return [(f"forget 1 % @{size:,} with vectors", fig("old"), fig("new"), check)]
+
+
 PET = "My secret pet is named Quetzalcoatlus Borogove"
 
 
@@ -329,6 +403,7 @@ def run(quick: bool = True, old_dir: Path | None = None) -> list[Row]:
         files, rounds = (100, 1) if quick else (400, 2)
         for part in (
             lambda: import_rows(old, ROOT, work, files, rounds),
+            lambda: forget_rows(old, ROOT, work, 10_000, rounds + 1),
             lambda: forget_deleted_rows(old, ROOT, work, 1 if quick else 3),
             lambda: hook_rows(old, ROOT, work, 8 if quick else 20),
         ):
@@ -347,7 +422,7 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(prog="python -m bench.speed_write")
     ap.add_argument("--quick", action="store_true", help="1,000 facts, fewer rounds")
     ap.add_argument("--old", help=f"the old tree (default: main at {BASE}, git archive)")
-    ap.add_argument("--only", choices=("import", "forget", "hook"), help="one part")
+    ap.add_argument("--only", choices=("import", "forget", "deleted", "hook"), help="one part")
     a = ap.parse_args()
     print("| figure | old | new | result check |\n|---|---|---|---|", flush=True)
     if a.only:
@@ -356,7 +431,8 @@ if __name__ == "__main__":
         f, r = (100, 1) if a.quick else (400, 2)
         fn = {
             "import": lambda: import_rows(o, ROOT, w, f, r),
-            "forget": lambda: forget_deleted_rows(o, ROOT, w, 1),
+            "forget": lambda: forget_rows(o, ROOT, w, 10_000, 2),
+            "deleted": lambda: forget_deleted_rows(o, ROOT, w, 1),
             "hook": lambda: hook_rows(o, ROOT, w, 8 if a.quick else 20),
         }[a.only]
         for row in fn():
