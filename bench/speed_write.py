@@ -255,7 +255,7 @@ def forget_rows(old: Path, new: Path, work: Path, size: int, rounds: int) -> lis
     def fig(side: str) -> str:
         runs = got[side]
         ok = [x["s"] for x in runs if isinstance(x.get("s"), float)]
-        v = statistics.median(ok) if ok else "failed"
+        v = round(statistics.median(ok), 2) if ok else "failed"
         return f"{v} s (load {runs[-1]['load']})"
 
     check = "; ".join(
