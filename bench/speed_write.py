@@ -358,9 +358,12 @@ def hook_rows(old: Path, new: Path, work: Path, reps: int) -> list[Row]:
 
     # built by old (new migrates a store forward; old refuses one new has written): old
     # runs on its own copy
-    data, old_data = work / "hook", work / "hook-old"
+    data, old_data, twin = work / "hook", work / "hook-old", work / "hook-twin"
     _hook_store(old, data)
     shutil.copytree(data, old_data)
+    # each hook counts as a use of the facts it injects (a write): the in-process side runs
+    # on its own copy, through the same prompts, so both sides answer from the same state
+    shutil.copytree(data, twin)
     serve = subprocess.Popen(
         _cmd(new, data, "serve"),
         stdout=subprocess.DEVNULL,
@@ -381,7 +384,7 @@ def hook_rows(old: Path, new: Path, work: Path, reps: int) -> list[Row]:
             times["old"].append(_hook(old, old_data, prompt, daemon=False)[0])
             w, by_daemon = _hook(new, data, prompt, daemon=True)
             times["daemon"].append(w)
-            w, alone = _hook(new, data, prompt, daemon=False)
+            w, alone = _hook(new, twin, prompt, daemon=False)
             times["alone"].append(w)
             same += by_daemon == alone and "<engram-memory" in by_daemon
     finally:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -157,6 +158,10 @@ def test_the_prompt_hook_injects_the_same_context_from_the_daemon_and_in_process
     assert _cli(capsys, "--data-dir", str(data), "agent", "add", "claude")[0] == 0
     for fact in FACTS:
         assert _cli(capsys, "--data-dir", str(data), "remember", "--agent", "claude", fact)[0] == 0
+    # a hook's block counts as a use of its facts (decay's access bonus: a write), so the
+    # in-process hook runs on a copy made now, in the same state the daemon's store is in
+    twin = data.parent / "t"
+    shutil.copytree(data, twin)
     monkeypatch.delenv("ENGRAM_NO_DAEMON", raising=False)
     proc = subprocess.Popen(
         [sys.executable, "-m", "app.cli", "--data-dir", str(data), "serve"],
@@ -177,8 +182,8 @@ def test_the_prompt_hook_injects_the_same_context_from_the_daemon_and_in_process
     finally:
         proc.terminate()
         proc.wait(timeout=60)
-    assert request(data, {"op": "ping"}) is None  # gone: the next hook runs in this process
-    alone = _hook(monkeypatch, capsys, data)
+    assert request(twin, {"op": "ping"}) is None  # no daemon there: this process runs it
+    alone = _hook(monkeypatch, capsys, twin)
     # found by meaning ("colour scheme", "code editors" share no word with the fact)
     assert "I prefer dark mode in every editor" in served, served
     assert served == alone
