@@ -33,7 +33,8 @@ def service_name(data_dir: Path) -> str:
     return f"engram-serve-{_hash(data_dir)}"
 
 
-def service_path(home: Path, data_dir: Path, platform: str = sys.platform) -> Path:
+def service_path(home: Path, data_dir: Path, platform: str | None = None) -> Path:
+    platform = platform or sys.platform
     if platform == "darwin":
         return home / "Library" / "LaunchAgents" / f"dev.engram.serve.{_hash(data_dir)}.plist"
     return home / ".config" / "systemd" / "user" / f"{service_name(data_dir)}.service"
@@ -49,16 +50,18 @@ def agents_of(raw: bytes | None) -> list[str]:
 
 
 def with_agent(
-    raw: bytes | None, slug: str, argv: list[str], data_dir: Path, platform: str = sys.platform
+    raw: bytes | None, slug: str, argv: list[str], data_dir: Path, platform: str | None = None
 ) -> bytes:
+    platform = platform or sys.platform
     agents = sorted({*agents_of(raw), slug})
     return render(argv, data_dir, agents, platform)
 
 
 def without_agent(
-    raw: bytes, slug: str, argv: list[str], data_dir: Path, platform: str = sys.platform
+    raw: bytes, slug: str, argv: list[str], data_dir: Path, platform: str | None = None
 ) -> bytes | None:
     """The file without ``slug``; None when no agent is left (the file goes)."""
+    platform = platform or sys.platform
     agents = [a for a in agents_of(raw) if a != slug]
     return render(argv, data_dir, agents, platform) if agents else None
 
@@ -140,7 +143,8 @@ def _manager(path: Path, platform: str) -> str | None:
     return None
 
 
-def how_to_start(path: Path, data_dir: Path, serve: str, platform: str = sys.platform) -> str:
+def how_to_start(path: Path, data_dir: Path, serve: str, platform: str | None = None) -> str:
+    platform = platform or sys.platform
     if platform == "darwin":
         later = f"`launchctl bootstrap gui/$(id -u) {path}`"
     else:
@@ -156,8 +160,9 @@ def _run(cmd: list[str]) -> str | None:
     return None if p.returncode == 0 else (p.stderr or p.stdout).strip()[-300:]
 
 
-def start(path: Path, data_dir: Path, serve: str, platform: str = sys.platform) -> str:
+def start(path: Path, data_dir: Path, serve: str, platform: str | None = None) -> str:
     """Ask the service manager to start (and keep starting) the daemon; what happened."""
+    platform = platform or sys.platform
     why = _manager(path, platform)
     if why is not None:
         return (
@@ -174,8 +179,9 @@ def start(path: Path, data_dir: Path, serve: str, platform: str = sys.platform) 
     return f"the daemon runs now as a user service ({path}) and starts with your session"
 
 
-def stop(path: Path, data_dir: Path, platform: str = sys.platform) -> str | None:
+def stop(path: Path, data_dir: Path, platform: str | None = None) -> str | None:
     """Before its file goes: stop the daemon and take it out of the session's start-up."""
+    platform = platform or sys.platform
     if _manager(path, platform) is not None:
         return None
     if platform == "darwin":

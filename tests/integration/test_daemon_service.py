@@ -101,6 +101,29 @@ def test_hooks_install_installs_the_daemon_as_a_user_service_and_uninstall_remov
     assert _tree(home) == before  # byte for byte, the directories made for the unit gone too
 
 
+def test_on_macos_the_daemon_is_a_launchd_agent(home, tmp_path, capsys, monkeypatch):
+    """The plan as a Mac makes it (``sys.platform`` is the only thing that differs): a
+    LaunchAgents plist, the same preview and the same byte-for-byte uninstall."""
+    from services.integrations.hooks_install import engram_argv
+
+    monkeypatch.setattr(sys, "platform", "darwin")
+    monkeypatch.setenv("PATH", "/nonexistent")  # no launchctl: nothing is started
+    data = (tmp_path / "store").resolve()
+    before = _tree(home)
+    args = ("--data-dir", str(data), "hooks", "install", "generic", "--agent", "mac", "--yes")
+    rc, out, err = _cli(capsys, *args)
+    assert rc == 0, out + err
+    (plist,) = (home / "Library" / "LaunchAgents").glob("dev.engram.serve.*.plist")
+    text = plist.read_text()
+    words = "".join(f"    <string>{w}</string>\n" for w in [*engram_argv(data), "serve"])
+    assert f"  <key>ProgramArguments</key>\n  <array>\n{words}  </array>\n" in text
+    assert "<!-- agents: mac -->" in text and "<key>RunAtLoad</key>\n  <true/>" in text
+    assert f"`launchctl bootstrap gui/$(id -u) {plist}`" in out, out
+    rc, out, _ = _cli(capsys, "--data-dir", str(data), "hooks", "uninstall", "generic", "--yes")
+    assert rc == 0 and not plist.exists(), out
+    assert _tree(home) == before
+
+
 def test_two_agents_share_one_daemon_until_the_last_is_uninstalled(home, tmp_path, capsys):
     data = str((tmp_path / "store").resolve())
     before = _tree(home)
