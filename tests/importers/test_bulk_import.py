@@ -15,6 +15,7 @@ from app.cli import main
 from services.ingest.bulk import BULK_IMPORT_MIN
 
 NEEDLE = "Always vendor the Quillbrook parser before a release"
+PERSON = "Priya Raman reviews every database migration"
 FILES, PER_FILE = BULK_IMPORT_MIN // 10 + 5, 10
 
 
@@ -32,7 +33,9 @@ def _rules(proj: Path) -> int:
         lines = [f"# Team rules {f}", ""]
         for j in range(PER_FILE):
             k = f * PER_FILE + j
-            rule = NEEDLE if k == 417 else f"Service s{k} deploys from branch b{k % 31} on day {k}"
+            rule = {417: NEEDLE, 418: PERSON}.get(
+                k, f"Service s{k} deploys from branch b{k % 31} on day {k}"
+            )
             lines.append(f"- {rule}.")
             n += 1
         (d / f"rules-{f:03d}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -66,6 +69,9 @@ def test_a_large_folder_import_is_searchable_at_once_and_embedded_behind(tmp_pat
     assert rc == 0, out + err  # every row has its vector: SQLite, FTS and Chroma agree
     rc, out, _ = _run(capsys, "--data-dir", str(data), "log")
     assert f"embedding owed vectors: {n} of {n}" in out
+    # the entity links the pipeline makes per fact were made behind too
+    rc, out, _ = _run(capsys, "--data-dir", str(data), "entities", "--agent", "rules", "--json")
+    assert "Priya Raman" in [x["name"] for x in json.loads(out)], out
     rc, out, _ = _run(
         capsys, "--data-dir", str(data), "recall", "--agent", "rules", "--mode", "semantic",
         "which library must be vendored before shipping?", "-k", "3", "--json",
