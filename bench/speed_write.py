@@ -121,6 +121,8 @@ def rule_folder(root: Path, files: int) -> tuple[int, str]:
 def _import_once(root: Path, work: Path, proj: Path, facts: int, needle: str) -> dict:
     data = work / f"imp-{root.name}-{time.time_ns()}"
     env = env_for(root, ENGRAM_INIT="1")
+    # the store step first: the command leaves a child embedding behind it
+    added, step_s = _store_step(root, work, proj)
     wall, cpu, out = _timed(_cmd(root, data, "import", "--agent", "rules", str(proj)), env, root)
     _, _, found = _timed(
         _cmd(root, data, "recall", "--agent", "rules", "--mode", "keyword", needle, "--json"),
@@ -131,7 +133,6 @@ def _import_once(root: Path, work: Path, proj: Path, facts: int, needle: str) ->
         hit = any(needle in h["content"] for h in json.loads(found))
     except ValueError:
         hit = False
-    added, step_s = _store_step(root, work, proj)
     return {
         "wall_s": round(wall, 2),
         "cpu_s": round(cpu, 2),
@@ -426,12 +427,15 @@ if __name__ == "__main__":
     ap.add_argument("--quick", action="store_true", help="1,000 facts, fewer rounds")
     ap.add_argument("--old", help=f"the old tree (default: main at {BASE}, git archive)")
     ap.add_argument("--only", choices=("import", "forget", "deleted", "hook"), help="one part")
+    ap.add_argument("--files", type=int, help="--only import: rule files (10 facts each)")
+    ap.add_argument("--rounds", type=int, help="--only import: rounds")
     a = ap.parse_args()
     print("| figure | old | new | result check |\n|---|---|---|---|", flush=True)
     if a.only:
         o = ensure_base(Path(a.old)) if a.old else ensure_base()
         w = Path(tempfile.mkdtemp(prefix="engram-speed-write-"))
         f, r = (100, 1) if a.quick else (400, 2)
+        f, r = a.files or f, a.rounds or r
         fn = {
             "import": lambda: import_rows(o, ROOT, w, f, r),
             "forget": lambda: forget_rows(o, ROOT, w, 10_000, 2),
