@@ -188,8 +188,16 @@ def bulk_store(
                 ids = fact_rows.newest_ids(m.agent_id, len(part))
                 for (i, *_), fid in zip(part, ids, strict=True):
                     results[i].fact_id = fid
-                    if i in notes:
-                        m.facts.audit("redact", fid, None, notes[i], actor="engram")
+                    if i in notes:  # as the pipeline logs it (counts, never the text)
+                        m.facts.audit(
+                            "redact",
+                            fid,
+                            None,
+                            notes[i],
+                            actor="engram",
+                            reason=f"{notes[i]['secrets']} secret(s), "
+                            f"{notes[i]['pii_redacted']} personal detail(s) redacted",
+                        )
                 m.facts.audit(
                     "bulk-import",
                     None,

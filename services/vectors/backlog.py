@@ -51,6 +51,7 @@ def drain(engram: EngramHandle, progress: Callable[[int, int], None] | None = No
     import owes; the number embedded. The marker is renamed away first, so a write that
     marks the backlog meanwhile is not lost. ``progress(done, owed)`` after each batch."""
     if engram.index is None:
+        _link_owed(engram)  # the links need no model
         return 0
     path = Path(engram.config.data_dir) / MARKER
     claimed = path.with_name(f"{MARKER}.{os.getpid()}")
