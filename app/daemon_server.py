@@ -55,9 +55,10 @@ class CliHandler:
 
     @staticmethod
     def _wants_vectors(words: list[str]) -> bool:
-        """Hybrid recall, and remember (its near-duplicate and contradiction checks compare
-        vectors): as in a process that loads the model, these wait for it."""
-        if words[0] == "remember":
+        """Hybrid recall, the prompt hook's context, and remember (its near-duplicate and
+        contradiction checks compare vectors): as in a process that loads the model, these
+        wait for it, so the daemon answers what the process would have."""
+        if words[0] in ("remember", "hook-run"):  # hook-run: the prompt's context (hybrid)
             return True
         if words[0] != "recall":
             return False

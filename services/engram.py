@@ -659,7 +659,12 @@ class AgentMemory:
 
         return recall_episodes(self, query, k=k, **kw)
 
-    def embed_missing(self, batch: int = 256, cancelled: Callable[[], bool] | None = None) -> int:
+    def embed_missing(
+        self,
+        batch: int = 256,
+        cancelled: Callable[[], bool] | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> int:
         """Give vectors to facts stored without them (agents' hooks open the store without
         the model to stay fast). Cheap when nothing is missing: a count comparison."""
         index = self.engram.index
@@ -668,7 +673,18 @@ class AgentMemory:
         if index.count(self.agent_id) >= fact_rows.count(self.agent_id):
             return 0
         have = index.all_ids(self.agent_id)
-        return self._embed_rows(lambda r: r[0] not in have, batch, None, cancelled)
+        return self._embed_rows(lambda r: r[0] not in have, batch, progress, cancelled)
+
+    def link_owed(self, spans: builtins.list[tuple[int, int]]) -> int:
+        """Entity links for this agent's facts with ids in the (first, last) spans a bulk
+        import stored unlinked (``services.vectors.backlog``); how many facts."""
+        ids = [
+            i for i in fact_rows.fact_ids(self.agent_id) if any(lo <= i <= hi for lo, hi in spans)
+        ]
+        for s in range(0, len(ids), 500):
+            with self.db.atomic():
+                self.entities.link(ids[s : s + 500])
+        return len(ids)
 
     def rebuild_index(
         self,

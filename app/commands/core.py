@@ -243,8 +243,10 @@ def register(sub) -> None:
     p = sub.add_parser("model", help="embedding model status or install")
     p.add_argument(
         "action",
-        choices=["status", "install"],
-        help="status: is the model there and sound; install: put it in place",
+        choices=["status", "install", "fill"],
+        help="status: is the model there and sound; install: put it in place; fill: embed the "
+        "vectors owed by facts stored without the model (a bulk import starts it in the "
+        "background)",
     )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_model)
@@ -524,16 +526,22 @@ def _preview_delete(args, ctx) -> int:
 
 
 def cmd_import(args, ctx):
-    eng = ctx.engram()
+    from services.ingest.bulk import BULK_IMPORT_MIN
+    from services.interop.importers.service import import_into, parse_source
+
+    path = Path(args.path).expanduser()
+    parsed = parse_source(path, args.fmt)
+    # a large import is stored without the model (keyword-searchable at once) and embedded
+    # behind by a child; a small one checks near-duplicates with it, as `remember` does
+    bulk = len(parsed.facts) >= BULK_IMPORT_MIN
+    eng = ctx.engram(semantic=not bulk)
     existed = args.agent in {a.slug for a in eng.agents(with_counts=False)}
     mem = eng.agent(args.agent, create=True, kind=args.kind or "generic")
     from app.commands.progress import interruptible, progress
 
     try:
-        with interruptible() as stop, progress(f"import {Path(args.path).name}", args) as shown:
-            rep = mem.import_path(
-                Path(args.path).expanduser(), fmt=args.fmt, progress=shown, cancelled=stop
-            )
+        with interruptible() as stop, progress(f"import {path.name}", args) as shown:
+            rep = import_into(mem, path, progress=shown, cancelled=stop, parsed=parsed)
     except Exception:
         if not existed and mem.facts.count() == 0:
             eng.remove_agent(args.agent)  # a failed first import leaves no empty agent behind
@@ -542,6 +550,7 @@ def cmd_import(args, ctx):
     failed = bool(rep.skipped) and taken == 0
     if failed and not existed:
         eng.remove_agent(args.agent)
+    behind = _embed_behind(eng) if rep.added else None
     if stop.requested:  # every batch is one transaction: what was stored is whole
         if not existed and mem.facts.count() == 0:
             eng.remove_agent(args.agent)
@@ -565,6 +574,8 @@ def cmd_import(args, ctx):
         + (f", archived {rep.archived} (no longer in the file)" if rep.archived else "")
         + (f", revived {rep.revived}" if rep.revived else "")
     )
+    if behind:
+        print(behind)
     for p in rep.skipped:
         loc = f"{p.file}:{p.line}" if p.line else p.file
         print(f"  skipped {loc}: {p.reason}")
@@ -574,6 +585,38 @@ def cmd_import(args, ctx):
         )
         return 1
     return 0
+
+
+def _embed_behind(eng) -> str | None:
+    """Vectors owed (a bulk import, or a store opened without the model): a detached child
+    (`engram model fill`) embeds them now, logging its progress to the store's log, so the
+    command returns as soon as the rows are in. None when nothing is owed."""
+    import subprocess
+
+    from services.integrations.hooks_install import engram_argv
+    from services.vectors import backlog
+
+    data_dir = Path(eng.config.data_dir)
+    if eng.index is not None or not backlog.pending(data_dir):
+        return None
+    words = engram_argv(data_dir) + ["model", "fill"]
+    try:
+        proc = subprocess.Popen(
+            words,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # outlives this command and its terminal
+        )
+    except OSError as exc:
+        return (
+            f"vectors: not started ({exc}); keyword search finds the facts now, "
+            "`engram model fill` embeds them"
+        )
+    return (
+        f"vectors: embedding in the background (pid {proc.pid}); keyword search finds the "
+        "facts now, semantic search as they are embedded (`engram log` shows progress)"
+    )
 
 
 def cmd_discover(args, ctx):
@@ -739,6 +782,8 @@ def cmd_verify(args, ctx):
 def cmd_model(args, ctx):
     from services.vectors import model_files
 
+    if args.action == "fill":
+        return _fill(ctx)
     as_json = getattr(args, "json", False)
     installed = model_files.install_tokenizer() if args.action == "install" else None
     if installed is not None and not as_json:
@@ -755,6 +800,26 @@ def cmd_model(args, ctx):
         )
     else:
         print(f"model {model_files.MODEL_ID}: {files.onnx} + {files.tokenizer} (hashes ok)")
+
+
+def _fill(ctx) -> int:
+    import logging
+    import time
+
+    from services.vectors import backlog
+
+    log = logging.getLogger("engram.fill")
+    eng = ctx.engram()
+    last = [0.0]
+
+    def shown(done: int, total: int) -> None:
+        if done == total or time.monotonic() - last[0] > 5:  # a line every few seconds
+            last[0] = time.monotonic()
+            log.info("embedding owed vectors: %d of %d", done, total)
+
+    n = backlog.drain(eng, progress=shown)
+    print(f"embedded {n} owed vector(s)")
+    return 0
 
 
 def cmd_gui(args, ctx):

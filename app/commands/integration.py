@@ -248,11 +248,22 @@ def _show_and_apply(plan, args, data_dir: Path) -> int:
     if not act:
         print(f"(plan only: run again with --yes to {args.action})")
         return 0
+    from services.integrations import user_service
+
+    served = Path(data_dir).expanduser().resolve()
+    service = hooks.service_changes(plan)
+    for c in service:  # stopped while its file is still there to say what to stop
+        said = user_service.stop(c.path, served) if c.after is None else None
+        if said:
+            print(f"note: {said}")
     touched = hooks.apply(plan, data_dir)
     for c in plan.pending:
         print(f"{'wrote' if c.after is not None else 'removed'} {c.path}")
     for b in touched:
         print(f"{'backup' if args.action == 'install' else 'removed backup'} {b}")
+    for c in service:
+        if c.after is not None:
+            print(f"note: {user_service.start(c.path, served, hooks.engram_command(served))}")
     return 0
 
 
@@ -388,9 +399,10 @@ def _prompt_context(args, ctx):
     from services.integrations import hook_runtime
     from services.search.context import build_context
 
-    # keyword search only: loading the embedding model and Chroma costs 1-3 s, on every
-    # prompt; the compiled memory CLAUDE.md imports already carries the long-term picture
-    eng = ctx.engram(semantic=False)
+    # hybrid, as the resident daemon (`engram serve`, which `hooks install` installs as a
+    # user service) answers it: the same prompt gets the same block either way. Here, when
+    # no daemon runs, that costs loading the model (1-3 s) on the prompt.
+    eng = ctx.engram()
     try:
         prompt = hook_runtime.read_prompt_input(sys.stdin)
         mem = eng.agent(args.agent)

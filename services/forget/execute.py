@@ -101,11 +101,15 @@ def run_forget(
             journal.step_done(rid, "files", {"files_rewritten": files_done, **native})
         if "vectors" in left:
             step("vectors")
+            purged = set()
             for ap in pv.agents:
                 if ap.vectors or scope.whole or ap.history:  # history: facts deleted earlier
                     notes += purge_vectors(
                         engram, ap.agent_id, {f["id"] for f in ap.facts}, drop=scope.whole
                     )
+                    purged.add(ap.agent_id)
+            for aid in _chroma_still_holds(engram, pv, purged):
+                notes += purge_vectors(engram, aid, set())
             journal.step_done(rid, "vectors")
         if "rows" in left:
             step("rows")
@@ -127,6 +131,23 @@ def run_forget(
         engram.bus.emit("fact.deleted", agent_id=ap.agent_id, ids=[f["id"] for f in ap.facts])
     engram.bus.emit("forget.done", receipt=rid)
     return rid, notes
+
+
+def _chroma_still_holds(engram: EngramHandle, pv: ForgetPreview, purged: set[int]) -> list[int]:
+    """The scope's agents not rebuilt above whose Chroma collection still holds a vector of
+    a fact that is gone (or the text itself): a fact deleted so long ago that no row or
+    history event is left to point at it."""
+    left = {ap.agent_id for ap in pv.agents} - purged
+    loc = Path(str(engram.config.vector_location))
+    if not left or engram.index is None or not (loc / "chroma.sqlite3").is_file():
+        return []
+    if getattr(engram.index, "kind", "") == "pgvector":
+        return []
+    from services.forget import isolated
+
+    terms = [x for ap in pv.agents if ap.agent_id in left for x in ap.terms]
+    live = {str(a): fact_rows.fact_ids(a) for a in left}
+    return isolated.run(isolated.chroma_holders_job, str(loc), terms, live)
 
 
 def _after_rows(

@@ -144,6 +144,74 @@ def segment_owners(chroma_dir: str) -> dict[str, int]:
     }
 
 
+def chroma_holders_job(chroma_dir: str, texts: list[str], live: dict[str, list[int]]) -> list[int]:
+    """Agent ids (of ``live``: agent id -> its fact ids) whose Chroma collection still holds
+    a vector of a fact that is gone, or any of ``texts``: an id in Chroma's write log
+    (``embeddings_queue`` keeps an added vector's float32 bytes until the HNSW segment is
+    persisted, after the fact is deleted too) that is no fact of the agent's, an element
+    hnswlib only marked deleted in a segment file, or a document (older stores kept one).
+    A fact deleted long ago has neither a row nor a history event left in Engram's store to
+    say its agent's collection needs a purge: Chroma's files do."""
+    f = Path(chroma_dir) / "chroma.sqlite3"
+    needles = [t.casefold() for t in texts if t and t.strip()]
+    if not f.is_file():
+        return []
+    try:
+        con = sqlite3.connect(f"file:{f}?mode=ro", uri=True, timeout=30)
+    except sqlite3.Error:
+        return []
+    got: set[str] = set()  # collection ids
+    try:
+        con.create_function(
+            "engram_holds", 1, lambda v: any(n in (v or "").casefold() for n in needles)
+        )
+        names = {c: n for c, n in con.execute("SELECT id, name FROM collections")}
+        owner = {n[6:]: c for c, n in names.items() if n.startswith("agent-") and n[6:].isdigit()}
+        for aid, ids in live.items():
+            cid = owner.get(aid)
+            if cid is None:
+                continue
+            keep = {str(i) for i in ids}
+            topic = f"%/{cid}"
+            logged = con.execute(
+                "SELECT DISTINCT id FROM embeddings_queue WHERE topic LIKE ?", (topic,)
+            )
+            if any(i not in keep for (i,) in logged):
+                got.add(cid)
+        if needles:
+            got |= {
+                t.rsplit("/", 1)[-1]
+                for (t,) in con.execute(
+                    "SELECT DISTINCT topic FROM embeddings_queue WHERE engram_holds(metadata)"
+                )
+            }
+            got |= {
+                c
+                for (c,) in con.execute(
+                    "SELECT DISTINCT s.collection FROM embedding_metadata m "
+                    "JOIN embeddings e ON e.id = m.id JOIN segments s ON s.id = e.segment_id "
+                    "WHERE m.key = 'chroma:document' AND engram_holds(m.string_value)"
+                )
+            }
+        segs = dict(con.execute("SELECT id, collection FROM segments"))
+    except sqlite3.Error:
+        return []
+    finally:
+        con.close()
+    from services.forget.raw_scan import read_hnsw_segment
+
+    for sid, cid in segs.items():
+        seg = read_hnsw_segment(Path(chroma_dir) / sid)
+        if seg is not None and bool(seg.deleted.any()):
+            got.add(cid)
+    out = []
+    for cid in got:
+        name = names.get(cid, "")
+        if name.startswith("agent-") and name[6:] in live:
+            out.append(int(name[6:]))
+    return sorted(out)
+
+
 def chroma_compact_job(chroma_dir: str) -> tuple[list | None, str | None]:
     """Merge Chroma's FTS segments and VACUUM its sqlite; return the live segment ids."""
     f = Path(chroma_dir) / "chroma.sqlite3"

@@ -12,13 +12,14 @@ embeddings (pass ``embed=True`` to index vectors as it goes, or call
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from models.tables import utcnow
 from services.ingest.limits import memory_too_long
 from services.ingest.pipeline import NewFact, memory_type_for, validate
 from services.ingest.policy import WritePolicy
+from services.records import RememberResult, RememberStatus
 from services.store import fact_rows, fact_writes
 from services.store.text import (
     content_hash,
@@ -29,6 +30,9 @@ from services.store.text import (
 )
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
+    from services.ingest.pipeline import Ingestor
     from services.store.handle import MemoryHandle
 
 
@@ -136,3 +140,104 @@ def bulk_remember(
             flush()
     flush()
     return counts
+
+
+# an import this large is stored at once and embedded behind (``bulk_store``); a smaller one
+# goes through ``remember_many`` (near-duplicate merge, supersession, entity links at once)
+BULK_IMPORT_MIN = 1000
+
+
+def bulk_store(
+    memory: MemoryHandle,
+    items: Sequence[NewFact],
+    actor: str = "import",
+    progress: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+    chunk: int = 5000,
+) -> list[RememberResult]:
+    """A large import, one result per item as ``remember_many`` gives them, at the speed of
+    one prepared INSERT per chunk: every item passes the write policy (``Ingestor._screen``:
+    secrets, personal data, forget rules, validation, review for ``ask``) and the exact
+    duplicate check a re-import relies on (superseded twins count, as ``bump=False``);
+    the rows are keyword-searchable when it returns (FTS triggers). Owed, and done behind by
+    ``services.vectors.backlog``: the vectors and the entity links. Not done: the
+    near-duplicate merge and supersession by subject, which need one lookup per memory (a
+    re-import of a reworded file adds the new wording; ``engram review`` shows conflicts
+    only from the per-memory path)."""
+    from models.db import writer_lock
+    from services.ingest.pipeline import DEDUP_STATUSES, Ingestor
+    from services.vectors import backlog
+
+    m = memory
+    ing = Ingestor(m)
+    screened: list[RememberResult | None] = [None] * len(items)
+    with writer_lock(m.db, m.agent_id):
+        prepared, notes = ing._screen(items, screened)
+        results = [r for r in screened if r is not None]
+        fresh, dup_of = ing._exact_duplicates(prepared, results, DEDUP_STATUSES + ("superseded",))
+        added: list[int] = []
+        now = utcnow()
+        for s in range(0, len(fresh), chunk):
+            if cancelled and cancelled():
+                for i, *_ in fresh[s:]:
+                    results[i].status, results[i].reason = RememberStatus.CANCELLED, "cancelled"
+                break
+            part = fresh[s : s + chunk]
+            with m.db.atomic():
+                fact_writes.insert_rows(m.db, [_row(m, ing, it, t, h, now) for _, it, t, h in part])
+                ids = fact_rows.newest_ids(m.agent_id, len(part))
+                for (i, *_), fid in zip(part, ids, strict=True):
+                    results[i].fact_id = fid
+                    if i in notes:  # as the pipeline logs it (counts, never the text)
+                        m.facts.audit(
+                            "redact",
+                            fid,
+                            None,
+                            notes[i],
+                            actor="engram",
+                            reason=f"{notes[i]['secrets']} secret(s), "
+                            f"{notes[i]['pii_redacted']} personal detail(s) redacted",
+                        )
+                m.facts.audit(
+                    "bulk-import",
+                    None,
+                    None,
+                    {"count": len(ids), "first_id": ids[0], "last_id": ids[-1]},
+                    actor=actor,
+                )
+            added += ids
+            backlog.mark(m.engram.config.data_dir, links=(m.agent_id, ids[0], ids[-1]))
+            if progress:
+                progress(min(s + chunk, len(fresh)), len(fresh))
+    for i, ref in dup_of.items():  # a batch twin points at the fact its first copy became
+        if ref < 0:
+            results[i].fact_id = results[-ref - 1].fact_id
+    if added:
+        m.engram.bus.emit("fact.added", agent_id=m.agent_id, ids=added)
+    return results
+
+
+def _row(m: MemoryHandle, ing: Ingestor, item: NewFact, text: str, h: str, now: datetime) -> dict:
+    from services.ingest.subjects import subject_key
+
+    policy = ing._policy
+    cat = item.category or "fact"
+    return {
+        "agent": m.agent_id,
+        "content": require_clean(text),
+        "content_hash": h,
+        "category": cat,
+        "memory_type": item.memory_type or memory_type_for(cat),
+        "importance": float(item.importance),
+        "confidence": float(item.confidence),
+        "pinned": bool(item.pinned),
+        "status": item.status,
+        "source": item.source,
+        "source_ref": item.source_ref,
+        "subject": require_clean_subject(item.subject or policy.field(subject_key(text))),
+        "tags": require_clean_tags(item.tags),
+        "event_date": item.event_date,
+        "created_at": item.created_at or now,
+        "updated_at": now,
+        "metadata": require_clean_meta(policy.metadata(item.metadata)),
+    }

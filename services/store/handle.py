@@ -131,8 +131,12 @@ class MemoryHandle(Protocol):
         **kw: Any,
     ) -> builtins.list[SearchHit]: ...
     def embed_missing(
-        self, batch: int = 256, cancelled: Callable[[], bool] | None = None
+        self,
+        batch: int = 256,
+        cancelled: Callable[[], bool] | None = None,
+        progress: Callable[[int, int], None] | None = None,
     ) -> int: ...
+    def link_owed(self, spans: builtins.list[tuple[int, int]]) -> int: ...
     def import_path(
         self,
         path: str | Path,

@@ -232,17 +232,15 @@ class VectorIndex(VectorBackend):
                 embeddings=np.asarray(vectors[s : s + batch], dtype=np.float32),
             )
             metas = list(metadatas[s : s + batch]) if metadatas is not None else None
-            if self.path is None:
-                # a Chroma server never holds the text (anyone who reaches its port would
-                # read it past PostgreSQL's row security): a hash of it finds stale vectors
-                from services.vectors.pgvector_index import text_hash
+            # Chroma never holds the text, only a hash of it that finds stale vectors: a
+            # server's would be read by anyone who reaches its port (past PostgreSQL's row
+            # security), and a local copy was one more place a forget must erase, and a
+            # quarter of a forget's rebuild (Chroma indexing the documents in its own FTS)
+            from services.vectors.pgvector_index import text_hash
 
-                hashes = [{"text_sha256": text_hash(t)} for t in texts[s : s + batch]]
-                metas = [{**(m or {}), **h} for m, h in zip(metas or [{}] * len(hashes), hashes)]
-            else:
-                kwargs["documents"] = list(texts[s : s + batch])
-            if metas is not None:
-                kwargs["metadatas"] = metas
+            hashes = [{"text_sha256": text_hash(t)} for t in texts[s : s + batch]]
+            metas = [{**(m or {}), **h} for m, h in zip(metas or [{}] * len(hashes), hashes)]
+            kwargs["metadatas"] = metas
             col.upsert(**kwargs)
 
     @_retry_stale
@@ -346,21 +344,22 @@ class VectorIndex(VectorBackend):
 
     @_retry_stale
     def stale_ids(self, agent_id: int, texts: dict[int, str]) -> list[int]:
-        """Facts whose vector was made from another text than the one they hold now (the
-        local store compares documents, a server the text's hash)."""
+        """Facts whose vector was made from another text than the one they hold now, by the
+        text's hash (a vector written before the hash, in a local store, by its document)."""
         if not texts:
             return []
-        if self.path is not None:
-            docs = self.documents(agent_id, sorted(texts))
-            return sorted(i for i, d in docs.items() if d != texts[i])
         from services.vectors.pgvector_index import text_hash
 
-        got = self.collection(agent_id).get(ids=[str(i) for i in texts], include=["metadatas"])
-        return sorted(
-            int(i)
-            for i, m in zip(got["ids"], got["metadatas"])
-            if (m or {}).get("text_sha256") != text_hash(texts[int(i)])
-        )
+        include = ["metadatas"] + (["documents"] if self.path is not None else [])
+        got = self.collection(agent_id).get(ids=[str(i) for i in texts], include=include)
+        docs = got.get("documents") or [None] * len(got["ids"])
+        out = []
+        for i, m, d in zip(got["ids"], got["metadatas"], docs):
+            h = (m or {}).get("text_sha256")
+            text = texts[int(i)]
+            if (h != text_hash(text)) if h is not None or d is None else d != text:
+                out.append(int(i))
+        return sorted(out)
 
     @_retry_stale
     def vectors(self, agent_id: int, ids: Sequence[int] | None = None) -> dict[int, np.ndarray]:

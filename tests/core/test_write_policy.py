@@ -75,6 +75,22 @@ def _import_memory_setup(mem, text, tmp):
     mem.import_path(tmp / "ws")
 
 
+def _bulk_fillers() -> list[dict]:
+    from services.ingest.bulk import BULK_IMPORT_MIN
+
+    return [
+        {"content": f"Rule {i}: build step {i} runs on runner {i % 9}"}
+        for i in range(BULK_IMPORT_MIN)
+    ]
+
+
+def _import_bulk(mem, text, tmp):
+    """An import large enough for the bulk path (services/ingest/bulk.py ``bulk_store``)."""
+    p = tmp / "big.json"
+    p.write_text(json.dumps({"agent": "writer", "facts": [*_bulk_fillers(), {"content": text}]}))
+    mem.import_path(p, fmt="engram-json")
+
+
 def _import_claude_memory(mem, text, tmp):
     """A Claude Code topic file: the text in the body and in the frontmatter (kept as metadata)."""
     d = tmp / "claude" / "memory"
@@ -297,6 +313,7 @@ WRITE_PATHS = {
     "cli-edit": _cli_edit,
     "bulk": _bulk,
     "import": _import_memory_setup,
+    "import-bulk": _import_bulk,
     "import-claude-memory": _import_claude_memory,
     "import-mcp-memory": _import_mcp_memory,
     "lynn-rolling-summary": _lynn_rolling_summary,
@@ -419,6 +436,13 @@ def _f_import_json(mem, field, text, tmp):
     mem.import_path(p, fmt="engram-json")
 
 
+def _f_import_bulk(mem, field, text, tmp):
+    fact = {"content": "Deploys on Thursdays only", **_field_kwargs(field, text)}
+    p = tmp / "big.json"
+    p.write_text(json.dumps({"agent": "writer", "facts": [*_bulk_fillers(), fact]}))
+    mem.import_path(p, fmt="engram-json")
+
+
 def _f_bulk(mem, field, text, tmp):
     from services.ingest.bulk import bulk_remember
 
@@ -481,6 +505,11 @@ FIELD_PATHS = {
     ("undo-delete", "category"): _f_restore,
     ("import-engram-json", "category"): _f_import_json,
     ("bulk", "category"): _f_bulk,
+    ("import-bulk", "category"): _f_import_bulk,
+    ("import-bulk", "subject"): _f_import_bulk,
+    ("import-bulk", "tags"): _f_import_bulk,
+    ("import-bulk", "metadata"): _f_import_bulk,
+    ("import-bulk", "review-note"): _f_import_bulk,
     ("remember", "subject"): _f_remember,
     ("remember", "tags"): _f_remember,
     ("remember", "metadata"): _f_remember,

@@ -181,6 +181,42 @@ def test_forgetting_a_fact_deleted_earlier_purges_chroma(tmp_path, capsys):
     assert "Prefers pnpm over npm" in out
 
 
+def test_forgetting_a_fact_deleted_long_ago_purges_chroma_without_its_history(tmp_path, capsys):
+    """A fact deleted so long ago that the store has no history event naming it any more
+    (older versions kept none; simulated here by removing its audit rows): Engram's rows
+    say nothing, but Chroma's write log still holds its vector bytes. The forget finds an
+    id there that is no fact and rebuilds that collection."""
+    import sqlite3
+
+    import numpy as np
+
+    from services.forget.raw_scan import vector_bytes_present
+
+    cli = _cli(tmp_path, capsys)
+    assert cli("remember", "--agent", "a", "--create-agent", "Prefers pnpm over npm")[0] == 0
+    assert cli("remember", "--agent", "a", PET)[0] == 0
+    fid = max(f["id"] for f in json.loads(cli("list", "--agent", "a", "--json")[1]))
+    assert cli("delete", str(fid), "--yes")[0] == 0
+    db = sqlite3.connect(tmp_path / "store" / "engram.db")
+    with db:
+        db.execute("DELETE FROM audit_event WHERE fact_id = ?", (fid,))
+    db.close()
+    chroma = tmp_path / "store" / "chroma"
+    q = sqlite3.connect(f"file:{chroma / 'chroma.sqlite3'}?mode=ro", uri=True)
+    (blob,) = q.execute(
+        "SELECT vector FROM embeddings_queue WHERE id = ? AND vector IS NOT NULL", (str(fid),)
+    ).fetchone()
+    q.close()
+    vec = np.frombuffer(blob, dtype=np.float32)  # the bytes Chroma's log keeps
+    assert vector_bytes_present([chroma], [vec])  # before: Chroma's log has its vector
+    rc, out, err = cli("forget", "--agent", "a", "--matching", "Borogove", "--yes")
+    assert rc == 0 and "remaining_after_verify 0" in out, out + err
+    assert _raw_hits(tmp_path / "store", "Borogove") == []
+    assert vector_bytes_present([chroma], [vec]) == []
+    rc, out, _ = cli("recall", "--agent", "a", "which package manager?")
+    assert "Prefers pnpm over npm" in out
+
+
 @pytest.mark.slow  # the template store / a writer process
 def test_forgetting_a_deleted_fact_of_a_large_agent_purges_its_vector(store, capsys):
     """Past Chroma's sync threshold the vectors live in the HNSW files: a deleted fact's

@@ -58,7 +58,8 @@ def test_delete_for_good_erases_every_trace(window, seeded, engram, qtbot, tmp_p
     assert engram.trashed_agents() == [] and engram.agents() == []
     bar = window.statusBar()
     said = bar.toolTip() or bar.currentMessage()
-    assert said == "Deleted agent claude for good; Engram's hooks for it removed from 3 file(s).", (
+    # settings.json, CLAUDE.md, the MCP entry and the daemon's user service (its last agent)
+    assert said == "Deleted agent claude for good; Engram's hooks for it removed from 4 file(s).", (
         said
     )
 
@@ -67,4 +68,5 @@ def test_delete_for_good_erases_every_trace(window, seeded, engram, qtbot, tmp_p
     assert not [p for p in data.rglob("*") if p.name in LAYERS]
     assert {p.name: p.read_bytes() for p in (home / ".claude").iterdir()} == before
     assert not (home / ".claude.json").exists()
+    assert not (home / ".config").exists()  # the unit and the directories made for it
     assert hooks.installed(data) == {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
+from services.ingest.bulk import BULK_IMPORT_MIN, bulk_store
 from services.ingest.pipeline import NewFact
 from services.interop.importers.base import ImportFormatError, ImportProblem, ParsedSource
 from services.records import ImportReport
@@ -133,9 +134,14 @@ def parse_source(path: Path, fmt: str | None = None) -> ParsedSource:
 
 
 def import_into(
-    memory: MemoryHandle, path: Path, fmt: str | None = None, progress=None, cancelled=None
+    memory: MemoryHandle,
+    path: Path,
+    fmt: str | None = None,
+    progress=None,
+    cancelled=None,
+    parsed: ParsedSource | None = None,
 ) -> ImportReport:
-    parsed = parse_source(path, fmt)
+    parsed = parsed if parsed is not None else parse_source(path, fmt)
     _drop_bad_bytes(parsed)
     report = ImportReport(source=str(path), format=parsed.format, skipped=list(parsed.problems))
     clean_meta = _metadata_cleaner(memory)
@@ -170,9 +176,12 @@ def import_into(
         report.revived = len(revived)
         items = [it for i, it in enumerate(items) if i not in revived]
     # Re-importing the same file must change nothing: duplicates are not bumped.
-    results = memory.remember_many(
-        items, progress=progress, cancelled=cancelled, actor="import", bump=False
-    )
+    if len(items) >= BULK_IMPORT_MIN:  # stored at once, embedded and linked behind
+        results = bulk_store(memory, items, progress=progress, cancelled=cancelled)
+    else:
+        results = memory.remember_many(
+            items, progress=progress, cancelled=cancelled, actor="import", bump=False
+        )
     from services.interop.importers.removals import adopt_duplicates
 
     adopt_duplicates(memory, items, results)
