@@ -55,6 +55,7 @@ from models.tables import utcnow
 from services.ingest.limits import trim_query
 from services.records import SearchHit
 from services.search.rerank import rerank
+from services.search.speakers import speakers_named, without_names
 from services.search.sql import facts_by_id, ids_in, run, sql_filters
 from services.search.terms import merge_substring_hits
 from services.store import fact_rows
@@ -118,6 +119,7 @@ class SearchWeights:
     speaker: float = 0.4  # second stage: share of the best score for a speaker the query names
     when: float = 0.3  # second stage: the same for a memory that tells a time, to a "when"
     rerank_depth: int = 40  # candidates the second stage re-orders
+    speaker_words: bool = False  # keep a named speaker in the keyword query (``speakers.py``)
 
 
 DEFAULT_WEIGHTS = SearchWeights()
@@ -175,12 +177,16 @@ class Searcher:
         if not filters.status:
             filters = _with_status(filters, ["active"])
         n = max(w.candidates, k)
-        kw = self._keyword(query, filters, n) if mode in ("hybrid", "keyword") else {}
+        pipeline = pipeline_for(self.m, mode, w)
+        kw_query = query
+        if pipeline == Pipeline.RERANKED and w.speaker > 0 and not w.speaker_words:
+            # the second stage rewards a named speaker; in the words they only add noise
+            kw_query = without_names(query, speakers_named(self.m.db, self.m.agent_id, query))
+        kw = self._keyword(kw_query, filters, n) if mode in ("hybrid", "keyword") else {}
         sem = self._semantic(query, filters, n) if mode in ("hybrid", "semantic") else {}
         if not kw and not sem:
             return []
         scored = self._score(query, mode, w, filters, kw, sem, now or utcnow())
-        pipeline = pipeline_for(self.m, mode, w)
         if pipeline == Pipeline.RERANKED:
             scored = rerank(self.m, query, scored, w.speaker, w.when, w.rerank_depth)
         hits = self._hits(scored[:k], kw, sem, pipeline)

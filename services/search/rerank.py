@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from services.search.speakers import named_in, speaker_of
 from services.search.sql import facts_by_id, ids_in, run
 
 if TYPE_CHECKING:
@@ -37,9 +38,6 @@ if TYPE_CHECKING:
 
 Scored = list[tuple[float, int, dict[str, float]]]
 
-# "Caroline: ...", "Dr. Ng: ...": a short capitalised name then a colon, at the very start
-_SPEAKER = re.compile(r"^\s*([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2})\s*:\s")
-_NAME = re.compile(r"\b[A-Z][\w-]*")  # stops at an apostrophe: "Ana's" names Ana
 _WHEN = re.compile(r"\bwhen\b", re.I)
 _MONTH = "january|february|march|april|may|june|july|august|september|october|november|december"
 _DAY = "friday|saturday|sunday|monday|tuesday|wednesday|thursday"
@@ -49,17 +47,6 @@ _TIME_TOLD = re.compile(
     rf"this (?:morning|week|weekend|month|year)|ago|recently|just|since|(?:19|20)\d\d|{_MONTH})\b",
     re.I,
 )
-
-
-def speaker_of(text: str) -> str | None:
-    """The name a transcript line starts with (``"Ana: hi"`` → ``"Ana"``), else None."""
-    m = _SPEAKER.match(text or "")
-    return m.group(1) if m else None
-
-
-def named_in(query: str) -> set[str]:
-    """Capitalised words of the query, the way a question names people (``"Ana's"`` → ana)."""
-    return {w.lower() for w in _NAME.findall(query or "")}
 
 
 def tells_time(text: str) -> bool:
