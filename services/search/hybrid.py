@@ -32,6 +32,9 @@ What the LoCoMo benchmark (``python -m bench locomo``) taught, and why the code 
   own keyword and semantic relevance and the context it inherits), but still passes its
   full relevance on as context, so the answer next to it can win. On LoCoMo: Recall@5
   +0.018, MRR +0.026 (held-out +0.013 / +0.025).
+* A name in the question that is a speaker in the store ("What did Melanie paint?") is left
+  out of the keyword query in hybrid mode (``speakers.py``): as a word it matches every turn
+  addressed to her; the second stage rewards what she said instead.
 * Then a second stage (``rerank.py``) re-orders the best ``rerank_depth`` candidates with
   what one memory alone cannot say: whether the query names who said it, whether it asks
   "when" of a memory that tells a time. Hybrid mode only;

@@ -21,6 +21,13 @@ model and a re-index. Two stages built on what is installed were measured on the
   ("yesterday", "last week", "in May", "2022"); such a memory gets ``when`` times the best
   score. Dev MRR +0.017 on top of the speaker.
 
+The speaker works in two places: here as a bonus, and before the first stage, where a
+speaker's name leaves the keyword query (``speakers.py``; dev MRR +0.019, test +0.012).
+Measured and left out (#34's second round, dev): a bonus for the share of the question's
+other content words a memory holds (R@5 +0.004 on dev, -0.001 on test), a larger share for
+the raw cosine (worse at every weight), and retuned speaker / when / semantic / context
+weights with the names gone (no weight moved dev by more than noise).
+
 The stage costs one primary-key read of ``depth`` rows, whatever the store's size, and no
 model call, so it runs wherever the first stage does. Keyword mode stays words alone.
 """
