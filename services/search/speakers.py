@@ -19,6 +19,7 @@ from typing import Any
 
 from models.db import is_postgres
 from services.search.sql import run
+from services.search.terms import STOPWORDS
 
 # "Caroline: ...", "Dr. Ng: ...": a short capitalised name then a colon, at the very start
 _SPEAKER = re.compile(r"^\s*([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2})\s*:\s")
@@ -38,11 +39,16 @@ def named_in(query: str) -> set[str]:
     return {w.lower() for w in _NAME.findall(query or "")}
 
 
+def _candidates(query: str) -> list[str]:
+    # a question's first word is capitalised too: "What", "When" are never looked up
+    return sorted(n for n in named_in(query) if n not in STOPWORDS)
+
+
 def speakers_named(db: Any, agent_id: int, query: str) -> set[str]:
     """The names of ``query`` (lower case) that start at least one of the agent's memories
     as ``Name:``. One indexed lookup per name on SQLite (FTS5's initial-token query, then
     the colon checked on the few rows it returns)."""
-    names = sorted(named_in(query))
+    names = _candidates(query)
     if not names or len(names) > _MAX_NAMES:
         return set()
     found = set()
@@ -51,11 +57,13 @@ def speakers_named(db: Any, agent_id: int, query: str) -> set[str]:
             continue
         pattern = name.replace("_", "\\_") + ":%"
         if is_postgres(db):
+            # the full-text index narrows to the memories holding the name, as on SQLite
             sql = (
-                "SELECT 1 FROM fact f WHERE f.agent_id = ? AND f.status = 'active' "
+                "SELECT 1 FROM fact f WHERE f.fts @@ plainto_tsquery('english', ?) "
+                "AND f.agent_id = ? AND f.status = 'active' "
                 "AND f.content ILIKE ? ESCAPE '\\' LIMIT 1"
             )
-            params: list = [agent_id, pattern]
+            params: list = [name, agent_id, pattern]
         else:
             sql = (
                 "SELECT 1 FROM fact_fts JOIN fact f ON f.id = fact_fts.rowid "
