@@ -300,6 +300,7 @@ def run(
         "rerank_stage": [],
     }
     in_block = {"queries": 0, "all_gold": 0, "any_gold": 0, "gold": 0, "gold_inside": 0}
+    by_split = {"tuning": dict(in_block), "held_out": dict(in_block)}
     for conv in convs:
         mem = engram.agent(re.sub(r"[^a-z0-9_.-]", "-", conv.sample_id.lower()), create=True)
         ti = time.perf_counter()
@@ -364,7 +365,12 @@ def run(
                 row[name] = score_query(r, gold)
             per_query.append(row)
         engram.index.client.delete_collection(default_col.name)
-        _context_blocks(mem, conv, id_of, in_block, build_context, _clean)
+        part = dict.fromkeys(in_block, 0)
+        _context_blocks(mem, conv, id_of, part, build_context, _clean)
+        split = by_split["held_out" if conv.sample_id in held_out else "tuning"]
+        for key, n in part.items():
+            in_block[key] += n
+            split[key] += n
         log(f"  {conv.sample_id}: {len(conv.turns)} turns, {len(conv.questions)} queries")
     engram.close()
     result = summarize(per_query, held_out)
@@ -389,6 +395,10 @@ def run(
         "budget": CONTEXT_BUDGET,
         "gold_inside_fraction": in_block["gold_inside"] / max(1, in_block["gold"]),
         "all_gold_fraction": in_block["all_gold"] / max(1, in_block["queries"]),
+        "by_split": {
+            name: c | {"gold_inside_fraction": c["gold_inside"] / max(1, c["gold"])}
+            for name, c in by_split.items()
+        },
     }
     result["ingest_seconds"] = round(ingest_s, 1)
     result["seconds"] = round(time.perf_counter() - t0, 1)
@@ -471,4 +481,8 @@ def table(result: dict) -> str:
             f"inside for {cb['all_gold']}/{cb['queries']} questions, one at least for "
             f"{cb['any_gold']}"
         )
+        for name, c in cb.get("by_split", {}).items():
+            lines.append(
+                f"  {name}: {c['gold_inside']}/{c['gold']} ({c['gold_inside_fraction']:.3f})"
+            )
     return "\n".join(lines)
