@@ -6,7 +6,8 @@ did Melanie paint?") is answered by what that speaker said, which the second sta
 turn that says "Thanks, Melanie!" to her, and outweighs the one rare word that decides the
 answer. So in hybrid mode a query's speaker names are left out of the keyword query (the
 embedding still reads the whole question) and the speaker rule does their work. On LoCoMo:
-dev R@5 +0.005, R@10 +0.011, MRR +0.019; test +0.015 / +0.002 / +0.012 (``bench/README.md``).
+test R@5 +0.010, MRR +0.008;
+dev a wash in the bench (R@5 -0.006, MRR +0.001; ``docs/retrieval.md``).
 
 A capitalised query word counts as a speaker only if one of the agent's memories starts with
 it and a colon: "Python" in a question about a project is never dropped.
