@@ -28,9 +28,10 @@ import numpy as np
 from bench.metrics import METRICS, average, normalize_dia_id, score_query
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
-SYSTEMS = ("engram", "hybrid", "bm25", "dense", "rrf")
+SYSTEMS = ("engram", "before", "hybrid", "bm25", "dense", "rrf")
 SYSTEM_LABELS = {
     "engram": "Engram hybrid+rerank (production)",
+    "before": "hybrid+rerank, names kept (before)",
     "hybrid": "present hybrid (first stage only)",
     "bm25": "FTS5 BM25 alone",
     "dense": "MiniLM dense alone (exact)",
@@ -268,6 +269,9 @@ def run(
     from services.search.rerank import rerank
 
     first_stage = replace(DEFAULT_WEIGHTS, speaker=0.0, when=0.0)
+    # the production pipeline as it was before #34's second round: speaker names stayed in
+    # the keyword query
+    before = replace(DEFAULT_WEIGHTS, speaker_words=True)
     variants = {
         "abl_no_context": replace(DEFAULT_WEIGHTS, context=0.0),
         "abl_no_sharpen": replace(DEFAULT_WEIGHTS, sharpen=1.0),
@@ -288,8 +292,15 @@ def run(
         for k in ("engram", "chroma_default")
     }
     ingest_s = 0.0
-    latency: dict[str, list[float]] = {"engram": [], "hybrid": [], "bm25": [], "rerank_stage": []}
+    latency: dict[str, list[float]] = {
+        "engram": [],
+        "before": [],
+        "hybrid": [],
+        "bm25": [],
+        "rerank_stage": [],
+    }
     in_block = {"queries": 0, "all_gold": 0, "any_gold": 0, "gold": 0, "gold_inside": 0}
+    by_split = {"tuning": dict(in_block), "held_out": dict(in_block)}
     for conv in convs:
         mem = engram.agent(re.sub(r"[^a-z0-9_.-]", "-", conv.sample_id.lower()), create=True)
         ti = time.perf_counter()
@@ -308,6 +319,9 @@ def run(
             hits = mem.search(q.text, k=10, touch=False)
             latency["engram"].append(time.perf_counter() - t)
             t = time.perf_counter()
+            prev = mem.search(q.text, k=10, touch=False, weights=before)
+            latency["before"].append(time.perf_counter() - t)
+            t = time.perf_counter()
             first = mem.search(
                 q.text, k=DEFAULT_WEIGHTS.rerank_depth, touch=False, weights=first_stage
             )
@@ -320,6 +334,7 @@ def run(
             latency["rerank_stage"].append(time.perf_counter() - t)
             ranks = {
                 "engram": [h.fact.id for h in hits],
+                "before": [h.fact.id for h in prev],
                 "hybrid": [h.fact.id for h in first][:10],
                 "bm25": b_rank,
                 "dense": d_rank,
@@ -350,7 +365,12 @@ def run(
                 row[name] = score_query(r, gold)
             per_query.append(row)
         engram.index.client.delete_collection(default_col.name)
-        _context_blocks(mem, conv, id_of, in_block, build_context, _clean)
+        part = dict.fromkeys(in_block, 0)
+        _context_blocks(mem, conv, id_of, part, build_context, _clean)
+        split = by_split["held_out" if conv.sample_id in held_out else "tuning"]
+        for key, n in part.items():
+            in_block[key] += n
+            split[key] += n
         log(f"  {conv.sample_id}: {len(conv.turns)} turns, {len(conv.questions)} queries")
     engram.close()
     result = summarize(per_query, held_out)
@@ -375,6 +395,10 @@ def run(
         "budget": CONTEXT_BUDGET,
         "gold_inside_fraction": in_block["gold_inside"] / max(1, in_block["gold"]),
         "all_gold_fraction": in_block["all_gold"] / max(1, in_block["queries"]),
+        "by_split": {
+            name: c | {"gold_inside_fraction": c["gold_inside"] / max(1, c["gold"])}
+            for name, c in by_split.items()
+        },
     }
     result["ingest_seconds"] = round(ingest_s, 1)
     result["seconds"] = round(time.perf_counter() - t0, 1)
@@ -387,7 +411,8 @@ def _context_blocks(mem, conv, id_of, acc, build_context, clean) -> None:
     for q in conv.questions:
         gold = {id_of[e] for e in q.evidence if e in id_of}
         block = build_context(mem, q.text, budget=CONTEXT_BUDGET)
-        inside = sum(1 for g in gold if f"] {clean(content[g])}\n" in block)
+        # a fact is one line, "- " and its text, under its day's heading
+        inside = sum(1 for g in gold if f"\n- {clean(content[g])}\n" in block)
         acc["queries"] += 1
         acc["gold"] += len(gold)
         acc["gold_inside"] += inside
@@ -442,6 +467,7 @@ def table(result: dict) -> str:
         for key, label in (
             ("bm25", "FTS5 BM25 alone"),
             ("hybrid", "present hybrid"),
+            ("before", "hybrid+rerank before"),
             ("engram", "hybrid+rerank"),
             ("rerank_stage", "the second stage alone"),
         ):
@@ -455,4 +481,8 @@ def table(result: dict) -> str:
             f"inside for {cb['all_gold']}/{cb['queries']} questions, one at least for "
             f"{cb['any_gold']}"
         )
+        for name, c in cb.get("by_split", {}).items():
+            lines.append(
+                f"  {name}: {c['gold_inside']}/{c['gold']} ({c['gold_inside_fraction']:.3f})"
+            )
     return "\n".join(lines)

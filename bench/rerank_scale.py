@@ -4,7 +4,9 @@ The stage reads its ``rerank_depth`` candidates by primary key and matches two p
 model call, so its cost should not grow with the store; this measures it on a keyword-only
 store of synthetic facts (a fifth of them transcript lines, ``Name: …``), on real first-stage
 candidates: for each query, keyword search gives the candidates, then the stage alone is
-timed on them, with a query that names a speaker and asks "when" (both parts run).
+timed on them, with a query that names a speaker and asks "when" (both parts run); and the
+lookup of which query names are speakers in the store (``speakers.speakers_named``, one per
+hybrid query since #34's second round), timed alone.
 
     python -m bench rerank-scale [--facts 100000] [--queries 300]
 """
@@ -27,6 +29,7 @@ def run(data_dir: Path, facts: int = 100_000, queries: int = 300, seed: int = 11
     from services.ingest.pipeline import NewFact
     from services.search.hybrid import DEFAULT_WEIGHTS
     from services.search.rerank import rerank
+    from services.search.speakers import speakers_named
 
     gen = Generator(seed)
 
@@ -43,9 +46,10 @@ def run(data_dir: Path, facts: int = 100_000, queries: int = 300, seed: int = 11
     stored = bulk_remember(m, items(facts))["added"]
     ingest_s = time.perf_counter() - t
     w = DEFAULT_WEIGHTS
-    stage, search = [], []
+    stage, search, names = [], [], []
     for j in range(queries):
-        q = f"When did {gen.names[j % 300]} mention {gen.query()}?"
+        who = gen.names[(5 * j) % 300]  # every fifth fact is a transcript line: a speaker
+        q = f"When did {who} mention {gen.query()}?"
         t = time.perf_counter()
         hits = m.search(q, k=w.rerank_depth, mode="keyword", touch=False)
         search.append(time.perf_counter() - t)
@@ -53,6 +57,10 @@ def run(data_dir: Path, facts: int = 100_000, queries: int = 300, seed: int = 11
         t = time.perf_counter()
         rerank(m, q, cands, w.speaker, w.when, w.rerank_depth)
         stage.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        found = speakers_named(m.db, m.agent_id, q)
+        names.append(time.perf_counter() - t)
+        assert who.lower() in found, (q, found)  # the lookup's result checked
     e.close()
 
     def pct(xs):
@@ -68,6 +76,7 @@ def run(data_dir: Path, facts: int = 100_000, queries: int = 300, seed: int = 11
         "ingest_s": round(ingest_s, 1),
         "keyword_search_ms": pct(search),
         "rerank_stage_ms": pct(stage),
+        "speaker_lookup_ms": pct(names),
         "depth": w.rerank_depth,
     }
 
@@ -78,5 +87,7 @@ def table(r: dict) -> str:
         f"  keyword first stage  p50 {r['keyword_search_ms']['p50']:7.2f} ms  "
         f"p95 {r['keyword_search_ms']['p95']:7.2f} ms\n"
         f"  second stage alone   p50 {r['rerank_stage_ms']['p50']:7.2f} ms  "
-        f"p95 {r['rerank_stage_ms']['p95']:7.2f} ms"
+        f"p95 {r['rerank_stage_ms']['p95']:7.2f} ms\n"
+        f"  speaker-name lookup  p50 {r['speaker_lookup_ms']['p50']:7.2f} ms  "
+        f"p95 {r['speaker_lookup_ms']['p95']:7.2f} ms"
     )

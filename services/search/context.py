@@ -51,9 +51,15 @@ def _clean(text: str) -> str:
     return _TAG_RE.sub("engram memory", one_line(text))
 
 
-def _fact_line(f: FactView) -> str:
+def _fact_group(f: FactView) -> str:
+    """The heading a fact is listed under: its day and category, said once for all the
+    facts that share them (on a per-line prefix it cost a quarter of a transcript's block)."""
     day = (f.event_date or f.created_at.date()).isoformat()
-    return f"- [{day}][{_clean(f.category)}] {_clean(f.content)}"
+    return f"### {day} · {_clean(f.category)}"
+
+
+def _fact_line(f: FactView) -> str:
+    return f"- {_clean(f.content)}"
 
 
 def _entities(memory: MemoryHandle, limit: int = 12) -> tuple[list[str], list[str]]:
@@ -101,10 +107,13 @@ class _Block:
     def __init__(self, count: Callable[[str], int], budget: int):
         self.b = _Budget(count, budget)
         self.sections: dict[str, list[str]] = {name: [] for name in HEADS}
+        # fact sections: group heading → its lines, rendered oldest day first
+        self.groups: dict[str, dict[str, list[str]]] = {name: {} for name in HEADS}
         self.used_ids: list[int] = []
+        self.lines: set[str] = set()
 
     def add(self, section: str, line: str, limit: int | None = None) -> bool:
-        need_head = not self.sections[section]
+        need_head = not self.sections[section] and not self.groups[section]
         text = (HEADS[section] + "\n" + line) if need_head else line
         if not self.b.take(text, limit):
             return False
@@ -112,10 +121,25 @@ class _Block:
         return True
 
     def add_fact(self, section: str, f: FactView, limit: int | None = None) -> bool:
-        if self.add(section, _fact_line(f), limit):
-            self.used_ids.append(f.id)
-            return True
-        return False
+        line, group = _fact_line(f), _fact_group(f)
+        if line in self.lines:  # the same words twice (two days, two categories) say nothing new
+            return False
+        groups = self.groups[section]
+        text = line if group in groups else group + "\n" + line
+        if not groups and not self.sections[section]:
+            text = HEADS[section] + "\n" + text
+        if not self.b.take(text, limit):
+            return False
+        groups.setdefault(group, []).append(line)
+        self.lines.add(line)
+        self.used_ids.append(f.id)
+        return True
+
+    def rendered(self, section: str) -> list[str]:
+        out = list(self.sections[section])
+        for group in sorted(self.groups[section]):
+            out += [group, *self.groups[section][group]]
+        return out
 
 
 def relevance(hit: SearchHit, words: list[str]) -> float:
@@ -173,8 +197,8 @@ def _render(
 ) -> str:
     parts = [header]
     for name in HEADS:
-        if block.sections[name]:
-            lines = "".join(line + "\n" for line in block.sections[name])
+        if body := block.rendered(name):
+            lines = "".join(line + "\n" for line in body)
             parts.append(HEADS[name] + "\n" + lines)
     if len(parts) == 1:
         parts.append("(no memories yet)\n")
@@ -194,7 +218,7 @@ def build_context(
     memory: MemoryHandle,
     query: str,
     budget: int = 1500,
-    k: int = 40,
+    k: int = 60,
     episodes: int = 5,
     min_relevance: float = MIN_RELEVANCE,
     reader: str | None = None,
@@ -221,10 +245,10 @@ def build_context(
             rest.append(f)
     _add_entities(block, memory)
     _add_episodes(block, memory, query, episodes)
-    for line in relevant_entities(memory, query):  # after episodes: what the query names
-        block.add("entities", line)
-    for f in rest:  # what the budget still holds
+    for f in rest:  # what the budget still holds: the prompt's own answers first
         block.add_fact("relevant", f)
+    for line in relevant_entities(memory, query):  # an entity's latest facts, whatever was asked
+        block.add("entities", line)
     if block.used_ids:
         memory.facts.touch(block.used_ids)  # being injected is being used: decay's access bonus
         if reader:

@@ -32,6 +32,9 @@ What the LoCoMo benchmark (``python -m bench locomo``) taught, and why the code 
   own keyword and semantic relevance and the context it inherits), but still passes its
   full relevance on as context, so the answer next to it can win. On LoCoMo: Recall@5
   +0.018, MRR +0.026 (held-out +0.013 / +0.025).
+* A name in the question that is a speaker in the store ("What did Melanie paint?") is left
+  out of the keyword query in hybrid mode (``speakers.py``): as a word it matches every turn
+  addressed to her; the second stage rewards what she said instead.
 * Then a second stage (``rerank.py``) re-orders the best ``rerank_depth`` candidates with
   what one memory alone cannot say: whether the query names who said it, whether it asks
   "when" of a memory that tells a time. Hybrid mode only;
@@ -57,6 +60,7 @@ from services.ingest.limits import trim_query
 from services.records import SearchHit
 from services.search.keyword_backend import keyword_backend
 from services.search.rerank import rerank
+from services.search.speakers import speakers_named, without_names
 from services.search.sql import facts_by_id, ids_in, run, sql_filters
 from services.search.terms import merge_substring_hits
 from services.store import fact_rows
@@ -120,6 +124,7 @@ class SearchWeights:
     speaker: float = 0.4  # second stage: share of the best score for a speaker the query names
     when: float = 0.3  # second stage: the same for a memory that tells a time, to a "when"
     rerank_depth: int = 40  # candidates the second stage re-orders
+    speaker_words: bool = False  # keep a named speaker in the keyword query (``speakers.py``)
 
 
 DEFAULT_WEIGHTS = SearchWeights()
@@ -174,12 +179,16 @@ class Searcher:
         if not filters.status:
             filters = _with_status(filters, ["active"])
         n = max(w.candidates, k)
-        kw = self._keyword(query, filters, n) if mode in ("hybrid", "keyword") else {}
+        pipeline = pipeline_for(self.m, mode, w)
+        kw_query = query
+        if pipeline == Pipeline.RERANKED and w.speaker > 0 and not w.speaker_words:
+            # the second stage rewards a named speaker; in the words they only add noise
+            kw_query = without_names(query, speakers_named(self.m.db, self.m.agent_id, query))
+        kw = self._keyword(kw_query, filters, n) if mode in ("hybrid", "keyword") else {}
         sem = self._semantic(query, filters, n) if mode in ("hybrid", "semantic") else {}
         if not kw and not sem:
             return []
         scored = self._score(query, mode, w, filters, kw, sem, now or utcnow())
-        pipeline = pipeline_for(self.m, mode, w)
         if pipeline == Pipeline.RERANKED:
             scored = rerank(self.m, query, scored, w.speaker, w.when, w.rerank_depth)
         hits = self._hits(scored[:k], kw, sem, pipeline)

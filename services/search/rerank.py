@@ -21,6 +21,13 @@ model and a re-index. Two stages built on what is installed were measured on the
   ("yesterday", "last week", "in May", "2022"); such a memory gets ``when`` times the best
   score. Dev MRR +0.017 on top of the speaker.
 
+The speaker works in two places: here as a bonus, and before the first stage, where a
+speaker's name leaves the keyword query (``speakers.py``; test MRR +0.008, dev +0.001).
+Measured and left out (#34's second round, dev): a bonus for the share of the question's
+other content words a memory holds (R@5 +0.004 on dev, -0.001 on test), a larger share for
+the raw cosine (worse at every weight), and retuned speaker / when / semantic / context
+weights with the names gone (no weight moved dev by more than noise).
+
 The stage costs one primary-key read of ``depth`` rows, whatever the store's size, and no
 model call, so it runs wherever the first stage does. Keyword mode stays words alone.
 """
@@ -30,6 +37,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from services.search.speakers import named_in, speaker_of
 from services.search.sql import facts_by_id, ids_in, run
 
 if TYPE_CHECKING:
@@ -37,9 +45,6 @@ if TYPE_CHECKING:
 
 Scored = list[tuple[float, int, dict[str, float]]]
 
-# "Caroline: ...", "Dr. Ng: ...": a short capitalised name then a colon, at the very start
-_SPEAKER = re.compile(r"^\s*([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2})\s*:\s")
-_NAME = re.compile(r"\b[A-Z][\w-]*")  # stops at an apostrophe: "Ana's" names Ana
 _WHEN = re.compile(r"\bwhen\b", re.I)
 _MONTH = "january|february|march|april|may|june|july|august|september|october|november|december"
 _DAY = "friday|saturday|sunday|monday|tuesday|wednesday|thursday"
@@ -49,17 +54,6 @@ _TIME_TOLD = re.compile(
     rf"this (?:morning|week|weekend|month|year)|ago|recently|just|since|(?:19|20)\d\d|{_MONTH})\b",
     re.I,
 )
-
-
-def speaker_of(text: str) -> str | None:
-    """The name a transcript line starts with (``"Ana: hi"`` → ``"Ana"``), else None."""
-    m = _SPEAKER.match(text or "")
-    return m.group(1) if m else None
-
-
-def named_in(query: str) -> set[str]:
-    """Capitalised words of the query, the way a question names people (``"Ana's"`` → ana)."""
-    return {w.lower() for w in _NAME.findall(query or "")}
 
 
 def tells_time(text: str) -> bool:

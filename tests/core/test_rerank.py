@@ -10,7 +10,8 @@ from dataclasses import replace
 import pytest
 
 from services.search.hybrid import DEFAULT_WEIGHTS
-from services.search.rerank import speaker_of, tells_time
+from services.search.rerank import tells_time
+from services.search.speakers import speaker_of
 
 TURNS = [
     "Ben: Ana keeps talking about her pottery class, she loves it.",
@@ -105,7 +106,7 @@ def test_speaker_of(text, who):
 EXHIBITION = [
     "Ben: How was the pottery exhibition at the town hall?",
     "Ana: The pottery exhibition at the town hall was great, so many bowls.",
-    "Ana: We went there last Saturday with my sister.",
+    "Ana: We went to the exhibition last Saturday with my sister.",
     "Ben: The weather was rainy all weekend.",
 ]
 
@@ -146,6 +147,22 @@ def test_tells_time(text, told):
 
 
 def test_a_possessive_names_the_speaker():
-    from services.search.rerank import named_in
+    from services.search.speakers import named_in
 
     assert "ana" in named_in("What is Ana's favourite class?")
+
+
+def test_only_names_that_speak_in_the_store_leave_the_keyword_query(transcript, tmp_path):
+    # the second stage rewards what a named speaker said; in the words the name only matches
+    # every turn addressed to them. A capitalised word nobody speaks as stays a search word.
+    from services.config import StoreConfig
+    from services.engram import Engram
+    from services.search.speakers import speakers_named, without_names
+
+    with Engram.open(StoreConfig(data_dir=tmp_path / "cli-store")) as eng:
+        m = eng.agent("chat")
+        query = "Did Ana's class use Python or did Ben teach it?"
+        names = speakers_named(m.db, m.agent_id, query)
+    assert names == {"ana", "ben"}
+    assert without_names(query, names) == "Did class use Python or did teach it?"
+    assert without_names("Ana?", {"ana"}) == "Ana?"  # nothing else left: the query stays

@@ -355,3 +355,7 @@ def test_the_second_stage_puts_the_named_speakers_turn_first_on_both_backends(ag
     assert hits[0].fact.id == res[1].fact_id
     assert hits[0].pipeline == "hybrid+rerank" and hits[0].signals["speaker"] > 0
     assert all(h.pipeline == "keyword-only" for h in agent.search(query, k=3, mode="keyword"))
+    # the speaker lookup that takes a named speaker out of the keyword query, on both backends
+    from services.search.speakers import speakers_named
+
+    assert speakers_named(agent.db, agent.agent_id, query + " Pottery Ben") == {"ana", "ben"}

@@ -149,3 +149,37 @@ def test_cli_context_prints_the_block(tmp_path, capsys):
     )
     out = capsys.readouterr().out
     assert "Prefers dark mode in every editor" in out and out.startswith("<engram-memory")
+
+
+def test_facts_are_listed_once_under_their_day_so_more_of_them_fit(agent):
+    # a transcript over three days: the day and category are said once per day, not on every
+    # line (on LoCoMo the per-line prefix was a quarter of the block)
+    days = [date(2026, 11, 2), date(2026, 11, 9), date(2026, 11, 16)]
+    turns = [
+        NewFact(
+            content=f"Ana: on the trip day {i} we walked the {w} trail and ate at stall {i}",
+            category="episode",
+            event_date=days[i % 3],
+            subject=f"t{i}",
+        )
+        for i, w in enumerate(WORDS[:55])
+    ]
+    answer = "Ana: my sister finally adopted the grey kitten from the trail shelter"
+    turns.append(NewFact(content=answer, category="episode", event_date=days[1], subject="a"))
+    agent.remember_many(turns, near_duplicate=None)
+    text = build_context(agent, "Which kitten did Ana's sister adopt on the trail?", budget=1500)
+    lines = text.splitlines()
+    heads = [line for line in lines if line.startswith("### ")]
+    assert heads == [f"### {d.isoformat()} · episode" for d in days]  # oldest day first
+    by_content = {t.content: t.event_date for t in turns}
+    day = None
+    listed = 0
+    for line in lines:
+        if line.startswith("### "):
+            day = line[4:14]
+        elif line.startswith("- Ana: "):
+            assert by_content[line[2:]].isoformat() == day, line  # under its own day
+            listed += 1
+    assert f"\n- {answer}\n" in text
+    assert listed == 56  # every turn fits in 1,500 tokens (about 44 did with a prefix per line)
+    assert token_counter(agent)(text) <= 1500
