@@ -206,8 +206,8 @@ def _fill_vectors(
         if x.get("type") == "vector" and hashes.get(x["fact"]):
             archived[hashes[x["fact"]]] = x["vector"]
     have = dst.index.all_ids(agent_id)
-    rows = Fact.select(Fact.id, Fact.content, Fact.content_hash).where(Fact.agent == agent_id)
-    todo = [(i, t, h) for i, t, h in rows.order_by(Fact.id).tuples() if i not in have]
+    rows = fact_rows.ordered_hashed_texts(agent_id)
+    todo = [(i, t, h) for i, t, h in rows if i not in have]
     step(max(0, len(hashes) - len(todo)))  # those had their vector already
     known = [r for r in todo if r[2] in archived]
     for s in range(0, len(known), VECTOR_BATCH):

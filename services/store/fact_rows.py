@@ -254,6 +254,12 @@ def ordered_texts(agent_id: int) -> list[tuple[int, str]]:
     return list(q.tuples())
 
 
+def ordered_hashed_texts(agent_id: int) -> list[tuple[int, str, str]]:
+    """(id, content, content hash) of every fact of an agent, oldest first."""
+    q = Fact.select(Fact.id, Fact.content, Fact.content_hash).where(Fact.agent == agent_id)
+    return list(q.order_by(Fact.id).tuples())
+
+
 # the write pipeline (services/ingest) ---------------------------------------------------------
 def hash_twins(
     agent_id: int, hashes: Sequence[str], statuses: Sequence[str]

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
-import numpy as np
+if TYPE_CHECKING:  # numpy loads with the index, not with the façade (the window's first page)
+    import numpy as np
 
-if TYPE_CHECKING:
     from services.vectors.embedder import Embedder
 
 

@@ -39,8 +39,9 @@ def test_import_dialog_previews_files_and_folders_then_reports(window, agent, qt
     assert agent.facts.count() == 0, "the preview wrote something"
     assert dlg.accepted_paths() == [str(d / "MEMORY.md"), str(d)]
 
-    with qtbot.waitSignal(window.runner.job_finished, timeout=60000):
-        window.imports_ctl.run_import(agent, [str(d)])
+    window.imports_ctl.run_import(agent, [str(d)])
+    # another job (the agents' re-read, embedding) may finish first: wait for the report
+    qtbot.waitUntil(lambda: getattr(window.imports_ctl, "import_report", None), timeout=60000)
     rep = window.imports_ctl.import_report
     assert rep.isVisible() and "4 fact(s) added" in rep.summary.text()
     assert rep.tree.topLevelItem(0).text(1) == "4"
