@@ -41,7 +41,7 @@ def test_import_dialog_previews_files_and_folders_then_reports(window, agent, qt
 
     window.imports_ctl.run_import(agent, [str(d)])
     # another job (the agents' re-read, embedding) may finish first: wait for the report
-    qtbot.waitUntil(lambda: getattr(window.imports_ctl, "import_report", None), timeout=60000)
+    qtbot.waitUntil(lambda: hasattr(window.imports_ctl, "import_report"), timeout=60000)
     rep = window.imports_ctl.import_report
     assert rep.isVisible() and "4 fact(s) added" in rep.summary.text()
     assert rep.tree.topLevelItem(0).text(1) == "4"
