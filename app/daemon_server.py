@@ -108,7 +108,13 @@ class CliHandler:
                     os.environ.pop("ENGRAM_USER", None)
                 else:
                     os.environ["ENGRAM_USER"] = old_user
-        return {"ok": True, "rc": rc, "stdout": out.getvalue(), "stderr": err.getvalue()}
+        return {
+            "ok": True,
+            "rc": rc,
+            "stdout": out.getvalue(),
+            "stderr": err.getvalue(),
+            "pid": os.getpid(),  # `engram -v` says who answered
+        }
 
 
 @contextlib.contextmanager
