@@ -43,8 +43,9 @@ def enabled(data_dir: Path) -> bool:
 
 def idle_minutes(data_dir: Path) -> float:
     value = _settings(data_dir).get("idle_minutes")
-    ok = isinstance(value, int | float) and not isinstance(value, bool) and value > 0
-    return float(value) if ok else IDLE_MINUTES
+    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+        return float(value)
+    return IDLE_MINUTES
 
 
 def serve_argv(data_dir: Path) -> list[str]:
