@@ -68,7 +68,8 @@ def _run_hook(command: str, env: dict, prompt: str) -> tuple[float, str]:
 def _installed_hook(root: Path, data: Path, home: Path) -> str:
     """`engram hooks install claude-code` on ``home``: the prompt hook's command it wrote."""
     env = env_for(root, HOME=str(home), ENGRAM_NO_DAEMON="1")
-    words = ["hooks", "install", "claude-code", "--agent", "speed", "--yes"]
+    words = ["hooks", "install", "claude-code", "--agent", "speed", "--home", str(home)]
+    words += ["--with-context", "--yes"]
     p = subprocess.run(
         [sys.executable, "-m", "app.cli", "--data-dir", str(data), *words],
         capture_output=True,
