@@ -184,14 +184,15 @@ def mcp_rows(new: Path, work: Path, rounds: int) -> list[Row]:
     from bench.speed_write import _hook_store
     from services.integrations.daemon import request
 
-    data, twin = work / "mcp", work / "mcp-twin"
+    data, twin, kw = work / "mcp", work / "mcp-twin", work / "mcp-kw"
     _hook_store(new, data)
     shutil.copytree(data, twin)
+    shutil.copytree(data, kw)
     serve = subprocess.Popen(
         [sys.executable, "-m", "app.cli", "--data-dir", str(data), "serve"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env_for(new), cwd=new,
     )  # fmt: skip
-    res: dict[str, list[tuple[float, float]]] = {"bare": [], "daemon": [], "alone": []}
+    res: dict[str, list[tuple[float, float]]] = {"bare": [], "daemon": [], "alone": [], "kw": []}
     same = 0
     mcp = ["-m", "app.cli", "--data-dir"]
     try:
@@ -209,6 +210,10 @@ def mcp_rows(new: Path, work: Path, rounds: int) -> list[Row]:
             cmd = [sys.executable, *mcp, str(twin), "mcp", "--agent", "speed"]
             w, c, alone = _first_call(cmd, env_for(new, ENGRAM_NO_DAEMON="1"), new)
             res["alone"].append((w, c))
+            # the floor: Engram's own start with no model anywhere (keyword answers)
+            cmd = [sys.executable, *mcp, str(kw), "mcp", "--agent", "speed", "--keyword-only"]
+            w, c, _h = _first_call(cmd, env_for(new, ENGRAM_NO_DAEMON="1"), new)
+            res["kw"].append((w, c))
             same += by_daemon == alone and bool(alone) and alone != ["no answer"]
     finally:
         serve.terminate()
@@ -227,4 +232,5 @@ def mcp_rows(new: Path, work: Path, rounds: int) -> list[Row]:
     return [
         ("MCP spawn → first `recall`: bare SDK server vs `engram mcp` with `engram serve` running", f"{fig('bare')} {lo}", f"{fig('daemon')} ({ratio:.2f}× bare)", check),
         ("… `engram mcp` alone (loads the model itself)", f"{fig('bare')}", f"{fig('alone')} {lo}", check),
+        ("… `engram mcp --keyword-only` alone (no model anywhere: Engram's own start)", f"{fig('bare')}", f"{fig('kw')} {lo}", "keyword answers: the floor of the daemon's row"),
     ]  # fmt: skip
