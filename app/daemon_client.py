@@ -19,6 +19,8 @@ DAEMON_COMMANDS = {"recall": False, "remember": False, "context": False, "hook-r
 DAEMON_HOOKS = {"claude-code-context"}
 # the environment that decides which store a command opens: the daemon serves only its own
 STORE_ENV = ("ENGRAM_DB_URL", "ENGRAM_CHROMA_URL", "ENGRAM_MODEL_DIR")
+# the hook that runs on every prompt starts a daemon when none answers (app/daemon_autostart.py)
+AUTOSTART = ["hook-run", "claude-code-context"]
 
 
 def split_globals(argv: list[str]) -> tuple[str | None, list[str]]:
@@ -64,10 +66,13 @@ def try_daemon(argv: list[str]) -> int | None:
     given, words = split_globals(argv)
     if not eligible(words):
         return None
+    # -v: say on stderr who answered (the agent shows a hook's stdout only)
+    verbose = any(w in ("-v", "--verbose") for w in argv[: len(argv) - len(words)])
     data_dir = data_dir_for(given)
     from services.integrations.daemon import request, socket_path
 
     if not socket_path(data_dir).exists():
+        _autostart(data_dir, words, verbose)
         return None
     stdin = sys.stdin.read() if DAEMON_COMMANDS[words[0]] else ""
     reply = request(
@@ -85,11 +90,26 @@ def try_daemon(argv: list[str]) -> int | None:
         # running it here as well could store it twice (the daemon may still store it)
         print(f"engram: {reply.get('error')}; check with `engram list`", file=sys.stderr)
         return 1
+    if reply is None:  # a socket file nobody listens on: the daemon died
+        _autostart(data_dir, words, verbose)
     if not reply or not reply.get("ok"):
         if DAEMON_COMMANDS[words[0]]:
             sys.stdin = io.StringIO(stdin)  # this process runs it now: give the input back
         return None
+    if verbose:
+        print(f"engram: answered by the resident daemon (pid {reply.get('pid')})", file=sys.stderr)
     sys.stdout.write(reply.get("stdout", ""))
     sys.stderr.write(reply.get("stderr", ""))
     sys.stdout.flush()
     return int(reply.get("rc", 0))
+
+
+def _autostart(data_dir: Path, words: list[str], verbose: bool) -> None:
+    if words[:2] != AUTOSTART:
+        return
+    from app.daemon_autostart import start
+
+    pid = start(data_dir)
+    if verbose:
+        said = f"started one (pid {pid})" if pid else "none started"
+        print(f"engram: no resident daemon answered: {said}; answering here", file=sys.stderr)

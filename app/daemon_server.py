@@ -42,16 +42,28 @@ class CliHandler:
         self._env = {k: _norm(os.environ.get(k)) for k in STORE_ENV}
 
     def __call__(self, req: dict) -> dict:
+        env = req.get("env") or {}
+        if any(_norm(env.get(k)) != self._env[k] for k in STORE_ENV):
+            return {"ok": False, "error": "not for this daemon"}  # the client runs it itself
+        if req.get("op") == "mcp":  # an MCP server's recall / get_context
+            return self._mcp(req)
         if req.get("op") != "cli":
             return {"ok": False, "error": f"unknown request {req.get('op')!r}"}
         argv = [str(w) for w in req.get("argv") or []]
         _given, words = split_globals(argv)
-        env = req.get("env") or {}
-        if not eligible(words) or any(_norm(env.get(k)) != self._env[k] for k in STORE_ENV):
+        if not eligible(words):
             return {"ok": False, "error": "not for this daemon"}  # the client runs it itself
         if self._wants_vectors(words) and self.ready is not None:
             self.ready.wait(timeout=120)  # hybrid recall asked for: as in-process, after load
         return self._run(argv, str(req.get("stdin") or ""), req.get("user"))
+
+    def _mcp(self, req: dict) -> dict:
+        from services.integrations.mcp.resident import answer
+
+        keyword = (req.get("args") or {}).get("mode") == "keyword"
+        if not keyword and self.ready is not None:
+            self.ready.wait(timeout=120)  # with the model, as the MCP server's recall waits
+        return answer(self.engram, req)
 
     @staticmethod
     def _wants_vectors(words: list[str]) -> bool:
@@ -108,7 +120,13 @@ class CliHandler:
                     os.environ.pop("ENGRAM_USER", None)
                 else:
                     os.environ["ENGRAM_USER"] = old_user
-        return {"ok": True, "rc": rc, "stdout": out.getvalue(), "stderr": err.getvalue()}
+        return {
+            "ok": True,
+            "rc": rc,
+            "stdout": out.getvalue(),
+            "stderr": err.getvalue(),
+            "pid": os.getpid(),  # `engram -v` says who answered
+        }
 
 
 @contextlib.contextmanager

@@ -27,6 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench import speed_daemon
 from bench.speed import ROOT, env_for, load
 
 Row = tuple[str, str, str, str]
@@ -410,6 +411,8 @@ def run(quick: bool = True, old_dir: Path | None = None) -> list[Row]:
             lambda: forget_rows(old, ROOT, work, 10_000, rounds + 1),
             lambda: forget_deleted_rows(old, ROOT, work, 1 if quick else 3),
             lambda: hook_rows(old, ROOT, work, 8 if quick else 20),
+            lambda: speed_daemon.autostart_rows(old, ROOT, work, 8 if quick else 20),
+            lambda: speed_daemon.mcp_rows(ROOT, work, 3 if quick else 5),
         ):
             for row in part():
                 rows.append(row)
@@ -426,7 +429,8 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(prog="python -m bench.speed_write")
     ap.add_argument("--quick", action="store_true", help="1,000 facts, fewer rounds")
     ap.add_argument("--old", help=f"the old tree (default: main at {BASE}, git archive)")
-    ap.add_argument("--only", choices=("import", "forget", "deleted", "hook"), help="one part")
+    parts = ("import", "forget", "deleted", "hook", "autostart", "mcp")
+    ap.add_argument("--only", choices=parts, help="one part")
     ap.add_argument("--files", type=int, help="--only import: rule files (10 facts each)")
     ap.add_argument("--rounds", type=int, help="--only import: rounds")
     a = ap.parse_args()
@@ -441,6 +445,8 @@ if __name__ == "__main__":
             "forget": lambda: forget_rows(o, ROOT, w, 10_000, 2),
             "deleted": lambda: forget_deleted_rows(o, ROOT, w, 1),
             "hook": lambda: hook_rows(o, ROOT, w, 8 if a.quick else 20),
+            "autostart": lambda: speed_daemon.autostart_rows(o, ROOT, w, 8 if a.quick else 20),
+            "mcp": lambda: speed_daemon.mcp_rows(ROOT, w, 3 if a.quick else 5),
         }[a.only]
         for row in fn():
             print("| " + " | ".join(row) + " |", flush=True)

@@ -177,3 +177,11 @@ def _create_missing_stores(monkeypatch):
     --init (a typo must not make an empty store): the suite says --init once, here, through
     the environment (subprocesses inherit it). tests/core/test_cli_data_dir.py unsets it."""
     monkeypatch.setenv("ENGRAM_INIT", "1")
+
+
+@pytest.fixture(autouse=True)
+def _no_daemon_autostart(monkeypatch):
+    """A prompt hook with no daemon starts one that lives 30 minutes (app/daemon_autostart.py):
+    tests that run the hook must not leave such daemons behind, so the suite turns it off
+    (subprocesses inherit it); tests/integration/test_daemon_autostart.py turns it back on."""
+    monkeypatch.setenv("ENGRAM_DAEMON_AUTOSTART", "0")

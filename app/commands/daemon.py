@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 
@@ -29,6 +30,14 @@ def register(sub) -> None:
         help="a store that syncs with a team server: a round at start and every MINUTES "
         "(default 5; 0: no automatic sync)",
     )
+    p.add_argument(
+        "--idle-exit",
+        type=float,
+        default=0.0,
+        metavar="MINUTES",
+        help="stop after MINUTES without a request (default 0: run until stopped; a prompt "
+        "hook that starts the daemon itself passes 30)",
+    )
     p.set_defaults(func=cmd_serve)
 
 
@@ -37,6 +46,10 @@ def cmd_serve(args, ctx) -> int:
     from services.integrations.daemon import AlreadyRunning
 
     eng = ctx.engram(semantic=False)  # listening first; the model loads in the background
+    lock = _daemon_lock(eng.config.data_dir)
+    if lock is None:
+        print(f"engram: an Engram daemon already serves {eng.config.data_dir}", file=sys.stderr)
+        return 1
     try:
         daemon = serve(eng, keyword_only=args.keyword)
     except AlreadyRunning as exc:
@@ -47,10 +60,12 @@ def cmd_serve(args, ctx) -> int:
         daemon.stop()
 
     signal.signal(signal.SIGTERM, stop)
-    print(f"engram: serving {daemon.path}", file=sys.stderr, flush=True)
+    idle = f"; stops after {args.idle_exit:g} min without a request" if args.idle_exit else ""
+    print(f"engram: serving {daemon.path} (pid {os.getpid()}{idle})", file=sys.stderr, flush=True)
     syncing = _start_sync(eng, args.sync_every)
     try:
-        daemon.wait()
+        if daemon.wait(idle_exit=args.idle_exit * 60):
+            print(f"engram: idle for {args.idle_exit:g} min, stopping", file=sys.stderr, flush=True)
     except KeyboardInterrupt:
         pass
     finally:
@@ -58,6 +73,19 @@ def cmd_serve(args, ctx) -> int:
             syncing.stop()
         daemon.stop()
     return 0
+
+
+def _daemon_lock(data_dir) -> int | None:
+    """The data dir's daemon lock, held until this process exits: inherited from the prompt
+    hook that started this daemon (app/daemon_autostart.py), else taken here; None when
+    another daemon holds it."""
+    from app.daemon_autostart import LOCK_FD_ENV
+    from services.integrations.daemon import hold_lock
+
+    given = os.environ.pop(LOCK_FD_ENV, None)
+    if given and given.isdigit():
+        return int(given)
+    return hold_lock(data_dir)
 
 
 def _start_sync(eng, minutes: float):

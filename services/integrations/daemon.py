@@ -20,10 +20,16 @@ import socket
 import struct
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 SOCKET_NAME = "engram.sock"
+# held (flock) by a serving daemon for its whole life, and by a hook while it starts one: two
+# prompts at once start one daemon, and a daemon refuses to start beside another
+LOCK_NAME = "engram.sock.lock"
+# the environment that decides which store a command opens: a daemon serves only its own
+STORE_ENV = ("ENGRAM_DB_URL", "ENGRAM_CHROMA_URL", "ENGRAM_MODEL_DIR")
 MAX_REQUEST = 8 * 2**20  # a hook's prompt or a transcript path, never a whole store
 # Unix socket paths are limited to 107 bytes (Linux) / 103 (macOS): longer data dirs get no
 # daemon and every caller falls back to in-process (slower, never wrong).
@@ -32,6 +38,25 @@ MAX_PATH = 103
 
 def socket_path(data_dir: str | Path) -> Path:
     return Path(data_dir) / SOCKET_NAME
+
+
+def hold_lock(data_dir: str | Path) -> int | None:
+    """An open descriptor holding the data dir's daemon lock, or None when another process
+    holds it (a daemon serves or is starting) or it cannot be taken (no such dir, no flock)."""
+    try:
+        import fcntl
+    except ImportError:  # no Unix sockets there either
+        return None
+    try:
+        fd = os.open(Path(data_dir) / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
 
 
 # client ------------------------------------------------------------------------------------
@@ -96,6 +121,7 @@ class Daemon:
         self._sock: socket.socket | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
+        self.last_request = time.monotonic()  # for an idle exit (pings do not count)
 
     def start(self) -> None:
         """Bind and start serving; AlreadyRunning when another live daemon owns the socket,
@@ -131,10 +157,13 @@ class Daemon:
             except OSError:
                 pass
 
-    def wait(self) -> None:
-        """Block until stop() (or Ctrl+C in the caller)."""
+    def wait(self, idle_exit: float | None = None) -> bool:
+        """Block until stop() (or Ctrl+C in the caller), or until ``idle_exit`` seconds pass
+        without a request; True when it ended for being idle."""
         while not self._stop.wait(0.5):
-            pass
+            if idle_exit and time.monotonic() - self.last_request > idle_exit:
+                return True
+        return False
 
     def _serve(self) -> None:
         assert self._sock is not None
@@ -178,10 +207,12 @@ class Daemon:
             if req.get("op") == "ping":
                 reply = {"ok": True, "pid": os.getpid(), **(self.status() if self.status else {})}
             else:
+                self.last_request = time.monotonic()
                 try:
                     reply = self.handler(req)
                 except Exception as exc:
                     reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+                self.last_request = time.monotonic()  # a long request is not idle time
         conn.sendall(json.dumps(reply, default=str).encode("utf-8") + b"\n")
 
 

@@ -15,7 +15,13 @@ from services.integrations.mcp import memory
 from services.integrations.mcp.common import ADDS, READ, client_name, expected, hints
 
 if TYPE_CHECKING:
+    from services.integrations.mcp.resident import Resident
     from services.store.handle import MemoryHandle
+
+
+def _ask(resident: Resident | None, tool: str, **args) -> tuple[bool, Any]:
+    """The resident daemon's answer when one serves this store (its model is loaded)."""
+    return resident.ask(tool, **args) if resident is not None else (False, None)
 
 
 def register_writes(server, mem: Callable[[], MemoryHandle]) -> None:
@@ -68,7 +74,9 @@ def register_writes(server, mem: Callable[[], MemoryHandle]) -> None:
         )
 
 
-def register_reads(server, mem: Callable[[], MemoryHandle]) -> None:
+def register_reads(
+    server, mem: Callable[[], MemoryHandle], resident: Resident | None = None
+) -> None:
     @server.tool(
         name="recall",
         title="Search memory",
@@ -88,7 +96,9 @@ def register_reads(server, mem: Callable[[], MemoryHandle]) -> None:
             str, Field(description="auto (default), hybrid, keyword or semantic")
         ] = "auto",
     ) -> dict[str, Any]:
-        return memory.recall(mem(), query, k=k, category=category, mode=mode)
+        args: dict[str, Any] = {"query": query, "k": k, "category": category, "mode": mode}
+        answered, out = _ask(resident, "recall", **args)
+        return out if answered else memory.recall(mem(), **args)
 
     @server.tool(
         name="list_memories",
@@ -123,10 +133,13 @@ def register_reads(server, mem: Callable[[], MemoryHandle]) -> None:
         query: Annotated[str, Field(description="the task or question", min_length=1)],
         budget: Annotated[int, Field(ge=100, le=20000, description="tokens")] = 1500,
     ) -> str:
-        return memory.get_context(mem(), query, budget)
+        answered, out = _ask(resident, "get_context", query=query, budget=budget)
+        return out if answered else memory.get_context(mem(), query, budget)
 
 
-def register_projects(server, mem: Callable[[], MemoryHandle], changed) -> None:
+def register_projects(
+    server, mem: Callable[[], MemoryHandle], changed, resident: Resident | None = None
+) -> None:
     """Several facts at once, a project's facts, one memory with its history; ``changed``
     tells the ``recent`` resource's subscribers of a write."""
 
@@ -196,7 +209,9 @@ def register_projects(server, mem: Callable[[], MemoryHandle], changed) -> None:
         k: Annotated[int, Field(ge=1, le=memory.MAX_K)] = 5,
     ) -> dict[str, Any]:
         cat = memory.project_category(project, None)
-        return {"project": cat[5:], **memory.recall(mem(), query, k=k, category=cat)}
+        args: dict[str, Any] = {"query": query, "k": k, "category": cat, "mode": "auto"}
+        answered, out = _ask(resident, "recall", **args)
+        return {"project": cat[5:], **(out if answered else memory.recall(mem(), **args))}
 
     @server.tool(
         name="get_memory",

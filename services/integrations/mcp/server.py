@@ -25,6 +25,7 @@ from services.integrations.mcp import (
 )
 
 if TYPE_CHECKING:
+    from services.integrations.mcp.resident import Resident
     from services.store.handle import EngramHandle, MemoryHandle
 
 LAYER_NAMES = ("today", "week", "longterm", "memory")
@@ -37,8 +38,9 @@ INSTRUCTIONS = (
 )
 
 
-def build_server(engram: EngramHandle, slug: str):
-    """An ``MCPServer`` bound to agent ``slug`` (which must exist)."""
+def build_server(engram: EngramHandle, slug: str, resident: Resident | None = None):
+    """An ``MCPServer`` bound to agent ``slug`` (which must exist); with ``resident``, recall
+    and the context block are asked of the store's daemon first (``resident.py``)."""
     from mcp.server.mcpserver import MCPServer
 
     engram.agent(slug)  # NotFound now, not on the first call
@@ -51,15 +53,17 @@ def build_server(engram: EngramHandle, slug: str):
     )
 
     def mem() -> MemoryHandle:
+        if resident is not None:
+            resident.local()  # this process does the work: its own model, if deferred
         return engram.agent(slug)  # fresh handle: settings may change while the server runs
 
     changed = common.change_notice(slug)
     # the order of tools/list: writes, then reads, then the rest
     memory_tools.register_writes(server, mem)
     forget_tools.register(server, mem)
-    memory_tools.register_reads(server, mem)
+    memory_tools.register_reads(server, mem, resident)
     _register_resources(server, mem, slug)
-    memory_tools.register_projects(server, mem, changed)
+    memory_tools.register_projects(server, mem, changed, resident)
     entity_tools.register(server, mem, slug, changed)
     prompts.register(server, mem)
     common.harden(server)

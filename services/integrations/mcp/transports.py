@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from services.errors import InvalidInput
+from services.integrations.mcp.resident import Resident
 from services.integrations.mcp.server import build_server
 
 if TYPE_CHECKING:
@@ -116,18 +117,24 @@ def http_app(server, token: str, host: str, port: int):
     return Guard(app, token, port)
 
 
-def _warm_up(engram: EngramHandle, warm_up: bool) -> None:
+def _warm_up(engram: EngramHandle, warm_up: bool, resident: Resident) -> None:
     """Started once the SDK is imported and the tools are built, so the model's and Chroma's
-    imports do not compete with answering ``initialize``; until it ends, recall is keyword."""
+    imports do not compete with answering ``initialize``; recall waits for it. When the
+    store's daemon serves, it answers recall with its loaded model, and this process loads
+    its own only when it first does work itself (``resident.py``)."""
     if warm_up and not engram.semantic_enabled:
         from services.vectors.warmup import warm_up_in_background
 
-        warm_up_in_background(engram)
+        if resident.serving():
+            resident.defer(lambda: warm_up_in_background(engram))
+        else:
+            warm_up_in_background(engram)
 
 
 def serve_stdio(engram: EngramHandle, slug: str, warm_up: bool = False) -> None:
-    server = build_server(engram, slug)
-    _warm_up(engram, warm_up)
+    resident = Resident(engram.config.data_dir, slug)
+    server = build_server(engram, slug, resident)
+    _warm_up(engram, warm_up, resident)
     server.run("stdio")
 
 
@@ -135,6 +142,8 @@ def serve_http(engram: EngramHandle, slug: str, listen: str, warm_up: bool = Fal
     import uvicorn
 
     host, port = parse_listen(listen)
-    app = http_app(build_server(engram, slug), ensure_token(engram.config.data_dir), host, port)
-    _warm_up(engram, warm_up)
+    resident = Resident(engram.config.data_dir, slug)
+    server = build_server(engram, slug, resident)
+    app = http_app(server, ensure_token(engram.config.data_dir), host, port)
+    _warm_up(engram, warm_up, resident)
     uvicorn.run(app, host=host, port=port, log_level="warning")
