@@ -38,6 +38,12 @@ def register(sub) -> None:
         help="stop after MINUTES without a request (default 0: run until stopped; a prompt "
         "hook that starts the daemon itself passes 30)",
     )
+    p.add_argument(
+        "--wait-for-lock",
+        action="store_true",
+        help="when another daemon serves this store, wait for it to stop, then serve (what "
+        "the user service runs) instead of exiting",
+    )
     p.set_defaults(func=cmd_serve)
 
 
@@ -46,7 +52,7 @@ def cmd_serve(args, ctx) -> int:
     from services.integrations.daemon import AlreadyRunning
 
     eng = ctx.engram(semantic=False)  # listening first; the model loads in the background
-    lock = _daemon_lock(eng.config.data_dir)
+    lock = _daemon_lock(eng.config.data_dir, wait=args.wait_for_lock)
     if lock is None:
         print(f"engram: an Engram daemon already serves {eng.config.data_dir}", file=sys.stderr)
         return 1
@@ -75,7 +81,7 @@ def cmd_serve(args, ctx) -> int:
     return 0
 
 
-def _daemon_lock(data_dir) -> int | None:
+def _daemon_lock(data_dir, wait: bool = False) -> int | None:
     """The data dir's daemon lock, held until this process exits: inherited from the prompt
     hook that started this daemon (app/daemon_autostart.py), else taken here; None when
     another daemon holds it."""
@@ -85,7 +91,7 @@ def _daemon_lock(data_dir) -> int | None:
     given = os.environ.pop(LOCK_FD_ENV, None)
     if given and given.isdigit():
         return int(given)
-    return hold_lock(data_dir)
+    return hold_lock(data_dir, wait=wait)
 
 
 def _start_sync(eng, minutes: float):

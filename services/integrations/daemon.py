@@ -40,9 +40,10 @@ def socket_path(data_dir: str | Path) -> Path:
     return Path(data_dir) / SOCKET_NAME
 
 
-def hold_lock(data_dir: str | Path) -> int | None:
+def hold_lock(data_dir: str | Path, wait: bool = False) -> int | None:
     """An open descriptor holding the data dir's daemon lock, or None when another process
-    holds it (a daemon serves or is starting) or it cannot be taken (no such dir, no flock)."""
+    holds it (a daemon serves or is starting) or it cannot be taken (no such dir, no flock).
+    ``wait``: block until the holder lets go instead."""
     try:
         import fcntl
     except ImportError:  # no Unix sockets there either
@@ -52,7 +53,7 @@ def hold_lock(data_dir: str | Path) -> int | None:
     except OSError:
         return None
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         os.close(fd)
         return None

@@ -67,7 +67,9 @@ def without_agent(
 
 
 def render(argv: list[str], data_dir: Path, agents: list[str], platform: str) -> bytes:
-    words = [*argv, "serve"]
+    # a daemon a prompt hook started may hold the lock when the service manager starts this
+    # one: wait for it to idle out rather than fail and be restarted every few seconds
+    words = [*argv, "serve", "--wait-for-lock"]
     text = launchd_plist(words, data_dir, agents) if platform == "darwin" else unit(words, agents)
     return text.encode("utf-8")
 

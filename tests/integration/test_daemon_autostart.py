@@ -191,3 +191,37 @@ def test_a_started_daemon_stops_after_its_idle_time(stores):
     assert proc.returncode == 0, err
     assert "idle for 0.05 min, stopping" in err
     assert not (data / "engram.sock").exists()
+
+
+def test_the_user_service_waits_for_a_hook_started_daemon_instead_of_failing(stores):
+    """The unit's `serve --wait-for-lock`: while a daemon a hook started holds the store's
+    lock, the service's daemon waits (no exit 1, no restart every 5 s), then serves once
+    that one has stopped."""
+    from services.integrations.daemon import hold_lock
+
+    data, _ = stores
+    held = hold_lock(data)  # what a hook-started daemon holds while it serves
+    assert held is not None
+    words = ["serve", "--keyword-only", "--wait-for-lock"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app.cli", "--data-dir", str(data), *words],
+        env=_env(),
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        time.sleep(3)
+        assert proc.poll() is None, proc.stderr.read()  # waiting, not failed
+        assert _ping(data) is None
+        os.close(held)  # the other daemon idles out
+        deadline = time.monotonic() + 120
+        while (_ping(data) or {}).get("pid") != proc.pid:
+            assert proc.poll() is None, proc.stderr.read()
+            assert time.monotonic() < deadline, "the waiting daemon never served"
+            time.sleep(0.3)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+    assert proc.returncode == 0

@@ -79,7 +79,7 @@ def test_hooks_install_installs_the_daemon_as_a_user_service_and_uninstall_remov
     # no systemd --user for this home: the note says how to start it instead
     assert f"start it with `{' '.join(engram_argv(data))} serve`" in out, out
     assert f"`systemctl --user enable --now {unit.stem}`" in out
-    words = " ".join(f'"{w}"' for w in [*engram_argv(data), "serve"])
+    words = " ".join(f'"{w}"' for w in [*engram_argv(data), "serve", "--wait-for-lock"])
     assert unit.read_text() == (
         "# Engram's resident daemon: agents' prompt hooks ask it instead of loading Engram.\n"
         "# Written by `engram hooks install`; `engram hooks uninstall` removes it.\n"
@@ -115,7 +115,7 @@ def test_on_macos_the_daemon_is_a_launchd_agent(home, tmp_path, capsys, monkeypa
     assert rc == 0, out + err
     (plist,) = (home / "Library" / "LaunchAgents").glob("dev.engram.serve.*.plist")
     text = plist.read_text()
-    words = "".join(f"    <string>{w}</string>\n" for w in [*engram_argv(data), "serve"])
+    words = "".join(f"    <string>{w}</string>\n" for w in [*engram_argv(data), "serve", "--wait-for-lock"])
     assert f"  <key>ProgramArguments</key>\n  <array>\n{words}  </array>\n" in text
     assert "<!-- agents: mac -->" in text and "<key>RunAtLoad</key>\n  <true/>" in text
     assert f"`launchctl bootstrap gui/$(id -u) {plist}`" in out, out
