@@ -9,23 +9,15 @@ import re
 import psycopg2
 import pytest
 
-from app.cli import main
 from services.config import StoreConfig
 from services.engram import Engram
+from tests.teamstore.servers import member_cli as _cli
 
 SHARED = [
     "The release branch is cut every Monday morning",
     "Deploys to staging need a second reviewer",
 ]
 DIARY = "My salary review with Priya is on the third of June"
-
-
-def _cli(capsys, monkeypatch, url, data, *args):
-    monkeypatch.setenv("ENGRAM_DB_URL", url)
-    monkeypatch.delenv("ENGRAM_CHROMA_URL", raising=False)
-    rc = main(["--data-dir", str(data), *args])
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 def _sql(pg_server, dbname, role, autocommit=True):
@@ -173,16 +165,11 @@ def test_7_a_member_holding_advisory_locks_or_one_agents_lock_stops_nobody_else(
     cur.execute("SELECT pg_advisory_lock(4242, %s)", (team["team"],))
     cur.execute("SELECT pg_advisory_lock(4242, %s)", (team["diary"],))
     alice = members("alice")
-    rc, out, err = _cli(
-        capsys,
-        monkeypatch,
-        alice,
-        tmp_path / "a",
-        "remember",
-        "--agent",
-        "team",
-        "The office closes at six on Fridays",
-    )
+
+    def as_alice(*args: str) -> tuple[int, str, str]:
+        return _cli(capsys, monkeypatch, alice, tmp_path / "a", *args)
+
+    rc, out, err = as_alice("remember", "--agent", "team", "The office closes at six on Fridays")
     assert rc == 0, err
     # the writer lock now: bob cannot take the lock of an agent he cannot see, nor reach
     # the lock table
@@ -195,27 +182,9 @@ def test_7_a_member_holding_advisory_locks_or_one_agents_lock_stops_nobody_else(
     # he can hold the shared agent's (he writes to it): a writer there waits a bounded time
     # and is told who holds it; alice's own agent is not held up
     cur.execute("SELECT engram_lock_agent(%s, 100)", (team["team"],))
-    rc, out, err = _cli(
-        capsys,
-        monkeypatch,
-        alice,
-        tmp_path / "a",
-        "remember",
-        "--agent",
-        "team",
-        "The office opens at eight",
-    )
+    rc, out, err = as_alice("remember", "--agent", "team", "The office opens at eight")
     assert rc != 0 and "lock wait: bob held the writer lock" in err, (rc, out, err)
-    rc, out, err = _cli(
-        capsys,
-        monkeypatch,
-        alice,
-        tmp_path / "a",
-        "remember",
-        "--agent",
-        "diary",
-        "Dentist on Tuesday",
-    )
+    rc, out, err = as_alice("remember", "--agent", "diary", "Dentist on Tuesday")
     assert rc == 0, err
     bob.rollback()
     bob.close()
