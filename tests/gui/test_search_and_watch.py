@@ -9,6 +9,11 @@ from tests_gui_helpers import open_tab
 from tests.processes import run_engram
 
 
+def _remember_elsewhere(engram, *args: str):
+    """`engram remember ARGS…` in a process of its own, as an agent's hook runs it."""
+    return run_engram("app.cli", "--data-dir", str(engram.config.data_dir), "remember", *args)
+
+
 def test_search_runs_in_worker_and_shows_signal_shares(window, seeded, qtbot):
     tab = open_tab(window, "claude")
     window.act_find.trigger()
@@ -70,14 +75,8 @@ def test_fact_from_another_process_appears_keeping_selection(window, engram, see
     tab.table.selectRow(3)
     keep = tab.model.id_at(3)
     before = tab.model.rowCount()
-    out = run_engram(
-        "app.cli",
-        "--data-dir",
-        str(engram.config.data_dir),
-        "remember",
-        "--agent",
-        "claude",
-        "The staging database is restored every Sunday night",
+    out = _remember_elsewhere(
+        engram, "--agent", "claude", "The staging database is restored every Sunday night"
     )
     assert out.returncode == 0, out.stderr
     new_id = int(out.stdout.strip().splitlines()[0])
@@ -90,16 +89,7 @@ def test_fact_from_another_process_appears_keeping_selection(window, engram, see
 
 
 def test_new_agent_from_another_process_gets_a_tab(window, engram, qtbot):
-    out = run_engram(
-        "app.cli",
-        "--data-dir",
-        str(engram.config.data_dir),
-        "remember",
-        "--agent",
-        "hermes",
-        "--create-agent",
-        "Standup is at 9:30",
-    )
+    out = _remember_elsewhere(engram, "--agent", "hermes", "--create-agent", "Standup is at 9:30")
     assert out.returncode == 0, out.stderr
     qtbot.waitUntil(lambda: "hermes" in window.agent_tabs, timeout=10000)
     assert window.agent_tabs["hermes"].model.rowCount() == 1

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from app.cli import main as cli
+from tests.cli_runs import engram_cli
 from tests.processes import run_engram
 
 
@@ -354,22 +355,8 @@ def test_hook_run_without_input_says_what_it_expects(tmp_path):
 def test_with_context_adds_a_prompt_hook_that_prints_relevant_memory(tmp_path, home, capsys):
     data = str(tmp_path / "data")
     before = snapshot(home)
-    assert (
-        cli(
-            [
-                "--data-dir",
-                data,
-                "remember",
-                "--create-agent",
-                "--agent",
-                "claude",
-                "--category",
-                "pref",
-                "Prefers pnpm over npm for JavaScript",
-            ]
-        )
-        == 0
-    )
+    remember = ("remember", "--create-agent", "--agent", "claude", "--category", "pref")
+    assert engram_cli(capsys, data, *remember, "Prefers pnpm over npm for JavaScript")[0] == 0
     hooks(
         capsys,
         data,

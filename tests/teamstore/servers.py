@@ -295,10 +295,8 @@ def run_cli(data_dir, *args) -> str:
 def member_cli(capsys, monkeypatch, url: str, data: Path, *args: str) -> tuple[int, str, str]:
     """``engram --data-dir D ARGS…`` in this process, on the team store at URL (whose
     credentials name the member), vectors local: (exit code, stdout, stderr)."""
-    from app.cli import main
+    from tests.cli_runs import engram_cli
 
     monkeypatch.setenv("ENGRAM_DB_URL", url)
     monkeypatch.delenv("ENGRAM_CHROMA_URL", raising=False)
-    rc = main(["--data-dir", str(data), *args])
-    out, err = capsys.readouterr()
-    return rc, out, err
+    return engram_cli(capsys, data, *args)
