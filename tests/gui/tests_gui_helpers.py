@@ -101,3 +101,23 @@ def type_over(qtbot, tab, text):
     ed.setFocus()
     ed.selectAll()
     qtbot.keyClicks(ed, text)
+
+
+def old_scratch_facts(agent, n, word="Scratch"):
+    """N `tmp` facts written and learned 30 days ago: what GC archives. Their ids."""
+    from datetime import timedelta
+
+    from models.tables import utcnow
+    from services import NewFact
+
+    old = utcnow() - timedelta(days=30)
+    res = agent.remember_many(
+        [
+            NewFact(f"{word} note {i} about build {i * 3}", category="tmp", created_at=old)
+            for i in range(n)
+        ],
+        near_duplicate=None,
+    )
+    ids = [r.fact_id for r in res]
+    learned_at(agent, ids, old)  # GC counts from when Engram learned them
+    return ids
