@@ -304,22 +304,28 @@ def cmd_capture(args) -> dict:
     if args.verbose:
         print(capture.errors(r))
     if args.transcripts:
-        from bench import capture_sessions
+        from bench import capture_pairs, capture_sessions
 
-        t = capture_sessions.run()
-        print("\nSession capture per agent (bench/capture_gold/sessions)")
-        print(capture_sessions.table(t))
-        if args.verbose:
-            print(capture_sessions.errors(t))
-        r["transcripts"] = t
-        from bench import capture_pairs
-
-        p = capture_pairs.run_fresh()
-        print("\nValue changes and opposites (bench/capture_gold/pairs, real write pipeline)")
-        print(capture_pairs.table(p))
-        if args.verbose:
-            print(capture_pairs.errors(p))
-        r["pairs"] = p
+        for key, title, part, run in (
+            (
+                "transcripts",
+                "Session capture per agent (bench/capture_gold/sessions)",
+                capture_sessions,
+                capture_sessions.run,
+            ),
+            (
+                "pairs",
+                "Value changes and opposites (bench/capture_gold/pairs, real write pipeline)",
+                capture_pairs,
+                capture_pairs.run_fresh,
+            ),
+        ):
+            result = run()
+            print(f"\n{title}")
+            print(part.table(result))
+            if args.verbose:
+                print(part.errors(result))
+            r[key] = result
     if args.samples:
         folder = Path(args.samples)
         r["samples"] = capture.samples(folder)

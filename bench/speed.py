@@ -121,8 +121,9 @@ def old_ref(ref: str | None = None) -> str:
     return sha("HEAD~1")
 
 
-def ensure_old(ref: str) -> Path:
-    path = Path(tempfile.gettempdir()) / f"engram-old-{ref}"
+def ensure_old(ref: str, path: Path | None = None) -> Path:
+    """The tree of commit REF (`git archive`) in PATH (a temp dir named for it), once."""
+    path = path or Path(tempfile.gettempdir()) / f"engram-old-{ref}"
     if not (path / "services" / "engram.py").exists():
         path.mkdir(parents=True, exist_ok=True)
         arch = subprocess.run(

@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.speed import ROOT, env_for, load, timed
+from bench.speed import ROOT, ensure_old, env_for, load, timed
 from bench.speed import cli as _cmd
 
 Row = tuple[str, str, str, str]
@@ -37,13 +37,7 @@ BASE_DIR = Path(tempfile.gettempdir()) / "engram-old-write"
 
 
 def ensure_base(path: Path = BASE_DIR) -> Path:
-    if not (path / "services" / "engram.py").exists():
-        path.mkdir(parents=True, exist_ok=True)
-        arch = subprocess.run(
-            ["git", "-C", str(ROOT), "archive", BASE], capture_output=True, check=True
-        )
-        subprocess.run(["tar", "-x", "-C", str(path)], input=arch.stdout, check=True)
-    return path
+    return ensure_old(BASE, path)
 
 
 # the import's store step alone, in a child on ``root`` (no interpreter start, no compile):
