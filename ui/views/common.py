@@ -57,6 +57,11 @@ class InsightWindow(QDialog):
         self.agent.currentIndexChanged.connect(lambda _i: self.reload())
         return self.agent
 
+    @property
+    def slug(self) -> str:
+        """The agent picked in the window's agent picker."""
+        return self.agent.currentData() or ""
+
     def read(self, progress, cancelled):  # in the worker
         raise NotImplementedError
 

@@ -62,10 +62,6 @@ class HealthView(InsightWindow):
         self.data = None
         self.reload()
 
-    @property
-    def slug(self) -> str:
-        return self.agent.currentData() or ""
-
     def read(self, progress, cancelled):
         slug = self.slug
         return memory_health(self.engram.agent(slug), limit=self.limit) if slug else None

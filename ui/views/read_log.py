@@ -40,10 +40,6 @@ class ReadLogView(InsightWindow):
         self.lay.addWidget(self.table, 1)
         self.reload()
 
-    @property
-    def slug(self) -> str:
-        return self.agent.currentData() or ""
-
     def read(self, progress, cancelled):
         slug = self.slug
         if not slug:
