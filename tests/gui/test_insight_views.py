@@ -12,7 +12,7 @@ from tests_gui_helpers import open_tab
 
 from models.tables import utcnow
 from services import FactFilters, ForgetScope, ForgetService, NewFact, latest_layers
-from services.integrations import mcp_tools
+from services.integrations.mcp import memory as mcp_tools
 from services.search.context import build_context
 from services.store.review import review_metadata
 
