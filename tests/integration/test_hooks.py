@@ -14,15 +14,8 @@ import pytest
 
 from app.cli import main as cli
 from tests.cli_runs import engram_cli
+from tests.file_tree import snapshot
 from tests.processes import run_engram
-
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    """Every file and directory under root (dirs as None) with its exact bytes."""
-    out = {}
-    for p in sorted(root.rglob("*")):
-        out[str(p.relative_to(root))] = p.read_bytes() if p.is_file() else None
-    return out
 
 
 @pytest.fixture
