@@ -26,6 +26,8 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
@@ -53,6 +55,25 @@ def _machine() -> dict:
         "loadavg_at_start": os.getloadavg(),
         "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
+
+
+@contextmanager
+def _scratch(name: str) -> Iterator[Path]:
+    """A temp dir for one benchmark's stores, removed when it ends, however it ends."""
+    work = Path(tempfile.mkdtemp(prefix=f"engram-{name}-"))
+    try:
+        yield work
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _report(file: str, r: dict, table: Callable[[dict], str] | None = None) -> dict:
+    """Print the benchmark's table (when it has one) and write its result, with the machine
+    it ran on, to bench/results/FILE."""
+    if table is not None:
+        print(table(r))
+    _write(RESULTS / file, r | {"machine": _machine()})
+    return r
 
 
 def cmd_locomo(args) -> dict:
@@ -183,27 +204,17 @@ def cmd_gui(args) -> dict:
 
 
 def cmd_mcp(args) -> dict:
-    import shutil
-
     from bench import mcp_latency
 
-    work = Path(tempfile.mkdtemp(prefix="engram-mcp-"))
-    try:
+    with _scratch("mcp") as work:
         r = mcp_latency.run(work, facts=args.facts, queries=args.queries, semantic=args.semantic)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    print(mcp_latency.table(r))
-    _write(RESULTS / "mcp.json", r | {"machine": _machine()})
-    return r
+    return _report("mcp.json", r, mcp_latency.table)
 
 
 def cmd_redaction(args) -> dict:
     from bench import redaction
 
-    r = redaction.run()
-    print(redaction.table(r))
-    _write(RESULTS / "redaction.json", r | {"machine": _machine()})
-    return r
+    return _report("redaction.json", redaction.run(), redaction.table)
 
 
 def cmd_speed(args) -> dict:
@@ -213,56 +224,33 @@ def cmd_speed(args) -> dict:
         r = speed.keyword_only(
             Path(args.keyword_store), args.slug, args.queries, args.old, args.hybrid
         )
-        _write(RESULTS / "speed-keyword.json", r | {"machine": _machine()})
-        return r
-    work = Path(tempfile.mkdtemp(prefix="engram-speed-"))
-    try:
+        return _report("speed-keyword.json", r)
+    with _scratch("speed") as work:
         r = speed.run(args.quick, work, args.old)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    _write(
-        RESULTS / ("speed-quick.json" if args.quick else "speed.json"), r | {"machine": _machine()}
-    )
-    return r
+    return _report("speed-quick.json" if args.quick else "speed.json", r)
 
 
 def cmd_supersession(args) -> dict:
-    import shutil
-
     from bench import supersession
 
-    work = Path(tempfile.mkdtemp(prefix="engram-supersession-"))
-    try:
+    with _scratch("supersession") as work:
         r = supersession.run_in(work)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    print(supersession.table(r))
-    _write(RESULTS / "supersession.json", r | {"machine": _machine()})
-    return r
+    return _report("supersession.json", r, supersession.table)
 
 
 def cmd_limits(args) -> dict:
-    import shutil
-
     from bench import limits
 
-    work = Path(tempfile.mkdtemp(prefix="engram-limits-"))
-    try:
+    with _scratch("limits") as work:
         r = limits.run(work, entities=args.entities)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    print(limits.table(r))
-    _write(RESULTS / "limits.json", r | {"machine": _machine()})
-    return r
+    return _report("limits.json", r, limits.table)
 
 
 def cmd_harness(args) -> dict:
     from bench import harness
 
     r = harness.run(examples=args.examples, every_rule=args.all)
-    print(harness.table(r))
-    _write(RESULTS / "harness.json", r | {"machine": _machine()})
-    return r
+    return _report("harness.json", r, harness.table)
 
 
 def cmd_all(args) -> None:
@@ -316,22 +304,28 @@ def cmd_capture(args) -> dict:
     if args.verbose:
         print(capture.errors(r))
     if args.transcripts:
-        from bench import capture_sessions
+        from bench import capture_pairs, capture_sessions
 
-        t = capture_sessions.run()
-        print("\nSession capture per agent (bench/capture_gold/sessions)")
-        print(capture_sessions.table(t))
-        if args.verbose:
-            print(capture_sessions.errors(t))
-        r["transcripts"] = t
-        from bench import capture_pairs
-
-        p = capture_pairs.run_fresh()
-        print("\nValue changes and opposites (bench/capture_gold/pairs, real write pipeline)")
-        print(capture_pairs.table(p))
-        if args.verbose:
-            print(capture_pairs.errors(p))
-        r["pairs"] = p
+        for key, title, part, run in (
+            (
+                "transcripts",
+                "Session capture per agent (bench/capture_gold/sessions)",
+                capture_sessions,
+                capture_sessions.run,
+            ),
+            (
+                "pairs",
+                "Value changes and opposites (bench/capture_gold/pairs, real write pipeline)",
+                capture_pairs,
+                capture_pairs.run_fresh,
+            ),
+        ):
+            result = run()
+            print(f"\n{title}")
+            print(part.table(result))
+            if args.verbose:
+                print(part.errors(result))
+            r[key] = result
     if args.samples:
         folder = Path(args.samples)
         r["samples"] = capture.samples(folder)

@@ -38,6 +38,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from tests.integration.mcp_client import initialize
+
 ROOT = Path(__file__).resolve().parents[1]
 CHILD = Path(__file__).resolve().parent / "speed_child.py"
 
@@ -119,8 +121,9 @@ def old_ref(ref: str | None = None) -> str:
     return sha("HEAD~1")
 
 
-def ensure_old(ref: str) -> Path:
-    path = Path(tempfile.gettempdir()) / f"engram-old-{ref}"
+def ensure_old(ref: str, path: Path | None = None) -> Path:
+    """The tree of commit REF (`git archive`) in PATH (a temp dir named for it), once."""
+    path = path or Path(tempfile.gettempdir()) / f"engram-old-{ref}"
     if not (path / "services" / "engram.py").exists():
         path.mkdir(parents=True, exist_ok=True)
         arch = subprocess.run(
@@ -159,13 +162,13 @@ def child(
 
 
 def timed(
-    cmd: list[str], env: dict, stdin: str = "", cwd: Path = ROOT
+    cmd: list[str], env: dict, stdin: str = "", cwd: Path = ROOT, timeout: float = 300
 ) -> tuple[float, float, subprocess.CompletedProcess]:
     """(wall s, CPU s of the child, the finished process) of one command."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     p = subprocess.run(
-        cmd, input=stdin, capture_output=True, text=True, env=env, cwd=cwd, timeout=300
+        cmd, input=stdin, capture_output=True, text=True, env=env, cwd=cwd, timeout=timeout
     )
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -177,10 +180,8 @@ def cli(root: Path, data: Path, *words: str) -> list[str]:
     return [sys.executable, "-m", "app.cli", "--data-dir", str(data), *words]
 
 
-# rows ------------------------------------------------------------------------------------
-def mcp_start(root: Path, data: Path) -> dict:
-    """Spawn the server as an agent does; time until ``initialize`` and ``tools/list`` answer."""
-    t = time.perf_counter()
+def _mcp_server(root: Path, data: Path) -> tuple[subprocess.Popen, Callable[[dict], None]]:
+    """`engram mcp` spawned as an agent spawns it, and a function that sends it one message."""
     p = subprocess.Popen(
         cli(root, data, "mcp", "--agent", "speed"),
         stdin=subprocess.PIPE,
@@ -190,24 +191,22 @@ def mcp_start(root: Path, data: Path) -> dict:
         cwd=str(root),
     )
     assert p.stdin is not None and p.stdout is not None
+    stdin = p.stdin
 
-    def send(obj):
-        p.stdin.write((json.dumps(obj) + "\n").encode())
-        p.stdin.flush()
+    def send(obj: dict) -> None:
+        stdin.write((json.dumps(obj) + "\n").encode())
+        stdin.flush()
 
+    return p, send
+
+
+# rows ------------------------------------------------------------------------------------
+def mcp_start(root: Path, data: Path) -> dict:
+    """Spawn the server as an agent does; time until ``initialize`` and ``tools/list`` answer."""
+    t = time.perf_counter()
+    p, send = _mcp_server(root, data)
     try:
-        send(
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "bench", "version": "1"},
-                },
-            }
-        )
+        send(initialize("bench"))
         p.stdout.readline()
         init = time.perf_counter() - t
         with open(f"/proc/{p.pid}/stat") as f:
@@ -227,35 +226,11 @@ def mcp_first_recall(root: Path, data: Path) -> dict:
     """Spawn the server with the model on (no ``--keyword``), as agents start it, and call
     ``recall`` at once: the time to its answer, and the pipeline that answered."""
     t = time.perf_counter()
-    p = subprocess.Popen(
-        cli(root, data, "mcp", "--agent", "speed"),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env=env_for(root),
-        cwd=str(root),
-    )
-    assert p.stdin is not None and p.stdout is not None
+    p, send = _mcp_server(root, data)
     killer = threading.Timer(180, p.kill)  # a hung server ends the row, not the run
     killer.start()
-
-    def send(obj: dict) -> None:
-        p.stdin.write((json.dumps(obj) + "\n").encode())
-        p.stdin.flush()
-
     try:
-        send(
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "bench", "version": "1"},
-                },
-            }
-        )
+        send(initialize("bench"))
         p.stdout.readline()
         send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         args = {"query": "how do we deploy the release", "k": 5}

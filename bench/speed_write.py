@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import shutil
 import sqlite3
 import statistics
@@ -28,7 +27,8 @@ import time
 from pathlib import Path
 
 from bench import speed_daemon
-from bench.speed import ROOT, env_for, load
+from bench.speed import ROOT, ensure_old, env_for, load, timed
+from bench.speed import cli as _cmd
 
 Row = tuple[str, str, str, str]
 # "old" for these rows: main before this work (the import of rule files did not exist at
@@ -38,13 +38,7 @@ BASE_DIR = Path(tempfile.gettempdir()) / "engram-old-write"
 
 
 def ensure_base(path: Path = BASE_DIR) -> Path:
-    if not (path / "services" / "engram.py").exists():
-        path.mkdir(parents=True, exist_ok=True)
-        arch = subprocess.run(
-            ["git", "-C", str(ROOT), "archive", BASE], capture_output=True, check=True
-        )
-        subprocess.run(["tar", "-x", "-C", str(path)], input=arch.stdout, check=True)
-    return path
+    return ensure_old(BASE, path)
 
 
 # the import's store step alone, in a child on ``root`` (no interpreter start, no compile):
@@ -85,20 +79,9 @@ def _store_step(root: Path, work: Path, proj: Path) -> tuple[int, float]:
     return int(added), float(secs)
 
 
-def _cmd(root: Path, data: Path, *words: str) -> list[str]:
-    return [sys.executable, "-m", "app.cli", "--data-dir", str(data), *words]
-
-
 def _timed(cmd: list[str], env: dict, cwd: Path, stdin: str = "") -> tuple[float, float, str]:
-    """(wall s, CPU s of the child, stdout) of one command."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t = time.perf_counter()
-    p = subprocess.run(
-        cmd, input=stdin, capture_output=True, text=True, env=env, cwd=cwd, timeout=1800
-    )
-    wall = time.perf_counter() - t
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    """(wall s, CPU s of the child, its stdout and stderr) of one command."""
+    wall, cpu, p = timed(cmd, env, stdin, cwd, timeout=1800)
     return wall, cpu, p.stdout + p.stderr
 
 

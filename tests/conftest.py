@@ -112,12 +112,13 @@ _SPAWN_WORDS = ("subprocess", "sys.executable", "Popen", "multiprocessing")
 
 
 def _spawns_processes(item) -> bool:
-    """A module that imports subprocess (or the MCP stdio client), or a test whose own code
-    names a way to start a process, starts other processes."""
+    """A module that imports subprocess (or the MCP stdio client, or tests/processes.py), or a
+    test whose own code names a way to start a process, starts other processes."""
     module = getattr(item, "module", None)
     names = vars(module) if module is not None else {}
     if "subprocess" in names or any(
-        _from(v, "tests.integration.mcp_client") for v in names.values()
+        _from(v, "tests.integration.mcp_client") or _from(v, "tests.processes")
+        for v in names.values()
     ):
         return True
     try:

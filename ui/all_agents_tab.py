@@ -19,14 +19,7 @@ class AllAgentsTab(QWidget):
         self.search = SearchPanel(engram, runner, None, parent=self)
         self.preview = FactEditor()
         self.preview.title.setText("Pick a result to see it here.")
-        for w in (
-            self.preview.content,
-            self.preview.category,
-            self.preview.importance,
-            self.preview.tags,
-            self.preview.pinned,
-        ):
-            w.setEnabled(False)
+        self._read_only_preview()
         self.preview.save_btn.hide()
         self.preview.revert_btn.hide()
         hint = QLabel(
@@ -45,6 +38,13 @@ class AllAgentsTab(QWidget):
         lay.addWidget(split, 1)
         self.search.hit_activated.connect(self._preview)
 
+    def _read_only_preview(self) -> None:
+        """The preview shows a fact; it is edited in its agent's tab (set_fact enables the
+        fields again, so this follows every set_fact)."""
+        p = self.preview
+        for w in (p.content, p.category, p.importance, p.tags, p.pinned):
+            w.setEnabled(False)
+
     @Slot(str, int)
     def _preview(self, slug: str, fact_id: int) -> None:
         try:
@@ -53,12 +53,5 @@ class AllAgentsTab(QWidget):
         except EngramError:
             self.preview.set_fact(None)
             return
-        for w in (
-            self.preview.content,
-            self.preview.category,
-            self.preview.importance,
-            self.preview.tags,
-            self.preview.pinned,
-        ):
-            w.setEnabled(False)
+        self._read_only_preview()
         self.preview.title.setText(f"<b>{slug}</b> · " + self.preview.title.text())

@@ -9,6 +9,18 @@ from PySide6.QtGui import QFont
 
 from services import FactView
 
+
+def answered_roles(*own: Qt.ItemDataRole | int) -> frozenset[int]:
+    """The data roles a table model answers: the text, tooltip and alignment every table
+    gives, and its OWN; any other role is answered None at once (views ask for many)."""
+    text = (
+        Qt.ItemDataRole.DisplayRole,
+        Qt.ItemDataRole.ToolTipRole,
+        Qt.ItemDataRole.TextAlignmentRole,
+    )
+    return frozenset(int(r) for r in (*text, *own))
+
+
 COLUMNS = [  # (header, sort key, tooltip)
     ("Content", "content", "What the agent remembers"),
     ("Category", "category", "fact, pref, env, proj:<x>, rel:<x>, task, tmp, rule, meta"),
@@ -81,16 +93,7 @@ class FactCells(QAbstractTableModel):
     def flags(self, index):
         return self._FLAGS if index.isValid() else Qt.ItemFlag.NoItemFlags
 
-    _ROLES = frozenset(
-        int(r)
-        for r in (
-            Qt.ItemDataRole.DisplayRole,
-            Qt.ItemDataRole.ToolTipRole,
-            Qt.ItemDataRole.TextAlignmentRole,
-            Qt.ItemDataRole.FontRole,
-            Qt.AccessibleTextRole,
-        )
-    )
+    _ROLES = answered_roles(Qt.ItemDataRole.FontRole, Qt.AccessibleTextRole)
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid() or index.row() >= len(self._ids):

@@ -177,33 +177,13 @@ class FilterBar(QWidget):
         current = self.category_value()
         names = list(dict.fromkeys(CATEGORIES + sorted(counts)))
         names.sort(key=lambda c: (-counts.get(c, 0), c))
-        self.category.blockSignals(True)
-        self.category.clear()
-        self.category.addItem(ANY, ANY)
-        for c in names:
-            self.category.addItem(f"{c} ({counts.get(c, 0):,})", c)
-        i = self.category.findData(current) if current else 0
-        if i >= 0:
-            self.category.setCurrentIndex(i)
-        else:
-            self.category.setEditText(current)
-        self.category.blockSignals(False)
+        _refill(self.category, [(c, counts.get(c, 0)) for c in names], current)
 
     def set_tag_counts(self, counts: dict[str, int]) -> None:
         """List the agent's tags, most used first, with their active-fact counts ("web (4)");
         the filter uses the bare tag. The current choice is kept."""
-        current = self.tag_value()
-        self.tag.blockSignals(True)
-        self.tag.clear()
-        self.tag.addItem(ANY, ANY)
-        for t in sorted(counts, key=lambda t: (-counts[t], t.lower())):
-            self.tag.addItem(f"{t} ({counts[t]:,})", t)
-        i = self.tag.findData(current) if current else 0
-        if i >= 0:
-            self.tag.setCurrentIndex(i)
-        else:
-            self.tag.setEditText(current)
-        self.tag.blockSignals(False)
+        tags = sorted(counts, key=lambda t: (-counts[t], t.lower()))
+        _refill(self.tag, [(t, counts[t]) for t in tags], self.tag_value())
 
     def category_value(self) -> str:
         """The category to filter on: a listed item's bare name, or what was typed."""
@@ -231,6 +211,23 @@ class FilterBar(QWidget):
             since=since,
             until=until,
         )
+
+
+def _refill(combo: QComboBox, counted: list[tuple[str, int]], current: str) -> None:
+    """COMBO lists "any" then each value with its count ("web (4)", the value as the item's
+    data), CURRENT still chosen (or typed, when it is no longer listed); quietly, as the
+    filter has not changed."""
+    combo.blockSignals(True)
+    combo.clear()
+    combo.addItem(ANY, ANY)
+    for value, n in counted:
+        combo.addItem(f"{value} ({n:,})", value)
+    i = combo.findData(current) if current else 0
+    if i >= 0:
+        combo.setCurrentIndex(i)
+    else:
+        combo.setEditText(current)
+    combo.blockSignals(False)
 
 
 def _choice(combo: QComboBox) -> str:

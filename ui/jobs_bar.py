@@ -60,8 +60,12 @@ class JobsBar(QWidget):
         if job is None:
             return
         self.titles[job_id] = title
+        self._busy(job_id, title)
+
+    def _busy(self, job_id: int, text: str) -> None:
+        """Show JOB_ID as the bar's job: TEXT, a busy bar and Cancel."""
         self.current = job_id
-        self.label.setText(title)
+        self.label.setText(text)
         self.bar.setRange(0, 0)
         self.bar.setFormat("")
         self.bar.show()
@@ -77,14 +81,7 @@ class JobsBar(QWidget):
         self.titles[job_id] = title
         if self.current is not None and self.current != job_id:
             return  # a running job is on show; this one is named when it starts
-        self.current = job_id
-        self.label.setText(f"{title} — waits for: {behind}")
-        self.bar.setRange(0, 0)
-        self.bar.setFormat("")
-        self.bar.show()
-        self.cancel_btn.show()
-        self.dismiss_btn.hide()
-        self.show()
+        self._busy(job_id, f"{title} — waits for: {behind}")
 
     @Slot(int, int, int, str)
     def _progress(self, job_id: int, done: int, total: int, message: str) -> None:

@@ -9,6 +9,8 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QStyledItemDelegate, QWidget
 
+from ui.fact_cells import answered_roles
+
 SIGNALS = [
     ("keyword", "#3b82f6"),
     ("semantic", "#a855f7"),
@@ -104,16 +106,7 @@ class SearchResultsModel(QAbstractTableModel):
             return None
         return self._value(index.row(), index.column(), role)
 
-    _ROLES = frozenset(
-        int(r)
-        for r in (
-            Qt.ItemDataRole.DisplayRole,
-            Qt.ItemDataRole.ToolTipRole,
-            Qt.ItemDataRole.TextAlignmentRole,
-            ID_ROLE,
-            SHARES_ROLE,
-        )
-    )
+    _ROLES = answered_roles(ID_ROLE, SHARES_ROLE)
 
     def _value(self, row: int, col: int, role):
         if role not in self._ROLES:

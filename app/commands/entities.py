@@ -196,19 +196,20 @@ def cmd_type(args, ctx) -> int:
     return _done("type set", _mem(args, ctx).entities.set_type(args.entity, args.type), args)
 
 
+def _said(word: str, what: int, args) -> int:
+    """WORD on its own, or {WORD: WHAT} with --json."""
+    if args.json:
+        emit_json({word: what})
+    else:
+        print(word)
+    return 0
+
+
 def cmd_undo(args, ctx) -> int:
     _mem(args, ctx).entities.undo(args.event)
-    if args.json:
-        emit_json({"undone": args.event})
-        return 0
-    print("undone")
-    return 0
+    return _said("undone", args.event, args)
 
 
 def cmd_dismiss(args, ctx) -> int:
     _mem(args, ctx).entities.dismiss(args.candidate)
-    if args.json:
-        emit_json({"dismissed": args.candidate})
-        return 0
-    print("dismissed")
-    return 0
+    return _said("dismissed", args.candidate, args)

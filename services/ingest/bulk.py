@@ -75,13 +75,7 @@ def bulk_remember(
             if rows:
                 fact_writes.insert_rows(m.db, rows)
                 ids = fact_rows.newest_ids(m.agent_id, len(rows))
-                m.facts.audit(
-                    "bulk-import",
-                    None,
-                    None,
-                    {"count": len(ids), "first_id": ids[0], "last_id": ids[-1]},
-                    actor=actor,
-                )
+                _audit_import(m, ids, actor)
         counts["added"] += len(rows)
         if rows and embed and e.index is not None:
             e.index.upsert(m.agent_id, ids, [r["content"] for r in rows])
@@ -114,27 +108,19 @@ def bulk_remember(
             counts["duplicate"] += 1
             continue
         seen.add(h)
-        cat = policy.category(item.category)
         buf.append(
-            {
-                "agent": m.agent_id,
-                "content": text,
-                "content_hash": h,
-                "category": cat,
-                "memory_type": item.memory_type or memory_type_for(cat),
-                "importance": float(item.importance),
-                "confidence": float(item.confidence),
-                "pinned": bool(item.pinned),
-                "status": status,
-                "source": item.source,
-                "source_ref": item.source_ref,
-                "subject": require_clean_subject(policy.field(item.subject)),
-                "tags": require_clean_tags(policy.tags(item.tags)),
-                "event_date": item.event_date,
-                "created_at": item.created_at or now,
-                "updated_at": now,
-                "metadata": require_clean_meta(policy.metadata(item.metadata)),
-            }
+            _fact_row(
+                m.agent_id,
+                policy,
+                item,
+                text,
+                h,
+                now,
+                category=policy.category(item.category),
+                status=status,
+                subject=require_clean_subject(policy.field(item.subject)),
+                tags=require_clean_tags(policy.tags(item.tags)),
+            )
         )
         if len(buf) >= batch:
             flush()
@@ -198,13 +184,7 @@ def bulk_store(
                             reason=f"{notes[i]['secrets']} secret(s), "
                             f"{notes[i]['pii_redacted']} personal detail(s) redacted",
                         )
-                m.facts.audit(
-                    "bulk-import",
-                    None,
-                    None,
-                    {"count": len(ids), "first_id": ids[0], "last_id": ids[-1]},
-                    actor=actor,
-                )
+                _audit_import(m, ids, actor)
             added += ids
             backlog.mark(m.engram.config.data_dir, links=(m.agent_id, ids[0], ids[-1]))
             if progress:
@@ -217,27 +197,66 @@ def bulk_store(
     return results
 
 
-def _row(m: MemoryHandle, ing: Ingestor, item: NewFact, text: str, h: str, now: datetime) -> dict:
-    from services.ingest.subjects import subject_key
+def _audit_import(m: MemoryHandle, ids: list[int], actor: str) -> None:
+    """One audit event for a batch of new rows: how many, and their id range (never text)."""
+    m.facts.audit(
+        "bulk-import",
+        None,
+        None,
+        {"count": len(ids), "first_id": ids[0], "last_id": ids[-1]},
+        actor=actor,
+    )
 
-    policy = ing._policy
-    cat = item.category or "fact"
+
+def _fact_row(
+    agent_id: int,
+    policy: WritePolicy,
+    item: NewFact,
+    text: str,
+    h: str,
+    now: datetime,
+    *,
+    category: str,
+    status: str,
+    subject: str | None,
+    tags: list[str],
+) -> dict:
+    """A new fact row of ITEM: TEXT and the fields that passed the write policy (the caller
+    says which way), the rest as the item has them."""
     return {
-        "agent": m.agent_id,
-        "content": require_clean(text),
+        "agent": agent_id,
+        "content": text,
         "content_hash": h,
-        "category": cat,
-        "memory_type": item.memory_type or memory_type_for(cat),
+        "category": category,
+        "memory_type": item.memory_type or memory_type_for(category),
         "importance": float(item.importance),
         "confidence": float(item.confidence),
         "pinned": bool(item.pinned),
-        "status": item.status,
+        "status": status,
         "source": item.source,
         "source_ref": item.source_ref,
-        "subject": require_clean_subject(item.subject or policy.field(subject_key(text))),
-        "tags": require_clean_tags(item.tags),
+        "subject": subject,
+        "tags": tags,
         "event_date": item.event_date,
         "created_at": item.created_at or now,
         "updated_at": now,
         "metadata": require_clean_meta(policy.metadata(item.metadata)),
     }
+
+
+def _row(m: MemoryHandle, ing: Ingestor, item: NewFact, text: str, h: str, now: datetime) -> dict:
+    from services.ingest.subjects import subject_key
+
+    policy = ing._policy
+    return _fact_row(
+        m.agent_id,
+        policy,
+        item,
+        require_clean(text),
+        h,
+        now,
+        category=item.category or "fact",
+        status=item.status,
+        subject=require_clean_subject(item.subject or policy.field(subject_key(text))),
+        tags=require_clean_tags(item.tags),
+    )

@@ -72,54 +72,57 @@ class FactStatus(StrEnum):
 assert tuple(FactStatus) == FACT_STATUSES
 
 
+# the columns a view and a snapshot of a fact copy as the row has them
+_AS_STORED = (
+    "id",
+    "content",
+    "category",
+    "memory_type",
+    "importance",
+    "confidence",
+    "status",
+    "source",
+    "source_ref",
+    "subject",
+    "access_count",
+)
+
+
+def _common(f: Fact) -> dict[str, Any]:
+    return {
+        **{k: getattr(f, k) for k in _AS_STORED},
+        "pinned": bool(f.pinned),
+        "metadata": f.metadata or {},
+        "superseded_by": f.superseded_by_id,
+    }
+
+
 def fact_view(f: Fact) -> FactView:
     return FactView(
-        id=f.id,
+        **_common(f),
         agent_id=f.agent_id,
-        content=f.content,
-        category=f.category,
-        memory_type=f.memory_type,
-        importance=f.importance,
-        confidence=f.confidence,
-        pinned=bool(f.pinned),
-        status=f.status,
-        source=f.source,
-        source_ref=f.source_ref,
-        subject=f.subject,
         tags=tuple(f.tags or ()),
         event_date=f.event_date,
         created_at=f.created_at,
         updated_at=f.updated_at,
         last_accessed=f.last_accessed,
-        access_count=f.access_count,
         expires_at=f.expires_at,
-        superseded_by=f.superseded_by_id,
-        metadata=f.metadata or {},
     )
+
+
+def _iso(v: date | datetime | None) -> str | None:
+    return v.isoformat() if v else None
 
 
 def snapshot(f: Fact) -> dict:
     """Everything needed to restore a fact exactly (the basis of undo)."""
     return {
-        "id": f.id,
+        **_common(f),
         "uid": f.uid,
-        "content": f.content,
-        "category": f.category,
-        "memory_type": f.memory_type,
-        "importance": f.importance,
-        "confidence": f.confidence,
-        "pinned": bool(f.pinned),
-        "status": f.status,
-        "source": f.source,
-        "source_ref": f.source_ref,
-        "subject": f.subject,
         "tags": list(f.tags or ()),
-        "event_date": f.event_date.isoformat() if f.event_date else None,
-        "created_at": f.created_at.isoformat() if f.created_at else None,
-        "expires_at": f.expires_at.isoformat() if f.expires_at else None,
-        "access_count": f.access_count,
-        "metadata": f.metadata or {},
-        "superseded_by": f.superseded_by_id,
+        "event_date": _iso(f.event_date),
+        "created_at": _iso(f.created_at),
+        "expires_at": _iso(f.expires_at),
     }
 
 

@@ -8,24 +8,22 @@ import pytest
 from models import AuditEvent, Fact
 from services.store import fact_rows
 from services.store.audit import record_audit
+from tests.core.two_agents import ALPHA, BETA, two_agents
 
 # the same reads and writes on the local store and on a team store (PostgreSQL)
 pytestmark = pytest.mark.backends("sqlite", "postgres")
 
 
 def test_texts_by_agent_and_by_id_across_agents(keyword_engram):
-    a = keyword_engram.agent("alpha", create=True)
-    b = keyword_engram.agent("beta", create=True)
-    fa = a.remember("Alpha deploys with Kubernetes on GKE").fact_id
-    fb = b.remember("Beta deploys with Nomad on bare metal").fact_id
+    a, b, fa, fb = two_agents(keyword_engram)
 
-    assert dict(fact_rows.fact_texts(a.agent_id)) == {fa: "Alpha deploys with Kubernetes on GKE"}
+    assert dict(fact_rows.fact_texts(a.agent_id)) == {fa: ALPHA}
     assert set(dict(fact_rows.fact_texts())) == {fa, fb}
     # more ids than one IN (...) takes, most of them absent: only the real rows come back
     wanted = [*range(fb + 1, fb + 1200), fb, fa]
     assert dict(fact_rows.texts_of(wanted)) == {
-        fa: "Alpha deploys with Kubernetes on GKE",
-        fb: "Beta deploys with Nomad on bare metal",
+        fa: ALPHA,
+        fb: BETA,
     }
     assert fact_rows.owners([fa, fb, fb + 5]) == {a.agent_id, b.agent_id}
     assert fact_rows.fact_ids(b.agent_id) == [fb]

@@ -7,16 +7,14 @@ import pytest
 from services.errors import InvalidInput, NotFound
 from services.ingest.pipeline import NewFact
 from services.store.facts import FactFilters
+from tests.core.two_agents import ALPHA, two_agents
 
 # every store test runs on the local store and on a team store (PostgreSQL + Chroma server)
 pytestmark = pytest.mark.backends("sqlite", "postgres")
 
 
 def test_agents_cannot_see_or_change_each_others_facts(engram):
-    a = engram.agent("alpha", create=True)
-    b = engram.agent("beta", create=True)
-    fa = a.remember("Alpha deploys with Kubernetes on GKE").fact_id
-    fb = b.remember("Beta deploys with Nomad on bare metal").fact_id
+    a, b, fa, fb = two_agents(engram)
 
     assert [f.id for f in a.list()] == [fa]
     assert [f.id for f in b.list()] == [fb]
@@ -28,7 +26,7 @@ def test_agents_cannot_see_or_change_each_others_facts(engram):
     ):
         with pytest.raises(NotFound):
             call()
-    assert a.get(fa).content == "Alpha deploys with Kubernetes on GKE"
+    assert a.get(fa).content == ALPHA
     # search in one agent never returns the other's facts, even on a perfect match
     assert b.search("Kubernetes GKE", k=5) == [] or all(
         h.fact.agent_id == b.agent_id for h in b.search("Kubernetes GKE", k=5)

@@ -37,3 +37,10 @@ def _private_home(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("CODEX_HOME", raising=False)
     monkeypatch.chdir(home)
+
+
+@pytest.fixture
+def project(home_and_project):
+    """The project of ``home_and_project``: the forget discovers agents' files only there
+    and under its home."""
+    return home_and_project[1]

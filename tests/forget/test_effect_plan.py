@@ -10,8 +10,6 @@ import os
 import subprocess
 from pathlib import Path
 
-import pytest
-
 INSTRUCTIONS = """# Project
 
 - Always run the linter before committing.
@@ -21,11 +19,6 @@ INSTRUCTIONS = """# Project
 """
 GONE = "- Lunch orders go to Quokka Bakery on Tuesdays.\n"
 KEPT = "Team dinner at Quokka Bakery on Fridays."
-
-
-@pytest.fixture
-def project(home_and_project):
-    return home_and_project[1]
 
 
 def _ids(cli, agent: str) -> dict[str, int]:

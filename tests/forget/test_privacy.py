@@ -127,12 +127,18 @@ def test_pii_allow_is_the_default(agent):
     assert f.content == PII and f.status == "active"
 
 
-def test_pii_deny_redacts_at_ingest(engram):
-    engram.add_agent("strict")
-    engram.update_agent("strict", settings={"pii": "deny"})
-    m = engram.agent("strict")
+def _remember_pii(engram, slug: str, policy: str):
+    """PII remembered by a new agent whose personal-data policy is POLICY: (agent, result,
+    the stored fact)."""
+    engram.add_agent(slug)
+    engram.update_agent(slug, settings={"pii": policy})
+    m = engram.agent(slug)
     r = m.remember(PII)
-    f = m.get(r.fact_id)
+    return m, r, m.get(r.fact_id)
+
+
+def test_pii_deny_redacts_at_ingest(engram):
+    m, r, f = _remember_pii(engram, "strict", "deny")
     for bit in ("555-0132", "sam.jones@example.org", "Baker Street"):
         assert bit not in f.content
     assert "[REDACTED:email]" in f.content and "[REDACTED:phone]" in f.content
@@ -148,11 +154,7 @@ def test_pii_deny_redacts_at_ingest(engram):
 
 
 def test_pii_ask_keeps_it_pending_for_review(engram):
-    engram.add_agent("careful")
-    engram.update_agent("careful", settings={"pii": "ask"})
-    m = engram.agent("careful")
-    r = m.remember(PII)
-    f = m.get(r.fact_id)
+    m, r, f = _remember_pii(engram, "careful", "ask")
     assert f.content == PII and f.status == "pending"
     assert m.search("Sam phone number", mode="hybrid") == []  # pending is not recalled
     r2 = m.remember("Prefers dark roast coffee")

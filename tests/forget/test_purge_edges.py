@@ -68,12 +68,6 @@ PHRASE = "Quokka Bakery"
 GONE = "- Lunch orders go to Quokka Bakery on Tuesdays.\n"
 
 
-@pytest.fixture
-def project(home_and_project):
-    """A home and a project: the forget discovers agents' files only there."""
-    return home_and_project[1]
-
-
 def _cli(tmp_path, capsys):
     d = str(tmp_path / "store")
 

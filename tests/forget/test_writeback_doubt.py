@@ -13,6 +13,7 @@ import pytest
 
 from services.interop.writeback import write_back
 from services.store.facts import FactFilters
+from tests.file_tree import folder_files as _snapshot
 
 NATIVE = Path(__file__).resolve().parents[1] / "importers" / "fixtures" / "native"
 
@@ -24,10 +25,6 @@ def imported(keyword_engram, tmp_path):
     shutil.copytree(NATIVE / "claude_memory", folder)
     mem.import_path(folder)
     return mem, folder
-
-
-def _snapshot(folder: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
 
 
 def _delete_all_but_one(mem) -> int:

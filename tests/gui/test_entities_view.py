@@ -10,6 +10,24 @@ def _row(view, name):
     return next(i for i, e in enumerate(view.rows) if e.name == name)
 
 
+def _entity_page(window, agent, facts, name):
+    """The agent's Entities view, after remembering FACTS, with NAME's row current."""
+    for text in facts:
+        agent.remember(text)
+    tab = open_tab(window, "claude")
+    tab.views.setCurrentWidget(tab.entities)
+    view = tab.entities
+    view.table.setCurrentCell(_row(view, name), 0)
+    return view
+
+
+def _also_select(view, name):
+    view.table.selectionModel().select(
+        view.table.model().index(_row(view, name), 0),
+        QItemSelectionModel.Select | QItemSelectionModel.Rows,
+    )
+
+
 def test_entities_tab_lists_shows_merges_renames_and_undoes(window, agent, qtbot):
     agent.remember("Maria Lopez is my manager at Acme Corp.")
     agent.remember("Maria Lopez works on Phoenix.")
@@ -66,13 +84,16 @@ def test_entities_tab_lists_shows_merges_renames_and_undoes(window, agent, qtbot
 def test_forget_an_entity_from_its_page(window, agent, qtbot, monkeypatch):
     from PySide6.QtWidgets import QMessageBox
 
-    agent.remember("Priya Shah reviews every release.")
-    agent.remember("Priya Shah owns the Atlas roadmap.")
-    agent.remember("Deploys go through GitHub Actions.")
-    tab = open_tab(window, "claude")
-    tab.views.setCurrentWidget(tab.entities)
-    view = tab.entities
-    view.table.setCurrentCell(_row(view, "Priya Shah"), 0)
+    view = _entity_page(
+        window,
+        agent,
+        [
+            "Priya Shah reviews every release.",
+            "Priya Shah owns the Atlas roadmap.",
+            "Deploys go through GitHub Actions.",
+        ],
+        "Priya Shah",
+    )
     dlg = view.forget_current()
     assert "2 fact(s)" in dlg.use_selection.text()
     with qtbot.waitSignal(dlg.previewed, timeout=30000) as ok:
@@ -90,24 +111,18 @@ def test_forget_an_entity_from_its_page(window, agent, qtbot, monkeypatch):
 
 
 def test_merge_asks_naming_both_enter_keeps_and_ctrl_z_undoes(window, agent, qtbot):
-    agent.remember("Maria Lopez is my manager at Acme Corp.")
-    agent.remember("Maria said the roadmap is due Friday.")
-    tab = open_tab(window, "claude")
-    tab.views.setCurrentWidget(tab.entities)
-    view = tab.entities
-    view.table.setCurrentCell(_row(view, "Maria Lopez"), 0)
-    view.table.selectionModel().select(
-        view.table.model().index(_row(view, "Maria"), 0),
-        QItemSelectionModel.Select | QItemSelectionModel.Rows,
+    view = _entity_page(
+        window,
+        agent,
+        ["Maria Lopez is my manager at Acme Corp.", "Maria said the roadmap is due Friday."],
+        "Maria Lopez",
     )
+    _also_select(view, "Maria")
     click = lambda: qtbot.mouseClick(view.merge_btn, Qt.LeftButton)  # noqa: E731
     (_t, text, _i), _ = answer_modal(qtbot, click, key=Qt.Key_Return)
     assert "“Maria”" in text and "“Maria Lopez”" in text
     assert "Maria" in [e.name for e in view.rows], "Enter must not merge"
-    view.table.selectionModel().select(
-        view.table.model().index(_row(view, "Maria"), 0),
-        QItemSelectionModel.Select | QItemSelectionModel.Rows,
-    )
+    _also_select(view, "Maria")
     answer_modal(qtbot, click, button_text="Merge")
     assert "Maria" not in [e.name for e in view.rows]
     assert window.notice.text() == "Merged “Maria” into “Maria Lopez” — Undo"
@@ -121,12 +136,12 @@ def test_a_reload_with_ctrl_held_selects_only_the_shown_entity(window, agent, qt
     selection, not be toggled into it, or the next merge names entities nobody picked."""
     from PySide6.QtTest import QTest
 
-    agent.remember("Maria Lopez is my manager at Acme Corp.")
-    agent.remember("Deploys go through GitHub Actions.")
-    tab = open_tab(window, "claude")
-    tab.views.setCurrentWidget(tab.entities)
-    view = tab.entities
-    view.table.setCurrentCell(_row(view, "GitHub Actions"), 0)
+    view = _entity_page(
+        window,
+        agent,
+        ["Maria Lopez is my manager at Acme Corp.", "Deploys go through GitHub Actions."],
+        "GitHub Actions",
+    )
     QTest.keyPress(view.table, Qt.Key_Control, Qt.ControlModifier)
     try:
         view.select(view.rows[_row(view, "Maria Lopez")].id)

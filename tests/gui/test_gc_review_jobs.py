@@ -4,31 +4,14 @@ count badge; jobs show "N of M", Esc cancels, and the end state stays until dism
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from PySide6.QtCore import Qt
-from tests_gui_helpers import answer_modal, learned_at, open_tab
+from tests_gui_helpers import answer_modal, old_scratch_facts, open_tab
 
-from models.tables import utcnow
 from services import FactFilters, NewFact, review_metadata
 
 
-def _old_tmp_facts(agent, n):
-    old = utcnow() - timedelta(days=30)
-    res = agent.remember_many(
-        [
-            NewFact(f"Scratch note {i} about build {i * 3}", category="tmp", created_at=old)
-            for i in range(n)
-        ],
-        near_duplicate=None,
-    )
-    ids = [r.fact_id for r in res]
-    learned_at(agent, ids, old)
-    return ids
-
-
 def test_gc_previews_with_reasons_then_is_one_undo_step(window, agent, qtbot):
-    ids = _old_tmp_facts(agent, 4)
+    ids = old_scratch_facts(agent, 4)
     keep = agent.remember("Prefers PostgreSQL over MySQL", category="pref").fact_id
     tab = open_tab(window, "claude")
     window.tray.act_gc.trigger()
@@ -51,7 +34,7 @@ def test_gc_previews_with_reasons_then_is_one_undo_step(window, agent, qtbot):
 
 
 def test_cancelling_the_gc_preview_changes_nothing(window, agent, qtbot):
-    ids = _old_tmp_facts(agent, 2)
+    ids = old_scratch_facts(agent, 2)
     window.tray.act_gc.trigger()
     dlg = window.lifecycle_ctl.gc_dialog
     qtbot.waitUntil(lambda: dlg.plans is not None, timeout=60000)
@@ -61,7 +44,7 @@ def test_cancelling_the_gc_preview_changes_nothing(window, agent, qtbot):
 
 
 def test_archived_view_restores(window, agent, qtbot):
-    ids = _old_tmp_facts(agent, 2)
+    ids = old_scratch_facts(agent, 2)
     for i in ids:
         agent.edit(i, status="archived")
     tab = open_tab(window, "claude")

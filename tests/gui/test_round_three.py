@@ -6,20 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from shiboken6 import isValid
-from tests_gui_helpers import answer_modal, open_tab, wait_write
-
-
-def _row_click(qtbot, tab, fid):
-    r = tab.model.row_of(fid)
-    rect = tab.table.visualRect(tab.model.index(r, 0))
-    qtbot.mouseClick(tab.table.viewport(), Qt.LeftButton, pos=rect.center())
-
-
-def _type(qtbot, tab, text):
-    ed = tab.editor.content
-    ed.setFocus()
-    ed.selectAll()
-    qtbot.keyClicks(ed, text)
+from tests_gui_helpers import answer_modal, click_row, open_tab, type_over, wait_write
 
 
 def _ctrl_q(qtbot, window):
@@ -40,8 +27,8 @@ def test_ctrl_q_with_unsaved_typing_asks_and_cancel_keeps_the_app_and_the_typing
     tab = open_tab(window, "claude")
     a = tab.model.id_at(0)
     before = seeded.get(a).content
-    _row_click(qtbot, tab, a)
-    _type(qtbot, tab, "Typed just before quitting")
+    click_row(qtbot, tab, a)
+    type_over(qtbot, tab, "Typed just before quitting")
     (title, text, _i), _ = answer_modal(qtbot, _ctrl_q(qtbot, window), button_text="Cancel")
     assert title == "Unsaved changes" and f"#{a}" in text
     assert window.isVisible(), "Cancel keeps Engram open"
@@ -57,8 +44,8 @@ def test_tray_quit_while_hidden_shows_the_window_and_asks(window, seeded, qtbot)
     tab = open_tab(window, "claude")
     a = tab.model.id_at(0)
     before = seeded.get(a).content
-    _row_click(qtbot, tab, a)
-    _type(qtbot, tab, "Typed, then the window went to the tray")
+    click_row(qtbot, tab, a)
+    type_over(qtbot, tab, "Typed, then the window went to the tray")
     window.hide()
     answer_modal(qtbot, window.tray.act_quit.trigger, button_text="Cancel")
     assert window.isVisible() and window.tabs.currentWidget() is tab
@@ -105,8 +92,8 @@ def _highlighted(table):
 def test_down_arrow_then_cancel_keeps_the_highlight_on_the_edited_fact(window, seeded, qtbot):
     tab = open_tab(window, "claude")
     a = tab.model.id_at(0)
-    _row_click(qtbot, tab, a)
-    _type(qtbot, tab, "Typed, then Down")
+    click_row(qtbot, tab, a)
+    type_over(qtbot, tab, "Typed, then Down")
     tab.table.setFocus()
     asked = _cancel_each_prompt(qtbot, lambda: qtbot.keyClick(tab.table, Qt.Key_Down))
     assert asked == [f"Fact #{a} has changes you have not saved."], "asked once"
@@ -132,7 +119,7 @@ def test_cancel_in_search_results_keeps_the_highlight_on_the_edited_fact(window,
     _hit_click(qtbot, tab, 0)
     a = tab.search.model.hits[0][1].fact.id
     assert tab.editor.fact.id == a
-    _type(qtbot, tab, "Typed on a search result")
+    type_over(qtbot, tab, "Typed on a search result")
     asked = _cancel_each_prompt(qtbot, lambda: _hit_click(qtbot, tab, 1))
     assert len(asked) == 1
     assert tab.editor.fact.id == a
@@ -149,7 +136,7 @@ def test_search_results_keep_the_selection_after_save_and_pin(window, seeded, qt
     row = next(i for i, (_s, h) in enumerate(tab.search.model.hits) if not h.fact.pinned)
     a = tab.search.model.hits[row][1].fact.id
     _hit_click(qtbot, tab, row)
-    _type(qtbot, tab, "Memory number edited in the search results")
+    type_over(qtbot, tab, "Memory number edited in the search results")
     with qtbot.waitSignal(tab.search.results_ready, timeout=15000):
         with wait_write(qtbot, tab):
             qtbot.mouseClick(tab.editor.save_btn, Qt.LeftButton)
@@ -314,7 +301,7 @@ def test_search_results_rows_match_the_fact_list_and_centre_the_pin(window, seed
 def test_the_editor_fits_a_900_by_600_window(window, seeded, qtbot):
     window.resize(900, 600)
     tab = open_tab(window, "claude")
-    _row_click(qtbot, tab, tab.model.id_at(0))
+    click_row(qtbot, tab, tab.model.id_at(0))
     qtbot.wait(50)
     for w in (tab.editor.pinned, tab.editor.save_btn, tab.editor.revert_btn):
         assert w.width() >= w.sizeHint().width(), f"{w.text()!r} is cut off"

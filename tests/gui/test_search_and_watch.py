@@ -3,15 +3,15 @@ up a fact written by another process (the CLI, as an agent's hook would run it).
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 from PySide6.QtCore import Qt
 from tests_gui_helpers import open_tab
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.processes import run_engram
+
+
+def _remember_elsewhere(engram, *args: str):
+    """`engram remember ARGS…` in a process of its own, as an agent's hook runs it."""
+    return run_engram("app.cli", "--data-dir", str(engram.config.data_dir), "remember", *args)
 
 
 def test_search_runs_in_worker_and_shows_signal_shares(window, seeded, qtbot):
@@ -75,24 +75,8 @@ def test_fact_from_another_process_appears_keeping_selection(window, engram, see
     tab.table.selectRow(3)
     keep = tab.model.id_at(3)
     before = tab.model.rowCount()
-    env = dict(os.environ, ANONYMIZED_TELEMETRY="False")
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "app.cli",
-            "--data-dir",
-            str(engram.config.data_dir),
-            "remember",
-            "--agent",
-            "claude",
-            "The staging database is restored every Sunday night",
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    out = _remember_elsewhere(
+        engram, "--agent", "claude", "The staging database is restored every Sunday night"
     )
     assert out.returncode == 0, out.stderr
     new_id = int(out.stdout.strip().splitlines()[0])
@@ -105,26 +89,7 @@ def test_fact_from_another_process_appears_keeping_selection(window, engram, see
 
 
 def test_new_agent_from_another_process_gets_a_tab(window, engram, qtbot):
-    env = dict(os.environ, ANONYMIZED_TELEMETRY="False")
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "app.cli",
-            "--data-dir",
-            str(engram.config.data_dir),
-            "remember",
-            "--agent",
-            "hermes",
-            "--create-agent",
-            "Standup is at 9:30",
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    out = _remember_elsewhere(engram, "--agent", "hermes", "--create-agent", "Standup is at 9:30")
     assert out.returncode == 0, out.stderr
     qtbot.waitUntil(lambda: "hermes" in window.agent_tabs, timeout=10000)
     assert window.agent_tabs["hermes"].model.rowCount() == 1

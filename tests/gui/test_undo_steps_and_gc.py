@@ -5,27 +5,8 @@ fact and restores them all."""
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from PySide6.QtCore import Qt
-from tests_gui_helpers import answer_modal, learned_at, open_tab, wait_write
-
-from models.tables import utcnow
-from services import NewFact
-
-
-def _old_tmp(agent, n, word="Scratch"):
-    old = utcnow() - timedelta(days=30)
-    res = agent.remember_many(
-        [
-            NewFact(f"{word} note {i} about build {i * 3}", category="tmp", created_at=old)
-            for i in range(n)
-        ],
-        near_duplicate=None,
-    )
-    ids = [r.fact_id for r in res]
-    learned_at(agent, ids, old)  # GC counts from when Engram learned them
-    return ids
+from tests_gui_helpers import answer_modal, old_scratch_facts, open_tab, wait_write
 
 
 def _run_gc(window, qtbot):
@@ -63,7 +44,7 @@ def test_notice_undo_acts_on_its_own_step_after_switching_agents(window, engram,
 
 
 def test_gc_undone_from_another_tab_with_ctrl_z(window, agent, qtbot):
-    ids = _old_tmp(agent, 3)
+    ids = old_scratch_facts(agent, 3)
     open_tab(window, "claude")
     _run_gc(window, qtbot)
     assert {agent.get(i).status for i in ids} == {"archived"}
@@ -77,7 +58,7 @@ def test_gc_undone_from_another_tab_with_ctrl_z(window, agent, qtbot):
 def test_gc_undone_after_a_restart_from_its_archive(engram, agent, qtbot):
     from ui.main_window import MainWindow
 
-    ids = _old_tmp(agent, 3)
+    ids = old_scratch_facts(agent, 3)
     other = agent.remember("Kept by hand in the archive", category="fact").fact_id
     agent.edit(other, status="archived")
     w1 = MainWindow(engram, use_tray=False)
@@ -108,7 +89,7 @@ def test_first_gc_never_archives_most_and_archived_view_counts_all(
 ):
     from ui.archived_view import ArchivedView
 
-    ids = _old_tmp(agent, 300)
+    ids = old_scratch_facts(agent, 300)
     tab = open_tab(window, "claude")
     button, intro = _run_gc(window, qtbot)
     assert button == "Archive 100 fact(s)"

@@ -5,20 +5,7 @@ typing and the selection, and a save over a change made elsewhere (the CLI) asks
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, Qt
-from tests_gui_helpers import answer_modal, open_tab, reloaded, wait_write
-
-
-def _row_click(qtbot, tab, fid):
-    r = tab.model.row_of(fid)
-    rect = tab.table.visualRect(tab.model.index(r, 0))
-    qtbot.mouseClick(tab.table.viewport(), Qt.LeftButton, pos=rect.center())
-
-
-def _type(qtbot, tab, text):
-    ed = tab.editor.content
-    ed.setFocus()
-    ed.selectAll()
-    qtbot.keyClicks(ed, text)
+from tests_gui_helpers import answer_modal, click_row, open_tab, reloaded, type_over, wait_write
 
 
 def _two(tab):
@@ -28,9 +15,9 @@ def _two(tab):
 def test_clicking_another_row_asks_and_enter_keeps_the_typing(window, seeded, qtbot):
     tab = open_tab(window, "claude")
     a, b = _two(tab)
-    _row_click(qtbot, tab, a)
-    _type(qtbot, tab, "Edited but not saved")
-    (_t, text, _i), _ = answer_modal(qtbot, lambda: _row_click(qtbot, tab, b), key=Qt.Key_Return)
+    click_row(qtbot, tab, a)
+    type_over(qtbot, tab, "Edited but not saved")
+    (_t, text, _i), _ = answer_modal(qtbot, lambda: click_row(qtbot, tab, b), key=Qt.Key_Return)
     assert f"#{a}" in text
     assert tab.editor.fact.id == a
     assert tab.editor.content.toPlainText() == "Edited but not saved"
@@ -38,7 +25,7 @@ def test_clicking_another_row_asks_and_enter_keeps_the_typing(window, seeded, qt
     assert seeded.get(a).content != "Edited but not saved"
     # asked again: Save writes the typing, then the picked fact opens
     with wait_write(qtbot, tab):
-        answer_modal(qtbot, lambda: _row_click(qtbot, tab, b), button_text="Save")
+        answer_modal(qtbot, lambda: click_row(qtbot, tab, b), button_text="Save")
     assert seeded.get(a).content == "Edited but not saved"
     assert tab.editor.fact.id == b
 
@@ -47,17 +34,17 @@ def test_discard_drops_the_typing_only_when_asked(window, seeded, qtbot):
     tab = open_tab(window, "claude")
     a, b = _two(tab)
     before = seeded.get(a).content
-    _row_click(qtbot, tab, a)
-    _type(qtbot, tab, "Throw this away")
-    answer_modal(qtbot, lambda: _row_click(qtbot, tab, b), button_text="Discard")
+    click_row(qtbot, tab, a)
+    type_over(qtbot, tab, "Throw this away")
+    answer_modal(qtbot, lambda: click_row(qtbot, tab, b), button_text="Discard")
     assert tab.editor.fact.id == b and seeded.get(a).content == before
 
 
 def test_search_clear_and_sort_keep_the_typing(window, seeded, qtbot):
     tab = open_tab(window, "claude")
     a, _b = _two(tab)
-    _row_click(qtbot, tab, a)
-    _type(qtbot, tab, "Typed before searching")
+    click_row(qtbot, tab, a)
+    type_over(qtbot, tab, "Typed before searching")
     qtbot.keyClicks(tab.search.query, "PostgreSQL")
     qtbot.waitUntil(lambda: tab.stack.currentIndex() == 1, timeout=5000)
     assert tab.editor.fact.id == a
@@ -84,8 +71,8 @@ def test_search_clear_and_sort_keep_the_typing(window, seeded, qtbot):
 def test_save_over_an_outside_edit_asks(window, seeded, qtbot, engram):
     tab = open_tab(window, "claude")
     a, _b = _two(tab)
-    _row_click(qtbot, tab, a)
-    _type(qtbot, tab, "Mine from the app")
+    click_row(qtbot, tab, a)
+    type_over(qtbot, tab, "Mine from the app")
     seeded.edit(a, content="Theirs from the CLI")  # another writer, meanwhile
     with reloaded(qtbot, tab):
         tab.refresh()

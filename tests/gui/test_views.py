@@ -3,18 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from datetime import date
-from pathlib import Path
 
 from PySide6.QtCore import QUrl
 from tests_gui_helpers import answer_modal, open_tab
 
+from tests.processes import run_engram
 from ui.markdown_view import MarkdownView, render_markdown
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_markdown_is_sanitized_and_links_open_only_for_http(qtbot):
@@ -166,21 +161,13 @@ def test_forget_dialog_previews_then_forgets(window, seeded, qtbot, monkeypatch)
 
 def test_exit_after_first_paint_reports_json(engram, seeded, tmp_path):
     engram.close()
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", ANONYMIZED_TELEMETRY="False")
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "app.main",
-            "--data-dir",
-            str(engram.config.data_dir),
-            "--exit-after-first-paint",
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
+    out = run_engram(
+        "app.main",
+        "--data-dir",
+        str(engram.config.data_dir),
+        "--exit-after-first-paint",
         timeout=180,
+        QT_QPA_PLATFORM="offscreen",
     )
     assert out.returncode == 0, out.stderr
     line = [l for l in out.stdout.splitlines() if l.startswith("{")][-1]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtTest import QSignalSpy
 
 
@@ -85,3 +86,38 @@ def answer_modal(qtbot, act, check=None, key=None, button_text=None, timeout=100
         raise seen["error"]
     assert "texts" in seen, "no dialog opened"
     return seen["texts"], result
+
+
+def click_row(qtbot, tab, fid):
+    """A mouse click on the fact's row in the browser, as the user picks it."""
+    r = tab.model.row_of(fid)
+    rect = tab.table.visualRect(tab.model.index(r, 0))
+    qtbot.mouseClick(tab.table.viewport(), Qt.LeftButton, pos=rect.center())
+
+
+def type_over(qtbot, tab, text):
+    """Typing TEXT over everything in the editor's content box."""
+    ed = tab.editor.content
+    ed.setFocus()
+    ed.selectAll()
+    qtbot.keyClicks(ed, text)
+
+
+def old_scratch_facts(agent, n, word="Scratch"):
+    """N `tmp` facts written and learned 30 days ago: what GC archives. Their ids."""
+    from datetime import timedelta
+
+    from models.tables import utcnow
+    from services import NewFact
+
+    old = utcnow() - timedelta(days=30)
+    res = agent.remember_many(
+        [
+            NewFact(f"{word} note {i} about build {i * 3}", category="tmp", created_at=old)
+            for i in range(n)
+        ],
+        near_duplicate=None,
+    )
+    ids = [r.fact_id for r in res]
+    learned_at(agent, ids, old)  # GC counts from when Engram learned them
+    return ids

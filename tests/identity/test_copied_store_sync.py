@@ -13,7 +13,7 @@ import shutil
 
 import pytest
 
-from app.cli import main
+from tests.cli_runs import engram_ok as _ok
 
 _serial = itertools.count()
 BEFORE = "The Halcyon project demo is on the twelfth of May"
@@ -35,18 +35,6 @@ def sync_url(pg_server, monkeypatch):
     with con.cursor() as cur:
         cur.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
     con.close()
-
-
-def _run(capsys, data, *args):
-    rc = main(["--data-dir", str(data), *args])
-    out, err = capsys.readouterr()
-    return rc, out, err
-
-
-def _ok(capsys, data, *args) -> str:
-    rc, out, err = _run(capsys, data, *args)
-    assert rc == 0, (args, out, err)
-    return out
 
 
 def _facts(capsys, data) -> list[str]:

@@ -11,15 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.file_tree import folder_files as _snapshot
+
 # out of make test-fast (a store restored from a backup, then write-back): make test runs it
 pytestmark = pytest.mark.slow
 
 NATIVE = Path(__file__).resolve().parents[1] / "importers" / "fixtures" / "native"
 HAND_WRITTEN = "- Ask Dana before any Friday release (written by hand).\n"
-
-
-def _snapshot(folder: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
 
 
 def _db_files(data: Path) -> list[Path]:

@@ -17,15 +17,8 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 # A fixed, unambiguous modification time (noon UTC) for files whose entries carry no date.
 MTIME = datetime(2026, 5, 20, 12, 0, tzinfo=UTC).timestamp()
 
-LYNN_V1 = """
-CREATE TABLE facts (
-  id         INTEGER PRIMARY KEY AUTOINCREMENT,
-  fact       TEXT NOT NULL,
-  tags       TEXT NOT NULL DEFAULT '[]',
-  time       TEXT,
-  session_id TEXT,
-  created_at TEXT NOT NULL
-);
+# the keyword index every version of lynn keeps beside its facts table
+_LYNN_FTS = """
 CREATE VIRTUAL TABLE facts_fts USING fts5(fact, content=facts, content_rowid=id,
                                           tokenize='unicode61');
 CREATE TRIGGER facts_ai AFTER INSERT ON facts BEGIN
@@ -33,14 +26,21 @@ CREATE TRIGGER facts_ai AFTER INSERT ON facts BEGIN
 END;
 """
 
-LYNN_V6 = """
-CREATE TABLE facts (
-  id               INTEGER PRIMARY KEY AUTOINCREMENT,
-  fact             TEXT NOT NULL,
-  tags             TEXT NOT NULL DEFAULT '[]',
-  time             TEXT,
-  session_id       TEXT,
-  created_at       TEXT NOT NULL,
+# version 1's columns, which later versions keep and add to
+_LYNN_V1_COLUMNS = """
+  id         INTEGER PRIMARY KEY AUTOINCREMENT,
+  fact       TEXT NOT NULL,
+  tags       TEXT NOT NULL DEFAULT '[]',
+  time       TEXT,
+  session_id TEXT,
+  created_at TEXT NOT NULL"""
+
+LYNN_V1 = "\nCREATE TABLE facts (" + _LYNN_V1_COLUMNS + "\n);\n" + _LYNN_FTS
+
+LYNN_V6 = (
+    "\nCREATE TABLE facts ("
+    + _LYNN_V1_COLUMNS
+    + """,
   source           TEXT,
   project_path     TEXT,
   importance_score REAL NOT NULL DEFAULT 0,
@@ -60,14 +60,13 @@ CREATE TABLE fact_links (
   relation   TEXT NOT NULL DEFAULT 'related_to',
   created_at TEXT NOT NULL
 );
-CREATE VIRTUAL TABLE facts_fts USING fts5(fact, content=facts, content_rowid=id,
-                                          tokenize='unicode61');
-CREATE TRIGGER facts_ai AFTER INSERT ON facts BEGIN
-  INSERT INTO facts_fts(rowid, fact) VALUES (new.id, new.fact);
-END;
+"""
+    + _LYNN_FTS
+    + """
 CREATE INDEX idx_facts_category ON facts(category);
 CREATE INDEX idx_facts_importance ON facts(importance_score DESC);
 """
+)
 
 # (fact, tags, time, category, importance_score, project_path, confidence)
 V6_ROWS = [

@@ -10,6 +10,7 @@ import pytest
 
 from services.interop.writeback import write_back
 from services.store.facts import FactFilters
+from tests.file_tree import folder_files as _snapshot
 
 NATIVE = Path(__file__).resolve().parent / "fixtures" / "native"
 
@@ -23,10 +24,6 @@ def _fact(memory, start: str):
     hits = [f for f in memory.list(FactFilters(status="active")) if f.content.startswith(start)]
     assert len(hits) == 1, start
     return hits[0]
-
-
-def _snapshot(folder: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
 
 
 def test_claude_memory_edit_and_delete_written_back_byte_exact(mem, tmp_path):

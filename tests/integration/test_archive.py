@@ -164,23 +164,20 @@ def test_import_beside_the_original_renumbers_and_keeps_links(tmp_path):
         eng.close()
 
 
-def test_forget_rules_apply_to_an_imported_archive(tmp_path):
-    eng = Engram.open(StoreConfig(data_dir=tmp_path / "s", semantic=False))
-    try:
-        m = eng.agent("a", create=True)
-        m.remember("My bank PIN hint is the cat's birthday")
-        m.remember("Prefers dark mode")
-        out = tmp_path / "a.jsonl"
-        export_archive(m, out)
-        eng.remove_agent("a")
-        from services.ingest.forget_rules import add_rule
+def test_forget_rules_apply_to_an_imported_archive(tmp_path, keyword_engram):
+    from services.ingest.forget_rules import add_rule
 
-        add_rule(eng.forget_key(), None, "pin", ["bank PIN hint"])
-        rep = import_archive(eng, out)
-        assert rep.blocked == 1
-        assert [f.content for f in eng.agent("a").list()] == ["Prefers dark mode"]
-    finally:
-        eng.close()
+    eng = keyword_engram
+    m = eng.agent("a", create=True)
+    m.remember("My bank PIN hint is the cat's birthday")
+    m.remember("Prefers dark mode")
+    out = tmp_path / "a.jsonl"
+    export_archive(m, out)
+    eng.remove_agent("a")
+    add_rule(eng.forget_key(), None, "pin", ["bank PIN hint"])
+    rep = import_archive(eng, out)
+    assert rep.blocked == 1
+    assert [f.content for f in eng.agent("a").list()] == ["Prefers dark mode"]
 
 
 def test_not_an_archive_is_refused_clearly(tmp_path, keyword_engram):

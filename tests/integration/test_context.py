@@ -10,6 +10,7 @@ import pytest
 from services.errors import InvalidInput
 from services.ingest.pipeline import NewFact
 from services.search.context import build_context, token_counter
+from tests.cli_runs import engram_cli
 
 WORDS = [
     f"{a}-{b}"
@@ -124,30 +125,13 @@ def test_too_small_budget_is_a_clear_error(agent):
 
 
 def test_cli_context_prints_the_block(tmp_path, capsys):
-    from app.cli import main as cli
-
     data = str(tmp_path / "d")
-    assert (
-        cli(
-            [
-                "--data-dir",
-                data,
-                "remember",
-                "--create-agent",
-                "--agent",
-                "a",
-                "--category",
-                "pref",
-                "Prefers dark mode in every editor",
-            ]
-        )
-        == 0
+    remember = ("remember", "--create-agent", "--agent", "a", "--category", "pref")
+    assert engram_cli(capsys, data, *remember, "Prefers dark mode in every editor")[0] == 0
+    rc, out, _ = engram_cli(
+        capsys, data, "context", "--agent", "a", "--budget", "200", "which theme"
     )
-    capsys.readouterr()
-    assert (
-        cli(["--data-dir", data, "context", "--agent", "a", "--budget", "200", "which theme"]) == 0
-    )
-    out = capsys.readouterr().out
+    assert rc == 0
     assert "Prefers dark mode in every editor" in out and out.startswith("<engram-memory")
 
 

@@ -115,7 +115,9 @@ def test_on_macos_the_daemon_is_a_launchd_agent(home, tmp_path, capsys, monkeypa
     assert rc == 0, out + err
     (plist,) = (home / "Library" / "LaunchAgents").glob("dev.engram.serve.*.plist")
     text = plist.read_text()
-    words = "".join(f"    <string>{w}</string>\n" for w in [*engram_argv(data), "serve", "--wait-for-lock"])
+    words = "".join(
+        f"    <string>{w}</string>\n" for w in [*engram_argv(data), "serve", "--wait-for-lock"]
+    )
     assert f"  <key>ProgramArguments</key>\n  <array>\n{words}  </array>\n" in text
     assert "<!-- agents: mac -->" in text and "<key>RunAtLoad</key>\n  <true/>" in text
     assert f"`launchctl bootstrap gui/$(id -u) {plist}`" in out, out

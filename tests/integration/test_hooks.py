@@ -8,22 +8,14 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from app.cli import main as cli
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    """Every file and directory under root (dirs as None) with its exact bytes."""
-    out = {}
-    for p in sorted(root.rglob("*")):
-        out[str(p.relative_to(root))] = p.read_bytes() if p.is_file() else None
-    return out
+from tests.cli_runs import engram_cli
+from tests.file_tree import snapshot
+from tests.processes import run_engram
 
 
 @pytest.fixture
@@ -45,37 +37,23 @@ def run(capsys, *argv) -> tuple[int, str]:
     return rc, capsys.readouterr().out
 
 
+def hooks(capsys, data: str | Path, *argv: str) -> tuple[int, str]:
+    """`engram --data-dir DATA hooks ARGV…` through the real CLI."""
+    return run(capsys, "--data-dir", str(data), "hooks", *argv)
+
+
 def test_claude_code_install_then_uninstall_restores_every_byte(tmp_path, home, capsys):
     data = str(tmp_path / "data")
     before = snapshot(home)
 
-    rc, out = run(
-        capsys,
-        "--data-dir",
-        data,
-        "hooks",
-        "install",
-        "claude-code",
-        "--agent",
-        "claude",
-        "--home",
-        str(home),
+    rc, out = hooks(
+        capsys, data, "install", "claude-code", "--agent", "claude", "--home", str(home)
     )
     assert rc == 0 and "SessionEnd" in out and "--yes" in out
     assert snapshot(home) == before, "without --yes only the plan is shown"
 
-    rc, out = run(
-        capsys,
-        "--data-dir",
-        data,
-        "hooks",
-        "install",
-        "claude-code",
-        "--agent",
-        "claude",
-        "--home",
-        str(home),
-        "--yes",
+    rc, out = hooks(
+        capsys, data, "install", "claude-code", "--agent", "claude", "--home", str(home), "--yes"
     )
     assert rc == 0
     settings = json.loads((home / ".claude" / "settings.json").read_text())
@@ -99,34 +77,14 @@ def test_claude_code_install_then_uninstall_restores_every_byte(tmp_path, home, 
         assert (home / ".claude" / b).read_bytes() == before[f".claude/{orig}"]
 
     installed = snapshot(home)
-    rc, out = run(
-        capsys,
-        "--data-dir",
-        data,
-        "hooks",
-        "install",
-        "claude-code",
-        "--agent",
-        "claude",
-        "--home",
-        str(home),
-        "--yes",
+    rc, out = hooks(
+        capsys, data, "install", "claude-code", "--agent", "claude", "--home", str(home), "--yes"
     )
     assert "nothing to change" in out
     assert snapshot(home) == installed, "installing twice adds nothing (and no new backup)"
 
-    rc, out = run(
-        capsys,
-        "--data-dir",
-        data,
-        "hooks",
-        "uninstall",
-        "claude-code",
-        "--agent",
-        "claude",
-        "--home",
-        str(home),
-        "--yes",
+    rc, out = hooks(
+        capsys, data, "uninstall", "claude-code", "--agent", "claude", "--home", str(home), "--yes"
     )
     assert rc == 0
     assert snapshot(home) == before
@@ -136,26 +94,16 @@ def test_install_into_an_empty_home_and_uninstall_leaves_it_empty(tmp_path, caps
     home = tmp_path / "empty-home"
     home.mkdir()
     data = str(tmp_path / "data")
-    run(capsys, "--data-dir", data, "hooks", "install", "claude-code", "--home", str(home), "--yes")
+    hooks(capsys, data, "install", "claude-code", "--home", str(home), "--yes")
     assert (home / ".claude" / "settings.json").exists()
     assert not list(home.rglob("*.engram-bak-*")), "nothing existed, nothing to back up"
-    run(
-        capsys,
-        "--data-dir",
-        data,
-        "hooks",
-        "uninstall",
-        "claude-code",
-        "--home",
-        str(home),
-        "--yes",
-    )
+    hooks(capsys, data, "uninstall", "claude-code", "--home", str(home), "--yes")
     assert snapshot(home) == {}
 
 
 def test_uninstall_keeps_what_the_user_added_after_install(tmp_path, home, capsys):
     data = str(tmp_path / "data")
-    run(capsys, "--data-dir", data, "hooks", "install", "claude-code", "--home", str(home), "--yes")
+    hooks(capsys, data, "install", "claude-code", "--home", str(home), "--yes")
     md = home / ".claude" / "CLAUDE.md"
     md.write_text(md.read_text() + "- Added later by hand.\n")
     s = home / ".claude" / "settings.json"
@@ -163,17 +111,7 @@ def test_uninstall_keeps_what_the_user_added_after_install(tmp_path, home, capsy
     cfg["theme"] = "dark"
     s.write_text(json.dumps(cfg))
 
-    rc, out = run(
-        capsys,
-        "--data-dir",
-        data,
-        "hooks",
-        "uninstall",
-        "claude-code",
-        "--home",
-        str(home),
-        "--yes",
-    )
+    rc, out = hooks(capsys, data, "uninstall", "claude-code", "--home", str(home), "--yes")
     assert "changed since install" in out
     text = md.read_text()
     assert "- Added later by hand." in text and "engram" not in text
@@ -196,17 +134,7 @@ def test_cursor_rule_embeds_compiled_memory_and_uninstall_removes_it(tmp_path, c
     mem_md.parent.mkdir(parents=True)
     mem_md.write_text("# Memory\n\n- [pref] Prefers pnpm over npm\n")
 
-    run(
-        capsys,
-        "--data-dir",
-        str(data),
-        "hooks",
-        "install",
-        "cursor",
-        "--project",
-        str(project),
-        "--yes",
-    )
+    hooks(capsys, data, "install", "cursor", "--project", str(project), "--yes")
     rule = (project / ".cursor" / "rules" / "engram-memory.mdc").read_text()
     head = rule.split("---\n")[1]
     assert "alwaysApply: true" in head.splitlines()
@@ -215,32 +143,12 @@ def test_cursor_rule_embeds_compiled_memory_and_uninstall_removes_it(tmp_path, c
 
     # after a new compile, installing again refreshes the rule, without backing up our own file
     mem_md.write_text("# Memory\n\n- [pref] Prefers bun over npm\n")
-    run(
-        capsys,
-        "--data-dir",
-        str(data),
-        "hooks",
-        "install",
-        "cursor",
-        "--project",
-        str(project),
-        "--yes",
-    )
+    hooks(capsys, data, "install", "cursor", "--project", str(project), "--yes")
     rule = (project / ".cursor" / "rules" / "engram-memory.mdc").read_text()
     assert "Prefers bun over npm" in rule and "pnpm" not in rule
     assert not list(project.rglob("*.engram-bak-*"))
 
-    run(
-        capsys,
-        "--data-dir",
-        str(data),
-        "hooks",
-        "uninstall",
-        "cursor",
-        "--project",
-        str(project),
-        "--yes",
-    )
+    hooks(capsys, data, "uninstall", "cursor", "--project", str(project), "--yes")
     assert snapshot(project) == before
 
 
@@ -249,19 +157,7 @@ def test_generic_snippet_is_working_shell(tmp_path, capsys):
     data = tmp_path / "data"
     home = tmp_path / "home"
     home.mkdir()
-    run(
-        capsys,
-        "--data-dir",
-        str(data),
-        "hooks",
-        "install",
-        "generic",
-        "--agent",
-        "bot",
-        "--home",
-        str(home),
-        "--yes",
-    )
+    hooks(capsys, data, "install", "generic", "--agent", "bot", "--home", str(home), "--yes")
     snippet = home / ".config" / "engram" / "agent-hook.sh"
     assert os.access(snippet, os.X_OK)
     env = {**os.environ, "ANONYMIZED_TELEMETRY": "False"}
@@ -279,17 +175,7 @@ def test_generic_snippet_is_working_shell(tmp_path, capsys):
     with Engram.open(StoreConfig(data_dir=data, semantic=False)) as eng:
         facts = eng.agent("bot").list()
     assert [(f.content, f.category) for f in facts] == [("Deploys happen on Tuesdays", "rule")]
-    run(
-        capsys,
-        "--data-dir",
-        str(data),
-        "hooks",
-        "uninstall",
-        "generic",
-        "--home",
-        str(home),
-        "--yes",
-    )
+    hooks(capsys, data, "uninstall", "generic", "--home", str(home), "--yes")
     assert snapshot(home) == {}
 
 
@@ -379,19 +265,7 @@ def test_session_end_hook_ingests_a_session_once(tmp_path, capsys):
     data = tmp_path / "data"
     home = tmp_path / "home"
     home.mkdir()
-    run(
-        capsys,
-        "--data-dir",
-        str(data),
-        "hooks",
-        "install",
-        "claude-code",
-        "--agent",
-        "claude",
-        "--home",
-        str(home),
-        "--yes",
-    )
+    hooks(capsys, data, "install", "claude-code", "--agent", "claude", "--home", str(home), "--yes")
     settings = json.loads((home / ".claude" / "settings.json").read_text())
     command = settings["hooks"]["SessionEnd"][0]["hooks"][0]["command"] + " --json"
     sid = "0b5e4a7c-1111-4222-8333-944455556666"
@@ -406,27 +280,21 @@ def test_session_end_hook_ingests_a_session_once(tmp_path, capsys):
         }
     )
     env = {**os.environ, "ANONYMIZED_TELEMETRY": "False"}
-    first = subprocess.run(
-        ["bash", "-c", command],
-        input=hook_json,
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        timeout=60,
+    first, second = (
+        subprocess.run(
+            ["bash", "-c", command],
+            input=hook_json,
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            env=env,
+            timeout=60,
+        )
+        for _ in range(2)
     )
     assert first.returncode == 0, first.stderr
     r1 = json.loads(first.stdout)
     assert r1["already_processed"] is False and r1["turns"] == 2
-    second = subprocess.run(
-        ["bash", "-c", command],
-        input=hook_json,
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        timeout=60,
-    )
     r2 = json.loads(second.stdout)
     assert r2["already_processed"] is True and r2["facts_added"] == 0
     log = (data / "hook.log").read_text().splitlines()
@@ -461,22 +329,15 @@ def test_session_end_hook_ingests_a_session_once(tmp_path, capsys):
 
 
 def test_hook_run_without_input_says_what_it_expects(tmp_path):
-    res = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "app.cli",
-            "--data-dir",
-            str(tmp_path / "d"),
-            "hook-run",
-            "claude-code",
-            "--agent",
-            "claude",
-        ],
-        input="",
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
+    res = run_engram(
+        "app.cli",
+        "--data-dir",
+        str(tmp_path / "d"),
+        "hook-run",
+        "claude-code",
+        "--agent",
+        "claude",
+        stdin="",
         timeout=60,
     )
     assert res.returncode == 1
@@ -487,27 +348,11 @@ def test_hook_run_without_input_says_what_it_expects(tmp_path):
 def test_with_context_adds_a_prompt_hook_that_prints_relevant_memory(tmp_path, home, capsys):
     data = str(tmp_path / "data")
     before = snapshot(home)
-    assert (
-        cli(
-            [
-                "--data-dir",
-                data,
-                "remember",
-                "--create-agent",
-                "--agent",
-                "claude",
-                "--category",
-                "pref",
-                "Prefers pnpm over npm for JavaScript",
-            ]
-        )
-        == 0
-    )
-    run(
+    remember = ("remember", "--create-agent", "--agent", "claude", "--category", "pref")
+    assert engram_cli(capsys, data, *remember, "Prefers pnpm over npm for JavaScript")[0] == 0
+    hooks(
         capsys,
-        "--data-dir",
         data,
-        "hooks",
         "install",
         "claude-code",
         "--home",
@@ -541,20 +386,10 @@ def test_with_context_adds_a_prompt_hook_that_prints_relevant_memory(tmp_path, h
     assert res.stdout.startswith("<engram-memory") and "Prefers pnpm over npm" in res.stdout
 
     # installing again without the flag takes the prompt hook out, keeps the rest
-    run(capsys, "--data-dir", data, "hooks", "install", "claude-code", "--home", str(home), "--yes")
+    hooks(capsys, data, "install", "claude-code", "--home", str(home), "--yes")
     settings = json.loads((home / ".claude" / "settings.json").read_text())
     assert "UserPromptSubmit" not in settings["hooks"] and "SessionEnd" in settings["hooks"]
-    run(
-        capsys,
-        "--data-dir",
-        data,
-        "hooks",
-        "uninstall",
-        "claude-code",
-        "--home",
-        str(home),
-        "--yes",
-    )
+    hooks(capsys, data, "uninstall", "claude-code", "--home", str(home), "--yes")
     assert snapshot(home) == before
 
 
@@ -563,17 +398,7 @@ def test_memory_path_with_a_space_is_imported_through_a_link(tmp_path, home, cap
     space, so the import goes through a space-free symlink that uninstall removes."""
     data = tmp_path / "Library" / "Application Support" / "engram"
     before = snapshot(home)
-    run(
-        capsys,
-        "--data-dir",
-        str(data),
-        "hooks",
-        "install",
-        "claude-code",
-        "--home",
-        str(home),
-        "--yes",
-    )
+    hooks(capsys, data, "install", "claude-code", "--home", str(home), "--yes")
     link = home / ".claude" / "engram" / "claude-memory.md"
     assert link.is_symlink()
     assert Path(os.readlink(link)) == data.resolve() / "agents" / "claude" / "memory.md"
@@ -586,27 +411,7 @@ def test_memory_path_with_a_space_is_imported_through_a_link(tmp_path, home, cap
         "'" + str(data.resolve()) + "'" in settings["hooks"]["SessionEnd"][0]["hooks"][0]["command"]
     )
 
-    _, out = run(
-        capsys,
-        "--data-dir",
-        str(data),
-        "hooks",
-        "install",
-        "claude-code",
-        "--home",
-        str(home),
-        "--yes",
-    )
+    _, out = hooks(capsys, data, "install", "claude-code", "--home", str(home), "--yes")
     assert "nothing to change" in out, "the link makes installing twice a no-op too"
-    run(
-        capsys,
-        "--data-dir",
-        str(data),
-        "hooks",
-        "uninstall",
-        "claude-code",
-        "--home",
-        str(home),
-        "--yes",
-    )
+    hooks(capsys, data, "uninstall", "claude-code", "--home", str(home), "--yes")
     assert snapshot(home) == before

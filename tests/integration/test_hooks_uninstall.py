@@ -12,14 +12,7 @@ from pathlib import Path
 import pytest
 
 from app.cli import main as cli
-
-
-def snapshot(root: Path) -> dict[str, bytes | None]:
-    """Every file and directory under root (dirs as None) with its exact bytes."""
-    return {
-        str(p.relative_to(root)): (p.read_bytes() if p.is_file() else None)
-        for p in sorted(root.rglob("*"))
-    }
+from tests.file_tree import snapshot
 
 
 def run(capsys, data: Path, *argv: str) -> tuple[int, str]:

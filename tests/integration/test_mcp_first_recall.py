@@ -26,14 +26,21 @@ def store(tmp_path):
     return data
 
 
-def test_the_first_recall_waits_for_the_model_and_finds_a_paraphrase(store):
+def _first_recall(store, query: str, keyword: bool) -> dict:
+    """The first `recall` of a fresh `engram mcp` (with the model, or --keyword), over stdio."""
+
     async def go():
-        async with stdio_session(store, "bot", keyword=False) as s:
-            # no word in common with the fact: only the vectors can find it
-            return await call(s, "recall", query="which weekday do we ship releases", k=3)
+        async with stdio_session(store, "bot", keyword=keyword) as s:
+            return await call(s, "recall", query=query, k=3)
 
     err, out = anyio.run(go)
     assert not err, out
+    return out
+
+
+def test_the_first_recall_waits_for_the_model_and_finds_a_paraphrase(store):
+    # no word in common with the fact: only the vectors can find it
+    out = _first_recall(store, "which weekday do we ship releases", keyword=False)
     assert out["keyword_only"] is False
     assert out["pipeline"] in ("hybrid", "hybrid+rerank")
     assert "note" not in out
@@ -41,10 +48,5 @@ def test_the_first_recall_waits_for_the_model_and_finds_a_paraphrase(store):
 
 
 def test_a_keyword_server_still_answers_at_once_and_says_so(store):
-    async def go():
-        async with stdio_session(store, "bot", keyword=True) as s:
-            return await call(s, "recall", query="deploys tuesdays", k=3)
-
-    err, out = anyio.run(go)
-    assert not err, out
+    out = _first_recall(store, "deploys tuesdays", keyword=True)
     assert out["pipeline"] == "keyword-only" and out["hits"][0]["content"] == FACT

@@ -11,12 +11,12 @@ import os
 import stat
 import subprocess
 import tomllib
-from pathlib import Path
 
 import pytest
 
 from app.cli import main as cli
 from services.integrations.hooks_install import mcp_registrations
+from tests.file_tree import snapshot
 
 # what a user already has in each file (odd spacing, their own servers, numbers as written)
 CONFIGS = {
@@ -52,13 +52,6 @@ USER_SERVER = {
     "gemini": "fs",
     "opencode": "jira",
 }
-
-
-def snapshot(root: Path) -> dict[str, bytes | None]:
-    return {
-        str(p.relative_to(root)): (p.read_bytes() if p.is_file() else None)
-        for p in sorted(root.rglob("*"))
-    }
 
 
 def run(capsys, *argv) -> tuple[int, str, str]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import anyio
@@ -15,21 +14,14 @@ import anyio
 from services.config import StoreConfig
 from services.engram import Engram
 from services.store.read_log import reads
-from tests.integration.mcp_client import ROOT, call, server_env, stdio_session
+from tests.integration.mcp_client import call, stdio_session
+from tests.processes import run_engram
 
 SECRET_ISH = "Incognito plan: surprise party for Dana at Quillfeather Hall"
 
 
 def _engram(*args: str, data: Path, stdin: str = "") -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "app.cli", "--data-dir", str(data), *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=server_env(),
-        timeout=120,
-    )
+    return run_engram("app.cli", "--data-dir", str(data), *args, stdin=stdin)
 
 
 def _store_bytes(data: Path) -> bytes:

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.file_tree import snapshot
+
 ROOT = Path(__file__).resolve().parents[2]
 PINNED = ROOT / "tests" / "agent-clis"
 CLIS = {"claude-code": "claude", "codex": "codex", "gemini": "gemini", "opencode": "opencode"}
@@ -193,13 +195,6 @@ OPENCODE = (
     '{\n  "$schema": "https://opencode.ai/config.json",\n'
     '  "mcp": {\n    "mine": {"type": "local", "command": ["mine-mcp", "--read-only"]}\n  }\n}\n'
 )
-
-
-def snapshot(root: Path) -> dict[str, bytes | None]:
-    return {
-        str(p.relative_to(root)): (p.read_bytes() if p.is_file() else None)
-        for p in sorted(root.rglob("*"))
-    }
 
 
 @pytest.mark.parametrize("target", sorted(CLIS))

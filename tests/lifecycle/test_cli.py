@@ -8,22 +8,16 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-
-
-def run(capsys, *argv) -> tuple[int, str, str]:
-    rc = main(list(argv))
-    out = capsys.readouterr()
-    return rc, out.out, out.err
+from tests.cli_runs import engram_cli
 
 
 def test_ingest_compile_gc(tmp_path, capsys, transcript):
     d = str(tmp_path / "store")
     path = str(transcript(7))
-    rc, out, _ = run(capsys, "--data-dir", d, "ingest-session", "--agent", "claude", path)
+    rc, out, _ = engram_cli(capsys, d, "ingest-session", "--agent", "claude", path)
     assert rc == 0 and "7 turns, 2 episodes added, 4 facts added" in out
-    rc, out, _ = run(
+    rc, out, _ = engram_cli(
         capsys,
-        "--data-dir",
         d,
         "ingest-session",
         "--agent",
@@ -36,12 +30,11 @@ def test_ingest_compile_gc(tmp_path, capsys, transcript):
     data = json.loads(out)
     assert rc == 0 and data["already_processed"] and data["facts_added"] == 0
 
-    rc, out, _ = run(capsys, "--data-dir", d, "compile", "--agent", "claude")
+    rc, out, _ = engram_cli(capsys, d, "compile", "--agent", "claude")
     assert rc == 0 and out.strip().endswith("agents/claude/memory.md")
     assert "I prefer pnpm over npm" in open(out.strip(), encoding="utf-8").read()
-    rc, out, _ = run(
+    rc, out, _ = engram_cli(
         capsys,
-        "--data-dir",
         d,
         "remember",
         "--agent",
@@ -54,9 +47,9 @@ def test_ingest_compile_gc(tmp_path, capsys, transcript):
     # explicit compile right after it has nothing left to change
     md = Path(d) / "agents" / "claude" / "memory.md"
     assert "- Deploys happen on Tuesdays\n" in md.read_text(encoding="utf-8")
-    rc, out, _ = run(capsys, "--data-dir", d, "compile", "--agent", "claude", "--diff")
+    rc, out, _ = engram_cli(capsys, d, "compile", "--agent", "claude", "--diff")
     assert rc == 0 and "(no change)" in out
-    rc, out, _ = run(capsys, "--data-dir", d, "compile", "--agent", "claude", "--json")
+    rc, out, _ = engram_cli(capsys, d, "compile", "--agent", "claude", "--json")
     layers = json.loads(out)["layers"]
     assert {k: v["budget"] for k, v in layers.items()} == {
         "today": 2000,
@@ -66,9 +59,8 @@ def test_ingest_compile_gc(tmp_path, capsys, transcript):
     }
     assert all(0 < v["tokens"] <= v["budget"] for v in layers.values())
 
-    rc, out, _ = run(
+    rc, out, _ = engram_cli(
         capsys,
-        "--data-dir",
         d,
         "gc",
         "--agent",
@@ -80,24 +72,22 @@ def test_ingest_compile_gc(tmp_path, capsys, transcript):
     )
     rep = json.loads(out)
     assert rc == 0 and rep["dry_run"] and rep["expired"] == 4
-    rc, out, _ = run(
-        capsys, "--data-dir", d, "gc", "--agent", "claude", "--now", "2026-06-01", "--yes"
-    )
+    rc, out, _ = engram_cli(capsys, d, "gc", "--agent", "claude", "--now", "2026-06-01", "--yes")
     assert rc == 0 and "4 expired" in out and "'task' facts live 14 days" in out
-    rc, out, _ = run(capsys, "--data-dir", d, "list", "--agent", "claude", "--status", "active")
+    rc, out, _ = engram_cli(capsys, d, "list", "--agent", "claude", "--status", "active")
     assert "pnpm" not in out
 
 
 def test_cli_errors_are_one_line(tmp_path, capsys):
     d = str(tmp_path / "store")
-    rc, _, err = run(
-        capsys, "--data-dir", d, "ingest-session", "--agent", "a", str(tmp_path / "missing.jsonl")
+    rc, _, err = engram_cli(
+        capsys, d, "ingest-session", "--agent", "a", str(tmp_path / "missing.jsonl")
     )
     assert rc == 1 and "no such transcript" in err and err.count("\n") == 1
     with pytest.raises(SystemExit) as exc:
         main(["--data-dir", d, "gc", "--agent", "a", "--now", "tomorrow"])
     assert exc.value.code == 2 and "not a date like 2026-05-01" in capsys.readouterr().err
-    rc, _, err = run(capsys, "--data-dir", d, "compile", "--agent", "nobody")
+    rc, _, err = engram_cli(capsys, d, "compile", "--agent", "nobody")
     assert rc == 1 and "no agent 'nobody'" in err
 
 

@@ -9,15 +9,9 @@ from pathlib import Path
 
 from cc_builder import SUMMARY, Session
 
-from app.cli import main
+from tests.cli_runs import engram_cli
 
 CODEX_TREE = Path(__file__).parent / "fixtures" / "codex" / "sessions"
-
-
-def run(capsys, *argv) -> tuple[int, str, str]:
-    rc = main(list(argv))
-    out = capsys.readouterr()
-    return rc, out.out, out.err
 
 
 def claude_project(tmp_path: Path) -> Path:
@@ -46,15 +40,13 @@ def claude_project(tmp_path: Path) -> Path:
 def test_ingest_folders_once_review_and_episodes(tmp_path, capsys):
     d = str(tmp_path / "store")
     proj = claude_project(tmp_path)
-    rc, out, _ = run(capsys, "--data-dir", d, "ingest-session", "--agent", "claude", str(proj))
+    rc, out, _ = engram_cli(capsys, d, "ingest-session", "--agent", "claude", str(proj))
     assert rc == 0
     # the warm-up sub-agent file is left out; two candidates wait for review
     assert "3 session(s), 3 new" in out and "(2 for review)" in out
     assert "skipped: " in out and "notes.jsonl" in out
     # again: every session was taken once already
-    rc, out, _ = run(
-        capsys, "--data-dir", d, "ingest-session", "--agent", "claude", str(proj), "--json"
-    )
+    rc, out, _ = engram_cli(capsys, d, "ingest-session", "--agent", "claude", str(proj), "--json")
     data = json.loads(out)
     assert data["facts_added"] == 0 and data["episodes_added"] == 0
     assert all(s["already_processed"] for s in data["sessions"])
@@ -62,18 +54,14 @@ def test_ingest_folders_once_review_and_episodes(tmp_path, capsys):
     # a Codex sessions tree, as ~/.codex/sessions is laid out
     tree = tmp_path / "codex-sessions"
     shutil.copytree(CODEX_TREE, tree)
-    rc, out, _ = run(
-        capsys, "--data-dir", d, "ingest-session", "--agent", "codex", str(tree), "--json"
-    )
+    rc, out, _ = engram_cli(capsys, d, "ingest-session", "--agent", "codex", str(tree), "--json")
     data = json.loads(out)
     assert rc == 0 and len(data["sessions"]) == 1 and data["episodes_added"] == 1
-    rc, out, _ = run(
-        capsys, "--data-dir", d, "recall", "--agent", "codex", "cp1252", "--facts-only"
-    )
+    rc, out, _ = engram_cli(capsys, d, "recall", "--agent", "codex", "cp1252", "--facts-only")
     assert "Don't add dependencies; decode the file as cp1252 instead" in out
 
     # the review inbox
-    rc, out, _ = run(capsys, "--data-dir", d, "review", "--json")
+    rc, out, _ = engram_cli(capsys, d, "review", "--json")
     items = {i["fact"]["content"]: i for i in json.loads(out)}
     # the weak "I use …" and the summary's constraint-shaped ask wait for the user
     assert set(items) == {
@@ -85,11 +73,10 @@ def test_ingest_folders_once_review_and_episodes(tmp_path, capsys):
     assert item["detail"]["session"] == "11111111-2222-4333-8444-000000000002"
     fid = str(item["fact"]["id"])
     other = str(items["Store all money amounts as integer cents, never floats"]["fact"]["id"])
-    rc, out, _ = run(capsys, "--data-dir", d, "review", "accept", other, "--agent", "claude")
+    rc, out, _ = engram_cli(capsys, d, "review", "accept", other, "--agent", "claude")
     assert rc == 0 and "accepted 1 candidate(s)" in out
-    rc, out, _ = run(
+    rc, out, _ = engram_cli(
         capsys,
-        "--data-dir",
         d,
         "review",
         "edit",
@@ -100,36 +87,33 @@ def test_ingest_folders_once_review_and_episodes(tmp_path, capsys):
         "Demos run on the staging box",
     )
     assert rc == 0 and "edited and accepted 1" in out
-    rc, out, _ = run(capsys, "--data-dir", d, "review")
+    rc, out, _ = engram_cli(capsys, d, "review")
     assert "nothing to review" in out
-    rc, out, _ = run(
-        capsys, "--data-dir", d, "recall", "--agent", "claude", "demos staging", "--facts-only"
+    rc, out, _ = engram_cli(
+        capsys, d, "recall", "--agent", "claude", "demos staging", "--facts-only"
     )
     assert "Demos run on the staging box" in out
-    rc, _, err = run(capsys, "--data-dir", d, "review", "reject", "--agent", "claude")
+    rc, _, err = engram_cli(capsys, d, "review", "reject", "--agent", "claude")
     assert rc != 0 and "candidate id" in err
 
     # episodes: /clear and warm-up made none; the edit in review erased the original
     # candidate everywhere (issue #30, finding 10), the episode that only quoted it too
-    rc, out, _ = run(capsys, "--data-dir", d, "episodes", "--agent", "claude", "--json")
+    rc, out, _ = engram_cli(capsys, d, "episodes", "--agent", "claude", "--json")
     eps = json.loads(out)
     assert len(eps) == 1
     assert not any("I use the staging box" in e["summary"] for e in eps)
     assert any("Ended: done" in e["summary"] and "integer cents" in e["summary"] for e in eps)
-    rc, out, _ = run(
-        capsys, "--data-dir", d, "episodes", "--agent", "claude", "--since", "2099-01-01"
-    )
+    rc, out, _ = engram_cli(capsys, d, "episodes", "--agent", "claude", "--since", "2099-01-01")
     assert "no episodes since 2099-01-01" in out
 
     # recall covers episodes; the flag restricts it
-    rc, out, _ = run(
-        capsys, "--data-dir", d, "recall", "--agent", "claude", "checkout total cents", "--json"
+    rc, out, _ = engram_cli(
+        capsys, d, "recall", "--agent", "claude", "checkout total cents", "--json"
     )
     kinds = {h.get("kind", "fact") for h in json.loads(out)}
     assert kinds == {"fact", "episode"}
-    rc, out, _ = run(
+    rc, out, _ = engram_cli(
         capsys,
-        "--data-dir",
         d,
         "recall",
         "--agent",

@@ -9,9 +9,7 @@ import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-import keyring
 import pytest
-from keyring.backend import KeyringBackend
 
 from services.capture.llm_extract import llm_extract, parse_facts_json
 from services.capture.sessions import ingest_session
@@ -20,25 +18,7 @@ from services.lifecycle.compile import CompileService
 from services.lifecycle.llm import ChatClient, LLMError, check_provider
 from services.secrets import LLM_API_KEY, SecretsStore
 from services.vectors.tokens import count_tokens
-
-
-class MemoryKeyring(KeyringBackend):
-    """Fake OS keyring: a dict."""
-
-    priority = 1
-
-    def __init__(self):
-        super().__init__()
-        self.items: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service, username):
-        return self.items.get((service, username))
-
-    def set_password(self, service, username, password):
-        self.items[(service, username)] = password
-
-    def delete_password(self, service, username):
-        self.items.pop((service, username), None)
+from tests.fake_keyring import in_memory_keyring
 
 
 class FakeProvider:
@@ -101,11 +81,8 @@ def provider():
 
 @pytest.fixture
 def fake_keyring():
-    old = keyring.get_keyring()
-    kr = MemoryKeyring()
-    keyring.set_keyring(kr)
-    yield kr
-    keyring.set_keyring(old)
+    with in_memory_keyring() as kr:
+        yield kr
 
 
 @pytest.fixture

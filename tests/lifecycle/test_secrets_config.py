@@ -9,32 +9,11 @@ import json
 
 import keyring
 import pytest
-from keyring.backend import KeyringBackend
 from keyring.errors import KeyringLocked, NoKeyringError
 
 from services.lifecycle.config import LifecycleConfig, load_config, save_config
 from services.secrets import LLM_API_KEY, SecretsStore
-
-
-class MemoryKeyring(KeyringBackend):
-    priority = 1
-
-    def __init__(self):
-        super().__init__()
-        self.items = {}
-
-    def get_password(self, service, username):
-        return self.items.get((service, username))
-
-    def set_password(self, service, username, password):
-        self.items[(service, username)] = password
-
-    def delete_password(self, service, username):
-        from keyring.errors import PasswordDeleteError
-
-        if (service, username) not in self.items:
-            raise PasswordDeleteError("not found")
-        del self.items[(service, username)]
+from tests.fake_keyring import MemoryKeyring, in_memory_keyring
 
 
 class LockedKeyring(MemoryKeyring):
@@ -55,14 +34,13 @@ class MissingKeyring(MemoryKeyring):
 
 @pytest.fixture
 def use_keyring():
-    old = keyring.get_keyring()
+    with in_memory_keyring():
 
-    def use(backend):
-        keyring.set_keyring(backend)
-        return backend
+        def use(backend):
+            keyring.set_keyring(backend)
+            return backend
 
-    yield use
-    keyring.set_keyring(old)
+        yield use
 
 
 def test_keys_round_trip_through_the_keyring(use_keyring, tmp_path):

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.processes import run_engram
 from tests.teamstore import reaper
 
 SKIP_ENV = "ENGRAM_SKIP_SERVERS"
@@ -286,11 +287,16 @@ def start_or_fail(start):
 def run_cli(data_dir, *args) -> str:
     """``engram --data-dir D ARGS…`` as its own process (another machine, a hook); its
     stdout, and an error when it fails."""
-    root = Path(__file__).resolve().parents[2]
-    return subprocess.run(
-        [sys.executable, "-m", "app.cli", "--data-dir", str(data_dir), *args],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    res = run_engram("app.cli", "--data-dir", str(data_dir), *args, timeout=None)
+    res.check_returncode()
+    return res.stdout
+
+
+def member_cli(capsys, monkeypatch, url: str, data: Path, *args: str) -> tuple[int, str, str]:
+    """``engram --data-dir D ARGS…`` in this process, on the team store at URL (whose
+    credentials name the member), vectors local: (exit code, stdout, stderr)."""
+    from tests.cli_runs import engram_cli
+
+    monkeypatch.setenv("ENGRAM_DB_URL", url)
+    monkeypatch.delenv("ENGRAM_CHROMA_URL", raising=False)
+    return engram_cli(capsys, data, *args)

@@ -68,26 +68,10 @@ def test_a_private_agent_is_invisible_to_another_role_in_direct_sql(members, tmp
 
 def test_the_password_comes_from_the_keyring_when_no_pgpass_has_it(members, tmp_path, monkeypatch):
     """The OS keyring backend is outside the product: an in-memory one stands in for it."""
-    import keyring
-    from keyring.backend import KeyringBackend
+    from tests.fake_keyring import in_memory_keyring
 
-    class MemoryKeyring(KeyringBackend):
-        priority = 1
-        store: dict = {}
-
-        def get_password(self, service, username):
-            return self.store.get((service, username))
-
-        def set_password(self, service, username, password):
-            self.store[(service, username)] = password
-
-        def delete_password(self, service, username):
-            self.store.pop((service, username), None)
-
-    previous = keyring.get_keyring()
-    keyring.set_keyring(MemoryKeyring())
     monkeypatch.setenv("PGPASSFILE", str(tmp_path / "none"))
-    try:
+    with in_memory_keyring():
         from services.teamstore import check_database, save_password
 
         url = members("bob")
@@ -99,8 +83,6 @@ def test_the_password_comes_from_the_keyring_when_no_pgpass_has_it(members, tmp_
         e = _open(url, tmp_path, "bob")
         assert e.agents(with_counts=False) == []
         e.close()
-    finally:
-        keyring.set_keyring(previous)
 
 
 def test_a_libpq_service_entry_and_pass_file_open_the_store_with_nothing_in_engrams_files(

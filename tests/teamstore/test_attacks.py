@@ -5,13 +5,14 @@ holding, and what the other member then sees through the CLI."""
 from __future__ import annotations
 
 import re
+from functools import partial
 
 import psycopg2
 import pytest
 
-from app.cli import main
 from services.config import StoreConfig
 from services.engram import Engram
+from tests.teamstore.servers import member_cli as _cli
 
 SHARED = [
     "The release branch is cut every Monday morning",
@@ -20,18 +21,19 @@ SHARED = [
 DIARY = "My salary review with Priya is on the third of June"
 
 
-def _cli(capsys, monkeypatch, url, data, *args):
-    monkeypatch.setenv("ENGRAM_DB_URL", url)
-    monkeypatch.delenv("ENGRAM_CHROMA_URL", raising=False)
-    rc = main(["--data-dir", str(data), *args])
-    out, err = capsys.readouterr()
-    return rc, out, err
-
-
 def _sql(pg_server, dbname, role, autocommit=True):
     con = psycopg2.connect(host="127.0.0.1", port=pg_server.port, user=role, dbname=dbname)
     con.autocommit = autocommit
     return con
+
+
+def _refused(con, match: str, *statements: str) -> None:
+    """Each statement fails on the server with MATCH; the connection stays usable."""
+    cur = con.cursor()
+    for stmt in statements:
+        with pytest.raises(psycopg2.Error, match=match):
+            cur.execute(stmt)
+        con.rollback()
 
 
 @pytest.fixture
@@ -136,14 +138,13 @@ def test_1_2_a_forged_receipt_names_its_real_writer_and_every_event_it_erased(
         "UPDATE forget_receipt SET by_role = 'alice', agent_slug = 'x' WHERE id = %s", (rid,)
     )
     con.commit()
-    for stmt in (
+    _refused(
+        con,
+        "permission denied",
         "DELETE FROM forget_receipt",
         "DELETE FROM audit_erasure",
         "DELETE FROM forget_witness",
-    ):
-        with pytest.raises(psycopg2.Error, match="permission denied"):
-            cur.execute(stmt)
-        con.rollback()
+    )
     con.close()
 
     # alice sees who did it: the receipt says bob, and the server kept each erased event's id
@@ -172,17 +173,9 @@ def test_7_a_member_holding_advisory_locks_or_one_agents_lock_stops_nobody_else(
     cur.execute("SELECT pg_advisory_lock(4242014)")
     cur.execute("SELECT pg_advisory_lock(4242, %s)", (team["team"],))
     cur.execute("SELECT pg_advisory_lock(4242, %s)", (team["diary"],))
-    alice = members("alice")
-    rc, out, err = _cli(
-        capsys,
-        monkeypatch,
-        alice,
-        tmp_path / "a",
-        "remember",
-        "--agent",
-        "team",
-        "The office closes at six on Fridays",
-    )
+    as_alice = partial(_cli, capsys, monkeypatch, members("alice"), tmp_path / "a")
+
+    rc, out, err = as_alice("remember", "--agent", "team", "The office closes at six on Fridays")
     assert rc == 0, err
     # the writer lock now: bob cannot take the lock of an agent he cannot see, nor reach
     # the lock table
@@ -195,27 +188,9 @@ def test_7_a_member_holding_advisory_locks_or_one_agents_lock_stops_nobody_else(
     # he can hold the shared agent's (he writes to it): a writer there waits a bounded time
     # and is told who holds it; alice's own agent is not held up
     cur.execute("SELECT engram_lock_agent(%s, 100)", (team["team"],))
-    rc, out, err = _cli(
-        capsys,
-        monkeypatch,
-        alice,
-        tmp_path / "a",
-        "remember",
-        "--agent",
-        "team",
-        "The office opens at eight",
-    )
+    rc, out, err = as_alice("remember", "--agent", "team", "The office opens at eight")
     assert rc != 0 and "lock wait: bob held the writer lock" in err, (rc, out, err)
-    rc, out, err = _cli(
-        capsys,
-        monkeypatch,
-        alice,
-        tmp_path / "a",
-        "remember",
-        "--agent",
-        "diary",
-        "Dentist on Tuesday",
-    )
+    rc, out, err = as_alice("remember", "--agent", "diary", "Dentist on Tuesday")
     assert rc == 0, err
     bob.rollback()
     bob.close()
@@ -244,28 +219,16 @@ def test_9_memory_text_stays_out_of_planner_statistics_and_verify_says_when_a_db
     c.execute("ANALYZE fact")
     assert "Monday morning" in sampled()
     bob, bdir = members("bob"), tmp_path / "b"
-    rc, out, err = _cli(
-        capsys, monkeypatch, bob, bdir, "forget", "--verify", SHARED[0], "--agent", "team"
-    )
+    as_bob = partial(_cli, capsys, monkeypatch, bob, bdir)
+    rc, out, err = as_bob("forget", "--verify", SHARED[0], "--agent", "team")
     assert rc == 1 and "failed: planner statistics of fact.content" in out, out
     # bob's forget clears them (the owner's function), and verify says so
-    rc, out, err = _cli(
-        capsys,
-        monkeypatch,
-        bob,
-        bdir,
-        "forget",
-        "--agent",
-        "team",
-        "--matching",
-        "release branch is cut",
-        "--yes",
+    rc, out, err = as_bob(
+        "forget", "--agent", "team", "--matching", "release branch is cut", "--yes"
     )
     assert rc == 0, (out, err)
     assert "Monday morning" not in sampled() and "salary" not in sampled()
-    rc, out, err = _cli(
-        capsys, monkeypatch, bob, bdir, "forget", "--verify", SHARED[0], "--agent", "team"
-    )
+    rc, out, err = as_bob("forget", "--verify", SHARED[0], "--agent", "team")
     assert rc == 0 and "held: no planner statistics hold sampled memory text" in out, out
     admin.close()
 
@@ -300,10 +263,11 @@ def test_8_sql_edits_are_audited_by_the_server_with_the_role_that_made_them(
     members, team_store, pg_server, team, tmp_path, monkeypatch, capsys
 ):
     alice, adir = members("alice"), tmp_path / "a"
+    as_alice = partial(_cli, capsys, monkeypatch, alice, adir)
     fid = team["team_fact"]
     # Engram's own writes keep their own events (no server duplicate), stamped with the role
     monkeypatch.setenv("ENGRAM_USER", "mallory")  # a label the client chooses
-    rc, out, err = _cli(capsys, monkeypatch, alice, adir, "pin", str(fid))
+    rc, out, err = as_alice("pin", str(fid))
     assert rc == 0, err
     con = _sql(pg_server, team_store.dbname, "bob")
     cur = con.cursor()
@@ -339,7 +303,7 @@ def test_8_sql_edits_are_audited_by_the_server_with_the_role_that_made_them(
     pin = [e for e in events if e[0] == "pin"]
     assert pin and pin[0][1:3] == ("mallory", "alice"), events  # the label beside the role
     # alice sees it in the fact's history
-    rc, out, err = _cli(capsys, monkeypatch, alice, adir, "show", str(fid))
+    rc, out, err = as_alice("show", str(fid))
     assert rc == 0, err
     assert re.search(r"sql\.update by sql \(bob, sql\) \[database role bob\]", out), out
     assert "[database role alice]" in out, out
@@ -356,39 +320,20 @@ def test_3_a_members_forget_for_all_agents_covers_only_what_he_sees_and_only_own
 ):
     alice, bob = members("alice"), members("bob")
     adir, bdir = tmp_path / "a", tmp_path / "b"
+    as_alice = partial(_cli, capsys, monkeypatch, alice, adir)
+    as_bob = partial(_cli, capsys, monkeypatch, bob, bdir)
     # alice's rule on her shared agent
-    rc, out, err = _cli(
-        capsys,
-        monkeypatch,
-        alice,
-        adir,
-        "forget",
-        "--agent",
-        "team",
-        "--matching",
-        "second reviewer",
-        "--yes",
-    )
+    rc, out, err = as_alice("forget", "--agent", "team", "--matching", "second reviewer", "--yes")
     assert rc == 0, (out, err)
     # the attack: bob's forget for every agent, then alice writes the words to her diary
     text = "Standup moves to the Kestrel room"
-    rc, out, err = _cli(capsys, monkeypatch, alice, adir, "remember", "--agent", "team", text)
+    rc, out, err = as_alice("remember", "--agent", "team", text)
     assert rc == 0, (out, err)
-    rc, out, err = _cli(
-        capsys,
-        monkeypatch,
-        bob,
-        bdir,
-        "forget",
-        "--all-agents",
-        "--matching",
-        "Kestrel room",
-        "--yes",
-    )
+    rc, out, err = as_bob("forget", "--all-agents", "--matching", "Kestrel room", "--yes")
     assert rc == 0, (out, err)
-    rc, out, err = _cli(capsys, monkeypatch, alice, adir, "remember", "--agent", "diary", text)
+    rc, out, err = as_alice("remember", "--agent", "diary", text)
     assert rc == 0, (out, err)
-    rc, out, err = _cli(capsys, monkeypatch, alice, adir, "remember", "--agent", "team", text)
+    rc, out, err = as_alice("remember", "--agent", "team", text)
     assert rc == 3, (out, err)  # the team's agent: bob's rule holds there
     con = _sql(pg_server, team_store.dbname, "bob")
     cur = con.cursor()
@@ -405,7 +350,7 @@ def test_3_a_members_forget_for_all_agents_covers_only_what_he_sees_and_only_own
         with pytest.raises(psycopg2.Error, match="only the owner of agent team"):
             cur.execute(stmt, (alices,))
     con.close()
-    rc, out, err = _cli(capsys, monkeypatch, bob, bdir, "rules", "remove", str(alices))
+    rc, out, err = as_bob("rules", "remove", str(alices))
     assert rc != 0 and "only the owner of agent team (alice)" in err, (rc, out, err)
     admin = _sql(pg_server, team_store.dbname, "engram_admin")
     with admin.cursor() as c:
@@ -431,13 +376,13 @@ def test_3_the_forget_rule_key_stays_in_the_server_and_members_hash_through_it(
     con = _sql(pg_server, team_store.dbname, "bob")
     cur = con.cursor()
     # the attack: read the key (and, failing that, see that a row is there at all)
-    for stmt in (
+    _refused(
+        con,
+        "permission denied for table team_secret",
         "SELECT value FROM team_secret",
         "SELECT count(*) FROM team_secret",
         "COPY team_secret TO STDOUT",
-    ):
-        with pytest.raises(psycopg2.Error, match="permission denied for table team_secret"):
-            cur.execute(stmt)
+    )
     # what he may do: hash words through the server's function
     cur.execute("SELECT engram_rule_hash(ARRAY['kestrel room', 'the third of june'])")
     by_server = cur.fetchone()[0]
@@ -452,20 +397,14 @@ def test_3_the_forget_rule_key_stays_in_the_server_and_members_hash_through_it(
         for m in ("kestrel room", "the third of june")
     ]
     # bob's forget through the CLI makes a rule that blocks the words for alice
-    alice, bob = members("alice"), members("bob")
+    as_alice = partial(_cli, capsys, monkeypatch, members("alice"), tmp_path / "a")
+    as_bob = partial(_cli, capsys, monkeypatch, members("bob"), tmp_path / "b")
     text = "Standup moves to the Kestrel room"
-    rc, out, err = _cli(
-        capsys, monkeypatch, alice, tmp_path / "a", "remember", "--agent", "team", text
-    )
+    rc, out, err = as_alice("remember", "--agent", "team", text)
     assert rc == 0, (out, err)
-    rc, out, err = _cli(
-        capsys, monkeypatch, bob, tmp_path / "b", "forget", "--agent", "team", "--matching",
-        "Kestrel room", "--yes",
-    )  # fmt: skip
+    rc, out, err = as_bob("forget", "--agent", "team", "--matching", "Kestrel room", "--yes")
     assert rc == 0, (out, err)
-    rc, out, err = _cli(
-        capsys, monkeypatch, alice, tmp_path / "a", "remember", "--agent", "team", text
-    )
+    rc, out, err = as_alice("remember", "--agent", "team", text)
     assert rc == 3 and "forget rule" in (out + err).lower(), (rc, out, err)
     # and no key on either machine: their data dirs hold no forget.key
     assert not list(tmp_path.glob("*/forget.key"))

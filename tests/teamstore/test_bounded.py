@@ -4,17 +4,10 @@ holds ends in "lock wait", a server that is down in "refused", a wrong password 
 
 from __future__ import annotations
 
-from app.cli import main
 from services.config import StoreConfig
 from services.engram import Engram
 from tests.teamstore.servers import free_port
-
-
-def _cli(capsys, monkeypatch, url, data, *args):
-    monkeypatch.setenv("ENGRAM_DB_URL", url)
-    monkeypatch.delenv("ENGRAM_CHROMA_URL", raising=False)
-    rc = main(["--data-dir", str(data), *args])
-    return (rc, *capsys.readouterr())
+from tests.teamstore.servers import member_cli as _cli
 
 
 def test_every_team_connection_is_bounded(team_store, tmp_path):
@@ -36,9 +29,10 @@ def test_every_team_connection_is_bounded(team_store, tmp_path):
 def test_a_writer_lock_held_elsewhere_ends_in_a_lock_wait_message(
     team_store, pg_server, tmp_path, monkeypatch, capsys
 ):
-    assert (
-        _cli(capsys, monkeypatch, team_store.db_url, tmp_path / "c", "agent", "add", "team")[0] == 0
-    )
+    def engram(*args: str) -> tuple[int, str, str]:
+        return _cli(capsys, monkeypatch, team_store.db_url, tmp_path / "c", *args)
+
+    assert engram("agent", "add", "team")[0] == 0
     e = Engram.open(StoreConfig(data_dir=tmp_path / "s", db_url=team_store.db_url, semantic=False))
     aid = e.agent("team").agent_id
     e.close()
@@ -47,31 +41,13 @@ def test_a_writer_lock_held_elsewhere_ends_in_a_lock_wait_message(
     holder.cursor().execute("SELECT engram_lock_agent(%s, 1000)", (aid,))
     try:
         monkeypatch.setenv("ENGRAM_PG_LOCK_TIMEOUT", "1")
-        rc, out, err = _cli(
-            capsys,
-            monkeypatch,
-            team_store.db_url,
-            tmp_path / "c",
-            "remember",
-            "--agent",
-            "team",
-            "Deploys need two approvals",
-        )
+        rc, out, err = engram("remember", "--agent", "team", "Deploys need two approvals")
     finally:
         holder.close()
     assert rc == 1 and err.startswith("engram: lock wait:"), err
     assert len(err.strip().splitlines()) == 1
     # the lock gone, the same write goes through
-    rc, out, err = _cli(
-        capsys,
-        monkeypatch,
-        team_store.db_url,
-        tmp_path / "c",
-        "remember",
-        "--agent",
-        "team",
-        "Deploys need two approvals",
-    )
+    rc, out, err = engram("remember", "--agent", "team", "Deploys need two approvals")
     assert rc == 0, err
 
 

@@ -10,18 +10,10 @@ import sys
 
 import psycopg2
 
-from app.cli import main
 from services.config import StoreConfig
 from services.engram import Engram
 from services.ingest.pipeline import NewFact
-
-
-def _cli(capsys, monkeypatch, url, data, *args):
-    monkeypatch.setenv("ENGRAM_DB_URL", url)
-    monkeypatch.delenv("ENGRAM_CHROMA_URL", raising=False)
-    rc = main(["--data-dir", str(data), *args])
-    out, err = capsys.readouterr()
-    return rc, out, err
+from tests.teamstore.servers import member_cli as _cli
 
 
 def test_share_private_and_add_member_from_the_cli(

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from app.cli import main
+from tests.cli_runs import engram_cli as _run
 
 SHARED = "The Halcyon project demo is on the twelfth of May"
 LAPTOP = [
@@ -20,12 +20,6 @@ DESKTOP = [
     "Quarterly tax forms are due at the end of January",
     "Kubernetes upgrades go through the staging cluster first",
 ]
-
-
-def _run(capsys, data, *args):
-    rc = main(["--data-dir", str(data), *args])
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 def _facts(capsys, data, slug="notes"):

@@ -6,22 +6,11 @@ from __future__ import annotations
 
 import json
 
-from app.cli import main
+from tests.cli_runs import engram_cli as _run
+from tests.cli_runs import engram_ok as _ok
 
 STANDUP = "The weekly standup is on Tuesdays at half past nine"
 PARKING = "Visitors park in the north garage on level two"
-
-
-def _run(capsys, data, *args):
-    rc = main(["--data-dir", str(data), *args])
-    out, err = capsys.readouterr()
-    return rc, out, err
-
-
-def _ok(capsys, data, *args) -> str:
-    rc, out, err = _run(capsys, data, *args)
-    assert rc == 0, (args, out, err)
-    return out
 
 
 def _fact(capsys, data, text: str) -> dict | None:

@@ -7,36 +7,30 @@ import os
 
 import pytest
 
-from services.config import StoreConfig
-from services.engram import Engram
 from services.interop.archive import export_archive, import_archive
 
 
-def test_archive_import_skips_and_counts_pathological_lines(tmp_path):
-    eng = Engram.open(StoreConfig(data_dir=tmp_path / "s", semantic=False))
-    try:
-        m = eng.agent("a", create=True)
-        m.remember("Prefers pnpm")
-        m.remember("Deploys on Fridays are banned")
-        out = tmp_path / "a.jsonl"
-        export_archive(m, out)
-        lines = out.read_bytes().splitlines(keepends=True)
-        bad = [
-            b"[" * 100_000 + b"\n",  # RecursionError in the JSON parser
-            b"{not json\n",
-            b"\xff\xfe invalid utf-8\n",
-            b'"a string, not an object"\n',
-            b'{"type": "fact", "content": "' + b"x" * (33 * 1024 * 1024) + b'"}\n',
-        ]
-        out.write_bytes(lines[0] + b"".join(bad) + b"".join(lines[1:]))
-        rep = import_archive(eng, out, slug="copy")
-        assert rep.skipped_lines == len(bad)
-        assert sorted(f.content for f in eng.agent("copy").list()) == [
-            "Deploys on Fridays are banned",
-            "Prefers pnpm",
-        ]
-    finally:
-        eng.close()
+def test_archive_import_skips_and_counts_pathological_lines(tmp_path, keyword_engram):
+    m = keyword_engram.agent("a", create=True)
+    m.remember("Prefers pnpm")
+    m.remember("Deploys on Fridays are banned")
+    out = tmp_path / "a.jsonl"
+    export_archive(m, out)
+    lines = out.read_bytes().splitlines(keepends=True)
+    bad = [
+        b"[" * 100_000 + b"\n",  # RecursionError in the JSON parser
+        b"{not json\n",
+        b"\xff\xfe invalid utf-8\n",
+        b'"a string, not an object"\n',
+        b'{"type": "fact", "content": "' + b"x" * (33 * 1024 * 1024) + b'"}\n',
+    ]
+    out.write_bytes(lines[0] + b"".join(bad) + b"".join(lines[1:]))
+    rep = import_archive(keyword_engram, out, slug="copy")
+    assert rep.skipped_lines == len(bad)
+    assert sorted(f.content for f in keyword_engram.agent("copy").list()) == [
+        "Deploys on Fridays are banned",
+        "Prefers pnpm",
+    ]
 
 
 def test_cli_archive_import_reports_skipped_lines(cli, tmp_path):

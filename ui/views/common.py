@@ -5,7 +5,17 @@ from __future__ import annotations
 
 from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPalette
-from PySide6.QtWidgets import QDialog, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QHBoxLayout,
+    QLabel,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ui.a11y import set_name
 
 GOOD, WARN, BAD, QUIET = QColor("#16a34a"), QColor("#d97706"), QColor("#dc2626"), QColor("#6b7280")
 
@@ -28,6 +38,29 @@ class InsightWindow(QDialog):
         self.lay.addWidget(self.status)
         self.loading = False
         self.resize(1000, 680)
+
+    def add_agent_picker(self, slug: str | None, *beside: QWidget) -> QComboBox:
+        """The "Agent:" row above the window's content, on SLUG (else the first agent), with
+        BESIDE after it; picking another agent reloads the window."""
+        self.agent = QComboBox()
+        set_name(self.agent, "Agent")
+        for a in self.engram.agents(with_counts=False):
+            self.agent.addItem(a.name, a.slug)
+        if slug:
+            self.agent.setCurrentIndex(max(0, self.agent.findData(slug)))
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Agent:"))
+        top.addWidget(self.agent, 1)
+        for w in beside:
+            top.addWidget(w)
+        self.lay.insertLayout(0, top)
+        self.agent.currentIndexChanged.connect(lambda _i: self.reload())
+        return self.agent
+
+    @property
+    def slug(self) -> str:
+        """The agent picked in the window's agent picker."""
+        return self.agent.currentData() or ""
 
     def read(self, progress, cancelled):  # in the worker
         raise NotImplementedError

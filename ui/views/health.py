@@ -6,9 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QComboBox,
     QHBoxLayout,
-    QLabel,
     QPushButton,
     QTreeWidget,
     QTreeWidgetItem,
@@ -44,17 +42,7 @@ class HealthView(InsightWindow):
 
     def __init__(self, window, parent=None, slug: str | None = None):
         super().__init__(window, parent)
-        self.agent = QComboBox()
-        set_name(self.agent, "Agent")
-        for a in self.engram.agents(with_counts=False):
-            self.agent.addItem(a.name, a.slug)
-        if slug:
-            self.agent.setCurrentIndex(max(0, self.agent.findData(slug)))
-        self.agent.currentIndexChanged.connect(lambda _i: self.reload())
-        top = QHBoxLayout()
-        top.addWidget(QLabel("Agent:"))
-        top.addWidget(self.agent, 1)
-        self.lay.insertLayout(0, top)
+        self.add_agent_picker(slug)
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(["Memory", "#", "Why"])
         self.tree.setColumnWidth(0, 560)
@@ -73,10 +61,6 @@ class HealthView(InsightWindow):
         self.groups: dict[str, QTreeWidgetItem] = {}
         self.data = None
         self.reload()
-
-    @property
-    def slug(self) -> str:
-        return self.agent.currentData() or ""
 
     def read(self, progress, cancelled):
         slug = self.slug

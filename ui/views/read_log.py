@@ -8,10 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 from PySide6.QtWidgets import (
     QCheckBox,
-    QComboBox,
-    QHBoxLayout,
     QHeaderView,
-    QLabel,
     QTableWidgetItem,
 )
 
@@ -26,22 +23,12 @@ class ReadLogView(InsightWindow):
 
     def __init__(self, window, parent=None, slug: str | None = None):
         super().__init__(window, parent)
-        self.agent = QComboBox()
-        set_name(self.agent, "Agent")
-        for a in self.engram.agents(with_counts=False):
-            self.agent.addItem(a.name, a.slug)
-        if slug:
-            self.agent.setCurrentIndex(max(0, self.agent.findData(slug)))
         self.pause = QCheckBox("Pause capture (incognito)")
         self.pause.setToolTip(
             "While paused, this agent's MCP remember, hooks and transcripts store nothing"
         )
         self.pause.toggled.connect(self._toggle)
-        top = QHBoxLayout()
-        top.addWidget(QLabel("Agent:"))
-        top.addWidget(self.agent, 1)
-        top.addWidget(self.pause)
-        self.lay.insertLayout(0, top)
+        self.add_agent_picker(slug, self.pause)
         self.table = read_only_table(["When (UTC)", "How", "#", "Memory read"])
         h = self.table.horizontalHeader()
         h.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
@@ -51,12 +38,7 @@ class ReadLogView(InsightWindow):
         h.resizeSection(2, self.fontMetrics().horizontalAdvance("#999999") + 16)
         set_name(self.table, "Reads of this agent's memories")
         self.lay.addWidget(self.table, 1)
-        self.agent.currentIndexChanged.connect(lambda _i: self.reload())
         self.reload()
-
-    @property
-    def slug(self) -> str:
-        return self.agent.currentData() or ""
 
     def read(self, progress, cancelled):
         slug = self.slug

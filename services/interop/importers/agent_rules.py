@@ -30,8 +30,7 @@ from services.interop.importers.base import ParsedSource
 from services.interop.importers.common import file_time, infer_category, slug
 from services.interop.importers.mdsplit import split_statements
 from services.interop.importers.native import (
-    open_source,
-    rel_name,
+    open_note,
     rule_category,
     section_tags,
     source_meta,
@@ -136,11 +135,10 @@ def parse(path: Path) -> ParsedSource:
 
 
 def _parse_file(f: Path, loc: Location, root: Path, out: ParsedSource) -> None:
-    rel = rel_name(f, root)
-    text = open_source(f, rel, out)
-    if text is None:
+    note = open_note(f, root, out)
+    if note is None:
         return
-    fm, body, first = frontmatter.split(text)
+    rel, fm, body, first = note
     rules = {
         "agent": loc.agent,
         "file": loc.kind,

@@ -20,7 +20,7 @@ from services.interop.importers.base import ImportProblem, ParsedSource
 from services.interop.importers.common import file_time, head, infer_category, slug
 from services.interop.importers.mdreader import Statement, split_statements
 from services.interop.importers.native import (
-    open_source,
+    open_note,
     rel_name,
     section_tags,
     source_meta,
@@ -200,11 +200,10 @@ def parse(path: Path) -> ParsedSource:
 
 
 def parse_file(f: Path, folder: Path, project: str, names: set[str], out: ParsedSource) -> None:
-    rel = rel_name(f, folder)
-    text = open_source(f, rel, out)
-    if text is None:
+    note = open_note(f, folder, out)
+    if note is None:
         return
-    fm, body, first = frontmatter.split(text)
+    rel, fm, body, first = note
     mtype = memory_type(fm)
     info = {
         "file": f.name,

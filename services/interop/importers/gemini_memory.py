@@ -16,13 +16,12 @@ import hashlib
 import json
 from pathlib import Path
 
-from services.interop.importers import frontmatter
 from services.interop.importers.base import ImportedFact, ParsedSource
 from services.interop.importers.claude_memory import _only_links
 from services.interop.importers.common import file_time, infer_category, read_text, slug
 from services.interop.importers.mdsplit import split_statements
 from services.interop.importers.native import (
-    open_source,
+    open_note,
     rel_name,
     section_tags,
     source_meta,
@@ -97,11 +96,10 @@ def parse(path: Path) -> ParsedSource:
 
 
 def _parse_file(f: Path, folder: Path, project: str, names: set[str], out: ParsedSource) -> None:
-    rel = rel_name(f, folder)
-    text = open_source(f, rel, out)
-    if text is None:
+    note = open_note(f, folder, out)
+    if note is None:
         return
-    _, body, first = frontmatter.split(text)
+    rel, _, body, first = note
     meta = source_meta(FORMAT, f.resolve(), agent="gemini", project=project, origin="agent")
     created = file_time(f)
     for st in split_statements(body, first):

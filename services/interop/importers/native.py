@@ -109,6 +109,18 @@ def open_source(path: Path, rel: str, out) -> str | None:
     return text
 
 
+def open_note(path: Path, root: Path, out) -> tuple[str, dict, str, int] | None:
+    """A Markdown source (``open_source``) split at its frontmatter: (its name under ROOT,
+    frontmatter, body, the body's first line); None when it is not readable text."""
+    from services.interop.importers import frontmatter
+
+    rel = rel_name(path, root)
+    text = open_source(path, rel, out)
+    if text is None:
+        return None
+    return (rel, *frontmatter.split(text))
+
+
 def rel_name(path: Path, root: Path) -> str:
     try:
         return path.resolve().relative_to(root.resolve()).as_posix()
