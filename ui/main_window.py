@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from ui.controllers.privacy import PrivacyController
     from ui.controllers.startup import StartupController
     from ui.controllers.team import TeamController
+    from ui.gil_share import IdleCollector
     from ui.jobs_bar import JobsBar
     from ui.store_watcher import StoreWatcher
     from ui.sync_auto import AutoSync
@@ -49,7 +50,7 @@ def load_store_parts() -> None:
     ``attach`` calls this, and app/main.py calls it in its opening thread. The names become
     this module's globals, which the methods below use as if imported at the top."""
     global AgentTab, AllAgentsTab, JobRunner, JobsBar, StoreWatcher, TrayController
-    global UndoKeys, WorkspaceWatcher, QMessageBox
+    global UndoKeys, WorkspaceWatcher, QMessageBox, IdleCollector
     global AgentsController, ImportsController, LifecycleController, PrivacyController
     global StartupController, TeamController
     from PySide6.QtWidgets import QMessageBox
@@ -62,6 +63,7 @@ def load_store_parts() -> None:
     from ui.controllers.privacy import PrivacyController
     from ui.controllers.startup import StartupController
     from ui.controllers.team import TeamController
+    from ui.gil_share import IdleCollector
     from ui.jobs_bar import JobsBar
     from ui.store_watcher import StoreWatcher
     from ui.tray import TrayController
@@ -189,6 +191,7 @@ class MainWindow(QMainWindow):
         if app is not None:
             app.installEventFilter(self._undo_keys)
         self.runner = JobRunner(db=engram.db, parent=self)
+        self.collector = IdleCollector(self.runner, parent=self)  # ui/gil_share.py
         self.watcher = StoreWatcher(engram, parent=self)
         self.workspaces = WorkspaceWatcher(engram, self.runner, parent=self)
         self.tray = TrayController(engram, self.runner, parent=self)
@@ -367,6 +370,7 @@ class MainWindow(QMainWindow):
         self.workspaces.stop()
         self.autosync.stop()
         self.runner.cancel_all()
+        self.collector.stop()
         for tab in self.agent_tabs.values():
             tab.close_down()
         self.tray.remove_tray()
