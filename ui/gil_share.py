@@ -11,9 +11,13 @@ the GIL, so each one was a frozen window.
 While a window is open: the young generations are still collected as usual (they are
 small), the full collection is never started by an allocation, only when no job has run
 for a moment (``IDLE_MS``) or, during a long job, once every ``FULL_EVERY_MS``, so cyclic
-garbage is still freed. A worker in pure Python hands the GIL back after
-``SWITCH_S`` instead of Python's 5 ms, which each of the GUI thread's many
-Python calls in a paint (one per cell's data) would otherwise wait for.
+garbage is still freed. What survives it is frozen (``gc.freeze``), so the next quiet
+moment's collection scans only what came since; every ``RESCAN_EVERY``-th scans all again,
+so a cycle among old objects that became garbage is freed too.
+
+A worker running Python is asked for the GIL after ``SWITCH_S`` instead of Python's 5 ms:
+the GUI thread takes the GIL for each Python call Qt makes (a slot, a model's ``data`` per
+cell), and each could otherwise wait that long behind a worker.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from PySide6.QtCore import QObject, QTimer
 SWITCH_S = 0.001
 IDLE_MS = 1500  # jobs quiet this long: the user is reading, a full collection is not seen
 FULL_EVERY_MS = 120_000  # a job that runs for minutes still gets a full collection
+RESCAN_EVERY = 8
 _NEVER = 1 << 30  # gen-2 threshold: no full collection from an allocation
 
 _holders = 0
@@ -50,6 +55,7 @@ def give_back() -> None:
         return
     _holders -= 1
     if _holders == 0 and _saved:
+        gc.unfreeze()
         threshold, switch = _saved
         gc.set_threshold(*threshold)
         sys.setswitchinterval(switch)
@@ -88,7 +94,10 @@ class IdleCollector(QObject):
             self.collect()
 
     def collect(self) -> None:
+        if self.collections % RESCAN_EVERY == 0:
+            gc.unfreeze()
         gc.collect()
+        gc.freeze()
         self.collections += 1
 
     def stop(self) -> None:
