@@ -22,7 +22,7 @@ def test_no_full_collection_while_a_job_runs_one_when_quiet_and_settings_back_at
 
     def op(progress, cancelled):
         # rows as a worker holds them (a dict and a list each, all alive to the end)
-        rows = [{"id": i, "tags": [i]} for i in range(300_000)]
+        rows = [{"id": i, "tags": [i]} for i in range(150_000)]
         return len(rows)
 
     gc.callbacks.append(seen)
@@ -30,7 +30,7 @@ def test_no_full_collection_while_a_job_runs_one_when_quiet_and_settings_back_at
         done = QSignalSpy(window.runner.job_finished)
         before = window.collector.collections
         window.runner.start("Reading every row", op, visible=False)
-        qtbot.waitUntil(lambda: done.count() == 1, timeout=60000)
+        qtbot.waitUntil(lambda: done.count() == 1, timeout=120000)
         assert full == [], "no full collection held the GIL while the job ran"
         # the jobs are quiet: the garbage they left is collected then
         qtbot.waitUntil(lambda: window.collector.collections > before, timeout=10000)
