@@ -51,7 +51,7 @@ MODES = ("sync", "debounce")
 KEEP_HISTORY = 20  # compilations kept per layer (for `compile --diff` and the history view)
 AfterCompile = Callable[["MemoryHandle"], object]  # what it returns is not used
 OWED = "compile-owed.json"  # agents a quick quit left uncompiled, for the next start
-QUIT_GRACE_S = 2.0  # what a quitting window gives the pending recompiles
+QUIT_GRACE_S = 1.0  # what a quitting window gives the pending recompiles
 
 
 class Recompiler:
