@@ -451,9 +451,9 @@ def child(store: Path, demo: bool) -> dict:
         out["run_said"] = done[0] if done else "no answer"
         until(lambda: not win.runner.is_busy(), 120)
         out.update(archived_rows(win, hb))
-        # quit right after Restore all, with a job running: the preview again (a read over
-        # the whole store); memory.md's recompile for the restored facts is due or under way
-        until(lambda: not win.runner.is_busy(), 120)
+        # quit right after Restore all (its reloads still running), with the preview
+        # started again (a read over the whole store): memory.md's recompile for the
+        # restored facts is due
         win.tray.act_gc.trigger()
         until(lambda: bool(win.runner.running()), 10)
         out["quit_load"] = _load()
@@ -514,7 +514,6 @@ def archived_rows(win, hb: Heartbeat) -> dict:
     out["restored"] = len(got[0]) if got else 0
     if out["restored"] != out["archived_total"]:
         out["restore_error"] = f"restored {out['restored']} of {out['archived_total']}"
-    _until(lambda: not win.runner.is_busy(), 120)
     return out
 
 
