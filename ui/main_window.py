@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from ui.controllers.privacy import PrivacyController
     from ui.controllers.startup import StartupController
     from ui.controllers.team import TeamController
-    from ui.gil_share import IdleCollector
     from ui.jobs_bar import JobsBar
     from ui.store_watcher import StoreWatcher
     from ui.sync_auto import AutoSync
@@ -50,7 +49,7 @@ def load_store_parts() -> None:
     ``attach`` calls this, and app/main.py calls it in its opening thread. The names become
     this module's globals, which the methods below use as if imported at the top."""
     global AgentTab, AllAgentsTab, JobRunner, JobsBar, StoreWatcher, TrayController
-    global UndoKeys, WorkspaceWatcher, QMessageBox, IdleCollector
+    global UndoKeys, WorkspaceWatcher, QMessageBox
     global AgentsController, ImportsController, LifecycleController, PrivacyController
     global StartupController, TeamController
     from PySide6.QtWidgets import QMessageBox
@@ -63,7 +62,6 @@ def load_store_parts() -> None:
     from ui.controllers.privacy import PrivacyController
     from ui.controllers.startup import StartupController
     from ui.controllers.team import TeamController
-    from ui.gil_share import IdleCollector
     from ui.jobs_bar import JobsBar
     from ui.store_watcher import StoreWatcher
     from ui.tray import TrayController
@@ -190,8 +188,7 @@ class MainWindow(QMainWindow):
         app = QApplication.instance()
         if app is not None:
             app.installEventFilter(self._undo_keys)
-        self.runner = JobRunner(db=engram.db, parent=self)
-        self.collector = IdleCollector(self.runner, parent=self)  # ui/gil_share.py
+        self.runner = JobRunner(db=engram.db, parent=self, idle_gc=True)  # ui/gil_share.py
         self.watcher = StoreWatcher(engram, parent=self)
         self.workspaces = WorkspaceWatcher(engram, self.runner, parent=self)
         self.tray = TrayController(engram, self.runner, parent=self)
@@ -370,7 +367,6 @@ class MainWindow(QMainWindow):
         self.workspaces.stop()
         self.autosync.stop()
         self.runner.cancel_all()
-        self.collector.stop()
         for tab in self.agent_tabs.values():
             tab.close_down()
         self.tray.remove_tray()

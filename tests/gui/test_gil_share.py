@@ -28,12 +28,12 @@ def test_no_full_collection_while_a_job_runs_one_when_quiet_and_settings_back_at
     gc.callbacks.append(seen)
     try:
         done = QSignalSpy(window.runner.job_finished)
-        before = window.collector.collections
+        before = window.runner.collector.collections
         window.runner.start("Reading every row", op, visible=False)
         qtbot.waitUntil(lambda: done.count() == 1, timeout=120000)
         assert full == [], "no full collection held the GIL while the job ran"
         # the jobs are quiet: the garbage they left is collected then
-        qtbot.waitUntil(lambda: window.collector.collections > before, timeout=10000)
+        qtbot.waitUntil(lambda: window.runner.collector.collections > before, timeout=10000)
         assert full, "a full collection ran once the window's jobs were quiet"
     finally:
         gc.callbacks.remove(seen)
