@@ -149,7 +149,7 @@ def _close_down(win, opener, daemon) -> None:
     if opener.join(timeout=40):  # else a store still waits for a lock: the process ends
         engram = win.engram or opener.engram
         if engram is not None:
-            engram.close()
+            engram.close(quick=True)  # a long recompile is owed to the next start
 
 
 def _make_window(args, argv: list[str]):

@@ -126,10 +126,14 @@ class Engram:
         following changes or nothing changed."""
         return self.recompiler.flush() if self.recompiler is not None else []
 
-    def close(self) -> None:
+    def close(self, quick: bool = False) -> None:
+        """``quick`` (the window quitting): a long recompile pending or running is not
+        waited for; it is owed to the next start (services/lifecycle/autocompile.py)."""
         if self.recompiler is not None:
+            from services.lifecycle.autocompile import QUIT_GRACE_S
+
             rec, self.recompiler = self.recompiler, None
-            rec.close()
+            rec.close(grace=QUIT_GRACE_S if quick else None)
         if not self.db.is_closed():
             self.db.close()
 

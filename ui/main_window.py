@@ -188,7 +188,7 @@ class MainWindow(QMainWindow):
         app = QApplication.instance()
         if app is not None:
             app.installEventFilter(self._undo_keys)
-        self.runner = JobRunner(db=engram.db, parent=self)
+        self.runner = JobRunner(db=engram.db, parent=self, idle_gc=True)  # ui/gil_share.py
         self.watcher = StoreWatcher(engram, parent=self)
         self.workspaces = WorkspaceWatcher(engram, self.runner, parent=self)
         self.tray = TrayController(engram, self.runner, parent=self)

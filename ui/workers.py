@@ -26,6 +26,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
+from ui.gil_share import IdleCollector
+
 log = logging.getLogger(__name__)
 
 # Every worker ever started, weakly: the test suite fails a test that leaves one running.
@@ -143,8 +145,11 @@ class JobRunner(QObject):
     job_finished = Signal(int, str, str)  # id, outcome (ok|failed|cancelled), message
     busy_changed = Signal(bool)
 
-    def __init__(self, db=None, parent: QObject | None = None):
+    def __init__(self, db=None, parent: QObject | None = None, idle_gc: bool = False):
+        """``idle_gc``: the window's runner: full garbage collections wait until its jobs
+        are quiet (ui/gil_share.py), until ``cancel_all``."""
         super().__init__(parent)
+        self.collector = IdleCollector(self, self) if idle_gc else None
         self._db = db
         self._ids = itertools.count(1)
         self._jobs: dict[int, Job] = {}
@@ -223,6 +228,8 @@ class JobRunner(QObject):
                 log.warning("a background job did not stop in time")
         self._jobs.clear()
         self._serial_running = None
+        if self.collector is not None:
+            self.collector.stop()
         for job in owed:  # in the order they were made, after the write before them
             try:
                 job.op(lambda *a: None, lambda: False)

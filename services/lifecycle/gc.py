@@ -379,12 +379,36 @@ def run_cap(facts: list[_F]) -> int:
     return max(RUN_CAP_MIN, int(active * RUN_CAP_SHARE))
 
 
+def _instant(d: datetime) -> int:
+    """An int in the order of ``d``: the sort compares ints much faster than datetimes."""
+    secs = d.toordinal() * 86400 + d.hour * 3600 + d.minute * 60 + d.second
+    off = d.utcoffset()
+    return (secs - (int(off.total_seconds()) if off else 0)) * 1_000_000 + d.microsecond
+
+
+def _sort_by_keys(items: list, *keys: list) -> None:
+    """Sort ``items`` by the tuple of ``keys`` (first most significant) as one stable sort per
+    key, least significant first, which gives the same order. One sort of tuples held the GIL
+    for its whole run (72 ms for the 100k store's plan at load 8, the window frozen
+    meanwhile: issue 36); a sort of plain ints or floats is a few ms, and the GIL is free between them."""
+    order = list(range(len(items)))
+    for key in reversed(keys):
+        order.sort(key=key.__getitem__)
+    items[:] = [items[i] for i in order]
+
+
 def _plan_run_cap(facts: list[_F], now: datetime, report: GCReport, cap: int | None) -> None:
     """Keep the weakest ``cap`` of the planned archivals; the others stay as they are."""
     leaving = [f for f in facts if f.new_status == "archived"]
     if cap is None or len(leaving) <= cap:
         return
-    leaving.sort(key=lambda f: (f.expires_at is None, score(f, now), f.created_at, f.id))
+    _sort_by_keys(
+        leaving,
+        [f.expires_at is None for f in leaving],
+        [score(f, now) for f in leaving],
+        [_instant(f.created_at) for f in leaving],
+        [f.id for f in leaving],
+    )
     back = {f.id for f in leaving[cap:]}
     for f in leaving[cap:]:
         f.new_status, f.archived_reason = None, None

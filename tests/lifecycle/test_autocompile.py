@@ -109,6 +109,30 @@ def test_a_long_running_process_recompiles_a_moment_after_a_write(tmp_path):
             time.sleep(0.1)
 
 
+def test_a_recompile_a_quitting_window_left_is_done_by_the_next_command(cli, tmp_path, monkeypatch):
+    """The app quits without waiting for a long recompile (issue 36): it is written down in
+    the data dir and the next process that follows changes, here a CLI command, does it."""
+    from services.lifecycle import autocompile
+
+    store = tmp_path / "cli-store"
+    rc, _, err = cli("remember", "--agent", "me", "--create-agent", "Uses fish as the shell")
+    assert rc == 0, err
+    # no grace: the recompile is never done before the quit, whatever this machine's speed
+    monkeypatch.setattr(autocompile, "QUIT_GRACE_S", 0.0)
+    e = Engram.open(StoreConfig(data_dir=store, semantic=False))
+    e.follow_changes("debounce", delay=30)  # the app's window, its last write just made
+    e.agent("me").remember("Prefers tabs over spaces in Go files")
+    e.close(quick=True)
+    assert (store / "compile-owed.json").exists()
+    assert "tabs over spaces" not in _memory_md(store, "me")
+
+    rc, out, err = cli("recall", "--agent", "me", "--mode", "keyword", "fish")
+    assert rc == 0, err
+    md = _memory_md(store, "me")
+    assert "Prefers tabs over spaces in Go files" in md and "Uses fish as the shell" in md
+    assert not (store / "compile-owed.json").exists()
+
+
 @pytest.mark.slow  # an MCP server in-process and a debounce wait
 def test_an_mcp_write_reaches_memory_md_within_seconds(tmp_path):
     data = tmp_path / "store"
