@@ -251,13 +251,10 @@ def assemble(
     while part := list(islice(stream, 128)):  # one tokenizer batch
         for c, n in zip(part, count_tokens_many([c.text for c in part])):
             c.tokens = n
+        new = list(dict.fromkeys(c.section for c in part if c.section not in heads))
+        heads.update(zip(new, count_tokens_many([f"## {s}" for s in new])))
         for c in part:
-            head = 0
-            if not chosen[c.section]:
-                if c.section not in heads:
-                    heads[c.section] = count_tokens(f"## {c.section}")
-                head = heads[c.section]
-            cost = c.tokens + head
+            cost = c.tokens + (0 if chosen[c.section] else heads[c.section])
             smallest = min(smallest, c.tokens)
             if used + cost > budget:
                 misses += 1
