@@ -229,11 +229,32 @@ def _fact_line(r: _Row, dated: bool = False, cat: bool = True) -> str:
     return f"- {prefix}{one_line(r.content)}"
 
 
-def _rows(memory: MemoryHandle, where=None, limit: int = CANDIDATES) -> list[_Row]:
-    return [
-        _Row(r[0], r[1], r[2] or "fact", float(r[3]), bool(r[4]), r[5], r[6])
-        for r in fact_rows.ranked_active(memory.agent_id, where, limit)
-    ]
+def _rows(memory: MemoryHandle, where=None, limit: int = CANDIDATES) -> Iterator[_Row]:
+    """``ranked_active``, a page at a time (64 rows, then twice as many each time) as far as
+    the caller reads: a layer's budget is spent long before its ``limit`` candidates."""
+    got, page = 0, 64
+    while got < limit:
+        n = min(page, limit - got)
+        part = fact_rows.ranked_active(memory.agent_id, where, n, got)
+        for r in part:
+            yield _Row(r[0], r[1], r[2] or "fact", float(r[3]), bool(r[4]), r[5], r[6])
+        got += len(part)
+        if len(part) < n:
+            return
+        page *= 2
+
+
+def _pinned_first(cands: Iterable[_Cand], between: list[_Cand]) -> Iterator[_Cand]:
+    """``cands`` (ranked: the pinned ones come first) with ``between`` after the pinned."""
+    it = iter(cands)
+    for c in it:
+        if not c.pinned:
+            yield from between
+            yield c
+            yield from it
+            return
+        yield c
+    yield from between
 
 
 def assemble(
@@ -312,14 +333,13 @@ class CompileService:
 
     def _today(self, today: date) -> tuple[str, list, int]:
         rows = _rows(self.memory, fact_rows.about_days(today, today))
-        facts = [_Cand("New facts", _fact_line(r), [r.id], r.pinned) for r in rows]
-        cands = [c for c in facts if c.pinned]
-        cands += self._episode_cands("Sessions", today, today, with_day=False)
-        cands += [c for c in facts if not c.pinned]
+        sessions = self._episode_cands("Sessions", today, today, with_day=False)
         return assemble(
             [f"# Today — {today.isoformat()}"],
             ["Sessions", "New facts"],
-            cands,
+            _pinned_first(
+                (_Cand("New facts", _fact_line(r), [r.id], r.pinned) for r in rows), sessions
+            ),
             self.config.budget("today"),
             "_No sessions or new facts today._",
         )
@@ -327,15 +347,12 @@ class CompileService:
     def _week(self, today: date) -> tuple[str, list, int]:
         start, end = today - timedelta(days=6), today - timedelta(days=1)
         rows = _rows(self.memory, fact_rows.about_days(start, end))
-        cands = [_Cand("Facts", _fact_line(r, dated=True), [r.id], True) for r in rows if r.pinned]
-        cands += self._episode_cands("Sessions", start, end, with_day=True)
-        cands += [
-            _Cand("Facts", _fact_line(r, dated=True), [r.id], False) for r in rows if not r.pinned
-        ]
+        sessions = self._episode_cands("Sessions", start, end, with_day=True)
+        facts = (_Cand("Facts", _fact_line(r, dated=True), [r.id], r.pinned) for r in rows)
         return assemble(
             [f"# Past week — {start.isoformat()} to {end.isoformat()}"],
             ["Sessions", "Facts"],
-            cands,
+            _pinned_first(facts, sessions),
             self.config.budget("week"),
             "_Nothing from the past week._",
         )
@@ -347,16 +364,18 @@ class CompileService:
         if today is not None:
             old = datetime.combine(today - timedelta(days=6), datetime.min.time())
         rows = _rows(self.memory, fact_rows.long_term(old))
-        cands = [
-            _Cand(
-                "Pinned" if r.pinned else "Long-term", _fact_line(r, dated=True), [r.id], r.pinned
-            )
-            for r in rows
-        ]
         return assemble(
             ["# Long-term memory"],
             ["Pinned", "Long-term"],
-            cands,
+            (
+                _Cand(
+                    "Pinned" if r.pinned else "Long-term",
+                    _fact_line(r, dated=True),
+                    [r.id],
+                    r.pinned,
+                )
+                for r in rows
+            ),
             self.config.budget("longterm"),
             "_No long-term memories yet._",
         )
