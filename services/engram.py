@@ -114,11 +114,10 @@ class Engram:
         in step with its memory: ``sync`` recompiles the changed agents at ``close`` (or
         ``recompile_now``), for one-shot commands; ``debounce`` in a worker thread once
         ``delay`` seconds have passed without a change, for the app and the MCP server."""
-        from services.integrations.rule_refresh import refresh_agent_files
         from services.lifecycle.autocompile import Recompiler
 
         if self.recompiler is None:
-            self.recompiler = Recompiler(self, mode, delay, after_compile=refresh_agent_files)
+            self.recompiler = Recompiler(self, mode, delay, after_compile=_refresh_agent_files)
         return self.recompiler
 
     def recompile_now(self) -> list[str]:
@@ -747,6 +746,14 @@ class AgentMemory:
         from services.interop.importers.service import import_into
 
         return import_into(self, Path(path), fmt=fmt, progress=progress, cancelled=cancelled)
+
+
+def _refresh_agent_files(memory: AgentMemory) -> object:
+    # imported when a compile calls it: the hooks' installer it uses cost every command that
+    # opens the store (a mistyped --agent, a read) ~20 ms
+    from services.integrations.rule_refresh import refresh_agent_files
+
+    return refresh_agent_files(memory)
 
 
 def _clean_fields(memory: AgentMemory, changes: dict) -> None:
