@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # at run time where used: `pin` or `delete` pays for none (is
     from services.entities.service import EntityService
     from services.ingest.pipeline import NewFact
     from services.search.hybrid import Searcher, SearchWeights
+    from services.store.handle import MemoryHandle
     from services.vectors.backend import VectorBackend
 
 log = logging.getLogger(__name__)
@@ -748,7 +749,7 @@ class AgentMemory:
         return import_into(self, Path(path), fmt=fmt, progress=progress, cancelled=cancelled)
 
 
-def _refresh_agent_files(memory: AgentMemory) -> object:
+def _refresh_agent_files(memory: MemoryHandle) -> object:
     # imported when a compile calls it: the hooks' installer it uses cost every command that
     # opens the store (a mistyped --agent, a read) ~20 ms
     from services.integrations.rule_refresh import refresh_agent_files
