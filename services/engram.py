@@ -13,29 +13,30 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from models import Agent, Fact, connect_database
 from models.tables import utcnow
 from services.config import StoreConfig
-from services.entities.service import EntityService
 from services.errors import InvalidInput, ModelUnavailable, NotFound
 from services.events import EventBus
-from services.ingest.entity_names import name_check
-from services.ingest.pipeline import Ingestor, NewFact
-from services.ingest.policy import Target, policy_for, sanitize_for
 from services.ingest.rule_key import RuleKey
 from services.integrations.delete_for_good import DeletedAgent
-from services.integrations.mcp.review import REVIEW_ACTIONS
 from services.records import AgentInfo, FactView, RememberResult, SearchHit
-from services.search.hybrid import Searcher, SearchWeights
 from services.store import fact_rows
 from services.store.episodes import EpisodeStore
 from services.store.facts import FactFilters, FactStore
 from services.store.review import ReviewInbox, review_metadata
 from services.store.text import CleanText
-from services.vectors.backend import VectorBackend
+
+if TYPE_CHECKING:  # at run time where used: `pin` or `delete` pays for none (issue 33)
+    from services.entities.service import EntityService
+    from services.ingest.pipeline import NewFact
+    from services.search.hybrid import Searcher, SearchWeights
+    from services.store.handle import MemoryHandle
+    from services.vectors.backend import VectorBackend
 
 log = logging.getLogger(__name__)
 SLUG = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
@@ -114,11 +115,10 @@ class Engram:
         in step with its memory: ``sync`` recompiles the changed agents at ``close`` (or
         ``recompile_now``), for one-shot commands; ``debounce`` in a worker thread once
         ``delay`` seconds have passed without a change, for the app and the MCP server."""
-        from services.integrations.rule_refresh import refresh_agent_files
         from services.lifecycle.autocompile import Recompiler
 
         if self.recompiler is None:
-            self.recompiler = Recompiler(self, mode, delay, after_compile=refresh_agent_files)
+            self.recompiler = Recompiler(self, mode, delay, after_compile=_refresh_agent_files)
         return self.recompiler
 
     def recompile_now(self) -> list[str]:
@@ -463,11 +463,29 @@ class AgentMemory:
             on_content=self._reembed,
         )
         self.episodes = EpisodeStore(agent.id, engram.db, engram.bus)
-        self._search = Searcher(self)
-        self.review = ReviewInbox(
+
+    # made on first use: their modules (the policy's patterns, ranking) cost a light command
+    # such as `pin` more than its own work
+    @cached_property
+    def _search(self) -> Searcher:
+        from services.search.hybrid import Searcher
+
+        return Searcher(self)
+
+    @cached_property
+    def review(self) -> ReviewInbox:
+        from services.integrations.mcp.review import REVIEW_ACTIONS
+
+        return ReviewInbox(
             self, erase=self._erase_facts, edit=self._edit_in_review, actions=REVIEW_ACTIONS
         )
-        self.entities = EntityService(agent.id, engram.db, name_check(self))
+
+    @cached_property
+    def entities(self) -> EntityService:
+        from services.entities.service import EntityService
+        from services.ingest.entity_names import name_check
+
+        return EntityService(self.agent_id, self.db, name_check(self))
 
     @property
     def data_dir(self) -> Path:
@@ -519,6 +537,8 @@ class AgentMemory:
         source: str = "manual",
         **kw,
     ) -> RememberResult:
+        from services.ingest.pipeline import NewFact
+
         return self.remember_many(
             [
                 NewFact(
@@ -534,6 +554,7 @@ class AgentMemory:
 
     def remember_many(self, items: Sequence[NewFact], **kw) -> list[RememberResult]:
         from models.db import writer_lock
+        from services.ingest.pipeline import Ingestor
 
         self.engram.wait_semantic()  # a server warming up: the checks need the neighbours
         # one Ingestor per call: it keeps per-batch state, and threads share this handle
@@ -556,6 +577,8 @@ class AgentMemory:
         redacted, personal data per the agent's policy ("ask" sends the fact back to review),
         and text a forget rule covers is refused. Subject, tags and metadata pass it too."""
         if changes.get("content") is not None:
+            from services.ingest.policy import sanitize_for
+
             verdict = sanitize_for(self, changes["content"])
             if verdict.blocked_by:
                 raise InvalidInput(
@@ -579,7 +602,7 @@ class AgentMemory:
                     actor="engram",
                     reason="edit: " + _redaction_reason(note),
                 )
-        _clean_fields(policy_for(self), changes)
+        _clean_fields(self, changes)
         view = self.facts.edit(fact_id, actor=actor, **changes)
         if changes.get("content") is not None or "subject" in changes or "status" in changes:
             # the words changed, or the fact went back to review (an undone accept) or out
@@ -590,6 +613,8 @@ class AgentMemory:
     def restore(self, snap: dict, actor: str = "user") -> FactView:
         """Re-create a deleted fact from its snapshot (undo). The text passes the policy again:
         a forget made since the delete must not be undone by an undo."""
+        from services.ingest.policy import sanitize_for
+
         verdict = sanitize_for(self, snap.get("content"))
         if verdict.blocked_by:
             raise InvalidInput(
@@ -601,7 +626,7 @@ class AgentMemory:
         fields = {k: snap.get(k) for k in ("subject", "tags", "metadata")}
         if snap.get("category") is not None:
             fields["category"] = snap["category"]
-        _clean_fields(policy_for(self), fields)
+        _clean_fields(self, fields)
         view = self.facts.restore(
             {**snap, **fields, "content": verdict.text, "status": status}, actor=actor
         )
@@ -612,6 +637,8 @@ class AgentMemory:
     def add_episode(self, day, summary: str, **kw) -> tuple[int | None, bool]:
         """(episode id, created); (None, False) when nothing is left to store (empty, or the
         summary holds forgotten text)."""
+        from services.ingest.policy import Target, policy_for
+
         policy = policy_for(self)
         verdict = policy.sanitize(summary, Target.EPISODE)
         if not verdict.storable:
@@ -621,6 +648,8 @@ class AgentMemory:
         return self.episodes.add(day, verdict.text, **kw)
 
     def upsert_episode(self, day, summary: str, source_file: str, **kw) -> tuple[int | None, str]:
+        from services.ingest.policy import Target, policy_for
+
         policy = policy_for(self)
         verdict = policy.sanitize(summary, Target.EPISODE)
         if not verdict.storable:
@@ -724,7 +753,22 @@ class AgentMemory:
         return import_into(self, Path(path), fmt=fmt, progress=progress, cancelled=cancelled)
 
 
-def _clean_fields(policy, changes: dict) -> None:
+def _refresh_agent_files(memory: MemoryHandle) -> object:
+    # imported when a compile calls it: the hooks' installer it uses cost every command that
+    # opens the store (a mistyped --agent, a read) ~20 ms
+    from services.integrations.rule_refresh import refresh_agent_files
+
+    return refresh_agent_files(memory)
+
+
+def _clean_fields(memory: AgentMemory, changes: dict) -> None:
+    """Category, subject, tags and metadata through the write policy (an importance or a
+    pin alone carries no text: the policy is not even loaded for it)."""
+    if all(changes.get(k) is None for k in ("category", "subject", "tags", "metadata")):
+        return
+    from services.ingest.policy import policy_for
+
+    policy = policy_for(memory)
     if changes.get("category") is not None:
         changes["category"] = policy.category(changes["category"])
     if changes.get("subject") is not None:

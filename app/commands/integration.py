@@ -9,10 +9,32 @@ from typing import TYPE_CHECKING
 
 from app.cli import emit_json
 from app.commands.help_text import old_spelling
-from services.integrations.hooks_install import TARGETS
 
 if TYPE_CHECKING:
     from services.engram import Engram
+
+
+class _Targets:
+    """``hooks_install.TARGETS`` for argparse's choices, imported when argparse checks or
+    shows them: the module brings the agents' config editors (and ``ssl``), and every
+    command (`pin`) paid for them when the parser was built."""
+
+    def _all(self) -> tuple[str, ...]:
+        from services.integrations.hooks_install import TARGETS
+
+        return TARGETS
+
+    def __iter__(self):
+        return iter(self._all())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._all()
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
+TARGETS = _Targets()
 
 
 def register(sub) -> None:
@@ -26,7 +48,10 @@ def register(sub) -> None:
     ):
         h = hsub.add_parser(name, help=helptext)
         h.add_argument(
-            "target", choices=TARGETS, help="the agent whose hooks and MCP entry to change"
+            "target",
+            choices=TARGETS,
+            metavar="TARGET",  # a {a,b,...} metavar would read the choices as it is built
+            help="the agent whose hooks and MCP entry to change: %(choices)s",
         )
         h.add_argument("--agent", help="agent slug (default: the target's name)")
         h.add_argument("--home", help="home directory to install into (default: ~)")

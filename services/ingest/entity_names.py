@@ -7,14 +7,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from services.ingest.policy import Target, policy_for
-
 if TYPE_CHECKING:  # the façade sits above this package; only its type is used here
     from services.store.handle import MemoryHandle
 
 
 def name_check(memory: MemoryHandle) -> Callable[[str], str | None]:
     def clean(name: str) -> str | None:
+        # imported here: every agent handle makes this check, most never call it (`pin`)
+        from services.ingest.policy import Target, policy_for
+
         verdict = policy_for(memory).sanitize(name, Target.OTHER)
         text = str(verdict.text).strip()
         return text if verdict.storable and text == name.strip() else None

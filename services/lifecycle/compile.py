@@ -15,9 +15,11 @@ from __future__ import annotations
 import difflib
 import logging
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
+from itertools import islice
+from typing import Any
 
 import peewee as pw
 
@@ -28,7 +30,6 @@ from services.errors import EngramError
 from services.lifecycle.config import LifecycleConfig, config_for
 from services.store import fact_rows
 from services.store.atomic import atomic_write
-from services.store.chunks import chunks
 from services.store.handle import MemoryHandle
 from services.store.untrusted import DATA_NOTICE, neutralise_tags, one_line
 from services.vectors.tokens import count_tokens, count_tokens_many
@@ -106,6 +107,106 @@ class _Row:
         return self.event_date or self.created_at.date()
 
 
+PROJECT = "proj:"
+# memory.md's sections other than the projects, by the key ``_section_key`` gives them
+SECTIONS = {
+    "~about": "About the User",
+    "~known": "Known Facts",
+    "~rules": "Rules",
+    "~recent": "Recent Context",
+}
+TAIL = [SECTIONS[k] for k in ("~known", "~rules", "~recent")]  # after the projects
+
+
+_NEAR = ["rule", "meta", "task", "tmp", "episode"]  # sections of their own, not "general"
+
+
+def _section_key():
+    """A fact's memory.md section as SQL: its project's category, a key of ``SECTIONS``, or
+    NULL (in none); as ``_section_where`` sorts facts."""
+    general = ~Fact.category.startswith(PROJECT) & Fact.category.not_in(_NEAR)
+    about = _about_user()
+    project = pw.Case(None, [(Fact.category == PROJECT, f"{PROJECT}general")], Fact.category)
+    return pw.Case(
+        None,
+        [
+            (pw.fn.SUBSTR(Fact.category, 1, len(PROJECT)) == PROJECT, project),
+            (Fact.category.in_(["rule", "meta"]), "~rules"),
+            (Fact.category.in_(["task", "tmp", "episode"]), "~recent"),
+            (general & about, "~about"),
+            (general & ~about, "~known"),
+        ],
+    )
+
+
+def _section_where(projects: list[str]) -> dict[str, Any]:
+    """Each memory.md section's condition (peewee), or for a project its category (one
+    query shape for all of them), by the key ``_section_key`` gives its facts, in the
+    sections' order. Only what is about the user is presented as the user's profile;
+    relation triples, environment notes and other facts are listed after the projects."""
+    general = ~Fact.category.startswith(PROJECT) & Fact.category.not_in(_NEAR)
+    about = _about_user()
+    where: dict[str, Any] = {"~about": general & about}
+    for p in projects:
+        where[f"{PROJECT}{p}"] = f"{PROJECT}{p}"
+    if "general" in projects:  # "proj:" is the general project too
+        where[f"{PROJECT}general"] = Fact.category.in_([f"{PROJECT}general", PROJECT])
+    where["~known"] = general & ~about
+    where["~rules"] = Fact.category.in_(["rule", "meta"])
+    where["~recent"] = Fact.category.in_(["task", "tmp", "episode"])
+    return where
+
+
+def _memory_cands(agent_id: int, projects: list[str], recent: list[_Cand]) -> Iterator[_Cand]:
+    """memory.md's candidates in the order its budget takes them: the pinned facts, section
+    by section; then the sections take turns (each one's best, then each one's second...), so
+    a long list of rules or tasks cannot crowd the user's profile or a project out. Recent
+    Context's first turns are the past week's sessions. A section offers its best
+    ``SECTION_CANDIDATES`` facts, read a page at a time when its turn comes: at 20k facts
+    and 300 projects the budget is spent within the first turn, before most are asked."""
+    where = _section_where(projects)
+
+    def cand(r: tuple | _Cand, key: str) -> _Cand:
+        if isinstance(r, _Cand):  # a session
+            return r
+        row = _Row(r[0], r[1], r[2] or "fact", float(r[3]), bool(r[4]), r[5], r[6])
+        name = SECTIONS.get(key) or f"Project: {key[len(PROJECT) :]}"
+        return _Cand(name, _fact_line(row, cat=key == "~recent"), [row.id], row.pinned)
+
+    room = dict.fromkeys(where, SECTION_CANDIDATES)  # what a section may still offer
+    pinned: dict[str, list[tuple]] = {k: [] for k in where}
+    for r in fact_rows.ranked_active(agent_id, Fact.pinned == True, also=[_section_key()]):  # noqa: E712
+        key = r[-1]
+        if key in pinned and room[key] > 0:  # a project new since the headings: left out
+            room[key] -= 1
+            pinned[key].append(r)
+    for key, rows in pinned.items():
+        yield from (cand(r, key) for r in rows)
+    project_page = fact_rows.CategoryPages(agent_id, pinned=False)
+    queues: dict[str, deque] = {k: deque(recent if k == "~recent" else ()) for k in where}
+    read = dict.fromkeys(where, 0)
+    page = dict.fromkeys(where, 1)
+    while True:
+        dealt = False
+        for key, queue in queues.items():
+            if not queue and room[key] > 0:
+                n, cond = min(page[key], room[key]), where[key]
+                if isinstance(cond, str):
+                    rows = project_page(cond, read[key], n)
+                else:
+                    unpinned = cond & (Fact.pinned == False)  # noqa: E712
+                    rows = fact_rows.ranked_active(agent_id, unpinned, n, read[key])
+                read[key] += len(rows)
+                room[key] = room[key] - len(rows) if len(rows) == n else 0
+                page[key] *= 2
+                queue.extend(rows)
+            if queue:
+                dealt = True
+                yield cand(queue.popleft(), key)
+        if not dealt:
+            return
+
+
 def framed(title: list[str]) -> list[str]:
     """A layer's title lines, then the notice that what follows is data (as ``context``)."""
     return [*title, "", f"> {DATA_NOTICE}"]
@@ -128,26 +229,51 @@ def _fact_line(r: _Row, dated: bool = False, cat: bool = True) -> str:
     return f"- {prefix}{one_line(r.content)}"
 
 
-def _rows(memory: MemoryHandle, where=None, limit: int = CANDIDATES) -> list[_Row]:
-    return [
-        _Row(r[0], r[1], r[2] or "fact", float(r[3]), bool(r[4]), r[5], r[6])
-        for r in fact_rows.ranked_active(memory.agent_id, where, limit)
-    ]
+def _rows(memory: MemoryHandle, where=None, limit: int = CANDIDATES) -> Iterator[_Row]:
+    """``ranked_active``, a page at a time (64 rows, then twice as many each time) as far as
+    the caller reads: a layer's budget is spent long before its ``limit`` candidates."""
+    got, page = 0, 64
+    while got < limit:
+        n = min(page, limit - got)
+        part = fact_rows.ranked_active(memory.agent_id, where, n, got)
+        for r in part:
+            yield _Row(r[0], r[1], r[2] or "fact", float(r[3]), bool(r[4]), r[5], r[6])
+        got += len(part)
+        if len(part) < n:
+            return
+        page *= 2
+
+
+def _pinned_first(cands: Iterable[_Cand], between: list[_Cand]) -> Iterator[_Cand]:
+    """``cands`` (ranked: the pinned ones come first) with ``between`` after the pinned."""
+    it = iter(cands)
+    for c in it:
+        if not c.pinned:
+            yield from between
+            yield c
+            yield from it
+            return
+        yield c
+    yield from between
 
 
 def assemble(
-    title: list[str], sections: list[str], cands: list[_Cand], budget: int, empty: str
+    title: list[str], sections: list[str], cands: Iterable[_Cand], budget: int, empty: str
 ) -> tuple[str, list, int]:
     """Greedy fill in priority order; render sections in their fixed order, pinned first.
-    WordPiece splits on whitespace, so a document's tokens are the sum of its lines'."""
+    WordPiece splits on whitespace, so a document's tokens are the sum of its lines'.
+    ``cands`` is read 128 at a time and no further than the fill goes (it may be a stream)."""
     title = framed(title)
     used = count_tokens("\n".join(title))
-    heads = dict(zip(sections, count_tokens_many([f"## {s}" for s in sections])))
+    heads: dict[str, int] = {}  # a heading's tokens, counted when its section first fills
     chosen: dict[str, list[_Cand]] = {s: [] for s in sections}
     misses, smallest = 0, budget
-    for part in chunks(cands, 128):  # one tokenizer batch
+    stream = iter(cands)
+    while part := list(islice(stream, 128)):  # one tokenizer batch
         for c, n in zip(part, count_tokens_many([c.text for c in part])):
             c.tokens = n
+        new = list(dict.fromkeys(c.section for c in part if c.section not in heads))
+        heads.update(zip(new, count_tokens_many([f"## {s}" for s in new])))
         for c in part:
             cost = c.tokens + (0 if chosen[c.section] else heads[c.section])
             smallest = min(smallest, c.tokens)
@@ -207,14 +333,13 @@ class CompileService:
 
     def _today(self, today: date) -> tuple[str, list, int]:
         rows = _rows(self.memory, fact_rows.about_days(today, today))
-        facts = [_Cand("New facts", _fact_line(r), [r.id], r.pinned) for r in rows]
-        cands = [c for c in facts if c.pinned]
-        cands += self._episode_cands("Sessions", today, today, with_day=False)
-        cands += [c for c in facts if not c.pinned]
+        sessions = self._episode_cands("Sessions", today, today, with_day=False)
         return assemble(
             [f"# Today — {today.isoformat()}"],
             ["Sessions", "New facts"],
-            cands,
+            _pinned_first(
+                (_Cand("New facts", _fact_line(r), [r.id], r.pinned) for r in rows), sessions
+            ),
             self.config.budget("today"),
             "_No sessions or new facts today._",
         )
@@ -222,15 +347,12 @@ class CompileService:
     def _week(self, today: date) -> tuple[str, list, int]:
         start, end = today - timedelta(days=6), today - timedelta(days=1)
         rows = _rows(self.memory, fact_rows.about_days(start, end))
-        cands = [_Cand("Facts", _fact_line(r, dated=True), [r.id], True) for r in rows if r.pinned]
-        cands += self._episode_cands("Sessions", start, end, with_day=True)
-        cands += [
-            _Cand("Facts", _fact_line(r, dated=True), [r.id], False) for r in rows if not r.pinned
-        ]
+        sessions = self._episode_cands("Sessions", start, end, with_day=True)
+        facts = (_Cand("Facts", _fact_line(r, dated=True), [r.id], r.pinned) for r in rows)
         return assemble(
             [f"# Past week — {start.isoformat()} to {end.isoformat()}"],
             ["Sessions", "Facts"],
-            cands,
+            _pinned_first(facts, sessions),
             self.config.budget("week"),
             "_Nothing from the past week._",
         )
@@ -242,16 +364,18 @@ class CompileService:
         if today is not None:
             old = datetime.combine(today - timedelta(days=6), datetime.min.time())
         rows = _rows(self.memory, fact_rows.long_term(old))
-        cands = [
-            _Cand(
-                "Pinned" if r.pinned else "Long-term", _fact_line(r, dated=True), [r.id], r.pinned
-            )
-            for r in rows
-        ]
         return assemble(
             ["# Long-term memory"],
             ["Pinned", "Long-term"],
-            cands,
+            (
+                _Cand(
+                    "Pinned" if r.pinned else "Long-term",
+                    _fact_line(r, dated=True),
+                    [r.id],
+                    r.pinned,
+                )
+                for r in rows
+            ),
             self.config.budget("longterm"),
             "_No long-term memories yet._",
         )
@@ -259,45 +383,15 @@ class CompileService:
     def _memory(self, today: date) -> tuple[str, list, int]:
         m = self.memory
         cats = fact_rows.active_categories(m.agent_id)
-        projects = sorted({c.split(":", 1)[1] for c in cats if c.startswith("proj:")})
-        near = ("rule", "meta", "task", "tmp", "episode")
-        # one query per section (each best-first), so a huge section cannot hide a small one
-        general = ~Fact.category.startswith("proj:") & Fact.category.not_in(near)
-        about = _about_user()
-        # only what is about the user: relation triples, environment notes and other facts
-        # are listed after the projects, not presented as the user's profile
-        where = {"About the User": general & about}
-        for p in projects:
-            where[f"Project: {p or 'general'}"] = Fact.category == f"proj:{p}"
-        where["Known Facts"] = general & ~about
-        where["Rules"] = Fact.category.in_(["rule", "meta"])
-        where["Recent Context"] = Fact.category.in_(["task", "tmp", "episode"])
-        sections = list(where)
-        queues: dict[str, deque] = {}
-        pinned: list[_Cand] = []
-        for sec, cond in where.items():
-            cat = sec == "Recent Context"
-            cands = [
-                _Cand(sec, _fact_line(r, cat=cat), [r.id], r.pinned)
-                for r in _rows(m, cond, limit=SECTION_CANDIDATES)
-            ]
-            pinned += [c for c in cands if c.pinned]
-            queues[sec] = deque(c for c in cands if not c.pinned)
+        # "proj:" is the general project, as "proj:general" is: one heading
+        projects = sorted({c[len(PROJECT) :] or "general" for c in cats if c.startswith(PROJECT)})
         recent = self._episode_cands(
             "Recent Context", today - timedelta(days=6), today, with_day=True
         )[:12]
-        queues["Recent Context"] = deque(recent + list(queues["Recent Context"]))
-        # Pinned facts first; then the sections take turns, so a long list of rules or
-        # tasks cannot crowd the user's profile or a project out of the budget.
-        order = list(pinned)
-        while any(queues.values()):
-            for sec in sections:
-                if queues[sec]:
-                    order.append(queues[sec].popleft())
         return assemble(
             [f"# Memory — {m.info.name}"],
-            sections,
-            order,
+            [SECTIONS["~about"], *(f"Project: {p}" for p in projects), *TAIL],
+            _memory_cands(m.agent_id, projects, recent),
             self.config.budget("memory"),
             "_Nothing remembered yet._",
         )
