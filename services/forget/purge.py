@@ -60,6 +60,37 @@ def purge_vectors(
     return notes
 
 
+def forgotten_vectors(engram: EngramHandle, pv) -> dict[str, list[float]]:
+    """The stored vectors of the facts a forget is about to drop, by the fact's text, read
+    before the purge: the check after it looks for these very bytes in Chroma's files
+    instead of embedding the texts again (6 s of a 1 % forget at 10k facts). Only the texts
+    the check will read (its sample); a vector this process cannot read is left out, and
+    the check embeds that text, as before."""
+    from services.forget.preview import verify_sample
+
+    idx = engram.index
+    out: dict[str, list[float]] = {}
+    if idx is None:
+        return out
+    wanted = set(verify_sample([x for ap in pv.agents for x in ap.terms]))
+    for ap in pv.agents:
+        wanted |= set(verify_sample(ap.terms))
+    for ap in pv.agents:
+        has = set(ap.vectors)
+        texts = {f["id"]: f["content"] for f in ap.facts if f["id"] in has}
+        ids = [i for i, t in texts.items() if t in wanted]
+        if not ids:
+            continue
+        try:
+            got = idx.vectors(ap.agent_id, ids)
+        except Exception as exc:  # another process's write not in this one's HNSW view
+            log.info("forget: stored vectors not read (%s); the check embeds the texts", exc)
+            continue
+        for i, v in got.items():
+            out.setdefault(texts[i], [float(x) for x in v])
+    return out
+
+
 def _rebuild(idx, agent_id: int, drop_ids: set[int]) -> None:
     vecs, unreadable = idx.readable_vectors(agent_id)
     # rows after vectors: a row committed in between is embedded below, not lost
