@@ -73,7 +73,8 @@ def forgotten_vectors(engram: EngramHandle, pv) -> dict[str, list[float]]:
 
     idx = engram.index
     out: dict[str, list[float]] = {}
-    if idx is None:
+    # only a local Chroma's files are scanned for vectors (a server's, pgvector's are not ours)
+    if idx is None or not Path(str(engram.config.vector_location)).is_dir():
         return out
     every = sum(len(ap.vectors) for ap in pv.agents) <= STORED_ALL
     wanted = set(verify_sample([x for ap in pv.agents for x in ap.terms]))
