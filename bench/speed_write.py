@@ -182,9 +182,12 @@ def import_rows(old: Path, new: Path, work: Path, files: int, rounds: int) -> li
 # embeddings), then what is left: the forgotten facts' vectors anywhere in Chroma's files,
 # and a kept fact's vector still found by its own query
 FORGET_STEP = """
-import json, sys, time
+import json, resource, sys, time
 from pathlib import Path
 import numpy as np
+def cpu():  # this process's threads (Chroma's included) and its scan children
+    return sum(r.ru_utime + r.ru_stime for r in (
+        resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)))
 from services.config import StoreConfig
 from services.engram import Engram
 from services.forget.service import ForgetScope, ForgetService
@@ -198,13 +201,13 @@ with Engram.open(StoreConfig(data_dir=data, semantic=True)) as e:
     gone = e.index.vectors(m.agent_id, ids)
     kept = max(ids) + 5
     kv = e.index.vectors(m.agent_id, [kept])[kept]
-    t = time.perf_counter()
+    t, c = time.perf_counter(), cpu()
     ForgetService(e).execute(ForgetScope(agent="speed", fact_ids=tuple(ids), rule=False))
-    secs = time.perf_counter() - t
+    secs, cpus = time.perf_counter() - t, cpu() - c
     top = [i for i, _ in e.index.query(m.agent_id, kv, k=5)]
     chroma = Path(e.config.vector_location)
 left = len({k for *_, k in vector_hits(chroma, np.stack(list(gone.values())))})
-print(json.dumps({"s": round(secs, 2), "forgot": len(ids), "left": left, "kept": kept in top}))
+print(json.dumps({"s": round(secs, 2), "cpu": round(cpus, 2), "forgot": len(ids), "left": left, "kept": kept in top}))
 """
 
 
@@ -223,11 +226,17 @@ def _forget_once(root: Path, data: Path) -> dict:
     return json.loads(lines[-1]) | {"load": load()}
 
 
-def forget_rows(old: Path, new: Path, work: Path, size: int, rounds: int) -> list[Row]:
+def forget_rows(
+    old: Path, new: Path, work: Path, size: int, rounds: int, built: Path | None = None
+) -> list[Row]:
+    """``built``: a store ``bench/speed_child.py build`` made before (a 100k store takes
+    minutes to build), copied for each run and left as it was."""
     from bench.speed import child
 
-    built = work / f"forget-{size}"
-    child(old, "build", built, size, 1)
+    given = built is not None
+    if built is None:
+        built = work / f"forget-{size}"
+        child(old, "build", built, size, 1)
     got: dict[str, list[dict]] = {"old": [], "new": []}
     for r in range(rounds):
         for side, root in (("old", old), ("new", new)):
@@ -235,13 +244,17 @@ def forget_rows(old: Path, new: Path, work: Path, size: int, rounds: int) -> lis
             shutil.copytree(built, copy)
             got[side].append(_forget_once(root, copy))
             shutil.rmtree(copy, ignore_errors=True)
-    shutil.rmtree(built, ignore_errors=True)
+    if not given:
+        shutil.rmtree(built, ignore_errors=True)
 
     def fig(side: str) -> str:
         runs = got[side]
-        ok = [x["s"] for x in runs if isinstance(x.get("s"), float)]
-        v = round(statistics.median(ok), 2) if ok else "failed"
-        return f"{v} s (load {runs[-1]['load']})"
+        ok = [x for x in runs if isinstance(x.get("s"), float)]
+        if not ok:
+            return f"failed (load {runs[-1]['load']})"
+        wall = round(statistics.median(x["s"] for x in ok), 2)
+        cpu = round(statistics.median(x.get("cpu", 0.0) for x in ok), 2)
+        return f"{wall} s / CPU {cpu} s (load {runs[-1]['load']})"
 
     check = "; ".join(
         f"{side}: forgot {x.get('forgot')}, their vectors left in Chroma's files {x.get('left')}, "
@@ -415,7 +428,9 @@ if __name__ == "__main__":
     parts = ("import", "forget", "deleted", "hook", "autostart", "mcp")
     ap.add_argument("--only", choices=parts, help="one part")
     ap.add_argument("--files", type=int, help="--only import: rule files (10 facts each)")
-    ap.add_argument("--rounds", type=int, help="--only import: rounds")
+    ap.add_argument("--rounds", type=int, help="--only import/forget: rounds")
+    ap.add_argument("--size", type=int, default=10_000, help="--only forget: facts in the store")
+    ap.add_argument("--built", help="--only forget: a store speed_child.py built (reused)")
     a = ap.parse_args()
     print("| figure | old | new | result check |\n|---|---|---|---|", flush=True)
     if a.only:
@@ -425,7 +440,9 @@ if __name__ == "__main__":
         f, r = a.files or f, a.rounds or r
         fn = {
             "import": lambda: import_rows(o, ROOT, w, f, r),
-            "forget": lambda: forget_rows(o, ROOT, w, 10_000, 2),
+            "forget": lambda: forget_rows(
+                o, ROOT, w, a.size, a.rounds or 2, Path(a.built) if a.built else None
+            ),
             "deleted": lambda: forget_deleted_rows(o, ROOT, w, 1),
             "hook": lambda: hook_rows(o, ROOT, w, 8 if a.quick else 20),
             "autostart": lambda: speed_daemon.autostart_rows(o, ROOT, w, 8 if a.quick else 20),

@@ -27,7 +27,7 @@ from services.forget.preview import (
     matching_layers,
     verify_sample,
 )
-from services.forget.purge import compact_store, purge_vectors
+from services.forget.purge import compact_store, forgotten_vectors, purge_vectors
 from services.forget.scope import ForgetScope, keyed_many
 from services.forget.scrub import scrub_file
 from services.forget.verify import verify_forgotten
@@ -87,6 +87,8 @@ def run_forget(
         journal.refresh_edits(pv)
         notes.append(f"an interrupted forget was finished from its journal (receipt {rid})")
     left = set(journal.steps_left(rid))
+    # read while Chroma still has them (a resumed forget past the purge embeds the texts)
+    stored = forgotten_vectors(engram, pv) if "vectors" in left else {}
     if "backup" in left:
         step("backup")
         safety = None
@@ -116,7 +118,7 @@ def run_forget(
             delete_rows(engram, scope, pv, key, rid, notes)
     _after_rows(engram, scope, pv, rid, left, step, notes)
     step("verify")
-    checked, remaining = _verify_after(engram, scope, pv, notes)
+    checked, remaining = _verify_after(engram, scope, pv, notes, stored)
     counts = journal.receipt_counts(rid)
     counts.pop("incomplete", None)
     if counts.pop("safety_backup", None):
@@ -312,7 +314,13 @@ def _verify_fact_scope(
     return len(shared), len(found), alone
 
 
-def _verify_after(engram: EngramHandle, scope: ForgetScope, pv: ForgetPreview, notes: list[str]):
+def _verify_after(
+    engram: EngramHandle,
+    scope: ForgetScope,
+    pv: ForgetPreview,
+    notes: list[str],
+    stored: dict[str, list[float]],
+):
     remaining = checked = 0
     if scope.kind == "fact":
         checked, remaining, alone = _verify_fact_scope(engram, pv, notes)
@@ -330,10 +338,10 @@ def _verify_after(engram: EngramHandle, scope: ForgetScope, pv: ForgetPreview, n
         sample = verify_sample(terms, extra)
         if not sample:
             continue
-        rep = verify_forgotten(engram, sample, agent=slug)
+        rep = verify_forgotten(engram, sample, agent=slug, stored=stored)
         if rep.stale_segments:
             notes += rebuild_leaky_segments(engram, rep.stale_segments)
-            rep = verify_forgotten(engram, sample, agent=slug)
+            rep = verify_forgotten(engram, sample, agent=slug, stored=stored)
         rep.remaining = _not_kept_on_purpose(pv, rep.remaining)
         checked += len(sample)
         remaining += len(rep.remaining)

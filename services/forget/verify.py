@@ -54,8 +54,14 @@ class VerifyForgetReport:
 
 
 def verify_forgotten(
-    engram: EngramHandle, texts, agent: str | None = None, vectors: bool = True
+    engram: EngramHandle,
+    texts,
+    agent: str | None = None,
+    vectors: bool = True,
+    stored: dict[str, list[float]] | None = None,
 ) -> VerifyForgetReport:
+    """``stored``: a forgotten fact's vector by its text, read before the purge; those texts
+    are not embedded again (the scan looks for the very vector Chroma held)."""
     texts = [t for t in dict.fromkeys(texts) if t and t.strip()]
     rep = VerifyForgetReport()
     if not texts:
@@ -79,7 +85,7 @@ def verify_forgotten(
     rep.remaining += server_findings(engram, texts, target, rep.guarantees)
     scan = _RawScan(engram, agent, others)
     scan.other_holds = any(True for a in others for _ in _logical(a, t))
-    got = scan.run(target, texts, vectors)
+    got = scan.run(target, texts, vectors, stored or {})
     scan.classify(rep, got)
     rep.checked.append(
         (str(scan.data_dir), f"raw bytes of {rep.files_scanned} file(s), Chroma vectors")
@@ -116,12 +122,17 @@ class _RawScan:
             roots += [self.dbp, Path(str(self.dbp) + "-wal")]
         return roots
 
-    def run(self, target: list[Agent], texts: list[str], vectors: bool) -> dict:
+    def run(self, target: list[Agent], texts: list[str], vectors: bool, stored: dict) -> dict:
         from services.forget import isolated
 
         vecs = None
-        if vectors and self.e.embedder is not None and self.chroma.is_dir():
-            vecs = [[float(x) for x in v] for v in self.e.embedder.embed(texts)]
+        todo = [t for t in texts if t not in stored]
+        emb = self.e.embedder
+        if vectors and self.chroma.is_dir() and (emb is not None or not todo):
+            got = dict(stored)
+            if todo and emb is not None:
+                got.update(zip(todo, ([float(x) for x in v] for v in emb.embed(todo))))
+            vecs = [got[t] for t in texts]  # one per text, in order: a hit names its string
         return isolated.run(
             isolated.scan_job,
             [str(r) for r in self._roots(target)],

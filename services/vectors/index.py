@@ -22,9 +22,13 @@ from services.vectors.backend import VectorBackend
 
 log = logging.getLogger(__name__)
 
-# High ef: at Engram's sizes (10^3–10^5 vectors per agent) exactness matters more than the
-# last microsecond, and the benchmark measures HNSW vs exact top-10 disagreement.
-HNSW = {"space": "cosine", "ef_construction": 200, "ef_search": 500, "max_neighbors": 32}
+# High ef_search: at Engram's sizes (10^3–10^5 vectors per agent) exactness matters more than
+# the last microsecond, and the benchmark measures HNSW vs exact top-10 disagreement.
+# ef_construction 100, not 200: a forget rebuilds the agent's graph, and at 100k vectors that
+# took 53 s of CPU at 200 against 29 s at 100, with top-10 identical to the exhaustive answer
+# for 200 of 200 queries either way (docs/speed.md, "Forget at scale"). A collection keeps the
+# figures it was made with until a forget or `verify --repair` makes it again.
+HNSW = {"space": "cosine", "ef_construction": 100, "ef_search": 500, "max_neighbors": 32}
 
 
 _STALE = ("NotFoundError", "InvalidCollectionException")
