@@ -8,31 +8,25 @@ import sys
 import time
 from typing import cast
 
+from app.commands.help_text import flag
+
 
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="engram-gui")
     p.add_argument("--data-dir")
-    p.add_argument(
-        "--demo-if-empty",
-        action="store_true",
-        help="seed a clearly-marked demo store when there are no agents yet",
-    )
-    p.add_argument("--version", action="store_true")
-    p.add_argument(
-        "--self-test",
-        action="store_true",
-        help="open a store, run a search, exit 0 (packaging smoke test)",
-    )
-    p.add_argument(
+    flag(p, "--demo-if-empty", help="seed a clearly-marked demo store when there are no agents yet")
+    flag(p, "--version")
+    flag(p, "--self-test", help="open a store, run a search, exit 0 (packaging smoke test)")
+    flag(
+        p,
         "--exit-after-first-paint",
-        action="store_true",
         help="print {window_paint_ms} as JSON when the window first paints, then "
         "{window_paint_ms, first_paint_ms, rss_mb, facts} once the store's first page (or "
         "the Welcome page) is shown, then exit (benchmarks)",
     )
-    p.add_argument("--dark", action="store_true", help="use the dark palette")
-    p.add_argument("--light", action="store_true", help="use the light palette")
-    p.add_argument("--no-tray", action="store_true", help="do not show a tray icon")
+    flag(p, "--dark", help="use the dark palette")
+    flag(p, "--light", help="use the light palette")
+    flag(p, "--no-tray", help="do not show a tray icon")
     return p.parse_known_args(argv[1:])[0]
 
 

@@ -222,6 +222,22 @@ def mcp_start(root: Path, data: Path) -> dict:
     return {"init_s": round(init, 3), "init_cpu_s": round(cpu, 2), "tools_s": round(tools, 3)}
 
 
+def first_recall(p: subprocess.Popen, send: Callable[[dict], None]) -> dict:
+    """An agent's first moves on a spawned MCP server: the handshake, then one `recall`; its
+    answer (empty when the server closed its output first)."""
+    send(initialize("bench"))
+    p.stdout.readline()
+    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    args = {"query": "how do we deploy the release", "k": 5}
+    call = {"name": "recall", "arguments": args}
+    send({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": call})
+    for raw in p.stdout:
+        msg = json.loads(raw)
+        if msg.get("id") == 3:
+            return msg
+    return {}
+
+
 def mcp_first_recall(root: Path, data: Path) -> dict:
     """Spawn the server with the model on (no ``--keyword``), as agents start it, and call
     ``recall`` at once: the time to its answer, and the pipeline that answered."""
@@ -230,24 +246,7 @@ def mcp_first_recall(root: Path, data: Path) -> dict:
     killer = threading.Timer(180, p.kill)  # a hung server ends the row, not the run
     killer.start()
     try:
-        send(initialize("bench"))
-        p.stdout.readline()
-        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        args = {"query": "how do we deploy the release", "k": 5}
-        send(
-            {
-                "jsonrpc": "2.0",
-                "id": 3,
-                "method": "tools/call",
-                "params": {"name": "recall", "arguments": args},
-            }
-        )
-        answer: dict = {}
-        for raw in p.stdout:
-            msg = json.loads(raw)
-            if msg.get("id") == 3:
-                answer = msg
-                break
+        answer = first_recall(p, send)
         wall = time.perf_counter() - t
     finally:
         killer.cancel()

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -23,9 +24,10 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
-from bench.speed import env_for, load
+from bench.speed import cli, env_for, first_recall, load
 
 Row = tuple[str, str, str, str]
 PROMPTS = [
@@ -46,7 +48,7 @@ server.run("stdio")
 """
 
 
-def _pcts(xs: list[float]) -> str:
+def pcts(xs: list[float]) -> str:
     xs = sorted(xs)
     p95 = xs[min(len(xs) - 1, round(0.95 * (len(xs) - 1)))]
     return f"p50 {round(1000 * statistics.median(xs))} / p95 {round(1000 * p95)} ms"
@@ -132,7 +134,7 @@ def autostart_rows(old: Path, new: Path, work: Path, reps: int) -> list[Row]:
     check = f"blocks byte-identical to the in-process hook on a twin store for {same}/{reps + 1}"
     lo = f"(load {load()})"
     return [
-        ("UserPromptSubmit hook after `hooks install` alone (no service manager), prompts 2…", f"{_pcts(times['old'])} {lo}", f"{_pcts(times['new'])} {lo}", check),
+        ("UserPromptSubmit hook after `hooks install` alone (no service manager), prompts 2…", f"{pcts(times['old'])} {lo}", f"{pcts(times['new'])} {lo}", check),
         ("… its first prompt (new: starts the daemon, answers in-process)", f"{round(1000 * first_old)} ms", f"{round(1000 * first_new)} ms {lo}", check),
     ]  # fmt: skip
 
@@ -151,20 +153,7 @@ def _first_call(cmd: list[str], env: dict, cwd: Path) -> tuple[float, float, lis
         p.stdin.flush()
 
     try:
-        params = {"protocolVersion": "2025-06-18", "capabilities": {},
-                  "clientInfo": {"name": "bench", "version": "1"}}  # fmt: skip
-        send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
-        p.stdout.readline()
-        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        args = {"query": "how do we deploy the release", "k": 5}
-        call = {"name": "recall", "arguments": args}
-        send({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": call})
-        answer: dict = {}
-        for raw in p.stdout:
-            msg = json.loads(raw)
-            if msg.get("id") == 3:
-                answer = msg
-                break
+        answer = first_recall(p, send)
         wall = time.perf_counter() - t
         with open(f"/proc/{p.pid}/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
@@ -180,27 +169,41 @@ def _first_call(cmd: list[str], env: dict, cwd: Path) -> tuple[float, float, lis
     return wall, cpu, hits
 
 
-def mcp_rows(new: Path, work: Path, rounds: int) -> list[Row]:
-    from bench.speed_write import _hook_store
+@contextlib.contextmanager
+def serving(root: Path, data: Path) -> Iterator[None]:
+    """`engram serve` of the checkout ROOT on DATA, up with its model loaded; stopped after."""
     from services.integrations.daemon import request
 
-    data, twin, kw = work / "mcp", work / "mcp-twin", work / "mcp-kw"
-    _hook_store(new, data)
-    shutil.copytree(data, twin)
-    shutil.copytree(data, kw)
     serve = subprocess.Popen(
-        [sys.executable, "-m", "app.cli", "--data-dir", str(data), "serve"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env_for(new), cwd=new,
-    )  # fmt: skip
-    res: dict[str, list[tuple[float, float]]] = {"bare": [], "daemon": [], "alone": [], "kw": []}
-    same = 0
-    mcp = ["-m", "app.cli", "--data-dir"]
+        cli(root, data, "serve"),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env_for(root),
+        cwd=root,
+    )
     try:
         deadline = time.monotonic() + 300
         while not (request(data, {"op": "ping"}) or {}).get("semantic"):
             if serve.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("engram serve did not come up")
             time.sleep(0.5)
+        yield
+    finally:
+        serve.terminate()
+        serve.wait(timeout=60)
+
+
+def mcp_rows(new: Path, work: Path, rounds: int) -> list[Row]:
+    from bench.speed_write import _hook_store
+
+    data, twin, kw = work / "mcp", work / "mcp-twin", work / "mcp-kw"
+    _hook_store(new, data)
+    shutil.copytree(data, twin)
+    shutil.copytree(data, kw)
+    res: dict[str, list[tuple[float, float]]] = {"bare": [], "daemon": [], "alone": [], "kw": []}
+    same = 0
+    mcp = ["-m", "app.cli", "--data-dir"]
+    with serving(new, data):
         for _ in range(rounds):
             w, c, _h = _first_call([sys.executable, "-c", BARE], env_for(new), new)
             res["bare"].append((w, c))
@@ -215,9 +218,6 @@ def mcp_rows(new: Path, work: Path, rounds: int) -> list[Row]:
             w, c, _h = _first_call(cmd, env_for(new, ENGRAM_NO_DAEMON="1"), new)
             res["kw"].append((w, c))
             same += by_daemon == alone and bool(alone) and alone != ["no answer"]
-    finally:
-        serve.terminate()
-        serve.wait(timeout=60)
 
     def fig(side: str) -> str:
         w = statistics.median(x[0] for x in res[side])

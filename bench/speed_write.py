@@ -345,14 +345,7 @@ def _hook(root: Path, data: Path, prompt: str, daemon: bool) -> tuple[float, str
     return wall, out
 
 
-def _pcts(xs: list[float]) -> str:
-    xs = sorted(xs)
-    p95 = xs[min(len(xs) - 1, round(0.95 * (len(xs) - 1)))]
-    return f"p50 {round(1000 * statistics.median(xs))} / p95 {round(1000 * p95)} ms"
-
-
 def hook_rows(old: Path, new: Path, work: Path, reps: int) -> list[Row]:
-    from services.integrations.daemon import request
 
     # built by old (new migrates a store forward; old refuses one new has written): old
     # runs on its own copy
@@ -362,21 +355,9 @@ def hook_rows(old: Path, new: Path, work: Path, reps: int) -> list[Row]:
     # each hook counts as a use of the facts it injects (a write): the in-process side runs
     # on its own copy, through the same prompts, so both sides answer from the same state
     shutil.copytree(data, twin)
-    serve = subprocess.Popen(
-        _cmd(new, data, "serve"),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env=env_for(new),
-        cwd=new,
-    )
     times: dict[str, list[float]] = {"old": [], "daemon": [], "alone": []}
     same = 0
-    try:
-        deadline = time.monotonic() + 300
-        while not (request(data, {"op": "ping"}) or {}).get("semantic"):
-            if serve.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("engram serve did not come up")
-            time.sleep(0.5)
+    with speed_daemon.serving(new, data):
         for i in range(reps):
             prompt = PROMPTS[i % len(PROMPTS)]
             times["old"].append(_hook(old, old_data, prompt, daemon=False)[0])
@@ -385,14 +366,11 @@ def hook_rows(old: Path, new: Path, work: Path, reps: int) -> list[Row]:
             w, alone = _hook(new, twin, prompt, daemon=False)
             times["alone"].append(w)
             same += by_daemon == alone and "<engram-memory" in by_daemon
-    finally:
-        serve.terminate()
-        serve.wait(timeout=60)
     check = f"daemon and in-process context byte-identical for {same}/{reps} prompts"
     lo = f"(load {load()})"
     return [
-        ("UserPromptSubmit hook, new behind `engram serve`", f"{_pcts(times['old'])} {lo}", f"{_pcts(times['daemon'])} {lo}", check),
-        ("UserPromptSubmit hook, new in-process (no daemon)", f"{_pcts(times['old'])} {lo}", f"{_pcts(times['alone'])} {lo}", check),
+        ("UserPromptSubmit hook, new behind `engram serve`", f"{speed_daemon.pcts(times['old'])} {lo}", f"{speed_daemon.pcts(times['daemon'])} {lo}", check),
+        ("UserPromptSubmit hook, new in-process (no daemon)", f"{speed_daemon.pcts(times['old'])} {lo}", f"{speed_daemon.pcts(times['alone'])} {lo}", check),
     ]  # fmt: skip
 
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Slot
-from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtCore import Slot
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from services import EngramError
 from ui.fact_editor import FactEditor
+from ui.panes import side_by_side
 from ui.search_panel import SearchPanel
 
 
@@ -27,12 +28,7 @@ class AllAgentsTab(QWidget):
             "result to open it in its agent's tab, where it can be edited."
         )
         hint.setWordWrap(True)
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(self.search)
-        split.addWidget(self.preview)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 1)
-        split.setSizes([980, 340])
+        split = side_by_side(self.search, self.preview, (3, 1), (980, 340))
         lay = QVBoxLayout(self)
         lay.addWidget(hint)
         lay.addWidget(split, 1)

@@ -10,7 +10,6 @@ from PySide6.QtGui import QColor, QPainter, QPalette
 from PySide6.QtWidgets import (
     QLabel,
     QSizePolicy,
-    QSplitter,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -18,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from ui.markdown_view import MarkdownView
+from ui.panes import side_by_side
 
 DAY_ROLE = Qt.UserRole + 1
 EP_ROLE = Qt.UserRole + 2
@@ -112,12 +112,7 @@ class TimelineView(QWidget):
         self.view = MarkdownView()
         self.view.setAccessibleName("Episode")
         self.count = QLabel("")
-        split = QSplitter(Qt.Horizontal)
-        split.addWidget(self.tree)
-        split.addWidget(self.view)
-        split.setStretchFactor(0, 2)
-        split.setStretchFactor(1, 3)
-        split.setSizes([420, 600])
+        split = side_by_side(self.tree, self.view, (2, 3), (420, 600))
         lay = QVBoxLayout(self)
         lay.addWidget(self.count)
         lay.addWidget(self.strip)

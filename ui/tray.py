@@ -127,21 +127,15 @@ class TrayController(QObject):
         engram = self.engram
         slugs = [slug] if slug else [a.slug for a in engram.agents()]
 
-        def op(progress, cancelled):
-            out = {}
-            for i, s in enumerate(slugs):
-                if cancelled():
-                    break
-                progress(i, len(slugs), f"Compiling {s}")
-                svc = CompileService(engram.agent(s))
-                out[s] = svc.compile(
-                    progress=lambda d, t, m="", s=s, i=i: progress(
-                        i, len(slugs), f"{s}: {m}" if m else f"Compiling {s}"
-                    ),
-                    cancelled=cancelled,
-                )
-            progress(len(slugs), len(slugs), "Compiled")
-            return out
+        def one(i, s, progress, cancelled):
+            return CompileService(engram.agent(s)).compile(
+                progress=lambda d, t, m="": progress(
+                    i, len(slugs), f"{s}: {m}" if m else f"Compiling {s}"
+                ),
+                cancelled=cancelled,
+            )
+
+        op = _each_agent(slugs, one, lambda i, s: f"Compiling {s}", done="Compiled")
 
         title = f"Compiling {slug}" if slug else "Compiling all agents"
         return self.runner.start(
@@ -172,15 +166,11 @@ class TrayController(QObject):
         engram = self.engram
         slugs = [a.slug for a in engram.agents()]
 
-        def op(progress, cancelled):
-            reports = {}
-            for i, s in enumerate(slugs):
-                if cancelled():
-                    break
-                progress(i, len(slugs), f"GC {s} ({i + 1} of {len(slugs)})")
-                reports[s] = run_gc(engram.agent(s), cancelled=cancelled)
-            return reports
-
+        op = _each_agent(
+            slugs,
+            lambda i, s, progress, cancelled: run_gc(engram.agent(s), cancelled=cancelled),
+            lambda i, s: f"GC {s} ({i + 1} of {len(slugs)})",
+        )
         return self.runner.start(
             "Running GC",
             op,
@@ -194,3 +184,21 @@ class TrayController(QObject):
         self.gc_reports.emit(reports)
         self.last_gc = (datetime.now(), text)
         self.gc_done.emit(text)
+
+
+def _each_agent(slugs: list[str], step, label, done: str | None = None):
+    """A job that runs ``step(i, slug, progress, cancelled)`` for each agent in turn (stopping
+    at a cancel) and returns the results by slug; ``label(i, slug)`` names the step."""
+
+    def op(progress, cancelled):
+        out = {}
+        for i, s in enumerate(slugs):
+            if cancelled():
+                break
+            progress(i, len(slugs), label(i, s))
+            out[s] = step(i, s, progress, cancelled)
+        if done is not None:
+            progress(len(slugs), len(slugs), done)
+        return out
+
+    return op

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.cli import emit_json
+from app.commands.help_text import flag, with_json
 
 
 def register(sub) -> None:
@@ -15,15 +16,14 @@ def register(sub) -> None:
         "`engram restore NAME`. A daily backup is taken automatically and kept for "
         "--keep-days days.",
     )
-    p.add_argument("--list", action="store_true", help="list the backups instead")
+    flag(p, "--list", help="list the backups instead")
     p.add_argument(
         "--keep-days",
         type=_days,
         metavar="N",
         help="keep daily backups N days (saved in settings.json; 0 turns them off)",
     )
-    p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.set_defaults(func=cmd_backup)
+    with_json(p, cmd_backup)
 
 
 def _days(s: str) -> int:

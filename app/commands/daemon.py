@@ -6,7 +6,7 @@ import os
 import signal
 import sys
 
-from app.commands.help_text import old_spelling
+from app.commands.help_text import flag, keyword_only, minutes
 
 
 def register(sub) -> None:
@@ -15,32 +15,24 @@ def register(sub) -> None:
         help="keep Engram resident for agents' hooks and the CLI (a Unix socket in the data "
         "dir, owner-only); they fall back to running in-process when it is not running",
     )
-    p.add_argument(
-        "--keyword-only",
-        dest="keyword",
-        action="store_true",
-        help="no embedding model: keyword search only",
-    )
-    old_spelling(p, "--keyword", dest="keyword", action="store_true")
-    p.add_argument(
+    keyword_only(p, "no embedding model: keyword search only")
+    minutes(
+        p,
         "--sync-every",
-        type=float,
-        default=5.0,
-        metavar="MINUTES",
-        help="a store that syncs with a team server: a round at start and every MINUTES "
+        5.0,
+        "a store that syncs with a team server: a round at start and every MINUTES "
         "(default 5; 0: no automatic sync)",
     )
-    p.add_argument(
+    minutes(
+        p,
         "--idle-exit",
-        type=float,
-        default=0.0,
-        metavar="MINUTES",
-        help="stop after MINUTES without a request (default 0: run until stopped; a prompt "
+        0.0,
+        "stop after MINUTES without a request (default 0: run until stopped; a prompt "
         "hook that starts the daemon itself passes 30)",
     )
-    p.add_argument(
+    flag(
+        p,
         "--wait-for-lock",
-        action="store_true",
         help="when another daemon serves this store, wait for it to stop, then serve (what "
         "the user service runs) instead of exiting",
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from app.cli import emit_json
 from app.commands.confirm import add_yes, show_preview
+from app.commands.help_text import flag, with_json
 from services.consequences import MERGE_ENTITIES
 
 TYPES = ("person", "organisation", "project", "place", "tool", "concept")
@@ -14,10 +15,9 @@ def register(sub) -> None:
     p = sub.add_parser("entities", help="the people, projects, places and tools an agent knows")
     p.add_argument("--agent", required=True)
     p.add_argument("--type", choices=TYPES, help="only entities of this type")
-    p.add_argument("--candidates", action="store_true", help="possible duplicates to review")
-    p.add_argument("--relink", action="store_true", help="link every stored fact again")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_entities)
+    flag(p, "--candidates", help="possible duplicates to review")
+    flag(p, "--relink", help="link every stored fact again")
+    with_json(p, cmd_entities)
 
     p = sub.add_parser("entity", help="show, merge, split, rename or alias an entity")
     esub = p.add_subparsers(dest="entity_cmd", required=True)
@@ -31,8 +31,7 @@ def register(sub) -> None:
 
     a = sp("show", "an entity's facts over time, relations and sources")
     a.add_argument("entity", help="name, alias or id")
-    a.add_argument("--json", action="store_true")
-    a.set_defaults(func=cmd_show)
+    with_json(a, cmd_show)
     a = sp(
         "merge",
         "merge entities into the first one (their names become aliases; preview first, "
@@ -51,7 +50,7 @@ def register(sub) -> None:
     a = sp("rename", "rename an entity (the old name stays as an alias)")
     a.add_argument("entity")
     a.add_argument("name", help="the new name")
-    a.add_argument("--no-alias", action="store_true", help="do not keep the old name")
+    flag(a, "--no-alias", help="do not keep the old name")
     a.set_defaults(func=cmd_rename)
     a = sp("alias", "add or remove an entity's aliases")
     a.add_argument("entity")

@@ -8,6 +8,7 @@ import sys
 from datetime import date, datetime
 
 from app.cli import emit_json
+from app.commands.help_text import flag, with_json
 
 
 def _date(s: str) -> datetime:
@@ -30,11 +31,7 @@ def register(sub) -> None:
         "the receipt.",
     )
     p.add_argument("--agent")
-    p.add_argument(
-        "--all-agents",
-        action="store_true",
-        help="every agent: with --matching TEXT, or alone to forget everything",
-    )
+    flag(p, "--all-agents", help="every agent: with --matching TEXT, or alone to forget everything")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--fact", type=int, action="append", metavar="ID", help="one fact (repeatable)")
     g.add_argument(
@@ -46,17 +43,17 @@ def register(sub) -> None:
         "--entity", metavar="NAME", help="a person, project…: its facts and every mention"
     )
     g.add_argument("--before", type=_date, metavar="DATE", help="everything created before DATE")
-    g.add_argument("--all", action="store_true", help="all of the agent's memory")
+    flag(g, "--all", help="all of the agent's memory")
     g.add_argument(
         "--verify",
         metavar="TEXT",
         action="append",
         help="scan every store and file for TEXT (and each part of a known name); exit 1 while any remains",
     )
-    p.add_argument("--keyword-only", action="store_true", help="--matching: no semantic matches")
-    p.add_argument(
+    flag(p, "--keyword-only", help="--matching: no semantic matches")
+    flag(
+        p,
         "--include-partial",
-        action="store_true",
         help="--matching a known name: also forget facts naming only part of it",
     )
     p.add_argument(
@@ -74,28 +71,22 @@ def register(sub) -> None:
         help="leave this candidate out (after reviewing the preview)",
     )
     p.add_argument("--label", help="the forget rule's label (default: the date)")
-    p.add_argument("--no-rule", action="store_true", help="do not block this content in future")
-    p.add_argument(
-        "--rule", action="store_true", help="add a forget rule for date/agent scopes too"
-    )
-    p.add_argument("--dry-run", action="store_true", help="preview only, even with --yes")
-    p.add_argument("--yes", action="store_true", help="do it")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_forget)
+    flag(p, "--no-rule", help="do not block this content in future")
+    flag(p, "--rule", help="add a forget rule for date/agent scopes too")
+    flag(p, "--dry-run", help="preview only, even with --yes")
+    flag(p, "--yes", help="do it")
+    with_json(p, cmd_forget)
 
     p = sub.add_parser("rules", help="forget rules: content that is never stored again")
     rs = p.add_subparsers(dest="rules_cmd", required=True)
     r = rs.add_parser("list", help="the rules, newest last (terms are kept hashed, never as text)")
-    r.add_argument("--json", action="store_true")
-    r.set_defaults(func=cmd_rules_list)
+    with_json(r, cmd_rules_list)
     r = rs.add_parser("remove", help="drop a rule: its words may be stored again")
     r.add_argument("id", type=int, help="the rule's id (`engram rules list`)")
-    r.add_argument("--json", action="store_true")
-    r.set_defaults(func=cmd_rules_remove)
+    with_json(r, cmd_rules_remove)
 
     p = sub.add_parser("receipts", help="what each forget removed (counts and hashes, no content)")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_receipts)
+    with_json(p, cmd_receipts)
 
     p = sub.add_parser("pii", help="show or set an agent's personal-data policy")
     p.add_argument("--agent", required=True)

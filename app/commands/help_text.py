@@ -74,3 +74,29 @@ def old_spelling(parser: argparse.ArgumentParser, *flags: str, dest: str, **kw) 
     """A spelling kept for a release so scripts keep working; hidden from help and completion
     (docs/cli.md lists the one spelling per idea)."""
     parser.add_argument(*flags, dest=dest, help=argparse.SUPPRESS, default=argparse.SUPPRESS, **kw)
+
+
+# The options several commands declare alike: one spelling, destination and hidden old
+# spelling everywhere, and short `register` functions.
+
+
+def flag(parser: argparse._ActionsContainer, *flags: str, help: str | None = None, **kw) -> None:
+    """An on/off option (absent: False)."""
+    parser.add_argument(*flags, action="store_true", help=help, **kw)
+
+
+def with_json(parser: argparse.ArgumentParser, func, **defaults) -> None:
+    """The command's `--json` (help from SHARED) and the function that runs it."""
+    parser.add_argument("--json", action="store_true")
+    parser.set_defaults(func=func, **defaults)
+
+
+def keyword_only(parser: argparse.ArgumentParser, help: str) -> None:
+    """`--keyword-only` (args.keyword): no embedding model; `--keyword` still accepted."""
+    flag(parser, "--keyword-only", dest="keyword", help=help)
+    old_spelling(parser, "--keyword", dest="keyword", action="store_true")
+
+
+def minutes(parser: argparse.ArgumentParser, option: str, default: float, help: str) -> None:
+    """A period in minutes (a float: tests pass fractions)."""
+    parser.add_argument(option, type=float, default=default, metavar="MINUTES", help=help)

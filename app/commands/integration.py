@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.cli import emit_json
-from app.commands.help_text import old_spelling
+from app.commands.help_text import flag, keyword_only, minutes, old_spelling, with_json
 
 if TYPE_CHECKING:
     from services.engram import Engram
@@ -56,8 +56,8 @@ def register(sub) -> None:
         h.add_argument("--agent", help="agent slug (default: the target's name)")
         h.add_argument("--home", help="home directory to install into (default: ~)")
         h.add_argument("--project", help="project directory (CLAUDE.md / .cursor/rules)")
-        h.add_argument("--yes", action="store_true", help="apply the plan")
-        h.add_argument("--dry-run", action="store_true", help="print the plan only (default)")
+        flag(h, "--yes", help="apply the plan")
+        flag(h, "--dry-run", help="print the plan only (default)")
         h.add_argument("--json", action="store_true")
         g = h.add_mutually_exclusive_group()
         g.add_argument(
@@ -74,9 +74,9 @@ def register(sub) -> None:
             help="only the MCP server registration (no hooks, rules or imports)",
         )
         if name == "install":
-            h.add_argument(
+            flag(
+                h,
                 "--with-context",
-                action="store_true",
                 help="claude-code: also add the relevant memory to every prompt "
                 "(a UserPromptSubmit hook running `engram context`)",
             )
@@ -88,8 +88,7 @@ def register(sub) -> None:
             )
         h.set_defaults(func=cmd_hooks, action=name, mcp=True)
     h = hsub.add_parser("status", help="what Engram installed where")
-    h.add_argument("--json", action="store_true")
-    h.set_defaults(func=cmd_hooks_status)
+    with_json(h, cmd_hooks_status)
 
     p = sub.add_parser(
         "mcp",
@@ -104,29 +103,17 @@ def register(sub) -> None:
         help="serve: the MCP server on stdio (default); token: the bearer token of the HTTP transport",
     )
     p.add_argument("--agent", help="the agent whose memory is served (required to serve)")
-    p.add_argument(
-        "--create-agent",
-        dest="create",
-        action="store_true",
-        help="create the agent if it is missing",
-    )
+    flag(p, "--create-agent", dest="create", help="create the agent if it is missing")
     old_spelling(p, "--create", dest="create", action="store_true")
     p.add_argument("--http", metavar="HOST:PORT", help="Streamable HTTP on a loopback address")
-    p.add_argument(
-        "--keyword-only",
-        dest="keyword",
-        action="store_true",
-        help="no embedding model: keyword search only (starts faster, uses less memory)",
-    )
-    p.add_argument(
+    keyword_only(p, "no embedding model: keyword search only (starts faster, uses less memory)")
+    minutes(
+        p,
         "--sync-every",
-        type=float,
-        default=5.0,
-        metavar="MINUTES",
-        help="a store that syncs with a team server: a round every MINUTES while it serves "
+        5.0,
+        "a store that syncs with a team server: a round every MINUTES while it serves "
         "(the first after MINUTES; default 5; 0: none)",
     )
-    old_spelling(p, "--keyword", dest="keyword", action="store_true")
     p.add_argument("--json", action="store_true", help="token: print it as JSON")
     p.set_defaults(func=cmd_mcp)
 
@@ -140,15 +127,13 @@ def register(sub) -> None:
     )
     p.add_argument("--agent", required=True)
     p.add_argument("--budget", type=int, default=1500, help="claude-code-context: tokens")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_hook_run)
+    with_json(p, cmd_hook_run)
 
     p = sub.add_parser("context", help="the memory block to put in an agent's prompt")
     p.add_argument("query")
     p.add_argument("--agent", required=True)
     p.add_argument("--budget", type=int, default=1500, help="tokens (default 1500)")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_context)
+    with_json(p, cmd_context)
 
     p = sub.add_parser(
         "sync",
@@ -163,7 +148,7 @@ def register(sub) -> None:
         help="sync this local store with a PostgreSQL store (default: ENGRAM_SYNC_URL, "
         "else the last one used)",
     )
-    p.add_argument("--status", action="store_true", help="what waits to be pushed (server sync)")
+    flag(p, "--status", help="what waits to be pushed (server sync)")
     p.add_argument(
         "--direction",
         choices=("both", "pull", "push"),
@@ -173,9 +158,8 @@ def register(sub) -> None:
     p.add_argument(
         "--prefer", choices=("engram", "file"), help="resolve conflicts in favour of one side"
     )
-    p.add_argument("--dry-run", action="store_true")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_sync)
+    flag(p, "--dry-run")
+    with_json(p, cmd_sync)
 
     p = sub.add_parser("archive", help="a whole agent as JSON lines, and back")
     asub = p.add_subparsers(dest="archive_cmd", required=True)
@@ -183,20 +167,18 @@ def register(sub) -> None:
     a.add_argument("--agent", required=True)
     a.add_argument("out")
     a.add_argument("--json", action="store_true")
-    a.add_argument("--vectors", action="store_true", help="include embedding vectors")
-    a.add_argument("--force", action="store_true", help="replace OUT if it exists")
+    flag(a, "--vectors", help="include embedding vectors")
+    flag(a, "--force", help="replace OUT if it exists")
     a.set_defaults(func=cmd_archive_export)
     a = asub.add_parser("import", help="bring an archived agent back (new ids, same words)")
     a.add_argument("path")
     a.add_argument("--agent", help="import under this name (default: the archived one)")
-    a.add_argument("--json", action="store_true")
-    a.set_defaults(func=cmd_archive_import)
+    with_json(a, cmd_archive_import)
 
     p = sub.add_parser(
         "demo", help="add four clearly-marked demo agents (once: a second run adds nothing)"
     )
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_demo)
+    with_json(p, cmd_demo)
 
 
 def cmd_hooks(args, ctx):

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from app.cli import emit_json
 from app.commands.confirm import add_yes, show_preview
+from app.commands.help_text import flag, with_json
 from services.consequences import REJECT
 
 if TYPE_CHECKING:
@@ -40,9 +41,8 @@ def register(sub) -> None:
         "it shows what would change unless --yes. `engram restore` alone lists the backups.",
     )
     p.add_argument("ids", nargs="*", metavar="ID|NAME", help="archived fact ids, or a backup")
-    p.add_argument("--yes", action="store_true", help="restore the backup (default: preview)")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.set_defaults(func=cmd_restore)
+    flag(p, "--yes", help="restore the backup (default: preview)")
+    with_json(p, cmd_restore)
 
     p = sub.add_parser(
         "ingest-session",
@@ -62,8 +62,7 @@ def register(sub) -> None:
         choices=("claude-code", "codex", "jsonl"),
         help="the transcript's format (default: detected)",
     )
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_ingest_session)
+    with_json(p, cmd_ingest_session)
 
     p = sub.add_parser(
         "review",
@@ -82,21 +81,19 @@ def register(sub) -> None:
     p.add_argument("--agent", help="default: every agent (needed for accept/reject/edit)")
     p.add_argument("--content", help="edit: the corrected text (the candidate is then accepted)")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--yes", action="store_true", help="reject: do it (default: preview)")
+    flag(p, "--yes", help="reject: do it (default: preview)")
     p.set_defaults(func=cmd_review)
 
     p = sub.add_parser("episodes", help="what happened in an agent's sessions, newest first")
     p.add_argument("--agent", required=True)
     p.add_argument("--since", type=date_arg, help="only from this day (YYYY-MM-DD)")
     p.add_argument("--limit", type=int, default=50)
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_episodes)
+    with_json(p, cmd_episodes)
 
     p = sub.add_parser("compile", help="compile today/week/longterm/memory.md within budgets")
     p.add_argument("--agent", required=True)
-    p.add_argument("--diff", action="store_true", help="also print what changed in memory.md")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_compile)
+    flag(p, "--diff", help="also print what changed in memory.md")
+    with_json(p, cmd_compile)
 
     p = sub.add_parser(
         "gc",
@@ -106,9 +103,8 @@ def register(sub) -> None:
     p.add_argument("--now", type=_day, help="simulate another day (YYYY-MM-DD)")
     add_yes(p)
     # the old spelling of the default: still previews, even with --yes (as `forget` does)
-    p.add_argument("--dry-run", action="store_true", help=argparse.SUPPRESS)
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_gc)
+    flag(p, "--dry-run", help=argparse.SUPPRESS)
+    with_json(p, cmd_gc)
 
 
 def cmd_ingest_session(args, ctx) -> int:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from app.commands.help_text import with_json
+
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -15,8 +17,7 @@ def register(sub) -> None:
     g.add_argument("--from", dest="src", help="local store directory to copy from")
     g.add_argument("--to", dest="dst", help="local store directory to copy the store into")
     p.add_argument("--agent", action="append", help="only this agent (repeatable)")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_migrate)
+    with_json(p, cmd_migrate)
 
     p = sub.add_parser("team", help="the team store: members")
     tsub = p.add_subparsers(dest="team_cmd", required=True)
@@ -25,8 +26,7 @@ def register(sub) -> None:
     a.add_argument(
         "--password-stdin", action="store_true", help="read the password from stdin (one line)"
     )
-    a.add_argument("--json", action="store_true")
-    a.set_defaults(func=cmd_team_add_member)
+    with_json(a, cmd_team_add_member)
 
 
 def add_agent_commands(asub) -> None:
@@ -37,8 +37,7 @@ def add_agent_commands(asub) -> None:
     ):
         a = asub.add_parser(name, help=text)
         a.add_argument("slug")
-        a.add_argument("--json", action="store_true")
-        a.set_defaults(func=cmd_agent_visibility, visibility=vis)
+        with_json(a, cmd_agent_visibility, visibility=vis)
 
 
 def cmd_agent_visibility(args, ctx):

@@ -48,49 +48,13 @@ _FILE_EXT = re.compile(
 )
 _DOC_EXT = re.compile(r"\.(?:py|md|json|ya?ml|toml|txt|sh|css|html|lock|cfg|ini|sql|csv)$", re.I)
 _TZ_REGIONS = {"europe", "america", "asia", "africa", "australia", "pacific", "atlantic"}
-_CODE_DIRS = {
-    "code",
-    "projects",
-    "project",
-    "repos",
-    "repo",
-    "dev",
-    "src",
-    "work",
-    "git",
-    "workspace",
-    "sites",
-    "github",
-}
-_NOT_REPO_LEFT = {
-    "src",
-    "lib",
-    "docs",
-    "doc",
-    "tests",
-    "test",
-    "app",
-    "bin",
-    "etc",
-    "usr",
-    "var",
-    "tmp",
-    "home",
-    "opt",
-    "dist",
-    "build",
-    "node_modules",
-    "api",
-    "v1",
-    "v2",
-    "refs",
-    "heads",
-    "origin",
-    "main",
-    "http",
-    "https",
-    "www",
-}
+_CODE_DIRS = set("code projects project repos repo dev src work git workspace sites github".split())
+_NOT_REPO_LEFT = set(
+    (
+        "src lib docs doc tests test app bin etc usr var tmp home opt dist build node_modules "
+        "api v1 v2 refs heads origin main http https www"
+    ).split()
+)
 _SENT_END = re.compile(r"[.!?:;\n]\s*$|^\s*$")
 
 
@@ -193,28 +157,9 @@ def _repo_project(m: re.Match, add) -> None:
     add(whole, "project", m.start(), m.end())
 
 
-_VERB_PARTICLES = {
-    "to",
-    "off",
-    "back",
-    "ahead",
-    "home",
-    "out",
-    "up",
-    "down",
-    "away",
-    "on",
-    "over",
-    "through",
-    "the",
-    "a",
-    "an",
-    "for",
-    "with",
-    "it",
-    "this",
-    "that",
-}
+_VERB_PARTICLES = set(
+    "to off back ahead home out up down away on over through the a an for with it this that".split()
+)
 
 
 def _lexicon_hit(t: _Tokens, i: int) -> tuple[str, str, int] | None:

@@ -47,63 +47,14 @@ _TOOLS_MULTI = [
 ]
 _SPLIT_PARTS = {"VS", "Code", "Hugging", "Face", "LM", "Studio", "Claude"}
 # ordinary words: only a capitalised spelling names the tool
-AMBIGUOUS = {
-    "rust",
-    "swift",
-    "linear",
-    "spark",
-    "cursor",
-    "black",
-    "lambda",
-    "spring",
-    "bun",
-    "things",
-    "teams",
-    "arch",
-    "zoom",
-    "chrome",
-    "safari",
-    "loom",
-    "chroma",
-    "tempo",
-    "argo",
-    "pip",
-    "windows",
-    "ruby",
-    "java",
-    "notion",
-    "slack",
-    "discord",
-    "excel",
-    "git",
-    "vim",
-    "uv",
-    "helm",
-    "nix",
-    "zed",
-    "mistral",
-    "whisper",
-    "gemini",
-    "llama",
-    "loki",
-    "kindle",
-    "miro",
-    "outlook",
-    "bootstrap",
-    "hugo",
-    "astro",
-    "ghostty",
-    "yarn",
-    "poetry",
-    "jest",
-    "sass",
-    "babel",
-    "maven",
-    "celery",
-    "pandas",
-    "anki",
-    "claude",
-}
+AMBIGUOUS = set(
+    (
+        "rust swift linear spark cursor black lambda spring bun things teams arch zoom chrome "
+        "safari loom chroma tempo argo pip windows ruby java notion slack discord excel git vim "
+        "uv helm nix zed mistral whisper gemini llama loki kindle miro outlook bootstrap hugo "
+        "astro ghostty yarn poetry jest sass babel maven celery pandas anki claude"
+    ).split()
+)
 
 TOOLS: dict[str, str] = {}
 for _t in _TOOLS + _TOOLS_MULTI:
@@ -145,42 +96,13 @@ ORGS: dict[str, str] = {
 }
 for _amb in ("meta", "wise", "apple", "amazon", "intel", "who", "un", "eu"):
     AMBIGUOUS.add(_amb)
-ORG_SUFFIXES = {
-    "Inc",
-    "Inc.",
-    "Ltd",
-    "Ltd.",
-    "LLC",
-    "GmbH",
-    "AG",
-    "SA",
-    "BV",
-    "Corp",
-    "Corp.",
-    "Corporation",
-    "Labs",
-    "Technologies",
-    "Systems",
-    "University",
-    "Foundation",
-    "Bank",
-    "Group",
-    "Agency",
-    "Institute",
-    "Studio",
-    "Studios",
-    "Partners",
-    "Consulting",
-    "Health",
-    "Hospital",
-    "School",
-    "College",
-    "Council",
-    "Ministry",
-    "Co.",
-    "Software",
-    "Analytics",
-}
+ORG_SUFFIXES = set(
+    (
+        "Inc Inc. Ltd Ltd. LLC GmbH AG SA BV Corp Corp. Corporation Labs Technologies Systems "
+        "University Foundation Bank Group Agency Institute Studio Studios Partners Consulting "
+        "Health Hospital School College Council Ministry Co. Software Analytics"
+    ).split()
+)
 
 PLACES = {
     p.lower(): p
@@ -279,234 +201,54 @@ STOP = set(
     Staging Start Stop Open Close Read Write Update Install Upgrade Delete Create""".split()
 )
 
-PERSON_CUES = {
-    "with",
-    "colleague",
-    "colleagues",
-    "manager",
-    "boss",
-    "friend",
-    "wife",
-    "husband",
-    "partner",
-    "sister",
-    "brother",
-    "mother",
-    "father",
-    "mom",
-    "mum",
-    "dad",
-    "son",
-    "daughter",
-    "cousin",
-    "uncle",
-    "aunt",
-    "teammate",
-    "coworker",
-    "co-worker",
-    "met",
-    "asked",
-    "told",
-    "cc",
-    "ping",
-    "thank",
-    "thanks",
-    "named",
-    "called",
-    "neighbour",
-    "neighbor",
-    "mentor",
-    "intern",
-    "lead",
-    "cto",
-    "ceo",
-    "founder",
-    "recruiter",
-    "landlord",
-    "doctor",
-    "therapist",
-    "tutor",
-    "coach",
-    "girlfriend",
-    "boyfriend",
-    "fiancé",
-    "fiancée",
-    "and",
-    "by",
-    "from",
-    "to",
-    "email",
-    "call",
-    "meet",
-    "meeting",
-    "invite",
-    "remind",
-    "ask",
-    "tell",
-    "dr",
-    "mr",
-    "mrs",
-    "ms",
-    "prof",
-}
-PERSON_VERBS = {
-    "said",
-    "says",
-    "wants",
-    "wanted",
-    "asked",
-    "asks",
-    "prefers",
-    "preferred",
-    "likes",
-    "liked",
-    "loves",
-    "hates",
-    "reviewed",
-    "reviews",
-    "leads",
-    "led",
-    "manages",
-    "managed",
-    "works",
-    "worked",
-    "lives",
-    "lived",
-    "mentioned",
-    "thinks",
-    "suggested",
-    "recommended",
-    "joined",
-    "owns",
-    "is",
-    "was",
-    "will",
-    "has",
-    "had",
-    "needs",
-    "reports",
-    "moved",
-    "approved",
-    "merged",
-    "wrote",
-    "sent",
-    "called",
-    "emailed",
-    "plays",
-    "runs",
-    "uses",
-    "maintains",
-    "handles",
-    "agreed",
-    "promised",
-    "signed",
-    "started",
-    "left",
-    "visited",
-}
-PROJECT_CUES = {
-    "project",
-    "repo",
-    "repository",
-    "codebase",
-    "app",
-    "service",
-    "library",
-    "package",
-    "crate",
-    "module",
-    "monorepo",
-    "plugin",
-    "extension",
-}
+PERSON_CUES = set(
+    (
+        "with colleague colleagues manager boss friend wife husband partner sister brother "
+        "mother father mom mum dad son daughter cousin uncle aunt teammate coworker co-worker "
+        "met asked told cc ping thank thanks named called neighbour neighbor mentor intern lead "
+        "cto ceo founder recruiter landlord doctor therapist tutor coach girlfriend boyfriend "
+        "fiancé fiancée and by from to email call meet meeting invite remind ask tell dr mr mrs "
+        "ms prof"
+    ).split()
+)
+PERSON_VERBS = set(
+    (
+        "said says wants wanted asked asks prefers preferred likes liked loves hates reviewed "
+        "reviews leads led manages managed works worked lives lived mentioned thinks suggested "
+        "recommended joined owns is was will has had needs reports moved approved merged wrote "
+        "sent called emailed plays runs uses maintains handles agreed promised signed started "
+        "left visited"
+    ).split()
+)
+PROJECT_CUES = set(
+    (
+        "project repo repository codebase app service library package crate module monorepo "
+        "plugin extension"
+    ).split()
+)
 PLACE_CUES = {"in", "to", "from", "near", "visiting", "visit", "visited", "around"}
-PLACE_VERBS = {
-    "lives",
-    "live",
-    "living",
-    "moved",
-    "moving",
-    "based",
-    "relocated",
-    "born",
-    "grew",
-    "trip",
-    "travel",
-    "travelling",
-    "traveling",
-    "flying",
-    "flew",
-    "visiting",
-    "visit",
-    "visited",
-    "holiday",
-    "vacation",
-    "office",
-    "conference",
-}
-ORG_CUES = {
-    "at",
-    "for",
-    "joined",
-    "client",
-    "customer",
-    "employer",
-    "company",
-    "startup",
-    "vendor",
-    "acquired",
-    "partner",
-}
-ORG_VERBS = {
-    "works",
-    "work",
-    "working",
-    "worked",
-    "employed",
-    "joined",
-    "join",
-    "interning",
-    "contracting",
-    "consulting",
-    "interview",
-    "interviewing",
-    "interviewed",
-    "left",
-    "job",
-    "hired",
-    "offer",
-    "client",
-    "customer",
-}
-REPO_STOP = {
-    "and/or",
-    "w/o",
-    "i/o",
-    "input/output",
-    "read/write",
-    "yes/no",
-    "tcp/ip",
-    "on/off",
-    "either/or",
-    "he/him",
-    "she/her",
-    "they/them",
-    "n/a",
-    "24/7",
-    "ci/cd",
-    "a/b",
-    "km/h",
-    "cd/ci",
-    "true/false",
-    "pros/cons",
-    "ui/ux",
-    "dev/prod",
-    "staging/prod",
-    "client/server",
-    "frontend/backend",
-    "light/dark",
-    "sync/async",
-}
+PLACE_VERBS = set(
+    (
+        "lives live living moved moving based relocated born grew trip travel travelling "
+        "traveling flying flew visiting visit visited holiday vacation office conference"
+    ).split()
+)
+ORG_CUES = set(
+    "at for joined client customer employer company startup vendor acquired partner".split()
+)
+ORG_VERBS = set(
+    (
+        "works work working worked employed joined join interning contracting consulting "
+        "interview interviewing interviewed left job hired offer client customer"
+    ).split()
+)
+REPO_STOP = set(
+    (
+        "and/or w/o i/o input/output read/write yes/no tcp/ip on/off either/or he/him she/her "
+        "they/them n/a 24/7 ci/cd a/b km/h cd/ci true/false pros/cons ui/ux dev/prod "
+        "staging/prod client/server frontend/backend light/dark sync/async"
+    ).split()
+)
 
 # "the Orion launch", "the Beacon dashboard": after "the/our/my" these name a project
 PROJECT_AFTER_THE = PROJECT_CUES | {

@@ -7,9 +7,9 @@ supersession (same subject key) → row + FTS (one transaction) → vectors.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from datetime import date, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from models.tables import MEMORY_TYPES, utcnow
 from services.entities.service import link_row
@@ -72,6 +72,14 @@ class NewFact:
     confidence: float = 0.8
     status: str = "active"
     metadata: dict = field(default_factory=dict)
+
+    @classmethod
+    def like(cls, other: Any, **changes: Any) -> NewFact:
+        """A fact to write with ``other``'s value (a stored or an imported fact) for each field
+        it has, then ``changes``; tags as a new list."""
+        values = {f.name: getattr(other, f.name) for f in fields(cls) if hasattr(other, f.name)}
+        values["tags"] = list(values.get("tags") or ())
+        return cls(**{**values, **changes})
 
 
 def memory_type_for(category: str) -> str:

@@ -51,18 +51,9 @@ def edit_and_accept(
     receipt = erase([fact_id])
     if proposal:
         Path(proposal).unlink(missing_ok=True)
-    item = NewFact(
-        content=content,
-        category=view.category,
-        importance=view.importance,
-        pinned=view.pinned,
-        source=view.source,
-        source_ref=view.source_ref,
-        tags=list(view.tags),
-        memory_type=view.memory_type,
-        event_date=view.event_date,
-        confidence=view.confidence,
-        metadata=meta,
+    # the corrected words are a new fact: written now, active, their subject read afresh
+    item = NewFact.like(
+        view, content=content, metadata=meta, subject=None, created_at=None, status="active"
     )
     [result] = memory.remember_many([item], actor=actor)
     if result.fact_id is None:

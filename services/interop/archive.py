@@ -241,35 +241,31 @@ def import_archive(
         policy = WritePolicy(agent.id, agent.settings.get("pii"), key)
         facts, changed = _sanitized_facts(policy, by_type.get("fact", []))
         fact_map = _insert_facts(engram, agent, facts, keep, rep, len(by_type.get("fact", [])))
-        sess_map = _insert_plain(
+
+        def insert(model, kind: str, rows: list[dict], fix) -> dict[int, int]:
+            return _insert_plain(model, agent, rows, keep, rep, kind, fix=fix)
+
+        def remap(d: dict, key: str, ids: dict) -> dict:
+            return {**d, key: ids.get(d.get(key), d.get(key))}  # an id not archived stays
+
+        sess_map = insert(
             Session,
-            agent,
-            by_type.get("session", []),
-            keep,
-            rep,
             "session",
-            fix=lambda d: {**d, "log": _sanitized_log(policy, d.get("log"))},
+            by_type.get("session", []),
+            lambda d: {**d, "log": _sanitized_log(policy, d.get("log"))},
         )
-        _insert_plain(
+        insert(
             Episode,
-            agent,
-            _sanitized(policy, by_type.get("episode", []), "summary", Target.EPISODE),
-            keep,
-            rep,
             "episode",
-            fix=lambda d: {
-                **d,
-                "session_id": sess_map.get(d.get("session_id"), d.get("session_id")),
-            },
+            _sanitized(policy, by_type.get("episode", []), "summary", Target.EPISODE),
+            lambda d: remap(d, "session_id", sess_map),
         )
-        _insert_plain(
+        layers = _sanitized(policy, by_type.get("layer", []), "markdown", Target.OTHER)
+        insert(
             CompiledLayer,
-            agent,
-            _sanitized(policy, by_type.get("layer", []), "markdown", Target.OTHER),
-            keep,
-            rep,
             "layer",
-            fix=lambda d: {
+            layers,
+            lambda d: {
                 **d,
                 "provenance": [
                     [ln, [fact_map.get(i, i) for i in ids]]
@@ -277,16 +273,12 @@ def import_archive(
                 ],
             },
         )
-        _insert_plain(
+        insert(
             AuditEvent,
-            agent,
-            by_type.get("audit", []),
-            keep,
-            rep,
             "audit",
-            fix=lambda d: {
-                **d,
-                "fact_id": fact_map.get(d.get("fact_id"), d.get("fact_id")),
+            by_type.get("audit", []),
+            lambda d: {
+                **remap(d, "fact_id", fact_map),
                 "before": scrub_snapshot(_remap_snap(d.get("before"), fact_map), policy),
                 "after": scrub_snapshot(_remap_snap(d.get("after"), fact_map), policy),
             },

@@ -97,11 +97,17 @@ def test_cli_writeback_exit_code_on_conflict(tmp_path, cli):
     assert rc == 4 and "CONFLICT" in out
 
 
-def test_gemini_saved_memories_written_back_user_section_untouched(mem, tmp_path):
+def _imported_gemini_md(mem, tmp_path, fixture: str) -> tuple[Path, str]:
+    """A fixture's GEMINI.md copied and imported, and its text before any write-back."""
     gemini = tmp_path / "GEMINI.md"
-    shutil.copy(NATIVE / "project" / "GEMINI.md", gemini)
+    shutil.copy(NATIVE / fixture / "GEMINI.md", gemini)
     original = gemini.read_text()
     mem.import_path(gemini)
+    return gemini, original
+
+
+def test_gemini_saved_memories_written_back_user_section_untouched(mem, tmp_path):
+    gemini, original = _imported_gemini_md(mem, tmp_path, "project")
     mem.delete([_fact(mem, "The CI runner image").id])
     multi = _fact(mem, "The user prefers short commit messages")
     mem.edit(multi.id, content="The user prefers one-line commit messages.")
@@ -136,10 +142,7 @@ def test_codex_memory_md_written_back(mem, tmp_path):
 
 
 def test_gemini_multiline_memory_deleted_whole(mem, tmp_path):
-    gem = tmp_path / "GEMINI.md"
-    shutil.copy(NATIVE / "gemini_home" / "GEMINI.md", gem)
-    original = gem.read_text()
-    mem.import_path(gem)
+    gem, original = _imported_gemini_md(mem, tmp_path, "gemini_home")
     mem.delete([_fact(mem, "Notes on backup strategy").id])
     assert write_back(mem).pushed == 1
     start = original.index("- Notes on backup strategy")

@@ -11,31 +11,13 @@ import json
 import os
 import stat
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _env(**extra) -> dict:
-    env = {k: v for k, v in os.environ.items() if k not in ("ENGRAM_NO_DAEMON", "ENGRAM_HOME")}
-    env.update(PYTHONPATH=str(ROOT), ANONYMIZED_TELEMETRY="False", **extra)
-    return env
-
-
-def engram(data: Path, *args: str, stdin: str = "", **env) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "app.cli", "--data-dir", str(data), *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=_env(**env),
-        cwd=ROOT,
-        timeout=180,
-    )
+from tests.processes import engram_in as engram
+from tests.processes import start_engram
 
 
 def _ping(data: Path) -> dict | None:
@@ -56,14 +38,7 @@ def store(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def daemon(store):
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "app.cli", "--data-dir", str(store), "serve"],
-        env=_env(),
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = start_engram(store, "serve")
     deadline = time.monotonic() + 120
     while True:  # listening at once; the model loads behind it
         st = _ping(store)
@@ -115,13 +90,7 @@ def test_without_a_daemon_the_cli_runs_in_process_even_over_a_stale_socket(store
     r = engram(store, "hook-run", "claude-code-context", "--agent", "claude", stdin=hook)
     assert r.returncode == 0 and "I prefer dark mode in every editor" in r.stdout
     # and a new daemon takes the stale socket over
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "app.cli", "--data-dir", str(store), "serve", "--keyword"],
-        env=_env(),
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    proc = start_engram(store, "serve", "--keyword", stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60
         while _ping(store) is None:
@@ -164,12 +133,12 @@ def test_facts_stored_without_the_model_get_vectors_before_semantic_search(tmp_p
 
 def test_the_running_app_serves_the_prompt_hook(store):
     """While the desktop app runs it answers hooks too (app/main.py starts the same server)."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "app.main", "--data-dir", str(store), "--no-tray"],
-        env=_env(QT_QPA_PLATFORM="offscreen"),
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
+    proc = start_engram(
+        store,
+        "--no-tray",
+        module="app.main",
         stderr=subprocess.DEVNULL,
+        QT_QPA_PLATFORM="offscreen",
     )
     try:
         deadline = time.monotonic() + 120

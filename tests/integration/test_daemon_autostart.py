@@ -15,13 +15,13 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.processes import engram_in, start_engram
+
 FACTS = [
     "I prefer dark mode in every editor",
     "Sam reviews every pull request that touches billing",
@@ -30,23 +30,12 @@ FACTS = [
 PROMPTS = ["which theme do I like in my editor?", "who reviews the billing changes?"]
 
 
-def _env(**extra) -> dict:
-    drop = ("ENGRAM_NO_DAEMON", "ENGRAM_HOME", "ENGRAM_DAEMON_AUTOSTART")
-    env = {k: v for k, v in os.environ.items() if k not in drop}
-    env.update(PYTHONPATH=str(ROOT), ANONYMIZED_TELEMETRY="False", **extra)
-    return env
+# the suite turns the auto-start off; these tests are about it
+_DROP = ("ENGRAM_DAEMON_AUTOSTART",)
 
 
-def engram(data: Path, *args: str, stdin: str = "", **env) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "app.cli", "--data-dir", str(data), *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=_env(**env),
-        cwd=ROOT,
-        timeout=240,
-    )
+def engram(data: Path, *args: str, stdin: str = "", **env: str) -> subprocess.CompletedProcess:
+    return engram_in(data, *args, stdin=stdin, timeout=240, drop=_DROP, **env)
 
 
 def hook(data: Path, prompt: str, **env) -> subprocess.CompletedProcess:
@@ -173,15 +162,8 @@ def test_the_auto_start_can_be_turned_off(stores, started, how):
 
 def test_a_started_daemon_stops_after_its_idle_time(stores):
     data, _ = stores
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "app.cli", "--data-dir", str(data), "serve", "--keyword-only"]
-        + ["--idle-exit", "0.05"],  # 3 s without a request
-        env=_env(),
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    words = ["serve", "--keyword-only", "--idle-exit", "0.05"]  # 3 s without a request
+    proc = start_engram(data, *words, drop=_DROP)
     try:
         _, err = proc.communicate(timeout=180)
     finally:
@@ -203,14 +185,7 @@ def test_the_user_service_waits_for_a_hook_started_daemon_instead_of_failing(sto
     held = hold_lock(data)  # what a hook-started daemon holds while it serves
     assert held is not None
     words = ["serve", "--keyword-only", "--wait-for-lock"]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "app.cli", "--data-dir", str(data), *words],
-        env=_env(),
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = start_engram(data, *words, drop=_DROP)
     try:
         time.sleep(3)
         assert proc.poll() is None, proc.stderr.read()  # waiting, not failed

@@ -9,7 +9,6 @@ from __future__ import annotations
 import io
 import os
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -17,8 +16,7 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.processes import start_engram
 
 
 def _tree(root: Path) -> dict[str, bytes]:
@@ -158,12 +156,6 @@ FACTS = [
 PROMPT = '{"prompt": "which colour scheme do I like for code editors?"}'
 
 
-def _env() -> dict:
-    env = {k: v for k, v in os.environ.items() if k not in ("ENGRAM_NO_DAEMON", "ENGRAM_HOME")}
-    env.update(PYTHONPATH=str(ROOT), ANONYMIZED_TELEMETRY="False")
-    return env
-
-
 def _hook(monkeypatch, capsys, data: Path) -> str:
     monkeypatch.setattr(sys, "stdin", io.StringIO(PROMPT))
     rc, out, err = _cli(
@@ -188,14 +180,7 @@ def test_the_prompt_hook_injects_the_same_context_from_the_daemon_and_in_process
     twin = data.parent / "t"
     shutil.copytree(data, twin)
     monkeypatch.delenv("ENGRAM_NO_DAEMON", raising=False)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "app.cli", "--data-dir", str(data), "serve"],
-        env=_env(),
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = start_engram(data, "serve")
     try:
         deadline = time.monotonic() + 150
         while not (request(data, {"op": "ping"}, timeout=5) or {}).get("semantic"):

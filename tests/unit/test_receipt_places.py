@@ -12,19 +12,11 @@ def _receipt(**counts) -> dict:
 
 
 def test_a_clean_forget_is_verified_place_by_place():
-    pic = picture(
-        _receipt(
-            facts=2,
-            history_events=3,
-            fts_entries=2,
-            vectors=2,
-            layer_files=1,
-            native_files_rewritten=1,
-            native_rewritten_files=["/h/.claude/CLAUDE.md"],
-            remaining_after_verify=0,
-            strings_verified=4,
-        )  # fmt: skip
-    )
+    pic = picture(_receipt(
+        facts=2, history_events=3, fts_entries=2, vectors=2, layer_files=1,
+        native_files_rewritten=1, native_rewritten_files=["/h/.claude/CLAUDE.md"],
+        remaining_after_verify=0, strings_verified=4,
+    ))  # fmt: skip
     places = {p.name: (p.outcome, p.count) for p in pic.places}
     assert places["Rows"] == ("erased", 5)
     assert places["Vectors"] == ("erased", 2)
@@ -35,16 +27,10 @@ def test_a_clean_forget_is_verified_place_by_place():
 
 
 def test_text_left_in_a_file_or_git_history_is_not_verified():
-    pic = picture(
-        _receipt(
-            facts=1,
-            vectors=1,
-            git_histories_keeping_text=1,
-            native_not_erased=1,
-            native_not_erased_files=["/h/notes.md: read-only"],
-            remaining_after_verify=2,
-        )  # fmt: skip
-    )
+    pic = picture(_receipt(
+        facts=1, vectors=1, git_histories_keeping_text=1, native_not_erased=1,
+        native_not_erased_files=["/h/notes.md: read-only"], remaining_after_verify=2,
+    ))  # fmt: skip
     places = {p.name: p for p in pic.places}
     assert places["Git history"].outcome == "left"
     assert places["Git history"].detail == "1 kept the text"

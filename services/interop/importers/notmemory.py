@@ -23,20 +23,12 @@ _DOC_NAMES = re.compile(
 # Folders whose Markdown files define tools for an agent rather than remember anything.
 _TOOL_DIRS = {"skills", "skill", "commands", "agents", "prompts", "templates", "docs"}
 # Frontmatter keys of skills, commands and subagents, never of a memory.
-_TOOL_KEYS = {
-    "allowed-tools",
-    "allowed_tools",
-    "tools",
-    "model",
-    "argument-hint",
-    "disable-model-invocation",
-    "user-invocable",
-    "license",
-    "version",
-    "author",
-    "color",
-    "when_to_use",
-}
+_TOOL_KEYS = set(
+    (
+        "allowed-tools allowed_tools tools model argument-hint disable-model-invocation "
+        "user-invocable license version author color when_to_use"
+    ).split()
+)
 # Sections a manual has and a memory does not.
 _MANUAL_HEADINGS = re.compile(
     r"^#{1,3}\s*(when to use|usage|how to use|installation|install|quick ?start|examples?|"

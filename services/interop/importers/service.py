@@ -146,23 +146,7 @@ def import_into(
     report = ImportReport(source=str(path), format=parsed.format, skipped=list(parsed.problems))
     clean_meta = _metadata_cleaner(memory)
     items = [
-        NewFact(
-            content=f.content,
-            category=f.category,
-            importance=f.importance,
-            pinned=f.pinned,
-            source="import",
-            source_ref=f.source_ref,
-            subject=f.subject,
-            tags=list(f.tags),
-            memory_type=f.memory_type,
-            event_date=f.event_date,
-            created_at=f.created_at,
-            confidence=f.confidence,
-            status=f.status,
-            metadata=clean_meta(f.metadata),
-        )
-        for f in parsed.facts
+        NewFact.like(f, source="import", metadata=clean_meta(f.metadata)) for f in parsed.facts
     ]
     # What the user already corrected or deleted in Engram stays corrected/deleted.
     undone = _changed_by_user(memory, items)
