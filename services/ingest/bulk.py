@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from models.tables import utcnow
 from services.ingest.limits import memory_too_long
-from services.ingest.pipeline import NewFact, memory_type_for, validate
+from services.ingest.pipeline import NewFact, audit_redaction, memory_type_for, validate
 from services.ingest.policy import WritePolicy
 from services.records import RememberResult, RememberStatus
 from services.store import fact_rows, fact_writes
@@ -175,15 +175,7 @@ def bulk_store(
                 for (i, *_), fid in zip(part, ids, strict=True):
                     results[i].fact_id = fid
                     if i in notes:  # as the pipeline logs it (counts, never the text)
-                        m.facts.audit(
-                            "redact",
-                            fid,
-                            None,
-                            notes[i],
-                            actor="engram",
-                            reason=f"{notes[i]['secrets']} secret(s), "
-                            f"{notes[i]['pii_redacted']} personal detail(s) redacted",
-                        )
+                        audit_redaction(m, fid, notes[i])
                 _audit_import(m, ids, actor)
             added += ids
             backlog.mark(m.engram.config.data_dir, links=(m.agent_id, ids[0], ids[-1]))

@@ -336,15 +336,7 @@ class Ingestor:
                 for j, (i, item, text, h) in enumerate(fresh[s : s + chunk]):
                     fid, superseded = self._insert(item, text, h, actor)
                     if i in notes:
-                        m.facts.audit(
-                            "redact",
-                            fid,
-                            None,
-                            notes[i],
-                            actor="engram",
-                            reason=f"{notes[i]['secrets']} secret(s), "
-                            f"{notes[i]['pii_redacted']} personal detail(s) redacted",
-                        )
+                        audit_redaction(m, fid, notes[i])
                     results[i].fact_id = fid
                     results[i].superseded = superseded + self._link(i, fid, results[i])
                     if superseded and results[i].status == "added":
@@ -567,6 +559,18 @@ class Ingestor:
                     self.m.facts.audit(
                         "restore", fid, before, snapshot(row), actor="engram", reason="stated again"
                     )
+
+
+def audit_redaction(memory: MemoryHandle, fid: int, note: dict) -> None:
+    """What the write policy took out of a stored fact: counts, never the text."""
+    memory.facts.audit(
+        "redact",
+        fid,
+        None,
+        note,
+        actor="engram",
+        reason=f"{note['secrets']} secret(s), {note['pii_redacted']} personal detail(s) redacted",
+    )
 
 
 def _waits_as_conflict(fid: int) -> bool:
