@@ -106,10 +106,29 @@ def holder(text: str) -> str | None:
         if w in ("i'm", "im", "i’m"):
             out.append("user")
             return _normalise_holder(out)
-        if k > 0 and (w in _VERBS or w in _ADVERBS):
+        if k > 0 and (w in _VERBS or w in _ADVERBS) and not _noun_here(out, w):
             return _normalise_holder(out) or None
         out.append(w)
     return None
+
+
+# words that are nouns as often as verbs: after "the staging" (a singular subject so far) a
+# bare "host" cannot be the verb ("the host hosts"), so "The staging host for A" and "… for B"
+# are two holders, not one "staging" whose new value superseded the other's (harness finding)
+_NOUN_TOO = frozenset(
+    "host use run store ship build work report lead play drive block cost target support "
+    "start end".split()
+)
+_SINGULAR = frozenset("the a an this that".split())
+
+
+def _noun_here(before: list[str], w: str) -> bool:
+    return (
+        w in _NOUN_TOO
+        and len(before) > 1
+        and before[0] in _SINGULAR
+        and not before[-1].endswith("s")
+    )
 
 
 def _words(text: str) -> list[str]:

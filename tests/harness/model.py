@@ -159,6 +159,7 @@ class EngramMachine(RuleBasedStateMachine):
         self.rng = random.Random(0)
         self.moves = 0
         self.user_file_forgets = 0
+        self.subjects: dict[str, str] = {}  # value_change subject token -> its agent
 
     # plumbing --------------------------------------------------------------------------
     def _open(self):
@@ -336,6 +337,95 @@ class EngramMachine(RuleBasedStateMachine):
         if how == "edit":
             m.edit(fid, content=f"Proposal {self.n}: an edited note {self._new_token()}")
         m.review.accept([fid])
+
+    # rules: pause, value changes, restore from the archive ---------------------------
+    @precondition(lambda self: self.on("pause"))
+    @rule(agent=st.sampled_from(AGENTS), via_cli=CLI_SOMETIMES)
+    def pause(self, agent, via_cli):
+        """`engram agent pause A`; the agent's MCP remember and a transcript capture say
+        "paused" and store nothing; `engram agent resume A`; the MCP remember stores again."""
+        from services.capture.sessions import ingest_session
+        from services.integrations.mcp.memory import remember
+        from services.store.pause import set_paused
+
+        if agent not in self.live():
+            return
+        m = self.e.agent(agent)
+        if via_cli:
+            self._cli("agent", "pause", agent)
+            m = self.e.agent(agent)
+        else:
+            set_paused(m.agent_id, True)
+        said, tok = self._new_token(), self._new_token()
+        out = remember(m, f"Incognito {self.n}: the secret plan {said} for today")
+        if out.get("id") is not None:
+            raise Violation(f"[pause] MCP remember stored fact {out['id']} while {agent} paused")
+        # the transcript lies outside the scanned roots: only what Engram stores is judged
+        tr = self.root.parent / f"session-{tok}.jsonl"
+        line = {"type": "user", "sessionId": f"s-{tok}", "message": {"role": "user"}}
+        line["message"]["content"] = f"Remember that the deploy key {tok} is kept offline."
+        tr.write_text(json.dumps(line) + "\n", encoding="utf-8")
+        ingest_session(m, tr)
+        for t in (said, tok):
+            self.ex.erased[t] = f"given while {agent} was paused"
+        if via_cli:
+            self._cli("agent", "resume", agent)
+            m = self.e.agent(agent)
+        else:
+            set_paused(m.agent_id, False)
+        back = self._new_token()
+        out = remember(m, f"Resumed {self.n}: the public plan {back} for tomorrow")
+        if out.get("id") is None or back not in {t for _i, t, _c in self.facts(agent)}:
+            raise Violation(f"[pause] after resume the MCP remember stored nothing: {out}")
+        self._settle_statuses()
+
+    @precondition(lambda self: self.on("value_change"))
+    @rule(agent=st.sampled_from(AGENTS), forget_old=st.booleans())
+    def value_change(self, agent, forget_old):
+        """ "The staging host for S is O" then "… moved to N": the old fact is superseded
+        (kept as history), one is active; a forget of O then erases the history too."""
+        from services.forget.service import ForgetScope
+
+        if agent not in self.live():
+            return
+        m = self.e.agent(agent)
+        subj, old, new = self._new_token(), self._new_token(), self._new_token()
+        m.remember(f"The staging host for {subj} is {old}.internal")
+        m.remember(f"The staging host for {subj} moved to {new}.internal")
+        rows = self.e.db.execute_sql(
+            "SELECT content, status FROM fact WHERE content LIKE ?", (f"%{subj}%",)
+        ).fetchall()
+        active = [c for c, st_ in rows if st_ == "active"]
+        olds = [st_ for c, st_ in rows if old in c]
+        if len(active) != 1 or new not in active[0] or olds != ["superseded"]:
+            raise Violation(f"[value change] {subj}: active {active}, the old one {olds}")
+        self.subjects[subj] = agent
+        if forget_old and self._may_forget(agent):
+            scope = ForgetScope(agent=agent, matching=old, semantic=False)
+            self._forget(scope, f"forget {agent} --matching {old} (a superseded value)", [old])
+
+    @precondition(lambda self: self.on("restore_archived"))
+    @rule(agent=st.sampled_from(AGENTS), gc_first=st.booleans())
+    def restore_archived(self, agent, gc_first):
+        """The Archived view's Restore all (after a GC a year on, maybe): every archived
+        fact is active again, the active ones stay so, and nothing forgotten comes back."""
+        from services.lifecycle.archived import restore_in_batches
+        from services.lifecycle.gc import run_gc
+
+        if agent not in self.live():
+            return
+        m = self.e.agent(agent)
+        if gc_first:
+            run_gc(m, now=datetime.now() + timedelta(days=400))
+        want = {t for _i, t, _c in self.facts(agent, status=("active", "archived"))}
+        want -= set(self.ex.erased)  # a fact rejected in review stays archived: never revived
+        restore_in_batches(m, batch=3)  # small batches: the batching is on the path
+        got = {t for _i, t, _c in self.facts(agent)}
+        if want - got:
+            raise Violation(f"[restore all] {agent}: not active after it: {sorted(want - got)}")
+        back = got & set(self.ex.erased)
+        if back:
+            raise Violation(f"[restore all] {agent}: forgotten facts back: {sorted(back)}")
 
     # rules: forget ---------------------------------------------------------------------
     @precondition(lambda self: any(self.on(h) for h in FORGETS))
@@ -565,6 +655,19 @@ class EngramMachine(RuleBasedStateMachine):
         if bad:
             raise Violation("\n".join(bad))
 
+    def _check_subjects(self) -> list[str]:
+        """A value that changed has one active fact at most: no restore or write-back brings
+        the old value back beside the new one."""
+        bad = []
+        for subj in self.subjects:
+            n = self.e.db.execute_sql(
+                "SELECT count(*) FROM fact WHERE status = 'active' AND content LIKE ?",
+                (f"%{subj}%",),
+            ).fetchone()[0]
+            if n > 1:
+                bad.append(f"[value change] {subj}: {n} active facts (one at most)")
+        return bad
+
     @invariant()
     def invariants_hold(self):
         idx = checks.index(checks.files_under(self.data_dir, *self._roots()))
@@ -572,6 +675,7 @@ class EngramMachine(RuleBasedStateMachine):
         bad += checks.check_kept_lines(self.ex, self.root)
         bad += checks.check_audit(self.e.db)
         bad += checks.check_gone_agents(self.ex, self.data_dir)
+        bad += self._check_subjects()
         if bad:
             raise Violation("\n".join(bad))
         self._check_receipts(idx)

@@ -19,6 +19,7 @@ AgentsMachine = machine(
         "compile",
         "writeback",
         "copy_data_dir",
+        "pause",
     },
 )
 TestAgents = harness_test(AgentsMachine, examples=80)

@@ -19,6 +19,8 @@ CoreMachine = machine(
         "untick_forget",
         "compile",
         "gc",
+        "value_change",
+        "restore_archived",
         "writeback",
         "cli_forget",
     },

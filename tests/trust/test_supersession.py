@@ -65,6 +65,25 @@ def test_cli_remember_keeps_other_peoples_facts_and_says_when_it_supersedes(cli)
     assert "My cat's name is Tom" in active and "ENG-102 is blocked" in active
 
 
+def test_cli_a_value_change_supersedes_its_own_subject_not_a_twin_named_like_it(cli):
+    """Harness finding: "host" read as the verb made both sentences about "staging", so the
+    second host's move superseded the first host's current value and left its own old one."""
+    cli("agent", "add", "claude")
+    for text in (
+        "The staging host for alpha moved to alpha2.internal",
+        "The staging host for beta is beta1.internal",
+    ):
+        cli("remember", "--agent", "claude", text)
+    rc, out, err = cli(
+        "remember", "--agent", "claude", "The staging host for beta moved to beta2.internal"
+    )
+    assert rc in (0, None), err
+    assert _active(cli, "claude") == [
+        "The staging host for alpha moved to alpha2.internal",
+        "The staging host for beta moved to beta2.internal",
+    ]
+
+
 def test_cli_antonyms_on_one_subject_wait_in_the_review_inbox(cli):
     cli("agent", "add", "claude")
     rc, out, _ = cli("remember", "--agent", "claude", "User likes cilantro")
